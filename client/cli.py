@@ -1,0 +1,70 @@
+"""The ``solrace`` command: one argparse parser, one module per subcommand.
+
+Each command module defines ``configure(parser)`` and ``run(args) -> int``. Bad input on
+the command line (an unknown game, a deal number out of range, an unreadable file) is one
+line on standard error and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from protocol.errors import SolraceError
+
+USAGE_ERROR = 2
+
+# name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "deal": ("client.commands.deal", "print the layout of deals by number"),
+    "replay": ("client.commands.replay", "replay actions on a deal and print the position"),
+    "bench": ("client.commands.bench", "measure the engine or the server"),
+}
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="solrace", description="A real-time race server for patience games.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command, (module_name, help_text) in COMMANDS.items():
+        sub = commands.add_parser(command, help=help_text, description=help_text)
+        module = importlib.import_module(module_name)
+        module.configure(sub)
+        sub.set_defaults(module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        result: int = args.module.run(args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    except SolraceError as error:
+        print(f"solrace: error: {error.message}", file=sys.stderr)
+        return USAGE_ERROR
+    except OSError as error:
+        print(
+            f"solrace: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        return 130
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

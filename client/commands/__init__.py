@@ -1,0 +1,1 @@
+"""The subcommands of ``solrace``: each module has ``configure(parser)`` and ``run(args)``."""

@@ -1,0 +1,116 @@
+"""Mount Sunflower: one deck, Spider family. Builds down regardless of suit; only runs in
+one suit move together; a deal puts one card on each of the seven piles and is allowed
+only while no tableau pile is empty.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from protocol.cards import Card, name, rank
+from protocol.engine import Rules, build_refusal
+from protocol.errors import IllegalAction
+from protocol.events import Dealt, Event
+from protocol.notation import ANY_FOUNDATION, DEAL, TABLEAU, TABLEAU_PILES, Action, Move, Pile
+from protocol.position import Position
+
+FACE_DOWN = (3, 2, 1, 0, 1, 2, 3)
+SWEEPS = 4
+
+
+def run_length(pile: tuple[Card, ...], face_down: int) -> int:
+    """How many top cards of ``pile`` form a descending run in one suit (face up only)."""
+    k = len(pile) - 1
+    while k > face_down and pile[k - 1] == pile[k] + 4:
+        k -= 1
+    return len(pile) - k
+
+
+class MountSunflower(Rules):
+    name = "mount_sunflower"
+    title = "Mount Sunflower"
+    decks = 1
+    tableau_piles = 7
+    has_waste = False
+    deal_needs_full_tableau: ClassVar[bool] = True
+
+    def layout(self, cards: list[Card]) -> Position:
+        talon = list(cards)
+        piles: list[list[Card]] = [[] for _ in range(self.tableau_piles)]
+        for _ in range(SWEEPS):
+            for pile in piles:
+                pile.append(talon.pop())
+        return Position(
+            tableau=tuple(tuple(p) for p in piles),
+            face_down=FACE_DOWN,
+            foundations=((),) * self.foundation_piles,
+            reserves=(),
+            waste=(),
+            stock=tuple(reversed(talon)),
+        )
+
+    def moves(self, position: Position) -> list[Action]:
+        tableau, face_down = position.tableau, position.face_down
+        targets = self.foundation_targets(position)
+        by_rank: dict[int, list[Pile]] = {}  # piles whose top takes a card of this rank
+        empties: list[Pile] = []
+        for j, pile in enumerate(tableau):
+            if pile:
+                by_rank.setdefault(rank(pile[-1]) - 1, []).append(TABLEAU_PILES[j])
+            else:
+                empties.append(TABLEAU_PILES[j])
+        out: list[Action] = []
+        for i, pile in enumerate(tableau):
+            if not pile:
+                continue
+            src = TABLEAU_PILES[i]
+            for count in range(1, run_length(pile, face_down[i]) + 1):
+                for dst in by_rank.get(rank(pile[-count]), ()):
+                    if dst is not src:
+                        out.append(Move(src, count, dst))
+                out.extend(Move(src, count, dst) for dst in empties)
+            if pile[-1] in targets:
+                out.append(Move(src, 1, ANY_FOUNDATION))
+        if self._may_deal(position):
+            out.append(DEAL)
+        return out
+
+    def _may_deal(self, position: Position) -> bool:
+        if not position.stock:
+            return False
+        return not self.deal_needs_full_tableau or all(position.tableau)
+
+    def check_group(self, position: Position, src: Pile, count: int) -> None:
+        if src.kind != TABLEAU:
+            return
+        index = src.index
+        assert index is not None
+        pile = position.tableau[index]
+        run = run_length(pile, position.face_down[index])
+        if count > run:
+            lower, upper = pile[-run - 1], pile[-run]
+            raise IllegalAction(
+                f"only a run in one suit moves together, and {name(upper)} lies on {name(lower)}",
+                "group_not_movable",
+            )
+
+    def check_build(self, card: Card, top: Card) -> None:
+        if rank(card) + 1 != rank(top):
+            raise build_refusal(card, top, " of any suit")
+
+    def play_deal(self, position: Position) -> tuple[Position, list[Event]]:
+        stock = position.stock
+        if not stock:
+            raise IllegalAction("the stock is empty", "stock_empty")
+        if not self._may_deal(position):
+            raise IllegalAction(
+                "in Mount Sunflower you may deal only while no tableau pile is empty",
+                "deal_refused",
+            )
+        count = min(self.tableau_piles, len(stock))
+        dealt = stock[:count]
+        tableau = tuple(
+            pile + (dealt[i],) if i < count else pile for i, pile in enumerate(position.tableau)
+        )
+        new = position._replace(tableau=tableau, stock=stock[count:])
+        return new, [Dealt(TABLEAU_PILES[:count], dealt)]

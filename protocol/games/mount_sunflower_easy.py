@@ -1,0 +1,11 @@
+"""Mount Sunflower Easy: Mount Sunflower, but a deal is allowed whenever the stock has cards."""
+
+from __future__ import annotations
+
+from protocol.games.mount_sunflower import MountSunflower
+
+
+class MountSunflowerEasy(MountSunflower):
+    name = "mount_sunflower_easy"
+    title = "Mount Sunflower Easy"
+    deal_needs_full_tableau = False

@@ -1,0 +1,106 @@
+"""Sanibel (PySolFC game 201): two decks, Yukon-style group moves, one pass of the stock.
+
+Options: ``down`` and ``up``, the face-down and face-up rounds dealt to the ten tableau
+piles (standard 3 and 7); after them one card goes face up to the waste and the rest
+form the stock.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from protocol.cards import Card
+from protocol.engine import Rules
+from protocol.errors import BadGame, IllegalAction
+from protocol.notation import (
+    ANY_FOUNDATION,
+    DEAL,
+    TABLEAU,
+    TABLEAU_PILES,
+    WASTE_PILE,
+    Action,
+    Move,
+    Pile,
+)
+from protocol.position import Position
+
+ROUNDS = 10
+
+
+class Sanibel(Rules):
+    name = "sanibel"
+    title = "Sanibel"
+    decks = 2
+    tableau_piles = 10
+    option_defaults: ClassVar[dict[str, Any]] = {"undo": True, "down": 3, "up": 7}
+
+    def _check_options(self, options: dict[str, Any]) -> None:
+        down, up = options["down"], options["up"]
+        if down < 0 or up < 1 or down + up > ROUNDS:
+            raise BadGame(
+                f"Sanibel deals at most {ROUNDS} rounds: 'down' from 0 and 'up' from 1, "
+                f"together at most {ROUNDS}",
+                "bad_options",
+            )
+
+    def layout(self, cards: list[Card]) -> Position:
+        down, up = self.options["down"], self.options["up"]
+        talon = list(cards)
+        piles: list[list[Card]] = [[] for _ in range(self.tableau_piles)]
+        for _ in range(down + up):
+            for pile in piles:
+                pile.append(talon.pop())
+        waste = (talon.pop(),)
+        return Position(
+            tableau=tuple(tuple(p) for p in piles),
+            face_down=(down,) * self.tableau_piles,
+            foundations=((),) * self.foundation_piles,
+            reserves=(),
+            waste=waste,
+            stock=tuple(reversed(talon)),
+        )
+
+    def moves(self, position: Position) -> list[Action]:
+        tableau, face_down = position.tableau, position.face_down
+        targets = self.foundation_targets(position)
+        # A card c fits on top t when (c >> 1) == ((t >> 1) ^ 1) - 2: rank one lower,
+        # other colour. ``wanted`` maps that key to the piles whose top asks for it.
+        wanted: dict[int, list[Pile]] = {}
+        empties: list[Pile] = []
+        for j, pile in enumerate(tableau):
+            if pile:
+                wanted.setdefault(((pile[-1] >> 1) ^ 1) - 2, []).append(TABLEAU_PILES[j])
+            else:
+                empties.append(TABLEAU_PILES[j])
+        out: list[Action] = []
+        append = out.append
+        for i, pile in enumerate(tableau):
+            size = len(pile)
+            if size == 0:
+                continue
+            src = TABLEAU_PILES[i]
+            for k in range(face_down[i], size):
+                dsts = wanted.get(pile[k] >> 1)
+                if dsts:
+                    for dst in dsts:
+                        if dst is not src:
+                            append(Move(src, size - k, dst))
+                for dst in empties:
+                    append(Move(src, size - k, dst))
+            if pile[-1] in targets:
+                append(Move(src, 1, ANY_FOUNDATION))
+        if position.waste:
+            top = position.waste[-1]
+            for dst in wanted.get(top >> 1, ()):
+                append(Move(WASTE_PILE, 1, dst))
+            for dst in empties:
+                append(Move(WASTE_PILE, 1, dst))
+            if top in targets:
+                append(Move(WASTE_PILE, 1, ANY_FOUNDATION))
+        if position.stock:
+            append(DEAL)
+        return out
+
+    def check_group(self, position: Position, src: Pile, count: int) -> None:
+        if src.kind != TABLEAU and count != 1:
+            raise IllegalAction("only the top card of the waste may move", "group_not_movable")

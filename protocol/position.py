@@ -1,0 +1,103 @@
+"""Positions: where every card lies, as one immutable value shared by all four games.
+
+Piles are tuples of cards, bottom first. A tableau pile's lowest ``face_down[i]`` cards are
+face down. The stock is a tuple with the next card to be dealt first. Games that lack a
+kind of pile leave it empty (no reserves outside Shady Lanes, no waste in Mount Sunflower).
+
+A *masked* position is what a viewer may see: every face-down card and every stock card
+replaced by ``HIDDEN``. It has the same shape, so the same legal-move code runs on both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, NamedTuple
+
+from protocol.cards import HIDDEN, Card, names
+
+Cards = tuple[Card, ...]
+
+
+class Position(NamedTuple):
+    """Where every card lies (a tuple: cheap to build, compare and hash)."""
+
+    tableau: tuple[Cards, ...]
+    face_down: tuple[int, ...]
+    foundations: tuple[Cards, ...]
+    reserves: tuple[Cards, ...]
+    waste: Cards
+    stock: Cards
+
+    def progress(self) -> int:
+        """Cards on the foundations."""
+        return sum(len(pile) for pile in self.foundations)
+
+    def card_count(self) -> int:
+        return (
+            sum(len(p) for p in self.tableau)
+            + sum(len(p) for p in self.foundations)
+            + sum(len(p) for p in self.reserves)
+            + len(self.waste)
+            + len(self.stock)
+        )
+
+    def masked(self) -> Position:
+        """This position as any viewer sees it: face-down and stock cards are HIDDEN."""
+        tableau = tuple(
+            (HIDDEN,) * down + pile[down:] if down else pile
+            for pile, down in zip(self.tableau, self.face_down, strict=True)
+        )
+        return Position(
+            tableau,
+            self.face_down,
+            self.foundations,
+            self.reserves,
+            self.waste,
+            (HIDDEN,) * len(self.stock),
+        )
+
+    def fingerprint(self) -> str:
+        """A stable hex digest of where every card lies (same in every process and version)."""
+        return hashlib.blake2b(self.canonical_bytes(), digest_size=16).hexdigest()
+
+    def canonical_bytes(self) -> bytes:
+        parts: list[int] = []
+        for group in (self.tableau, self.foundations, self.reserves, (self.waste, self.stock)):
+            for pile in group:
+                parts.extend(pile)
+                parts.append(255)
+            parts.append(254)
+        parts.extend(self.face_down)
+        return bytes(parts)
+
+    def dealer_json(self, game: str, number: int) -> dict[str, Any]:
+        """Every card shown, in the format of ``solrace deal --json`` (cards bottom first)."""
+        layout: dict[str, Any] = {
+            "game": game,
+            "number": str(number),
+            "tableau": [names(p) for p in self.tableau],
+            "face_down": list(self.face_down),
+        }
+        if self.reserves:
+            layout["reserves"] = [names(p) for p in self.reserves]
+        layout["waste"] = names(self.waste)
+        layout["stock"] = names(self.stock)
+        layout["foundations"] = [names(p) for p in self.foundations]
+        return layout
+
+    def view_json(self) -> dict[str, Any]:
+        """What any viewer may see: face-up cards only, with counts of the hidden ones.
+
+        ``tableau`` lists each pile's face-up cards bottom first; ``face_down`` counts the
+        cards under them; ``stock`` is a count.
+        """
+        layout: dict[str, Any] = {
+            "tableau": [names(p[d:]) for p, d in zip(self.tableau, self.face_down, strict=True)],
+            "face_down": list(self.face_down),
+        }
+        if self.reserves:
+            layout["reserves"] = [names(p) for p in self.reserves]
+        layout["waste"] = names(self.waste)
+        layout["stock"] = len(self.stock)
+        layout["foundations"] = [names(p) for p in self.foundations]
+        return layout
