@@ -19,6 +19,7 @@ USAGE_ERROR = 2
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "serve": ("server.command", "run the race server"),
     "deal": ("client.commands.deal", "print the layout of deals by number"),
     "replay": ("client.commands.replay", "replay actions on a deal and print the position"),
     "bench": ("client.commands.bench", "measure the engine or the server"),

@@ -1,11 +1,13 @@
 """The daily challenge's calendar and deal rule, pure: dates and times arrive as arguments.
 
 A day is a UTC date written ``YYYY-MM-DD``. For each (game, day) there is an endless,
-deterministic sequence of candidate deal numbers: candidate ``k`` is the first 8 bytes of
-BLAKE2b("solrace-daily:{game}:{day}:{k}"), read big-endian, reduced into the Mersenne
-Twister deal range 32000 .. 10**20-1. The day's deal is the first candidate that the
-server's chosen policy accepts (see ``server/daily.py``), so the rule can be replaced by a
-list of certified deals without changing anything that consumes it.
+deterministic sequence of candidate deal numbers: candidate ``k`` is the first 9 bytes of
+BLAKE2b("solrace-daily:{secret}:{game}:{day}:{k}"), read big-endian, reduced into the
+Mersenne Twister deal range 32000 .. 10**20-1. ``secret`` is the operator's (empty by
+default); with one set, nobody can work out a day's deal, and so its hidden cards, ahead.
+The day's deal is the first candidate that the server's policy accepts (see
+``server/daily.py``), so the rule can be replaced by a list of certified deals without
+changing anything that consumes it.
 """
 
 from __future__ import annotations
@@ -48,16 +50,11 @@ def next_day_start_ms(day: str) -> int:
     return day_start_ms(day) + DAY_MS
 
 
-def candidate_deals(game: str, day: str) -> Iterator[int]:
+def candidate_deals(game: str, day: str, secret: str = "") -> Iterator[int]:
     """The day's candidate deal numbers, in the order they are tried."""
     span = MAX_DEAL - FIRST_MT_DEAL + 1
     k = 0
     while True:
-        digest = hashlib.blake2b(f"solrace-daily:{game}:{day}:{k}".encode()).digest()
-        yield FIRST_MT_DEAL + int.from_bytes(digest[:8], "big") % span
+        seed = f"solrace-daily:{secret}:{game}:{day}:{k}".encode()
+        yield FIRST_MT_DEAL + int.from_bytes(hashlib.blake2b(seed).digest()[:9], "big") % span
         k += 1
-
-
-def first_candidate(game: str, day: str) -> int:
-    """The day's deal under the plain rule: the first candidate."""
-    return next(candidate_deals(game, day))

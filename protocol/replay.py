@@ -24,9 +24,7 @@ class ReplayFailure(SolraceError):
         return {"index": self.index, "action": self.action, **self.cause.as_dict()}
 
 
-def replay_steps(
-    rules: Rules, number: int, actions: Iterable[str | Action]
-) -> Iterator[GameState]:
+def replay_steps(rules: Rules, number: int, actions: Iterable[str | Action]) -> Iterator[GameState]:
     """The starting state, then the state after each action; ReplayFailure at the first
     action that is malformed or illegal."""
     state = rules.start(number)
@@ -43,8 +41,5 @@ def replay_steps(
 
 def replay(rules: Rules, number: int, actions: Iterable[str | Action]) -> GameState:
     """The state after every action; ReplayFailure at the first bad one."""
-    state = None
-    for state in replay_steps(rules, number, actions):
-        pass
-    assert state is not None
-    return state
+    *_, last = replay_steps(rules, number, actions)
+    return last

@@ -1,0 +1,476 @@
+"""Every message of the wire protocol as a typed value, with encode and decode.
+
+Requests go from client to server; each carries an ``id`` (an integer or a short string)
+that the server echoes in its ``result`` or ``error``. Field types and ranges are declared
+once, as ``Annotated`` hints, and checked by ``decode_request``; a message that breaks them
+gets a ``ProtocolError`` whose ``code`` says what kind of mistake it is.
+
+Server messages: ``welcome`` (the answer to ``hello``), ``result`` and ``error`` (answers
+to requests), ``event`` (numbered per player, replayed on resume) and ``watch`` (the
+spectator feed of one race, numbered per race). See docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import types
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Final
+
+from protocol.errors import SolraceError
+from protocol.games import GAMES
+
+
+class ProtocolError(SolraceError):
+    """A message that is not a valid request; ``request_id`` is its id when it had one."""
+
+    code = "bad_request"
+
+    def __init__(self, message: str, code: str | None = None, request_id: Any = None) -> None:
+        super().__init__(message, code)
+        self.request_id = request_id
+
+
+# ---------------------------------------------------------------------- field rules
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A string of ``min_len``..``max_len`` characters matching ``pattern`` (if given)."""
+
+    max_len: int
+    min_len: int = 1
+    pattern: str | None = None
+    choices: tuple[str, ...] = ()
+    hint: str = ""
+
+    def check(self, name: str, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise ProtocolError(f"'{name}' must be a string", "bad_field")
+        if not self.min_len <= len(value) <= self.max_len:
+            raise ProtocolError(
+                f"'{name}' must be {self.min_len} to {self.max_len} characters long", "bad_field"
+            )
+        if self.choices and value not in self.choices:
+            raise ProtocolError(f"'{name}' must be one of {', '.join(self.choices)}", "bad_field")
+        if self.pattern and not re.fullmatch(self.pattern, value):
+            raise ProtocolError(
+                f"'{name}' {self.hint or 'has characters not allowed'}", "bad_field"
+            )
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Int:
+    """A whole number from ``lo`` to ``hi``."""
+
+    lo: int
+    hi: int
+
+    def check(self, name: str, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ProtocolError(f"'{name}' must be a whole number", "bad_field")
+        if not self.lo <= value <= self.hi:
+            raise ProtocolError(f"'{name}' must be from {self.lo} to {self.hi}", "bad_field")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    def check(self, name: str, value: Any) -> Any:
+        if not isinstance(value, bool):
+            raise ProtocolError(f"'{name}' must be true or false", "bad_field")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class RequestIdRule:
+    def check(self, name: str, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise ProtocolError("'id' must be an integer or a string", "bad_field")
+        if isinstance(value, int) and not 0 <= value < 2**53:
+            raise ProtocolError("'id' must be from 0 to 2**53-1", "bad_field")
+        if isinstance(value, str) and len(value) > 64:
+            raise ProtocolError("'id' is at most 64 characters", "bad_field")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class OptionsRule:
+    """Game options: a small map of short names to booleans or whole numbers (the game
+    checks the names and values themselves)."""
+
+    def check(self, name: str, value: Any) -> Any:
+        if not isinstance(value, dict) or len(value) > 8:
+            raise ProtocolError(f"'{name}' must be a map of at most 8 options", "bad_field")
+        for key, item in value.items():
+            if len(key) > 16 or isinstance(item, float) or not isinstance(item, bool | int):
+                raise ProtocolError(
+                    f"'{name}' maps short names to true, false or whole numbers", "bad_field"
+                )
+        return dict(value)
+
+
+RequestId = Annotated[int | str, RequestIdRule()]
+RaceId = Annotated[str, Text(24, pattern=r"[a-z0-9]+", hint="is not a race id")]
+GameName = Annotated[str, Text(32, choices=tuple(GAMES))]
+PlayerName = Annotated[
+    str, Text(24, pattern=r"[^\x00-\x1f\x7f]+", hint="may not hold control characters")
+]
+Token = Annotated[str, Text(64, pattern=r"[A-Za-z0-9_-]+", hint="is not a resume token")]
+DealText = Annotated[str, Text(20, pattern=r"[1-9][0-9]*", hint="is a deal number in decimal")]
+Day = Annotated[str, Text(10, pattern=r"\d{4}-\d{2}-\d{2}", hint="is a day written YYYY-MM-DD")]
+ActionText = Annotated[str, Text(32)]
+Options = Annotated[dict[str, Any], OptionsRule()]
+
+MAX_SEQ: Final = 2**31 - 1
+MAX_PLAYERS: Final = 8
+MAX_COUNTDOWN_MS: Final = 30_000
+MAX_SPECTATOR_DELAY_MS: Final = 600_000
+MAX_BOARD_TOP: Final = 100
+MAX_BOARD_AROUND: Final = 25
+
+
+# ---------------------------------------------------------------------- requests
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    type: ClassVar[str]
+    id: RequestId
+
+
+@dataclass(frozen=True, slots=True)
+class Hello(Request):
+    """Open a session: a new player with ``name``, or resume one with ``token``."""
+
+    type: ClassVar[str] = "hello"
+    protocol: Annotated[int, Int(1, 1000)]
+    name: PlayerName
+    token: Token | None = None
+    last_event: Annotated[int, Int(0, 2**53 - 1)] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CreateRace(Request):
+    type: ClassVar[str] = "create_race"
+    game: GameName
+    options: Options | None = None
+    deal: DealText | None = None  # None: the server picks one at random
+    max_players: Annotated[int, Int(1, MAX_PLAYERS)] = 2
+    public: Annotated[bool, Flag()] = True
+    countdown_ms: Annotated[int, Int(0, MAX_COUNTDOWN_MS)] | None = None
+    spectator_delay_ms: Annotated[int, Int(0, MAX_SPECTATOR_DELAY_MS)] = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ListRaces(Request):
+    """Open public races that can be joined."""
+
+    type: ClassVar[str] = "list_races"
+
+
+@dataclass(frozen=True, slots=True)
+class JoinRace(Request):
+    type: ClassVar[str] = "join_race"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True)
+class StartRace(Request):
+    """The host starts the countdown (a full race starts by itself)."""
+
+    type: ClassVar[str] = "start_race"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveRace(Request):
+    """Leave a race before it starts (after the start, use ``resign``)."""
+
+    type: ClassVar[str] = "leave_race"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True)
+class Act(Request):
+    """Play ``action`` (notation) in ``race``; ``seq`` numbers the player's actions from 1."""
+
+    type: ClassVar[str] = "act"
+    race: RaceId
+    seq: Annotated[int, Int(1, MAX_SEQ)]
+    action: ActionText
+    legal: Annotated[bool, Flag()] = False  # include the legal actions in the result
+
+
+@dataclass(frozen=True, slots=True)
+class Resign(Request):
+    type: ClassVar[str] = "resign"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch(Request):
+    """A new race with the same settings on a new deal, offered to the other racers."""
+
+    type: ClassVar[str] = "rematch"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot(Request):
+    """The whole picture of a race as this player may see it."""
+
+    type: ClassVar[str] = "snapshot"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True)
+class DailyStart(Request):
+    """Start an attempt at today's daily challenge of ``game``."""
+
+    type: ClassVar[str] = "daily_start"
+    game: GameName
+
+
+@dataclass(frozen=True, slots=True)
+class DailyBoard(Request):
+    type: ClassVar[str] = "daily_board"
+    game: GameName
+    day: Day | None = None  # None: today (UTC)
+    top: Annotated[int, Int(1, MAX_BOARD_TOP)] = 10
+    around: Annotated[int, Int(0, MAX_BOARD_AROUND)] = 3
+
+
+@dataclass(frozen=True, slots=True)
+class BestBoard(Request):
+    """The all-time best board of ``game``: each player's best ranked daily run."""
+
+    type: ClassVar[str] = "best_board"
+    game: GameName
+    top: Annotated[int, Int(1, MAX_BOARD_TOP)] = 10
+    around: Annotated[int, Int(0, MAX_BOARD_AROUND)] = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ListLive(Request):
+    """Live races and daily attempts that can be spectated."""
+
+    type: ClassVar[str] = "list_live"
+
+
+@dataclass(frozen=True, slots=True)
+class Spectate(Request):
+    type: ClassVar[str] = "spectate"
+    race: RaceId
+
+
+@dataclass(frozen=True, slots=True)
+class Unspectate(Request):
+    type: ClassVar[str] = "unspectate"
+    race: RaceId
+
+
+REQUESTS: Final[dict[str, type[Request]]] = {
+    cls.type: cls
+    for cls in (
+        Hello,
+        CreateRace,
+        ListRaces,
+        JoinRace,
+        StartRace,
+        LeaveRace,
+        Act,
+        Resign,
+        Rematch,
+        Snapshot,
+        DailyStart,
+        DailyBoard,
+        BestBoard,
+        ListLive,
+        Spectate,
+        Unspectate,
+    )
+}
+
+
+def _field_rules(cls: type[Request]) -> list[tuple[str, Any, bool, bool]]:
+    """(name, rule, optional, required) for each field, from the Annotated hints."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    rules = []
+    for field in dataclasses.fields(cls):
+        hint = hints[field.name]
+        optional = False
+        if typing.get_origin(hint) in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(hint) if a is not type(None)]
+            optional = len(args) < len(typing.get_args(hint))
+            hint = args[0]
+        rule = typing.get_args(hint)[1]
+        required = field.default is dataclasses.MISSING
+        rules.append((field.name, rule, optional, required))
+    return rules
+
+
+_RULES: Final = {name: _field_rules(cls) for name, cls in REQUESTS.items()}
+_NAMES: Final = {name: {"type"} | {n for n, *_ in rules} for name, rules in _RULES.items()}
+
+
+def decode_request(message: dict[str, Any]) -> Request:
+    """The typed request in a decoded message; ProtocolError if it is not one."""
+    request_id = message.get("id")
+    kind = message.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("a message needs a 'type' string", "bad_request", _safe_id(request_id))
+    cls = REQUESTS.get(kind)
+    if cls is None:
+        raise ProtocolError(
+            f"{kind[:32]!r} is not a request type", "unknown_type", _safe_id(request_id)
+        )
+    values: dict[str, Any] = {}
+    try:
+        for name, rule, optional, required in _RULES[kind]:
+            if name not in message:
+                if required:
+                    raise ProtocolError(f"{kind} needs the field '{name}'", "missing_field")
+                continue
+            value = message[name]
+            values[name] = None if value is None and optional else rule.check(name, value)
+        extra = set(message) - _NAMES[kind]
+        if extra:
+            raise ProtocolError(f"{kind} has no field '{sorted(extra)[0][:32]}'", "unknown_field")
+    except ProtocolError as error:
+        error.request_id = _safe_id(request_id)
+        raise
+    return cls(**values)
+
+
+def _safe_id(value: Any) -> Any:
+    """The request id to echo in an error: the id if it is valid, else None."""
+    try:
+        return RequestIdRule().check("id", value)
+    except ProtocolError:
+        return None
+
+
+def encode_request(request: Request) -> dict[str, Any]:
+    message: dict[str, Any] = {"type": request.type}
+    for field in dataclasses.fields(request):
+        value = getattr(request, field.name)
+        if value is not None:
+            message[field.name] = value
+    return message
+
+
+# ---------------------------------------------------------------------- server messages
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    """The answer to ``hello``: who you are, your resume token, and the server's clock."""
+
+    id: Any
+    player: str
+    name: str
+    token: str
+    resumed: bool
+    protocol: int
+    server_time_ms: int
+    grace_ms: int
+    last_event: int  # the number of the last event the server has sent this player
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A request succeeded; ``data`` holds the fields documented for that request."""
+
+    id: Any
+    of: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Error:
+    """A request (``of``, ``id``) was refused: a stable ``code`` and a sentence."""
+
+    id: Any
+    of: str | None
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something happened that concerns the player; ``n`` numbers events from 1."""
+
+    n: int
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """The spectator feed of ``race``; ``seq`` numbers that race's feed from 1."""
+
+    race: str
+    seq: int
+    kind: str
+    data: dict[str, Any]
+
+
+ServerMessage = Welcome | Result | Error | Event | Watch
+
+
+def encode_server(message: ServerMessage) -> dict[str, Any]:
+    if isinstance(message, Welcome):
+        return {"type": "welcome", **dataclasses.asdict(message)}
+    if isinstance(message, Result):
+        return {**message.data, "type": "result", "id": message.id, "of": message.of}
+    if isinstance(message, Error):
+        return {
+            "type": "error",
+            "id": message.id,
+            "of": message.of,
+            "code": message.code,
+            "message": message.message,
+        }
+    if isinstance(message, Event):
+        return {"type": "event", "n": message.n, "kind": message.kind, **message.data}
+    return {
+        "type": "watch",
+        "race": message.race,
+        "seq": message.seq,
+        "kind": message.kind,
+        **message.data,
+    }
+
+
+_HEAD: Final = {
+    "result": ("id", "of"),
+    "error": ("id", "of", "code", "message"),
+    "event": ("n", "kind"),
+    "watch": ("race", "seq", "kind"),
+}
+
+
+def decode_server(message: dict[str, Any]) -> ServerMessage:
+    """The typed server message (used by clients); ProtocolError if it is none."""
+    kind = message.get("type")
+    body = {k: v for k, v in message.items() if k != "type"}
+    try:
+        if kind == "welcome":
+            return Welcome(**body)
+        if kind == "error":
+            return Error(**body)
+        head = _HEAD.get(kind) if isinstance(kind, str) else None
+        if head is None:
+            raise ProtocolError(f"{str(kind)[:32]!r} is not a server message", "unknown_type")
+        fields = [body.pop(name) for name in head]
+    except (TypeError, KeyError) as error:
+        raise ProtocolError(f"a {kind} message is malformed: {error}", "bad_request") from None
+    if kind == "result":
+        return Result(fields[0], fields[1], body)
+    if kind == "event":
+        return Event(fields[0], fields[1], body)
+    return Watch(fields[0], fields[1], fields[2], body)

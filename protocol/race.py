@@ -1,0 +1,399 @@
+"""A race as a small explicit state machine, pure: the server calls it with the time and
+delivers what it returns.
+
+Phases: ``open`` (players join) -> ``countdown`` (the start time is set and announced) ->
+``running`` (actions are validated and timed) -> ``done`` (everyone finished or did not;
+the ranking is final). A daily-challenge attempt is a race of one player that starts at
+once. Every time comes in as an argument (``Now``), so a race can be replayed exactly.
+
+What each party may see is decided here, by ``racer_view``, ``spectator_view`` and
+``public_info``: a racer sees their own cards and only the progress of the others; a
+spectator sees every racer's face-up cards; nobody ever sees a face-down or stock card.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from protocol.engine import GameState, Rules, View
+from protocol.errors import SolraceError
+from protocol.notation import parse_action
+from protocol.ranking import Run, ranked
+
+REPLY_CACHE = 64  # answers kept per racer for resent actions
+
+
+class RaceError(SolraceError):
+    """A request that does not fit the race's phase or the player's place in it."""
+
+    code = "race_error"
+
+
+class Phase(StrEnum):
+    OPEN = "open"
+    COUNTDOWN = "countdown"
+    RUNNING = "running"
+    DONE = "done"
+
+
+class Ending(StrEnum):
+    """How a racer's race ended."""
+
+    FINISHED = "finished"
+    RESIGNED = "resigned"
+    DROPPED = "dropped"  # away longer than the reconnection grace
+    STUCK = "stuck"  # no legal action and undo switched off
+    TIMED_OUT = "timed_out"  # the race reached its longest allowed duration
+
+
+class Now(NamedTuple):
+    """The server's clocks: ``mono_ms`` for durations, ``wall_ms`` (epoch) for display."""
+
+    mono_ms: int
+    wall_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class RaceSettings:
+    game: str
+    options: dict[str, Any]
+    deal: int
+    max_players: int = 2
+    public: bool = True
+    countdown_ms: int = 3000
+    spectator_delay_ms: int = 0
+    mode: str = "race"  # "race" or "daily"
+    day: str | None = None  # daily: the UTC day of the challenge
+    ranked: bool = True  # daily: the player's first attempt of the day
+    deal_chosen: bool = False  # the creator chose the deal number (so may be shown)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Everything, the deal number included: for storage, never for players."""
+        return {**self.public_dict(), "deal": str(self.deal)}
+
+    def public_dict(self) -> dict[str, Any]:
+        """The settings without the deal number."""
+        return {
+            "game": self.game, "options": self.options, "deal_chosen": self.deal_chosen,
+            "max_players": self.max_players, "public": self.public,
+            "countdown_ms": self.countdown_ms, "spectator_delay_ms": self.spectator_delay_ms,
+            "mode": self.mode, "day": self.day, "ranked": self.ranked,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One accepted action: who, their sequence number, the action, ms since the start."""
+
+    player: str
+    seq: int
+    action: str
+    t_ms: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"player": self.player, "seq": self.seq, "action": self.action, "t_ms": self.t_ms}
+
+
+@dataclass
+class Racer:
+    player: str
+    name: str
+    state: GameState | None = None
+    last_seq: int = 0
+    replies: OrderedDict[int, tuple[bool, dict[str, Any]]] = field(default_factory=OrderedDict)
+    actions: int = 0
+    progress: int = 0
+    progress_ms: int = 0  # ms from the start to the last change of progress
+    progress_at: int = 0  # wall clock of that change
+    outcome: Ending | None = None
+    time_ms: int | None = None  # finishers: start signal to the winning action
+    done_at: int | None = None  # wall clock of the finish or of dropping out
+    log: list[LogEntry] = field(default_factory=list)
+
+    def standing(self) -> dict[str, Any]:
+        """What anyone in or watching the race may know of this racer."""
+        return {
+            "player": self.player, "name": self.name, "progress": self.progress,
+            "actions": self.actions, "outcome": self.outcome and self.outcome.value,
+            "time_ms": self.time_ms,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ActResult:
+    """The answer to ``act``: ``ok`` and the reply fields (or an error's code and message),
+    whether it was a resend answered from the cache, and what else follows from it."""
+
+    ok: bool
+    reply: dict[str, Any]
+    repeated: bool = False
+    entry: LogEntry | None = None  # the accepted action, for the action log
+    watch: dict[str, Any] | None = None  # the spectator feed's item
+    racer_done: bool = False
+
+
+class Race:
+    """One race (or daily attempt) with its racers. Mutable; methods take the time."""
+
+    def __init__(self, race_id: str, settings: RaceSettings, rules: Rules, host: str) -> None:
+        self.id = race_id
+        self.settings = settings
+        self.rules = rules
+        self.host = host
+        self.phase = Phase.OPEN
+        self.racers: dict[str, Racer] = {}
+        self.start_mono: int | None = None
+        self.start_wall: int | None = None
+
+    # ------------------------------------------------------------------ membership
+
+    def join(self, player: str, name: str) -> None:
+        if player in self.racers:
+            return
+        if self.phase is not Phase.OPEN:
+            raise RaceError("this race has already started", "race_started")
+        if len(self.racers) >= self.settings.max_players:
+            raise RaceError(f"this race is full ({self.settings.max_players} players)", "race_full")
+        self.racers[player] = Racer(player, name)
+
+    def leave(self, player: str) -> None:
+        self.racer(player)
+        if self.phase is not Phase.OPEN:
+            raise RaceError("the race has started: resign instead", "race_started")
+        del self.racers[player]
+        if self.host == player and self.racers:
+            self.host = next(iter(self.racers))
+
+    @property
+    def full(self) -> bool:
+        return len(self.racers) >= self.settings.max_players
+
+    # ------------------------------------------------------------------ start
+
+    def schedule_start(self, by: str | None, now: Now) -> int:
+        """Set the start ``countdown_ms`` from now; ``by`` must be the host (None: the
+        server, when the race is full). Returns the start time on the monotonic clock."""
+        if by is not None:
+            self.racer(by)
+            if by != self.host:
+                raise RaceError("only the race's host can start it", "not_host")
+        if self.phase is not Phase.OPEN:
+            raise RaceError("this race has already started", "race_started")
+        self.phase = Phase.COUNTDOWN
+        self.start_mono = now.mono_ms + self.settings.countdown_ms
+        self.start_wall = now.wall_ms + self.settings.countdown_ms
+        return self.start_mono
+
+    def begin(self) -> None:
+        """The start signal: every racer gets the same deal at this moment."""
+        assert self.phase is Phase.COUNTDOWN
+        self.phase = Phase.RUNNING
+        start = self.rules.start(self.settings.deal)
+        for racer in self.racers.values():
+            racer.state = start
+
+    # ------------------------------------------------------------------ play
+
+    def act(
+        self, player: str, seq: int, text: str, now: Now, want_legal: bool = False
+    ) -> ActResult:
+        """Validate and apply one action. A resent ``seq`` gets its first answer again and
+        changes nothing; an error answer is final for that ``seq`` too."""
+        racer = self.racer(player)
+        if seq <= racer.last_seq:
+            cached = racer.replies.get(seq)
+            if cached is None:
+                raise RaceError(
+                    f"action {seq} was answered long ago; number new actions after "
+                    f"{racer.last_seq}",
+                    "stale_seq",
+                )
+            return ActResult(cached[0], cached[1], repeated=True)
+        if self.phase in (Phase.OPEN, Phase.COUNTDOWN):
+            raise RaceError("the race has not started yet", "race_not_started")
+        if racer.outcome is not None or self.phase is Phase.DONE:
+            raise RaceError("you have already finished this race", "already_finished")
+        state = racer.state
+        assert state is not None and self.start_mono is not None
+        racer.last_seq = seq
+        try:
+            action = parse_action(text)
+            outcome = self.rules.apply(state, action)
+        except SolraceError as error:
+            return self._remember(racer, seq, False, error.as_dict())
+        t_ms = now.mono_ms - self.start_mono
+        racer.state = outcome.state
+        racer.actions += outcome.counted
+        position = outcome.state.position
+        progress = position.progress()
+        if progress != racer.progress:
+            racer.progress, racer.progress_ms, racer.progress_at = progress, t_ms, now.wall_ms
+        entry = LogEntry(player, seq, str(action), t_ms)
+        racer.log.append(entry)
+        if self.rules.is_won(position):
+            racer.outcome, racer.time_ms, racer.done_at = Ending.FINISHED, t_ms, now.wall_ms
+        elif not self.rules.undo_allowed and self.rules.is_stuck(outcome.state):
+            racer.outcome, racer.done_at = Ending.STUCK, now.wall_ms
+        reply: dict[str, Any] = {
+            "race": self.id,
+            "seq": seq,
+            "action": str(action),
+            "events": [event.as_dict() for event in outcome.events],
+            "progress": racer.progress,
+            "actions": racer.actions,
+            "outcome": racer.outcome and racer.outcome.value,
+            "time_ms": racer.time_ms,
+        }
+        if str(action) == "undo":
+            reply["view"] = view_json(self.rules.view(outcome.state))
+        if want_legal:
+            reply["legal"] = [str(a) for a in self.rules.legal_actions(outcome.state)]
+        result = self._remember(racer, seq, True, reply)
+        watch = {"player": player, **{k: v for k, v in reply.items() if k not in ("seq", "legal")}}
+        self._finish_if_all_done()
+        return ActResult(True, result.reply, entry=entry, watch=watch,
+                         racer_done=racer.outcome is not None)  # fmt: skip
+
+    def _remember(self, racer: Racer, seq: int, ok: bool, reply: dict[str, Any]) -> ActResult:
+        racer.replies[seq] = (ok, reply)
+        if len(racer.replies) > REPLY_CACHE:
+            racer.replies.popitem(last=False)
+        return ActResult(ok, reply)
+
+    def retire(self, player: str, outcome: Ending, now: Now) -> bool:
+        """``player`` stops without finishing (resigned, dropped, timed out). True if that
+        changed anything. Before the start, a dropped player just leaves."""
+        racer = self.racer(player)
+        if self.phase is Phase.OPEN:
+            if outcome is Ending.RESIGNED:
+                raise RaceError("the race has not started: leave it instead", "race_not_started")
+            self.leave(player)
+            return True
+        if racer.outcome is not None or self.phase is Phase.DONE:
+            if outcome is Ending.RESIGNED:
+                raise RaceError("you have already finished this race", "already_finished")
+            return False
+        racer.outcome, racer.done_at = outcome, now.wall_ms
+        self._finish_if_all_done()
+        return True
+
+    def time_out(self, now: Now) -> None:
+        """The race reached its longest duration: everyone still playing did not finish."""
+        for racer in self.racers.values():
+            if racer.outcome is None:
+                racer.outcome, racer.done_at = Ending.TIMED_OUT, now.wall_ms
+        self._finish_if_all_done()
+
+    def _finish_if_all_done(self) -> None:
+        if self.phase is not Phase.OPEN and all(r.outcome for r in self.racers.values()):
+            self.phase = Phase.DONE
+
+    # ------------------------------------------------------------------ results
+
+    def runs(self) -> list[Run]:
+        """Every racer's run, in the total order of protocol/ranking.py."""
+        runs = []
+        for racer in self.racers.values():
+            finished = racer.outcome is Ending.FINISHED
+            runs.append(
+                Run(
+                    player=racer.player,
+                    name=racer.name,
+                    race=self.id,
+                    game=self.settings.game,
+                    deal=self.settings.deal,
+                    finished=finished,
+                    time_ms=racer.time_ms if racer.time_ms is not None else racer.progress_ms,
+                    actions=racer.actions,
+                    progress=racer.progress,
+                    at_ms=(racer.done_at or 0) if finished else racer.progress_at,
+                )
+            )
+        return ranked(runs)
+
+    def result(self) -> dict[str, Any]:
+        """The final ranking, best first, with each racer's outcome."""
+        outcomes = {p: r.outcome and r.outcome.value for p, r in self.racers.items()}
+        return {
+            "race": self.id,
+            "ranking": [
+                {"rank": i + 1, **run.as_dict(), "outcome": outcomes[run.player]}
+                for i, run in enumerate(self.runs())
+            ],
+        }
+
+    # ------------------------------------------------------------------ what people see
+
+    def deal_shown(self) -> bool:
+        """The deal number may be shown: the creator chose it, or a race (not a daily
+        attempt, whose day is still running) is over. A random deal's number would let
+        anyone look up the hidden cards, so it stays secret until then."""
+        return self.settings.deal_chosen or (
+            self.phase is Phase.DONE and self.settings.mode == "race"
+        )
+
+    def public_info(self) -> dict[str, Any]:
+        """The race as anyone may see it: settings, phase, racers' standings. No cards,
+        and the deal number only when ``deal_shown``."""
+        return {
+            "race": self.id,
+            **self.settings.public_dict(),
+            "deal": str(self.settings.deal) if self.deal_shown() else None,
+            "host": self.host,
+            "phase": self.phase.value,
+            "start_at_ms": self.start_wall,
+            "players": [r.standing() for r in self.racers.values()],
+        }
+
+    def racer_view(self, player: str) -> dict[str, Any]:
+        """What ``player`` sees: the race, their own cards and legal actions, and only the
+        standings of the others."""
+        racer = self.racer(player)
+        picture = self.public_info()
+        picture["you"] = {"seq": racer.last_seq}
+        if racer.state is not None:
+            picture["you"].update(self._cards(racer.state))
+        return picture
+
+    def spectator_view(self, states: dict[str, GameState] | None = None) -> dict[str, Any]:
+        """What a spectator sees: the race and every racer's face-up cards (from ``states``
+        when given, e.g. the positions a spectator delay ago)."""
+        picture = self.public_info()
+        for standing in picture["players"]:
+            state = (states or {}).get(standing["player"]) or self.racers[standing["player"]].state
+            if state is not None:
+                standing["view"] = view_json(self.rules.view(state))
+        return picture
+
+    def state_at(self, player: str, t_ms: int) -> GameState | None:
+        """``player``'s state as it was ``t_ms`` after the start, rebuilt from the log."""
+        racer = self.racer(player)
+        if racer.state is None:
+            return None
+        state = self.rules.start(self.settings.deal)
+        for entry in racer.log:
+            if entry.t_ms > t_ms:
+                break
+            state = self.rules.apply(state, parse_action(entry.action)).state
+        return state
+
+    def _cards(self, state: GameState) -> dict[str, Any]:
+        return {
+            "view": view_json(self.rules.view(state)),
+            "legal": [str(a) for a in self.rules.legal_actions(state)],
+        }
+
+    def racer(self, player: str) -> Racer:
+        """The racer ``player``; RaceError if they are not in this race."""
+        racer = self.racers.get(player)
+        if racer is None:
+            raise RaceError("you are not a racer in this race", "not_in_race")
+        return racer
+
+
+def view_json(view: View) -> dict[str, Any]:
+    """A player's view on the wire: face-up cards, counts of hidden ones, undo available."""
+    return {**view.position.view_json(), "can_undo": view.can_undo}

@@ -1,0 +1,104 @@
+"""The two encodings of one wire format: MessagePack maps in binary frames (native) and the
+same maps as JSON text (browsers, debugging). Decoding enforces explicit limits on size,
+lengths and nesting before anything else looks at a message.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+import msgpack
+
+from protocol.errors import SolraceError
+
+MSGPACK: Final = "solrace.v1.msgpack"
+JSON: Final = "solrace.v1.json"
+SUBPROTOCOLS: Final = (MSGPACK, JSON)
+PROTOCOL_VERSION: Final = 1
+
+MAX_MESSAGE_BYTES: Final = 4096  # a client message; the server closes with 1009 above it
+MAX_STRING: Final = 256  # characters in any string of a client message
+MAX_ITEMS: Final = 64  # entries in any map or array of a client message
+MAX_DEPTH: Final = 4  # nesting of maps and arrays in a client message
+
+
+class WireError(SolraceError):
+    """A frame that is not a well-formed message within the limits."""
+
+    code = "malformed_message"
+
+
+def encode(message: dict[str, Any], encoding: str) -> bytes | str:
+    """One frame's payload: bytes for MessagePack, text for JSON."""
+    if encoding == MSGPACK:
+        data: bytes = msgpack.packb(message, use_bin_type=True)
+        return data
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def decode(frame: bytes | str, encoding: str) -> dict[str, Any]:
+    """The message in ``frame``, a map with string keys, within the limits; WireError else."""
+    if len(frame) > MAX_MESSAGE_BYTES:
+        raise WireError(f"a message is at most {MAX_MESSAGE_BYTES} bytes", "message_too_large")
+    if encoding == MSGPACK:
+        if not isinstance(frame, bytes):
+            raise WireError("this connection speaks MessagePack: send binary frames")
+        try:
+            message = msgpack.unpackb(
+                frame,
+                raw=False,
+                strict_map_key=True,
+                max_str_len=MAX_STRING * 4,
+                max_bin_len=0,
+                max_ext_len=0,
+                max_array_len=MAX_ITEMS,
+                max_map_len=MAX_ITEMS,
+            )
+        except Exception as error:  # msgpack raises several unrelated types
+            raise WireError(f"this is not valid MessagePack ({type(error).__name__})") from None
+    else:
+        if not isinstance(frame, str):
+            raise WireError("this connection speaks JSON: send text frames")
+        try:
+            message = json.loads(frame)
+        except (ValueError, RecursionError):
+            raise WireError("this is not valid JSON") from None
+    if not isinstance(message, dict):
+        raise WireError("a message is a map with a 'type' field")
+    _check_shape(message, 1)
+    return message
+
+
+def decode_from_server(frame: bytes | str, encoding: str) -> dict[str, Any]:
+    """A server's message, decoded for a client: server messages (snapshots, boards) are
+    larger than requests, so only the encoding is checked, not the request limits."""
+    message = msgpack.unpackb(frame, raw=False) if encoding == MSGPACK else json.loads(frame)
+    if not isinstance(message, dict):
+        raise WireError("a server message is a map")
+    return message
+
+
+def _check_shape(value: Any, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise WireError(f"a message nests at most {MAX_DEPTH} levels deep")
+    if isinstance(value, dict):
+        if len(value) > MAX_ITEMS:
+            raise WireError(f"a map holds at most {MAX_ITEMS} entries")
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise WireError("map keys are strings")
+            _check_shape(key, depth)
+            _check_shape(item, depth + 1)
+    elif isinstance(value, list):
+        if len(value) > MAX_ITEMS:
+            raise WireError(f"an array holds at most {MAX_ITEMS} items")
+        for item in value:
+            _check_shape(item, depth + 1)
+    elif isinstance(value, str):
+        if len(value) > MAX_STRING:
+            raise WireError(f"a string is at most {MAX_STRING} characters")
+    elif isinstance(value, float) and value != value:
+        raise WireError("NaN is not a value")
+    elif not (value is None or isinstance(value, bool | int | float)):
+        raise WireError(f"a message holds no {type(value).__name__} values")

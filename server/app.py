@@ -1,0 +1,765 @@
+"""The race server: websocket connections in, the pure core decides, results out.
+
+One ``RaceServer`` per process. It accepts connections (``/ws``; ``/healthz`` and the
+browser client over plain HTTP on the same port), decodes requests, asks the race state
+machine what happens, sends the answers, and hands writes to the store through a queue
+that never loses them. Players' replies are sent at once; opponents' standings ride on
+those replies or follow on a timer; spectators are served in small slices between
+players' requests, so they never slow a racer down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from protocol.daily import day_of, next_day_start_ms
+from protocol.deals import MAX_DEAL, check_deal_number
+from protocol.errors import SolraceError
+from protocol.games import rules_for
+from protocol.messages import (
+    Act,
+    BestBoard,
+    CreateRace,
+    DailyBoard,
+    DailyStart,
+    Error,
+    Hello,
+    JoinRace,
+    LeaveRace,
+    ListLive,
+    ListRaces,
+    ProtocolError,
+    Rematch,
+    Request,
+    Resign,
+    Result,
+    Snapshot,
+    Spectate,
+    StartRace,
+    Unspectate,
+    Welcome,
+    decode_request,
+)
+from protocol.race import Ending, Now, Phase, Race, RaceError, RaceSettings, view_json
+from protocol.ranking import Run
+from protocol.wire import JSON, PROTOCOL_VERSION, SUBPROTOCOLS, WireError, decode
+from server.config import Settings
+from server.daily import DailyDeals
+from server.http import HttpRoutes
+from server.persist import Persister
+from server.ratelimit import FloodGuard, TokenBucket
+from server.rooms import Room
+from server.sessions import Session, close_soon
+from server.store import Board, Entry, Store, StoreError
+
+log = logging.getLogger("solrace.server")
+
+CLOSE_REPLACED = 4001  # another connection resumed this player's session
+CLOSE_POLICY = 1008  # flooding
+
+
+def now() -> Now:
+    return Now(int(time.monotonic() * 1000), int(time.time() * 1000))
+
+
+class Client:
+    """One websocket connection and what it has said so far."""
+
+    def __init__(self, connection: ServerConnection, settings: Settings, now_s: float) -> None:
+        self.connection = connection
+        self.encoding = connection.subprotocol or JSON
+        self.bucket = TokenBucket(settings.rate_per_s, settings.burst, now_s)
+        self.flood = FloodGuard(settings.flood_strikes)
+        self.session: Session | None = None
+        self.closing = False  # closing for abuse: frames are read and dropped
+
+    @property
+    def replaced(self) -> bool:
+        """Another connection has resumed this one's session."""
+        return self.session is not None and self.session.connection is not self.connection
+
+
+class RaceServer:
+    def __init__(self, settings: Settings, store: Store) -> None:
+        self.settings = settings
+        self.store = store
+        self.sessions: dict[str, Session] = {}
+        self.tokens: dict[str, Session] = {}
+        self.rooms: dict[str, Room] = {}
+        self.persister = Persister()
+        self.daily = DailyDeals(store, settings)
+        self.http = HttpRoutes(self)
+        self.server: Server | None = None
+        self.tasks: list[asyncio.Task[None]] = []
+        self.stopping = False
+        self.handlers: dict[type[Request], Callable[[Client, Any], Awaitable[dict[str, Any]]]] = {
+            CreateRace: self.on_create_race, ListRaces: self.on_list_races,
+            JoinRace: self.on_join_race, StartRace: self.on_start_race,
+            LeaveRace: self.on_leave_race, Resign: self.on_resign, Rematch: self.on_rematch,
+            Snapshot: self.on_snapshot, DailyStart: self.on_daily_start,
+            DailyBoard: self.on_daily_board, BestBoard: self.on_best_board,
+            ListLive: self.on_list_live, Spectate: self.on_spectate,
+            Unspectate: self.on_unspectate,
+        }  # fmt: skip
+
+    # ================================================================== lifecycle
+
+    async def start(self) -> None:
+        settings = self.settings
+        self.server = await serve(
+            self.handle,
+            settings.host,
+            settings.port,
+            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+            select_subprotocol=_select_subprotocol,
+            process_request=self.http.process_request,
+            origins=list(settings.origins) or None,  # type: ignore[arg-type]
+            compression=None,
+            max_size=4096,
+            max_queue=16,
+            ping_interval=settings.ping_interval_s,
+            ping_timeout=settings.ping_timeout_s,
+            close_timeout=settings.close_timeout_s,
+            server_header="solrace",
+        )
+        self.tasks = [
+            asyncio.create_task(self.persister.run(), name="persister"),
+            asyncio.create_task(self._ticker(), name="ticker"),
+            asyncio.create_task(self.daily.prepare_ahead(now().wall_ms), name="daily"),
+        ]
+        log.info("serving", extra={"host": settings.host, "port": self.port})
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
+
+    async def stop(self, reason: str = "the server is shutting down") -> None:
+        """Graceful shutdown: stop accepting, tell every player, finish writes, close."""
+        if self.server is None or self.stopping:
+            return
+        self.stopping = True
+        self.server.server.close()  # no new connections
+        for session in self.sessions.values():
+            session.push("shutdown", {"reason": reason})
+        drained = await self.persister.drain(self.settings.shutdown_grace_s)
+        log.info("writes finished" if drained else "writes left undone at shutdown",
+                 extra={"backlog": self.persister.backlog})  # fmt: skip
+        self.server.close(code=1001, reason="server shutting down")
+        await self.server.wait_closed()
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        self.daily.close()
+        await self.store.close()
+
+    # ================================================================== connections
+
+    async def handle(self, connection: ServerConnection) -> None:
+        loop = asyncio.get_running_loop()
+        client = Client(connection, self.settings, loop.time())
+        try:
+            async for frame in connection:
+                if client.closing or client.replaced:
+                    continue  # read on, so the closing handshake can finish
+                if not client.bucket.allow(loop.time()):
+                    if client.flood.strike(loop.time()):
+                        log.warning("closing a flooding connection",
+                                    extra={"remote": str(connection.remote_address)})  # fmt: skip
+                        client.closing = True
+                        close_soon(connection, CLOSE_POLICY, "too many requests")
+                        continue
+                    self._refuse(client, frame, "rate_limited",
+                                 "too many requests: slow down and send this again")  # fmt: skip
+                    continue
+                await self.on_frame(client, frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            self._detach(client)
+
+    async def on_frame(self, client: Client, frame: str | bytes) -> None:
+        request_id: Any = None
+        kind: str | None = None
+        try:
+            message = decode(frame, client.encoding)
+            request = decode_request(message)
+            request_id, kind = request.id, request.type
+            session = client.session
+            if type(request) is Act:
+                if session is None:
+                    raise ProtocolError("say hello first", "hello_first")
+                self.on_act(client, session, request)
+                return
+            if type(request) is Hello:
+                self.on_hello(client, request)
+                return
+            if session is None:
+                raise ProtocolError("say hello first", "hello_first")
+            data = await self.handlers[type(request)](client, request)
+            self._send(client, Result(request_id, kind, data))
+        except ProtocolError as error:
+            request_id = request_id if error.request_id is None else error.request_id
+            kind = kind or message_type(frame, client)
+            self._send(client, Error(request_id, kind, error.code, error.message))
+        except WireError as error:
+            self._send(client, Error(None, None, error.code, error.message))
+        except SolraceError as error:
+            self._send(client, Error(request_id, kind, error.code, error.message))
+        except StoreError:
+            log.warning("store error answering a request", exc_info=True)
+            self._send(
+                client,
+                Error(
+                    request_id,
+                    kind,
+                    "store_unavailable",
+                    "the leaderboard store is not answering; try again shortly",
+                ),
+            )
+        except Exception:
+            log.exception("request failed", extra={"request": kind})
+            self._send(client, Error(request_id, kind, "internal_error",
+                                     "the server failed to answer this request; it has been "
+                                     "logged, and nothing was changed by it"))  # fmt: skip
+
+    def _refuse(self, client: Client, frame: str | bytes, code: str, text: str) -> None:
+        request_id = None
+        with contextlib.suppress(WireError):
+            request_id = decode(frame, client.encoding).get("id")
+        if not isinstance(request_id, int | str) or isinstance(request_id, bool):
+            request_id = None
+        self._send(client, Error(request_id, message_type(frame, client), code, text))
+
+    def _send(self, client: Client, message: Any) -> None:
+        session = client.session
+        if session is not None and session.connection is client.connection:
+            session.send(message)
+        else:
+            Session.send_to(client.connection, client.encoding, message)
+
+    def _detach(self, client: Client) -> None:
+        session = client.session
+        if session is None or session.connection is not client.connection:
+            return
+        session.connection = None
+        for race_id in list(session.watching):
+            self._stop_watching(session, race_id)
+        if not self.stopping:
+            loop = asyncio.get_running_loop()
+            session.grace = loop.call_later(self.settings.grace_ms / 1000, self._expire, session)
+
+    def _expire(self, session: Session) -> None:
+        """The grace period passed without a resume: the player's races go on without
+        them (did not finish), and the session ends."""
+        if session.connection is not None:
+            return
+        moment = now()
+        for race_id in list(session.racing):
+            room = self.rooms.get(race_id)
+            if room is not None and room.race.phase is not Phase.DONE:
+                self._retire(room, session.player, Ending.DROPPED, moment)
+        self.sessions.pop(session.player, None)
+        self.tokens.pop(session.token, None)
+        log.info("session ended", extra={"player": session.player})
+
+    # ================================================================== hello
+
+    def on_hello(self, client: Client, request: Hello) -> None:
+        if request.protocol != PROTOCOL_VERSION:
+            raise ProtocolError(
+                f"this server speaks protocol {PROTOCOL_VERSION}", "unsupported_protocol",
+                request.id,
+            )  # fmt: skip
+        if client.session is not None:
+            raise ProtocolError("this connection has already said hello", "already_hello",
+                                request.id)  # fmt: skip
+        session = self.tokens.get(request.token) if request.token else None
+        resumed = session is not None
+        if session is None:
+            session = Session(request.name, self.settings.event_buffer)
+            session.write_limit = self.settings.max_write_buffer
+            self.sessions[session.player] = session
+            self.tokens[session.token] = session
+        else:
+            if session.grace is not None:
+                session.grace.cancel()
+                session.grace = None
+            old = session.connection
+            if old is not None and old is not client.connection:
+                close_soon(old, CLOSE_REPLACED, "replaced by a newer connection")
+        session.connection = client.connection
+        session.encoding = client.encoding
+        client.session = session
+        moment = now()
+        session.send(
+            Welcome(request.id, session.player, session.name, session.token, resumed,
+                    PROTOCOL_VERSION, moment.wall_ms, self.settings.grace_ms, session.last_event)
+        )  # fmt: skip
+        if resumed:
+            missed = session.missed_since(request.last_event or 0)
+            if missed is None or request.last_event is None:
+                session.push("snapshot", self._session_snapshot(session))
+            else:
+                for event in missed:
+                    session.send(event)
+        log.info("hello", extra={"player": session.player, "resumed": resumed})
+
+    def _session_snapshot(self, session: Session) -> dict[str, Any]:
+        races = []
+        for race_id in sorted(session.racing):
+            room = self.rooms.get(race_id)
+            if room is not None:
+                races.append(room.race.racer_view(session.player))
+        return {"races": races}
+
+    # ================================================================== races
+
+    def _room(self, race_id: str) -> Room:
+        room = self.rooms.get(race_id)
+        if room is None:
+            raise RaceError(f"there is no race {race_id}", "race_not_found")
+        return room
+
+    def _open_room(self, settings: RaceSettings, host: Session, moment: Now) -> Room:
+        rules = rules_for(settings.game, settings.options)
+        race = Race(new_id(), settings, rules, host.player)
+        race.join(host.player, host.name)
+        room = Room(race, moment.mono_ms)
+        self.rooms[race.id] = room
+        host.racing.add(race.id)
+        self._persist("race record", self.store.save_race, race.id, settings.as_dict())
+        return room
+
+    async def on_create_race(self, client: Client, request: CreateRace) -> dict[str, Any]:
+        session = _session(client)
+        rules = rules_for(request.game, request.options)
+        if request.deal is not None:
+            deal = check_deal_number(int(request.deal))
+        else:
+            deal = secrets.randbelow(MAX_DEAL) + 1
+        settings = RaceSettings(
+            game=rules.name, options=rules.options, deal=deal,
+            max_players=request.max_players, public=request.public,
+            countdown_ms=self.settings.countdown_ms if request.countdown_ms is None
+            else request.countdown_ms,
+            spectator_delay_ms=request.spectator_delay_ms, deal_chosen=request.deal is not None,
+        )  # fmt: skip
+        room = self._open_room(settings, session, now())
+        if room.race.full:  # a race for one: start once the creator has the answer
+            asyncio.get_running_loop().call_soon(self._start_full, room)
+        return {"race": room.race.public_info()}
+
+    async def on_list_races(self, client: Client, request: ListRaces) -> dict[str, Any]:
+        races = [
+            room.race.public_info()
+            for room in self.rooms.values()
+            if room.race.phase is Phase.OPEN and room.race.settings.public
+            and room.race.settings.mode == "race" and not room.race.full
+        ]  # fmt: skip
+        return {"races": races}
+
+    async def on_join_race(self, client: Client, request: JoinRace) -> dict[str, Any]:
+        session = _session(client)
+        room = self._room(request.race)
+        room.race.join(session.player, session.name)
+        session.racing.add(room.id)
+        info = room.race.public_info()
+        self._push_racers(room, "joined", {"race": info}, except_player=session.player)
+        if room.race.full:
+            asyncio.get_running_loop().call_soon(self._start_full, room)
+        return {"race": info}
+
+    async def on_leave_race(self, client: Client, request: LeaveRace) -> dict[str, Any]:
+        session = _session(client)
+        room = self._room(request.race)
+        room.race.leave(session.player)
+        session.racing.discard(room.id)
+        if not room.race.racers:
+            self.rooms.pop(room.id, None)
+        else:
+            self._push_racers(room, "left", {"race": room.race.public_info()})
+        return {"race": room.id}
+
+    async def on_start_race(self, client: Client, request: StartRace) -> dict[str, Any]:
+        session = _session(client)
+        room = self._room(request.race)
+        self._schedule_start(room, session.player, now())
+        return {"race": room.race.public_info()}
+
+    def _schedule_start(self, room: Room, by: str | None, moment: Now) -> None:
+        start_mono = room.race.schedule_start(by, moment)
+        delay_s = max(0, start_mono - moment.mono_ms) / 1000
+        room.start_handle = asyncio.get_running_loop().call_later(delay_s, self._begin, room)
+        announce = {"race": room.id, "start_at_ms": room.race.start_wall,
+                    "starts_in_ms": start_mono - moment.mono_ms}  # fmt: skip
+        self._push_racers(room, "countdown", announce)
+        room.post("countdown", announce, moment.mono_ms)
+
+    def _start_full(self, room: Room) -> None:
+        """A full race starts by itself (the server sets the countdown)."""
+        if room.race.phase is Phase.OPEN and room.race.full:
+            self._schedule_start(room, None, now())
+
+    def _begin(self, room: Room) -> None:
+        """The start signal: every racer gets the same deal at the same moment."""
+        race = room.race
+        if race.phase is not Phase.COUNTDOWN:
+            return  # everyone left or dropped during the countdown
+        race.begin()
+        moment = now()
+        for player in race.racers:
+            session = self.sessions.get(player)
+            if session is not None:
+                session.push("started", race.racer_view(player))
+        first = next(iter(race.racers.values())).state
+        assert first is not None
+        room.post("started", {"view": view_json(race.rules.view(first))}, moment.mono_ms)
+
+    def on_act(self, client: Client, session: Session, request: Act) -> None:
+        """The hot path: validate, apply, answer; everything else is queued."""
+        room = self.rooms.get(request.race)
+        if room is None:
+            raise RaceError(f"there is no race {request.race}", "race_not_found")
+        moment = now()
+        result = room.race.act(session.player, request.seq, request.action, moment,
+                               request.legal)  # fmt: skip
+        if not result.ok:
+            session.send(Error(request.id, "act", result.reply["code"], result.reply["message"]))
+            return
+        data = result.reply
+        # Opponents' standings ride on the reply when they changed since this racer last
+        # heard of them; the racer's own change needs no telling.
+        behind = session.standings_sent.get(room.id, 0) != room.standings_version
+        if not result.repeated:
+            assert result.entry is not None and result.watch is not None
+            self.persister.add_action(self.store, room.id, result.entry.as_dict())
+            room.standings_version += 1
+            room.post("act", result.watch, moment.mono_ms, racer=session.player)
+        session.standings_sent[room.id] = room.standings_version
+        if behind and len(room.race.racers) > 1:
+            data = {**data, "standings": room.race.public_info()["players"]}
+        session.send(Result(request.id, "act", data))
+        if result.racer_done:
+            self._racer_done(room, session.player, moment)
+
+    def _racer_done(self, room: Room, player: str, moment: Now) -> None:
+        if room.race.phase is Phase.DONE:
+            self._finish(room, moment)
+        else:
+            self._push_standings(room, except_player=player)
+
+    def _retire(self, room: Room, player: str, ending: Ending, moment: Now) -> None:
+        if not room.race.retire(player, ending, moment):
+            return
+        if room.race.phase is Phase.OPEN:  # left before the start
+            session = self.sessions.get(player)
+            if session is not None:
+                session.racing.discard(room.id)
+            if not room.race.racers:
+                self.rooms.pop(room.id, None)
+            return
+        room.standings_version += 1
+        room.post("retired", {"player": player, "outcome": ending.value}, moment.mono_ms,
+                  racer=player)  # fmt: skip
+        self._racer_done(room, player, moment)
+
+    async def on_resign(self, client: Client, request: Resign) -> dict[str, Any]:
+        session = _session(client)
+        room = self._room(request.race)
+        room.race.racer(session.player)
+        self._retire(room, session.player, Ending.RESIGNED, now())
+        return {"race": room.id, "outcome": Ending.RESIGNED.value}
+
+    def _finish(self, room: Room, moment: Now) -> None:
+        """Everyone is done: the ranking is final; store it and tell everyone."""
+        race = room.race
+        if room.done_mono is not None:
+            return
+        room.done_mono = moment.mono_ms
+        if room.start_handle is not None:
+            room.start_handle.cancel()
+        result = race.result()
+        if race.deal_shown():
+            result["deal"] = str(race.settings.deal)
+        self._persist("race result", self.store.save_result, race.id,
+                      {**result, "settings": race.settings.as_dict()})  # fmt: skip
+        self._push_racers(room, "result", result)
+        room.post("result", result, moment.mono_ms)
+        settings = race.settings
+        if settings.mode == "daily" and settings.ranked and settings.day is not None:
+            run = race.runs()[0]
+            self._persist("daily result", self.store.record_daily, settings.game, settings.day, run)
+        log.info(
+            "race finished",
+            extra={
+                "race": race.id,
+                "kind": settings.mode,
+                "ranking": [r["player"] for r in result["ranking"]],
+            },
+        )
+
+    async def on_rematch(self, client: Client, request: Rematch) -> dict[str, Any]:
+        session = _session(client)
+        room = self._room(request.race)
+        room.race.racer(session.player)
+        if room.race.phase is not Phase.DONE or room.race.settings.mode != "race":
+            raise RaceError("a rematch follows a finished race", "race_not_finished")
+        existing = self.rooms.get(room.rematch or "")
+        if existing is not None and existing.race.phase is Phase.OPEN:
+            existing.race.join(session.player, session.name)
+            session.racing.add(existing.id)
+            self._push_racers(existing, "joined", {"race": existing.race.public_info()},
+                              except_player=session.player)  # fmt: skip
+            if existing.race.full:
+                asyncio.get_running_loop().call_soon(self._start_full, existing)
+            return {"race": existing.race.public_info()}
+        old = room.race.settings
+        settings = RaceSettings(
+            game=old.game, options=old.options, deal=secrets.randbelow(MAX_DEAL) + 1,
+            max_players=max(old.max_players, 1), public=old.public,
+            countdown_ms=old.countdown_ms, spectator_delay_ms=old.spectator_delay_ms,
+        )  # fmt: skip
+        new_room = self._open_room(settings, session, now())
+        room.rematch = new_room.id
+        self._push_racers(
+            room,
+            "rematch",
+            {"race": room.id, "rematch": new_room.id, "by": session.player},
+            except_player=session.player,
+        )
+        return {"race": new_room.race.public_info()}
+
+    async def on_snapshot(self, client: Client, request: Snapshot) -> dict[str, Any]:
+        session = _session(client)
+        room = self._room(request.race)
+        if session.player in room.race.racers:
+            return {"race": room.race.racer_view(session.player)}
+        if room.id in session.watching:
+            return {"race": room.spectator_snapshot()}
+        return {"race": room.race.public_info()}
+
+    # ================================================================== daily challenge
+
+    async def on_daily_start(self, client: Client, request: DailyStart) -> dict[str, Any]:
+        session = _session(client)
+        moment = now()
+        day = day_of(moment.wall_ms)
+        for race_id in session.racing:
+            other = self.rooms.get(race_id)
+            if (other is not None and other.race.settings.mode == "daily"
+                    and other.race.settings.game == request.game
+                    and other.race.phase is not Phase.DONE):  # fmt: skip
+                raise RaceError("finish or resign your attempt in progress first",
+                                "attempt_in_progress")  # fmt: skip
+        deal, certified = await self.daily.deal_for(request.game, day)
+        attempt = new_id()
+        ranked = await self.store.claim_daily(request.game, day, session.player, attempt)
+        settings = RaceSettings(
+            game=request.game, options=dict(rules_for(request.game).options), deal=deal,
+            max_players=1, public=True, countdown_ms=0, mode="daily", day=day, ranked=ranked,
+        )  # fmt: skip
+        rules = rules_for(settings.game, settings.options)
+        race = Race(attempt, settings, rules, session.player)
+        race.join(session.player, session.name)
+        room = Room(race, moment.mono_ms)
+        self.rooms[attempt] = room
+        session.racing.add(attempt)
+        self._persist("race record", self.store.save_race, attempt, settings.as_dict())
+        race.schedule_start(None, moment)
+        self._begin(room)
+        return {
+            "race": race.racer_view(session.player), "day": day, "ranked": ranked,
+            "certified": certified, "next_day_ms": next_day_start_ms(day),
+        }  # fmt: skip
+
+    async def on_daily_board(self, client: Client, request: DailyBoard) -> dict[str, Any]:
+        session = _session(client)
+        today = day_of(now().wall_ms)
+        day = request.day or today
+        board = await self.store.daily_board(request.game, day, request.top, session.player,
+                                             request.around)  # fmt: skip
+        deal = await self.store.daily_deal(request.game, day) if day < today else None
+        return {
+            "game": request.game, "day": day, "today": today, "deal": deal and str(deal),
+            "next_day_ms": next_day_start_ms(today), **board_json(board, day < today),
+        }  # fmt: skip
+
+    async def on_best_board(self, client: Client, request: BestBoard) -> dict[str, Any]:
+        session = _session(client)
+        board = await self.store.best_board(request.game, request.top, session.player,
+                                            request.around)  # fmt: skip
+        return {"game": request.game, **board_json(board, False)}
+
+    # ================================================================== spectating
+
+    async def on_list_live(self, client: Client, request: ListLive) -> dict[str, Any]:
+        live = []
+        for room in self.rooms.values():
+            race = room.race
+            if race.phase in (Phase.COUNTDOWN, Phase.RUNNING) and race.settings.public:
+                live.append({**race.public_info(), "spectators": len(room.spectators)})
+        return {"races": live}
+
+    async def on_spectate(self, client: Client, request: Spectate) -> dict[str, Any]:
+        session = _session(client)
+        room = self._room(request.race)
+        race = room.race
+        if session.player in race.racers and race.phase is not Phase.DONE:
+            raise RaceError("you cannot watch a race you are in", "spectate_refused")
+        if race.settings.mode == "daily" and race.settings.day is not None:
+            await self._check_daily_done(session, race.settings.game, race.settings.day)
+        room.spectators[session] = None
+        session.watching.add(room.id)
+        return {"race": room.spectator_snapshot()}
+
+    async def _check_daily_done(self, session: Session, game: str, day: str) -> None:
+        """Only a player who has finished their own ranked attempt at a daily deal may
+        watch others play it: watching first would show the deal before their attempt."""
+        attempt = await self.store.ranked_attempt(game, day, session.player)
+        room = self.rooms.get(attempt or "")
+        if attempt is None or (room is not None and room.race.phase is not Phase.DONE):
+            raise RaceError(
+                "finish your own attempt at this daily challenge before watching others",
+                "spectate_refused",
+            )
+
+    async def on_unspectate(self, client: Client, request: Unspectate) -> dict[str, Any]:
+        session = _session(client)
+        self._stop_watching(session, request.race)
+        return {"race": request.race}
+
+    def _stop_watching(self, session: Session, race_id: str) -> None:
+        session.watching.discard(race_id)
+        room = self.rooms.get(race_id)
+        if room is not None:
+            room.spectators.pop(session, None)
+
+    # ================================================================== timers
+
+    async def _ticker(self) -> None:
+        """Flush spectator feeds, push standings to idle racers, end overlong races,
+        forget old ones."""
+        interval = self.settings.feed_interval_ms / 1000
+        standings_every = max(
+            1, self.settings.standings_interval_ms // self.settings.feed_interval_ms
+        )
+        tick = 0
+        while True:
+            await asyncio.sleep(interval)
+            tick += 1
+            moment = now()
+            for room in list(self.rooms.values()):
+                try:
+                    self._tick_room(room, moment, tick % standings_every == 0)
+                except Exception:
+                    log.exception("ticker failed for a race", extra={"race": room.id})
+
+    def _tick_room(self, room: Room, moment: Now, standings: bool) -> None:
+        settings = self.settings
+        if len(room.spectators) != room.spectator_count_shown:
+            room.spectator_count_shown = len(room.spectators)
+            room.post("spectators", {"count": len(room.spectators)}, moment.mono_ms)
+        items = room.due_items(moment.mono_ms)
+        for laggard in room.fan_out(items, settings.spectator_chunk,
+                                    settings.spectator_write_buffer):  # fmt: skip
+            self._stop_watching(laggard, room.id)
+            laggard.push("watch_ended", {"race": room.id, "reason": "too_slow"})
+        race = room.race
+        if standings and race.phase is Phase.RUNNING and len(race.racers) > 1:
+            self._push_standings(room, only_behind=True)
+        if (race.phase is Phase.RUNNING and race.start_mono is not None
+                and moment.mono_ms - race.start_mono > settings.max_race_ms):  # fmt: skip
+            race.time_out(moment)
+            self._finish(room, moment)
+        if (room.done_mono is not None and not room.pending
+                and moment.mono_ms - room.done_mono > settings.done_race_keep_ms):  # fmt: skip
+            self._forget(room)
+
+    def _forget(self, room: Room) -> None:
+        self.rooms.pop(room.id, None)
+        for player in room.race.racers:
+            session = self.sessions.get(player)
+            if session is not None:
+                session.racing.discard(room.id)
+                session.standings_sent.pop(room.id, None)
+        for spectator in list(room.spectators):
+            spectator.watching.discard(room.id)
+
+    # ================================================================== helpers
+
+    def _push_racers(self, room: Room, kind: str, data: dict[str, Any],
+                     except_player: str | None = None) -> None:  # fmt: skip
+        for player in room.race.racers:
+            session = self.sessions.get(player)
+            if session is not None and player != except_player:
+                session.push(kind, data)
+
+    def _push_standings(self, room: Room, *, only_behind: bool = False,
+                        except_player: str | None = None) -> None:  # fmt: skip
+        players = room.race.public_info()["players"]
+        for player in room.race.racers:
+            session = self.sessions.get(player)
+            if session is None or player == except_player:
+                continue
+            if only_behind and session.standings_sent.get(room.id) == room.standings_version:
+                continue
+            session.standings_sent[room.id] = room.standings_version
+            session.push("standings", {"race": room.id, "players": players})
+
+    def _persist(self, what: str, method: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        self.persister.add(what, lambda: method(*args))
+
+
+def _session(client: Client) -> Session:
+    assert client.session is not None
+    return client.session
+
+
+def _select_subprotocol(connection: ServerConnection, offered: Any) -> Any:
+    """The first of our encodings the client offers; JSON when it offers none."""
+    for name in offered:
+        if name in SUBPROTOCOLS:
+            return name
+    return None
+
+
+def new_id() -> str:
+    return secrets.token_hex(8)
+
+
+def message_type(frame: str | bytes, client: Client) -> str | None:
+    """The ``type`` of a frame, if it can be read (for error replies)."""
+    try:
+        kind = decode(frame, client.encoding).get("type")
+    except WireError:
+        return None
+    return kind[:32] if isinstance(kind, str) else None
+
+
+def board_json(board: Board, show_deals: bool) -> dict[str, Any]:
+    def entry(item: Entry | None) -> dict[str, Any] | None:
+        if item is None:
+            return None
+        run: Run = item.run
+        data = {"rank": item.rank, **run.as_dict()}
+        if not show_deals:
+            data["deal"] = None
+        return data
+
+    return {
+        "total": board.total,
+        "top": [entry(e) for e in board.top],
+        "around": [entry(e) for e in board.around],
+        "me": entry(board.me),
+    }

@@ -1,0 +1,147 @@
+"""``solrace serve``: run the race server until SIGTERM or SIGINT, then shut down gracefully.
+
+Every option has an environment variable (``SOLRACE_HOST``, ``SOLRACE_PORT``,
+``SOLRACE_REDIS_URL``, ...); a command-line option wins over its variable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+
+from server.config import Settings
+
+DEFAULTS = Settings()
+
+
+def _env(name: str, default: object) -> str | None:
+    value = os.environ.get(f"SOLRACE_{name}")
+    return value if value is not None else (None if default is None else str(default))
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add = parser.add_argument
+    add("--host", default=_env("HOST", DEFAULTS.host), help="address to listen on [SOLRACE_HOST]")
+    add(
+        "--port",
+        type=int,
+        default=_env("PORT", DEFAULTS.port),
+        help="port for websockets (/ws), /healthz and the browser client [SOLRACE_PORT]",
+    )
+    add(
+        "--redis",
+        dest="redis_url",
+        default=_env("REDIS_URL", None),
+        metavar="URL",
+        help="Redis URL, e.g. redis://127.0.0.1:6379/0; none: keep everything in this process "
+        "[SOLRACE_REDIS_URL]",
+    )
+    add(
+        "--redis-prefix",
+        default=_env("REDIS_PREFIX", DEFAULTS.redis_prefix),
+        help="prefix of every Redis key [SOLRACE_REDIS_PREFIX]",
+    )
+    add(
+        "--grace-ms",
+        type=int,
+        default=_env("GRACE_MS", DEFAULTS.grace_ms),
+        help="how long a dropped player may resume [SOLRACE_GRACE_MS]",
+    )
+    add(
+        "--countdown-ms",
+        type=int,
+        default=_env("COUNTDOWN_MS", DEFAULTS.countdown_ms),
+        help="default countdown before a race starts [SOLRACE_COUNTDOWN_MS]",
+    )
+    add(
+        "--rate",
+        dest="rate_per_s",
+        type=float,
+        default=_env("RATE", DEFAULTS.rate_per_s),
+        help="requests per second allowed per connection [SOLRACE_RATE]",
+    )
+    add(
+        "--burst",
+        type=int,
+        default=_env("BURST", DEFAULTS.burst),
+        help="requests allowed at once per connection [SOLRACE_BURST]",
+    )
+    add(
+        "--origin",
+        dest="origins",
+        action="append",
+        default=None,
+        metavar="ORIGIN",
+        help="allowed Origin header (repeat); none: any [SOLRACE_ORIGINS, comma-separated]",
+    )
+    add(
+        "--ping-interval",
+        dest="ping_interval_s",
+        type=float,
+        default=_env("PING_INTERVAL", DEFAULTS.ping_interval_s),
+        help="seconds between keepalive pings [SOLRACE_PING_INTERVAL]",
+    )
+    add(
+        "--daily-secret",
+        default=_env("DAILY_SECRET", DEFAULTS.daily_secret),
+        help="secret mixed into the daily deal rule [SOLRACE_DAILY_SECRET]",
+    )
+    add(
+        "--no-certify",
+        dest="daily_certify",
+        action="store_false",
+        default=_env("DAILY_CERTIFY", "1") not in ("0", "false", "no"),
+        help="do not require daily deals to be proven winnable [SOLRACE_DAILY_CERTIFY=0]",
+    )
+    add(
+        "--static-dir",
+        default=_env("STATIC_DIR", None),
+        help="serve the browser client from this folder [SOLRACE_STATIC_DIR]",
+    )
+    add(
+        "--log-level",
+        default=_env("LOG_LEVEL", DEFAULTS.log_level),
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="[SOLRACE_LOG_LEVEL]",
+    )
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    origins = args.origins or [o for o in (_env("ORIGINS", "") or "").split(",") if o]
+    return Settings(
+        host=args.host, port=int(args.port), redis_url=args.redis_url,
+        redis_prefix=args.redis_prefix, grace_ms=int(args.grace_ms),
+        countdown_ms=int(args.countdown_ms), rate_per_s=float(args.rate_per_s),
+        burst=int(args.burst), origins=tuple(origins), ping_interval_s=float(args.ping_interval_s),
+        ping_timeout_s=float(args.ping_interval_s), daily_secret=args.daily_secret,
+        daily_certify=args.daily_certify, static_dir=args.static_dir, log_level=args.log_level,
+    )  # fmt: skip
+
+
+async def serve_until_signalled(settings: Settings) -> None:
+    from server.app import RaceServer
+    from server.store import open_store
+
+    server = RaceServer(settings, open_store(settings.redis_url, prefix=settings.redis_prefix))
+    await server.start()
+    print(f"solrace: serving on http://{settings.host}:{server.port}/ "
+          f"(websocket: ws://{settings.host}:{server.port}/ws)", flush=True)  # fmt: skip
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    logging.getLogger("solrace.server").info("shutting down")
+    await server.stop()
+
+
+def run(args: argparse.Namespace) -> int:
+    from server.logs import configure as configure_logs
+
+    settings = settings_from(args)
+    configure_logs(settings.log_level)
+    asyncio.run(serve_until_signalled(settings))
+    return 0

@@ -1,0 +1,36 @@
+"""The server's settings: one frozen value, from command-line arguments or the environment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    redis_url: str | None = None  # None: keep everything in this process
+    redis_prefix: str = "solrace:"
+    grace_ms: int = 30_000  # how long a dropped player may come back and resume
+    countdown_ms: int = 3_000  # default countdown before a race starts
+    max_race_ms: int = 4 * 3600_000  # a race ends (did not finish) after this long
+    done_race_keep_ms: int = 15 * 60_000  # finished races stay in memory for rematch/snapshot
+    rate_per_s: float = 30.0  # requests per second per connection, sustained
+    burst: int = 60  # requests per connection in a burst
+    flood_strikes: int = 100  # over-limit requests within 10 s that close the connection
+    origins: tuple[str, ...] = ()  # allowed Origin headers; empty: any
+    ping_interval_s: float = 20.0  # keepalive pings find dead connections
+    ping_timeout_s: float = 20.0
+    close_timeout_s: float = 2.0  # a peer that does not finish the closing handshake
+    event_buffer: int = 512  # events kept per player for resume
+    standings_interval_ms: int = 500  # idle racers get opponents' progress this often
+    feed_interval_ms: int = 50  # spectator feeds flush this often
+    spectator_chunk: int = 100  # spectators served per loop turn, so players never wait
+    max_write_buffer: int = 1 << 20  # a connection this far behind is closed (players)
+    spectator_write_buffer: int = 256 << 10  # a spectator this far behind stops watching
+    daily_secret: str = ""  # mixed into the daily deal rule, so the deal can't be precomputed
+    daily_certify: bool = True  # daily deals must be proven winnable by the solver
+    daily_solver_nodes: int = 200_000
+    shutdown_grace_s: float = 10.0  # time to finish writes on SIGTERM
+    static_dir: str | None = None  # the browser client's files; None: the packaged ones
+    log_level: str = "INFO"

@@ -1,0 +1,83 @@
+"""Plain HTTP on the websocket port: ``GET /healthz`` and the browser client's files.
+
+A request that asks to upgrade to a websocket goes on to the handshake; anything else is
+answered here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import mimetypes
+from http import HTTPStatus
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+if TYPE_CHECKING:
+    from server.app import RaceServer
+
+WEB_ROOT = Path(__file__).resolve().parent.parent / "client" / "web"
+
+
+class HttpRoutes:
+    def __init__(self, server: RaceServer) -> None:
+        self.server = server
+        root = server.settings.static_dir
+        self.root = Path(root).resolve() if root else WEB_ROOT
+
+    async def process_request(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | None:
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            return await self.health()
+        return self.static(path)
+
+    async def health(self) -> Response:
+        server = self.server
+        try:
+            store_ok = await asyncio.wait_for(server.store.ping(), 2.0)
+        except Exception:
+            store_ok = False
+        body = {
+            "status": "ok" if store_ok and not server.stopping else "degraded",
+            "store": "ok" if store_ok else "unavailable",
+            "stopping": server.stopping,
+            "players": sum(1 for s in server.sessions.values() if s.connected),
+            "races": len(server.rooms),
+            "write_backlog": server.persister.backlog,
+        }
+        status = HTTPStatus.OK if body["status"] == "ok" else HTTPStatus.SERVICE_UNAVAILABLE
+        return _response(status, json.dumps(body).encode(), "application/json")
+
+    def static(self, path: str) -> Response:
+        relative = "index.html" if path in ("/", "") else path.lstrip("/")
+        target = (self.root / relative).resolve()
+        if not target.is_relative_to(self.root) or not target.is_file():
+            return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        return _response(HTTPStatus.OK, target.read_bytes(), kind)
+
+
+def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
+    headers = Headers(
+        [
+            (
+                "Content-Type",
+                content_type
+                + (
+                    "; charset=utf-8" if content_type.startswith(("text/", "application/j")) else ""
+                ),
+            ),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-cache"),
+            ("X-Content-Type-Options", "nosniff"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, body)

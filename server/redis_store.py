@@ -1,0 +1,392 @@
+"""The Redis store: the ``Store`` interface on ``redis.asyncio``, shared by server processes.
+
+The only module of the project that imports ``redis``. Leaderboards are sorted sets
+(score = ``run.score()``, member = ``run.member()``) beside a hash of whole run records;
+every update that touches more than one key is one Lua script, so it is atomic. Keys carry
+a prefix and a hash tag per day, game or race, so each script's keys share one cluster
+slot. ``docs/storage.md`` lists every key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+import redis.asyncio as redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ReadOnlyError, RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from protocol.ranking import Run
+from server.store import (
+    RESEND_WINDOW,
+    Board,
+    Entry,
+    Store,
+    StoreError,
+    StoreUnavailable,
+    check_game,
+    check_window,
+    encode_json,
+    log_batches,
+    run_from_json,
+    run_json,
+)
+
+RETRIES = 3  # after the first try: at most 4 tries per command
+BACKOFF_BASE_S = 0.025  # waits 0.05 s, 0.1 s, 0.2 s between tries
+BACKOFF_CAP_S = 0.5
+CONNECT_TIMEOUT_S = 1.0
+SOCKET_TIMEOUT_S = 2.0
+CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
+LOG_PAGE = 1000  # stream entries read per XRANGE
+
+# KEYS[1] deal; ARGV[1] number. The first writer wins.
+SET_DEAL = """
+local stored = redis.call('GET', KEYS[1])
+if stored then return stored end
+redis.call('SET', KEYS[1], ARGV[1])
+return ARGV[1]
+"""
+
+# KEYS[1] claims; ARGV[1] player, ARGV[2] attempt. 1 iff the attempt is the claimed one.
+CLAIM = """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then return 1 end
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 1 end
+return 0
+"""
+
+# KEYS[1] claims, KEYS[2] board, KEYS[3] members, KEYS[4] runs;
+# ARGV[1] player, ARGV[2] race, ARGV[3] score, ARGV[4] member, ARGV[5] run JSON.
+RECORD_DAILY = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+local recorded = redis.call('HGET', KEYS[3], ARGV[1])
+if recorded then
+  if redis.call('HGET', KEYS[4], recorded) == ARGV[5] then return 1 end
+  return 0
+end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+return 1
+"""
+
+# KEYS[1] board, KEYS[2] members, KEYS[3] runs; ARGV[1] player, ARGV[2] score,
+# ARGV[3] member, ARGV[4] run JSON, ARGV[5..8] finished (1/0), progress, time_ms, actions.
+# The comparison is Run.better_than: (finished first, more progress, less time, fewer
+# actions), strictly.
+OFFER_BEST = """
+local function key(finished, progress, time_ms, actions)
+  if finished then return {0, 0, time_ms, actions} end
+  return {1, -progress, time_ms, actions}
+end
+local stored_member = redis.call('HGET', KEYS[2], ARGV[1])
+if stored_member then
+  local stored_json = redis.call('HGET', KEYS[3], stored_member)
+  if stored_json == ARGV[4] then return 1 end
+  local old = cjson.decode(stored_json)
+  local new_key = key(ARGV[5] == '1', tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]))
+  local old_key = key(old.finished, old.progress, old.time_ms, old.actions)
+  local better = false
+  for i = 1, 4 do
+    if new_key[i] ~= old_key[i] then
+      better = new_key[i] < old_key[i]
+      break
+    end
+  end
+  if not better then return 0 end
+  redis.call('ZREM', KEYS[1], stored_member)
+  redis.call('HDEL', KEYS[3], stored_member)
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return 1
+"""
+
+# KEYS[1] board, KEYS[2] members, KEYS[3] runs; ARGV[1] top, ARGV[2] around,
+# ARGV[3] '1' when a player is asked for, ARGV[4] player.
+# Returns {total, rank0 (-1: none), start0 of around, top run JSONs, around run JSONs}.
+READ_BOARD = """
+local function records(members)
+  local out = {}
+  for i = 1, #members, 500 do
+    local chunk = {}
+    for j = i, math.min(i + 499, #members) do chunk[#chunk + 1] = members[j] end
+    for _, record in ipairs(redis.call('HMGET', KEYS[3], unpack(chunk))) do
+      out[#out + 1] = record
+    end
+  end
+  return out
+end
+local total = redis.call('ZCARD', KEYS[1])
+local top = tonumber(ARGV[1])
+local top_members = {}
+if top > 0 then top_members = redis.call('ZRANGE', KEYS[1], 0, top - 1) end
+local rank = -1
+local start = 0
+local around_members = {}
+if ARGV[3] == '1' then
+  local member = redis.call('HGET', KEYS[2], ARGV[4])
+  if member then
+    local found = redis.call('ZRANK', KEYS[1], member)
+    if found then
+      rank = found
+      start = math.max(0, rank - tonumber(ARGV[2]))
+      around_members = redis.call('ZRANGE', KEYS[1], start, rank + tonumber(ARGV[2]))
+    end
+  end
+end
+return {total, rank, start, records(top_members), records(around_members)}
+"""
+
+# KEYS[1] log stream; ARGV[1] resend window, ARGV[2..] entry JSONs, in order. An entry equal
+# to one of the last (window + count) entries, or to one appended just now, is a resend.
+APPEND_ACTIONS = """
+local seen = {}
+local recent = tonumber(ARGV[1]) + #ARGV - 1
+for _, item in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', recent)) do
+  seen[item[2][2]] = true
+end
+local added = 0
+for i = 2, #ARGV do
+  if not seen[ARGV[i]] then
+    redis.call('XADD', KEYS[1], '*', 'entry', ARGV[i])
+    seen[ARGV[i]] = true
+    added = added + 1
+  end
+end
+return added
+"""
+
+
+class RedisStore(Store):
+    """The store in Redis at ``url``, every key under ``prefix``.
+
+    Commands are retried by redis-py (exponential backoff, a few tries, bounded socket
+    timeouts); a call that still fails, or takes longer than ``deadline`` seconds, raises
+    ``StoreUnavailable``.
+    """
+
+    def __init__(self, url: str, prefix: str = "solrace:", *, deadline: float = CALL_DEADLINE_S):
+        if "{" in prefix or "}" in prefix:
+            raise ValueError("the key prefix must not contain braces (they mark hash tags)")
+        self.prefix = prefix
+        self._where = _display(url)
+        self._deadline = deadline
+        self._redis = redis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_connect_timeout=CONNECT_TIMEOUT_S,
+            socket_timeout=SOCKET_TIMEOUT_S,
+            retry=Retry(ExponentialBackoff(cap=BACKOFF_CAP_S, base=BACKOFF_BASE_S), RETRIES),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        )
+        self._set_deal = self._redis.register_script(SET_DEAL)
+        self._claim = self._redis.register_script(CLAIM)
+        self._record_daily = self._redis.register_script(RECORD_DAILY)
+        self._offer_best = self._redis.register_script(OFFER_BEST)
+        self._read_board = self._redis.register_script(READ_BOARD)
+        self._append_actions = self._redis.register_script(APPEND_ACTIONS)
+
+    # keys
+
+    def _daily_key(self, game: str, day: str, part: str) -> str:
+        return f"{self.prefix}daily:{{{game}:{day}}}:{part}"
+
+    def _daily_board_keys(self, game: str, day: str) -> list[str]:
+        return [self._daily_key(game, day, part) for part in ("board", "members", "runs")]
+
+    def _best_keys(self, game: str) -> list[str]:
+        return [f"{self.prefix}best:{{{game}}}:{part}" for part in ("board", "members", "runs")]
+
+    def _race_key(self, race: str, part: str) -> str:
+        return f"{self.prefix}race:{{{race}}}:{part}"
+
+    # calls
+
+    async def _call(self, operation: Awaitable[Any]) -> Any:
+        """Await one Redis operation, turning its failures into store errors."""
+        async with self._translated():
+            async with asyncio.timeout(self._deadline):
+                return await operation
+
+    @asynccontextmanager
+    async def _translated(self) -> AsyncIterator[None]:
+        try:
+            yield
+        except (RedisConnectionError, RedisTimeoutError, TimeoutError, OSError) as error:
+            detail = str(error) or f"no answer within {self._deadline} s"
+            raise StoreUnavailable(
+                f"the Redis store at {self._where} cannot be reached "
+                f"({type(error).__name__}: {detail}); "
+                "check that Redis is running and that the store URL is right"
+            ) from error
+        except ReadOnlyError as error:
+            raise StoreUnavailable(
+                f"the Redis store at {self._where} is a read-only replica ({error}); "
+                "point the store URL at the primary"
+            ) from error
+        except RedisError as error:
+            raise StoreError(
+                f"the Redis store at {self._where} refused a command "
+                f"({type(error).__name__}: {error})"
+            ) from error
+
+    # daily challenge
+
+    async def daily_deal(self, game: str, day: str) -> int | None:
+        stored: str | None = await self._call(self._redis.get(self._daily_key(game, day, "deal")))
+        return None if stored is None else int(stored)
+
+    async def set_daily_deal(self, game: str, day: str, number: int) -> int:
+        key = self._daily_key(game, day, "deal")
+        return int(await self._call(self._set_deal(keys=[key], args=[number])))
+
+    async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:
+        key = self._daily_key(game, day, "claims")
+        return bool(await self._call(self._claim(keys=[key], args=[player, attempt])))
+
+    async def ranked_attempt(self, game: str, day: str, player: str) -> str | None:
+        key = self._daily_key(game, day, "claims")
+        attempt: str | None = await self._call(self._redis.hget(key, player))
+        return attempt
+
+    async def record_daily(self, game: str, day: str, run: Run) -> bool:
+        check_game(game, run)
+        keys = [self._daily_key(game, day, "claims"), *self._daily_board_keys(game, day)]
+        args: list[str | int] = [run.player, run.race, _score(run), run.member(), run_json(run)]
+        recorded = bool(await self._call(self._record_daily(keys=keys, args=args)))
+        if recorded and run.finished:
+            await self.offer_best(game, run)
+        return recorded
+
+    async def daily_board(
+        self, game: str, day: str, top: int, player: str | None = None, around: int = 0
+    ) -> Board:
+        return await self._board(self._daily_board_keys(game, day), top, player, around)
+
+    async def offer_best(self, game: str, run: Run) -> bool:
+        check_game(game, run)
+        if not run.finished:
+            return False
+        args: list[str | int] = [
+            run.player,
+            _score(run),
+            run.member(),
+            run_json(run),
+            "1" if run.finished else "0",
+            run.progress,
+            run.time_ms,
+            run.actions,
+        ]
+        return bool(await self._call(self._offer_best(keys=self._best_keys(game), args=args)))
+
+    async def best_board(
+        self, game: str, top: int, player: str | None = None, around: int = 0
+    ) -> Board:
+        return await self._board(self._best_keys(game), top, player, around)
+
+    async def _board(self, keys: list[str], top: int, player: str | None, around: int) -> Board:
+        check_window(top, around)
+        args: list[str | int] = [top, around, "0" if player is None else "1", player or ""]
+        total, rank, start, top_runs, around_runs = await self._call(
+            self._read_board(keys=keys, args=args)
+        )
+        top_entries = _entries(0, top_runs)
+        if rank < 0:
+            return Board(int(total), top_entries, [], None)
+        around_entries = _entries(int(start), around_runs)
+        return Board(int(total), top_entries, around_entries, around_entries[rank - start])
+
+    # races
+
+    async def save_race(self, race: str, record: dict[str, Any]) -> None:
+        await self._call(self._redis.set(self._race_key(race, "race"), encode_json(record)))
+
+    async def load_race(self, race: str) -> dict[str, Any] | None:
+        return _loaded(await self._call(self._redis.get(self._race_key(race, "race"))))
+
+    async def append_actions(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        batches = log_batches(entries)
+        if batches:
+            await self._call(self._append_batches(batches))
+
+    async def _append_batches(self, batches: dict[str, list[str]]) -> None:
+        """One script call per race, all sent in one round trip."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for race, texts in batches.items():
+                keys = [self._race_key(race, "log")]
+                await self._append_actions(keys=keys, args=[RESEND_WINDOW, *texts], client=pipe)
+            await pipe.execute()
+
+    async def actions(self, race: str) -> list[dict[str, Any]]:
+        key = self._race_key(race, "log")
+        entries: list[dict[str, Any]] = []
+        start = "-"
+        while True:
+            page = await self._call(self._redis.xrange(key, min=start, count=LOG_PAGE))
+            entries.extend(json.loads(fields["entry"]) for _, fields in page)
+            if len(page) < LOG_PAGE:
+                return entries
+            start = "(" + page[-1][0]
+
+    async def save_result(self, race: str, result: dict[str, Any]) -> None:
+        await self._call(self._redis.set(self._race_key(race, "result"), encode_json(result)))
+
+    async def load_result(self, race: str) -> dict[str, Any] | None:
+        return _loaded(await self._call(self._redis.get(self._race_key(race, "result"))))
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self._call(self._redis.ping()))
+        except StoreError:
+            return False
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+    async def purge(self) -> int:
+        """Delete every key under this store's prefix (for tests and tear-downs); returns
+        how many were deleted."""
+        deleted = 0
+        async with self._translated():
+            async for key in self._redis.scan_iter(match=_glob_escape(self.prefix) + "*"):
+                deleted += await self._redis.delete(key)
+        return deleted
+
+
+def _score(run: Run) -> int:
+    """The sorted-set score as an integer: exact, and read exactly by Redis."""
+    return int(run.score())
+
+
+def _entries(start: int, records: list[str]) -> list[Entry]:
+    return [Entry(start + offset + 1, run_from_json(text)) for offset, text in enumerate(records)]
+
+
+def _loaded(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    value: dict[str, Any] = json.loads(text)
+    return value
+
+
+def _display(url: str) -> str:
+    """The URL without user name or password, fit for error messages and logs."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        return f"unix://{parts.path}"
+    host = parts.hostname or "localhost"
+    port = parts.port or 6379
+    return f"{parts.scheme}://{host}:{port}{parts.path or ''}"
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + char if char in "*?[]\\" else char for char in text)

@@ -1,0 +1,136 @@
+"""A race on the server: the pure ``Race`` plus what only a server has: its spectators, the
+spectator feed (delayed when the race asks for it), and timers.
+
+The feed numbers its items per race. A spectator who arrives gets a snapshot "as of feed
+item K" and then the items after K, so snapshot and feed never overlap or leave a gap,
+with or without a spectator delay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Any
+
+from websockets.asyncio.server import broadcast
+
+from protocol.engine import GameState
+from protocol.messages import Watch, encode_server
+from protocol.notation import parse_action
+from protocol.race import Race
+from protocol.wire import SUBPROTOCOLS, encode
+from server.sessions import Session
+
+NOTHING_SHOWN: dict[str, Any] = {"progress": 0, "actions": 0, "outcome": None, "time_ms": None}
+PHASE_OF = {"countdown": "countdown", "started": "running", "result": "done"}
+
+
+class Room:
+    def __init__(self, race: Race, created_mono: int) -> None:
+        self.race = race
+        self.created_mono = created_mono
+        self.spectators: dict[Session, None] = {}  # an ordered set
+        self.pending: deque[tuple[int, Watch, str | None]] = deque()  # (due, item, racer)
+        self.feed_seq = 0
+        self.released_seq = 0
+        self.released_entries: dict[str, int] = {}  # racer -> log entries shown to spectators
+        self.shown: dict[str, dict[str, Any]] = {}  # racer -> standing spectators know
+        self.shown_phase = race.phase.value
+        self.standings_version = 0
+        self.spectator_count_shown = 0
+        self.start_handle: asyncio.TimerHandle | None = None
+        self.done_mono: int | None = None
+        self.rematch: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.race.id
+
+    @property
+    def delay_ms(self) -> int:
+        return self.race.settings.spectator_delay_ms
+
+    def post(
+        self, kind: str, data: dict[str, Any], now_mono: int, racer: str | None = None
+    ) -> None:
+        """Queue a feed item. ``racer`` names the racer it concerns: its standing fields
+        (progress, actions, outcome, time_ms) become what spectators know of them, and an
+        ``act`` item advances that racer's action log by one."""
+        self.feed_seq += 1
+        item = Watch(self.id, self.feed_seq, kind, data)
+        if not self.spectators and not self.delay_ms:
+            self._release(item, racer)  # nobody to send it to; a snapshot will cover it
+            return
+        self.pending.append((now_mono + self.delay_ms, item, racer))
+
+    def due_items(self, now_mono: int) -> list[Watch]:
+        """Feed items whose time has come, in order; they count as shown from now on."""
+        items = []
+        while self.pending and self.pending[0][0] <= now_mono:
+            _, item, racer = self.pending.popleft()
+            self._release(item, racer)
+            items.append(item)
+        return items
+
+    def _release(self, item: Watch, racer: str | None) -> None:
+        self.released_seq = item.seq
+        if item.kind in PHASE_OF:
+            self.shown_phase = PHASE_OF[item.kind]
+        if racer is not None:
+            known = self.shown.setdefault(racer, dict(NOTHING_SHOWN))
+            known.update((k, item.data[k]) for k in NOTHING_SHOWN if k in item.data)
+            if item.kind == "act":
+                self.released_entries[racer] = self.released_entries.get(racer, 0) + 1
+
+    def spectator_snapshot(self) -> dict[str, Any]:
+        """Every racer's face-up cards and standing as of the last released feed item."""
+        states: dict[str, GameState] = {}
+        rules, race = self.race.rules, self.race
+        for player, racer in race.racers.items():
+            shown = self.released_entries.get(player, 0)
+            if racer.state is not None and shown < len(racer.log):
+                state = rules.start(race.settings.deal)
+                for entry in racer.log[:shown]:
+                    state = rules.apply(state, parse_action(entry.action)).state
+                states[player] = state
+        picture = race.spectator_view(states)
+        for standing in picture["players"]:
+            standing.update(self.shown.get(standing["player"], NOTHING_SHOWN))
+        picture["phase"] = self.shown_phase
+        picture["feed_seq"] = self.released_seq
+        picture["spectators"] = len(self.spectators)
+        return picture
+
+    def fan_out(self, items: list[Watch], chunk: int, write_limit: int) -> list[Session]:
+        """Send ``items`` to every spectator, ``chunk`` spectators per loop turn so that
+        players' replies are never queued behind them. Returns spectators too far behind
+        to keep (the caller drops them)."""
+        if not items or not self.spectators:
+            return []
+        laggards: list[Session] = []
+        by_encoding: dict[str, list[Any]] = {encoding: [] for encoding in SUBPROTOCOLS}
+        for session in self.spectators:
+            connection = session.connection
+            if connection is None:
+                continue
+            transport = connection.transport
+            if transport is not None and transport.get_write_buffer_size() > write_limit:
+                laggards.append(session)
+                continue
+            by_encoding[session.encoding].append(connection)
+        payloads = {
+            encoding: [encode(encode_server(item), encoding) for item in items]
+            for encoding, connections in by_encoding.items()
+            if connections
+        }
+        loop = asyncio.get_running_loop()
+        for encoding, connections in by_encoding.items():
+            for start in range(0, len(connections), chunk):
+                part = connections[start : start + chunk]
+                loop.call_soon(_send_all, part, payloads.get(encoding, []))
+        return laggards
+
+
+def _send_all(connections: list[Any], payloads: list[bytes | str]) -> None:
+    for payload in payloads:
+        broadcast(connections, payload)

@@ -1,0 +1,370 @@
+"""Storage behind one narrow interface: daily challenges, leaderboards, races and their logs.
+
+``Store`` is the interface the server calls; ``MemoryStore`` keeps everything in this
+process (the default, so ``solrace serve`` needs nothing else); ``RedisStore`` (in
+``server/redis_store.py``, the only module that imports ``redis``) shares it between
+server processes. Both keep the same promises, checked by one contract test suite
+(``tests/server/test_store_contract.py``); ``docs/storage.md`` describes them.
+
+Boards are ordered by ``(run.score(), run.member())``, the sorted-set encoding of the total
+order of ``protocol/ranking.py``: it sorts exactly as ``Run.sort_key`` within the ranges
+that module documents, and both stores sort the same way beyond them.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from bisect import bisect_left, insort
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.ranking import Run
+
+RESEND_WINDOW = 16  # an action entry equal to one of the last 16 of its log is a resend
+
+
+class StoreError(Exception):
+    """The store could not do what was asked; the message says why, for an operator."""
+
+
+class StoreUnavailable(StoreError):
+    """The storage backend cannot be reached (after the store's own retries)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One run on a board and its rank (1 = best)."""
+
+    rank: int
+    run: Run
+
+
+@dataclass(frozen=True)
+class Board:
+    """One consistent view of a leaderboard."""
+
+    total: int  # number of entries on the board
+    top: list[Entry]  # the best ``top`` entries
+    around: list[Entry]  # ranks rank-``around`` .. rank+``around`` of ``player`` ([] if none)
+    me: Entry | None  # the player's own entry, if any
+
+
+class Store(ABC):
+    """Daily challenges, leaderboards, race records, action logs and results.
+
+    Every method is atomic: concurrent callers (tasks, or server processes sharing Redis)
+    never observe half of an update. Every write is idempotent, so a write repeated after
+    a lost answer changes nothing more. Failures raise ``StoreError``; an unreachable
+    backend raises ``StoreUnavailable`` within a few seconds.
+    """
+
+    # daily challenge
+
+    @abstractmethod
+    async def daily_deal(self, game: str, day: str) -> int | None:
+        """The deal number stored for ``game`` on ``day``, or None."""
+
+    @abstractmethod
+    async def set_daily_deal(self, game: str, day: str, number: int) -> int:
+        """Store ``number`` unless a deal is already stored; return the stored one (the
+        first writer wins)."""
+
+    @abstractmethod
+    async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:
+        """True iff ``attempt`` is the player's ranked attempt of the day: the first one
+        claimed (remembered), or that same attempt id claimed again. False for every other
+        attempt (practice)."""
+
+    @abstractmethod
+    async def ranked_attempt(self, game: str, day: str, player: str) -> str | None:
+        """The attempt id the player claimed that day, if any."""
+
+    @abstractmethod
+    async def record_daily(self, game: str, day: str, run: Run) -> bool:
+        """Put the run of the player's claimed attempt on the day's board, once.
+
+        True when the board now holds this run (stored by this call, or an identical run
+        stored before). False, storing nothing, when ``run.race`` is not the claimed
+        attempt or another run is already recorded for the player that day. A finished
+        run is also offered to the game's all-time board (``offer_best``).
+        """
+
+    @abstractmethod
+    async def daily_board(
+        self, game: str, day: str, top: int, player: str | None = None, around: int = 0
+    ) -> Board:
+        """The day's board: the best ``top`` runs and the window around ``player``."""
+
+    @abstractmethod
+    async def offer_best(self, game: str, run: Run) -> bool:
+        """Keep the run on the all-time board if it is the player's best finished run.
+
+        The run replaces the player's stored run iff ``run.better_than(stored)`` (an equal
+        later run never displaces an earlier one). True when the board now holds this run;
+        False for a run that did not finish or is not better.
+        """
+
+    @abstractmethod
+    async def best_board(
+        self, game: str, top: int, player: str | None = None, around: int = 0
+    ) -> Board:
+        """The game's all-time board (one entry per player, finished runs only)."""
+
+    # races
+
+    @abstractmethod
+    async def save_race(self, race: str, record: dict[str, Any]) -> None:
+        """Store the race's definition (a JSON-able dict), replacing any before."""
+
+    @abstractmethod
+    async def load_race(self, race: str) -> dict[str, Any] | None:
+        """The race's definition as saved, or None."""
+
+    async def append_action(self, race: str, entry: dict[str, Any]) -> None:
+        """Append one accepted action (a JSON-able dict) to the race's log, in order."""
+        await self.append_actions([(race, entry)])
+
+    @abstractmethod
+    async def append_actions(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        """Append ``(race, entry)`` pairs to the races' logs, each log in the given order.
+
+        Idempotent, so a batch may be sent again after a failure: an entry equal to one of
+        its log's last ``RESEND_WINDOW + n`` entries (``n``: this call's entries for that
+        race), or to one this call already appended, is a resend and is skipped.
+        """
+
+    @abstractmethod
+    async def actions(self, race: str) -> list[dict[str, Any]]:
+        """Every entry of the race's log, in order, as appended ([] for an unknown race)."""
+
+    @abstractmethod
+    async def save_result(self, race: str, result: dict[str, Any]) -> None:
+        """Store the race's result (a JSON-able dict), replacing any before."""
+
+    @abstractmethod
+    async def load_result(self, race: str) -> dict[str, Any] | None:
+        """The race's result as saved, or None."""
+
+    @abstractmethod
+    async def ping(self) -> bool:
+        """Health check: True when the backend answers."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release connections; the store is not used afterwards."""
+
+
+def open_store(url: str | None, *, prefix: str = "solrace:") -> Store:
+    """A ``MemoryStore`` when ``url`` is empty or ``memory:``, else a ``RedisStore`` for the
+    ``redis://``, ``rediss://`` or ``unix://`` URL (keys under ``prefix``)."""
+    if not url or url in ("memory:", "memory://"):
+        return MemoryStore()
+    from server.redis_store import RedisStore  # imported here: only Redis users need redis
+
+    return RedisStore(url, prefix=prefix)
+
+
+# shared encodings and checks
+
+
+def encode_json(value: Any) -> str:
+    """The canonical JSON text both stores keep (sorted keys, no NaN)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def run_json(run: Run) -> str:
+    return encode_json(run.as_dict())
+
+
+def run_from_json(text: str) -> Run:
+    return Run.from_dict(json.loads(text))
+
+
+def board_key(run: Run) -> tuple[float, str]:
+    """Where a run sits on a board: the sorted-set score, then the member's byte order."""
+    return (run.score(), run.member())
+
+
+def log_batches(entries: list[tuple[str, dict[str, Any]]]) -> dict[str, list[str]]:
+    """Each race's entries as JSON texts, in the given order. All are encoded before any is
+    stored, so an entry that is not JSON-able stores nothing."""
+    batches: dict[str, list[str]] = {}
+    for race, entry in entries:
+        batches.setdefault(race, []).append(encode_json(entry))
+    return batches
+
+
+def check_window(top: int, around: int) -> None:
+    if top < 0 or around < 0:
+        raise ValueError(f"top and around must not be negative (got {top} and {around})")
+
+
+def check_game(game: str, run: Run) -> None:
+    if run.game != game:
+        raise ValueError(f"a {run.game} run cannot go on the {game} board")
+
+
+# the in-memory store
+
+
+@dataclass
+class RankedRuns:
+    """One run per player in board order, with rank look-ups by bisection."""
+
+    keys: list[tuple[float, str]] = field(default_factory=list)  # sorted board keys
+    by_member: dict[str, Run] = field(default_factory=dict)
+    by_player: dict[str, Run] = field(default_factory=dict)
+
+    def get(self, player: str) -> Run | None:
+        return self.by_player.get(player)
+
+    def put(self, run: Run) -> None:
+        """Store ``run`` as the player's entry, replacing the one before."""
+        old = self.by_player.get(run.player)
+        if old is not None:
+            del self.keys[bisect_left(self.keys, board_key(old))]
+            del self.by_member[old.member()]
+        insort(self.keys, board_key(run))
+        self.by_member[run.member()] = run
+        self.by_player[run.player] = run
+
+    def board(self, top: int, player: str | None, around: int) -> Board:
+        check_window(top, around)
+        top_entries = self._entries(0, top)
+        mine = self.by_player.get(player) if player is not None else None
+        if mine is None:
+            return Board(len(self.keys), top_entries, [], None)
+        index = bisect_left(self.keys, board_key(mine))
+        start = max(0, index - around)
+        around_entries = self._entries(start, index + around + 1)
+        return Board(len(self.keys), top_entries, around_entries, around_entries[index - start])
+
+    def _entries(self, start: int, stop: int) -> list[Entry]:
+        return [
+            Entry(start + offset + 1, self.by_member[member])
+            for offset, (_, member) in enumerate(self.keys[start:stop])
+        ]
+
+
+@dataclass
+class DailyState:
+    """One game's day: its deal, the ranked attempt claimed by each player, its board."""
+
+    deal: int | None = None
+    claims: dict[str, str] = field(default_factory=dict)
+    board: RankedRuns = field(default_factory=RankedRuns)
+
+
+class MemoryStore(Store):
+    """Everything in this process's memory; lost when it stops.
+
+    Atomic because no method awaits between reading and writing, so on one event loop
+    nothing interleaves. Values are kept as the same JSON text Redis keeps, so both stores
+    return equal copies and reject the same values.
+    """
+
+    def __init__(self) -> None:
+        self._days: dict[tuple[str, str], DailyState] = {}
+        self._best: dict[str, RankedRuns] = {}
+        self._races: dict[str, str] = {}
+        self._results: dict[str, str] = {}
+        self._logs: dict[str, list[str]] = {}
+
+    def _day(self, game: str, day: str) -> DailyState:
+        return self._days.setdefault((game, day), DailyState())
+
+    async def daily_deal(self, game: str, day: str) -> int | None:
+        state = self._days.get((game, day))
+        return state.deal if state else None
+
+    async def set_daily_deal(self, game: str, day: str, number: int) -> int:
+        state = self._day(game, day)
+        if state.deal is None:
+            state.deal = number
+        return state.deal
+
+    async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:
+        claims = self._day(game, day).claims
+        return claims.setdefault(player, attempt) == attempt
+
+    async def ranked_attempt(self, game: str, day: str, player: str) -> str | None:
+        state = self._days.get((game, day))
+        return state.claims.get(player) if state else None
+
+    async def record_daily(self, game: str, day: str, run: Run) -> bool:
+        check_game(game, run)
+        state = self._days.get((game, day))
+        if state is None or state.claims.get(run.player) != run.race:
+            return False
+        recorded = state.board.get(run.player)
+        if recorded is not None:
+            return recorded == run
+        state.board.put(run)
+        if run.finished:
+            self._offer(game, run)
+        return True
+
+    async def daily_board(
+        self, game: str, day: str, top: int, player: str | None = None, around: int = 0
+    ) -> Board:
+        state = self._days.get((game, day))
+        return (state.board if state else RankedRuns()).board(top, player, around)
+
+    async def offer_best(self, game: str, run: Run) -> bool:
+        check_game(game, run)
+        return self._offer(game, run)
+
+    def _offer(self, game: str, run: Run) -> bool:
+        if not run.finished:
+            return False
+        board = self._best.setdefault(game, RankedRuns())
+        stored = board.get(run.player)
+        if stored == run:
+            return True
+        if stored is not None and not run.better_than(stored):
+            return False
+        board.put(run)
+        return True
+
+    async def best_board(
+        self, game: str, top: int, player: str | None = None, around: int = 0
+    ) -> Board:
+        return self._best.get(game, RankedRuns()).board(top, player, around)
+
+    async def save_race(self, race: str, record: dict[str, Any]) -> None:
+        self._races[race] = encode_json(record)
+
+    async def load_race(self, race: str) -> dict[str, Any] | None:
+        return _loaded(self._races.get(race))
+
+    async def append_actions(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        for race, texts in log_batches(entries).items():
+            log = self._logs.setdefault(race, [])
+            seen = set(log[-(RESEND_WINDOW + len(texts)) :])
+            for text in texts:
+                if text not in seen:
+                    log.append(text)
+                    seen.add(text)
+
+    async def actions(self, race: str) -> list[dict[str, Any]]:
+        return [json.loads(text) for text in self._logs.get(race, [])]
+
+    async def save_result(self, race: str, result: dict[str, Any]) -> None:
+        self._results[race] = encode_json(result)
+
+    async def load_result(self, race: str) -> dict[str, Any] | None:
+        return _loaded(self._results.get(race))
+
+    async def ping(self) -> bool:
+        return True
+
+    async def close(self) -> None:
+        return None
+
+
+def _loaded(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    value: dict[str, Any] = json.loads(text)
+    return value

@@ -1,0 +1,56 @@
+"""Fixtures for server tests: a real Redis for the whole session, and dedicated ones."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from redis_server import RedisServer, RedisServerError
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of a real Redis: ``REDIS_URL`` if set, else a redis-server this session starts
+    (and kills at the end). Tests fail, never skip, when there is none."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    failure = started(server)
+    if failure:
+        pytest.fail(f"no Redis for the tests: {failure}", pytrace=False)
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+def redis_server_factory(tmp_path: Path) -> Iterator[Callable[[], RedisServer]]:
+    """Start dedicated redis-servers (for tests that kill them); all are stopped afterwards."""
+    servers: list[RedisServer] = []
+
+    def start() -> RedisServer:
+        server = RedisServer(tmp_path / f"redis-{len(servers)}")
+        servers.append(server)
+        failure = started(server)
+        if failure:
+            pytest.fail(
+                f"no dedicated Redis for this test (it stops its own server, so it needs "
+                f"redis-server even when REDIS_URL is set): {failure}",
+                pytrace=False,
+            )
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def started(server: RedisServer) -> str:
+    """Start ``server``; why it did not start, or "" when it did."""
+    try:
+        server.start()
+    except RedisServerError as error:
+        return str(error)
+    return ""

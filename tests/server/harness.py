@@ -1,0 +1,53 @@
+"""A real race server in the test's event loop, on a real socket of 127.0.0.1."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from client.api import Client
+from server.app import RaceServer
+from server.config import Settings
+from server.store import MemoryStore, Store
+
+WINS = Path(__file__).resolve().parent.parent / "data" / "wins"
+
+TEST_SETTINGS = Settings(
+    host="127.0.0.1",
+    port=0,
+    countdown_ms=100,
+    grace_ms=2_000,
+    daily_certify=False,
+    ping_interval_s=5,
+    ping_timeout_s=5,
+    feed_interval_ms=10,
+    standings_interval_ms=50,
+    shutdown_grace_s=2,
+)
+
+
+@asynccontextmanager
+async def running_server(store: Store | None = None, **changes: Any) -> AsyncIterator[RaceServer]:
+    server = RaceServer(dataclasses.replace(TEST_SETTINGS, **changes), store or MemoryStore())
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+def url(server: RaceServer) -> str:
+    return f"ws://127.0.0.1:{server.port}/ws"
+
+
+async def player(server: RaceServer, name: str, **options: Any) -> Client:
+    return await Client.connect(url(server), name, **options)
+
+
+def winning_actions(game: str, deal: int) -> list[str]:
+    """A winning action list kept as test data (proven by the solver, checked by replay)."""
+    lines = (WINS / f"{game}-{deal}.txt").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]

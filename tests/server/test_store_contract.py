@@ -1,0 +1,488 @@
+"""One contract for every store: the in-memory store and the Redis store (on a real server)
+must keep the same promises."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+from redis_server import RedisServer, free_port
+
+from protocol.ranking import Run, ranked
+from server.redis_store import RedisStore
+from server.store import Entry, MemoryStore, Store, StoreUnavailable, open_store
+
+GAME = "sanibel"
+DAY = "2024-05-01"
+NEXT_DAY = "2024-05-02"
+EPOCH_MS = 1_714_521_600_000
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    redis_store = RedisStore(request.getfixturevalue("redis_url"), prefix=fresh_prefix())
+    yield redis_store
+    await redis_store.purge()
+    await redis_store.close()
+
+
+def fresh_prefix() -> str:
+    return f"test:{uuid.uuid4().hex}:"
+
+
+def a_run(
+    player: str,
+    *,
+    finished: bool = True,
+    time_ms: int = 60_000,
+    actions: int = 100,
+    progress: int = 40,
+    at_ms: int = EPOCH_MS,
+    race: str | None = None,
+    name: str | None = None,
+) -> Run:
+    return Run(
+        player=player,
+        name=name or player.title(),
+        race=race or f"attempt-{player}",
+        game=GAME,
+        deal=99_999_999_999_999_999_999,
+        finished=finished,
+        time_ms=time_ms,
+        actions=actions,
+        progress=104 if finished else progress,
+        at_ms=at_ms,
+    )
+
+
+async def record(store: Store, run: Run, day: str = DAY) -> bool:
+    """Claim the run's attempt as the player's ranked one, then record the run."""
+    assert await store.claim_daily(GAME, day, run.player, run.race)
+    return await store.record_daily(GAME, day, run)
+
+
+def players(entries: list[Entry]) -> list[str]:
+    return [entry.run.player for entry in entries]
+
+
+# daily deal
+
+
+async def test_daily_deal_is_absent_until_one_is_set(store: Store) -> None:
+    assert await store.daily_deal(GAME, DAY) is None
+
+
+async def test_the_first_daily_deal_written_wins(store: Store) -> None:
+    assert await store.set_daily_deal(GAME, DAY, 123_456) == 123_456
+    assert await store.set_daily_deal(GAME, DAY, 777) == 123_456
+    assert await store.daily_deal(GAME, DAY) == 123_456
+
+
+async def test_concurrent_daily_deal_writers_all_get_the_one_stored(store: Store) -> None:
+    numbers = list(range(40_000, 40_020))
+    answers = await asyncio.gather(*(store.set_daily_deal(GAME, DAY, n) for n in numbers))
+    stored = await store.daily_deal(GAME, DAY)
+    assert stored in numbers
+    assert answers == [stored] * len(numbers)
+
+
+async def test_daily_deals_are_kept_per_game_and_day(store: Store) -> None:
+    await store.set_daily_deal(GAME, DAY, 1)
+    await store.set_daily_deal("shady_lanes", DAY, 2)
+    await store.set_daily_deal(GAME, NEXT_DAY, 10**20 - 1)
+    assert await store.daily_deal(GAME, DAY) == 1
+    assert await store.daily_deal("shady_lanes", DAY) == 2
+    assert await store.daily_deal(GAME, NEXT_DAY) == 10**20 - 1
+
+
+# claims
+
+
+async def test_the_first_claim_is_ranked_and_later_attempts_are_practice(store: Store) -> None:
+    assert await store.claim_daily(GAME, DAY, "ann", "a1") is True
+    assert await store.claim_daily(GAME, DAY, "ann", "a2") is False
+    assert await store.claim_daily(GAME, DAY, "ann", "a3") is False
+    assert await store.ranked_attempt(GAME, DAY, "ann") == "a1"
+
+
+async def test_claiming_the_ranked_attempt_again_still_says_it_is_ranked(store: Store) -> None:
+    assert await store.claim_daily(GAME, DAY, "ann", "a1") is True
+    assert await store.claim_daily(GAME, DAY, "ann", "a2") is False
+    assert await store.claim_daily(GAME, DAY, "ann", "a1") is True
+
+
+async def test_twenty_concurrent_claims_give_exactly_one_ranked_attempt(store: Store) -> None:
+    attempts = [f"attempt-{i}" for i in range(20)]
+    answers = await asyncio.gather(*(store.claim_daily(GAME, DAY, "ann", a) for a in attempts))
+    assert answers.count(True) == 1
+    assert await store.ranked_attempt(GAME, DAY, "ann") == attempts[answers.index(True)]
+
+
+async def test_claims_are_kept_per_player_game_and_day(store: Store) -> None:
+    assert await store.claim_daily(GAME, DAY, "ann", "a1")
+    assert await store.claim_daily(GAME, DAY, "bob", "b1")
+    assert await store.claim_daily("shady_lanes", DAY, "ann", "a2")
+    assert await store.claim_daily(GAME, NEXT_DAY, "ann", "a3")
+    assert await store.ranked_attempt(GAME, DAY, "ann") == "a1"
+    assert await store.ranked_attempt(GAME, DAY, "carl") is None
+
+
+# recording daily runs
+
+
+async def test_a_run_is_recorded_only_for_the_claimed_attempt(store: Store) -> None:
+    await store.claim_daily(GAME, DAY, "ann", "a1")
+    assert await store.record_daily(GAME, DAY, a_run("ann", race="a2")) is False
+    assert await store.record_daily(GAME, DAY, a_run("bob", race="b1")) is False
+    assert (await store.daily_board(GAME, DAY, top=10)).total == 0
+    assert await store.record_daily(GAME, DAY, a_run("ann", race="a1")) is True
+    assert players((await store.daily_board(GAME, DAY, top=10)).top) == ["ann"]
+
+
+async def test_a_run_is_recorded_only_once_per_player_and_day(store: Store) -> None:
+    first = a_run("ann", race="a1", time_ms=90_000)
+    assert await record(store, first)
+    faster = a_run("ann", race="a1", time_ms=10_000, at_ms=EPOCH_MS + 5)
+    assert await store.record_daily(GAME, DAY, faster) is False
+    board = await store.daily_board(GAME, DAY, top=10, player="ann")
+    assert board.total == 1
+    assert board.me is not None and board.me.run == first
+
+
+async def test_recording_the_same_run_again_changes_nothing(store: Store) -> None:
+    run = a_run("ann")
+    assert await record(store, run)
+    assert await store.record_daily(GAME, DAY, run) is True
+    board = await store.daily_board(GAME, DAY, top=10)
+    assert [entry.run for entry in board.top] == [run]
+
+
+async def test_past_days_stay_on_their_own_boards(store: Store) -> None:
+    await record(store, a_run("ann"), DAY)
+    await record(store, a_run("bob"), NEXT_DAY)
+    assert players((await store.daily_board(GAME, DAY, top=5)).top) == ["ann"]
+    assert players((await store.daily_board(GAME, NEXT_DAY, top=5)).top) == ["bob"]
+
+
+async def test_a_day_nobody_played_has_an_empty_board(store: Store) -> None:
+    board = await store.daily_board(GAME, DAY, top=10, player="ann", around=3)
+    assert board.total == 0
+    assert (board.top, board.around, board.me) == ([], [], None)
+
+
+# the order of a board
+
+
+async def test_ties_in_time_fall_to_actions_then_to_who_finished_first(store: Store) -> None:
+    runs = [
+        a_run("ann", time_ms=60_000, actions=100, at_ms=EPOCH_MS + 1000),
+        a_run("bob", time_ms=60_000, actions=90, at_ms=EPOCH_MS + 2000),
+        a_run("cat", time_ms=60_000, actions=90, at_ms=EPOCH_MS + 1500),
+        a_run("dan", time_ms=59_000, actions=500, at_ms=EPOCH_MS + 3000),
+    ]
+    for run in runs:
+        await record(store, run)
+    assert players((await store.daily_board(GAME, DAY, top=10)).top) == ["dan", "cat", "bob", "ann"]
+
+
+async def test_runs_that_did_not_finish_follow_by_progress_then_time(store: Store) -> None:
+    runs = [
+        a_run("ann", finished=False, progress=50, time_ms=10),
+        a_run("bob", finished=False, progress=100, time_ms=20),
+        a_run("cat", time_ms=3_600_000),
+        a_run("dan", finished=False, progress=100, time_ms=10),
+    ]
+    for run in runs:
+        await record(store, run)
+    assert players((await store.daily_board(GAME, DAY, top=10)).top) == ["cat", "dan", "bob", "ann"]
+
+
+async def test_the_board_order_is_the_total_order_of_runs(store: Store) -> None:
+    rng = random.Random(20240501)
+    names = [f"p{i:02d}" for i in range(50)] + ["zoë", "émile", "Zed", "ann-1", "ann"]
+    runs = [
+        a_run(
+            name,
+            finished=rng.random() < 0.6,
+            time_ms=rng.choice([50_000, 50_000, 61_000, 75_500]),
+            actions=rng.choice([90, 90, 120]),
+            progress=rng.choice([10, 40, 40, 77]),
+            at_ms=EPOCH_MS + rng.choice([0, 5, 5, 900]),
+        )
+        for name in names
+    ]
+    for run in runs:
+        await record(store, run)
+    board = await store.daily_board(GAME, DAY, top=len(runs))
+    assert board.total == len(runs)
+    assert [entry.run for entry in board.top] == ranked(runs)
+    assert [entry.rank for entry in board.top] == list(range(1, len(runs) + 1))
+
+
+async def test_actions_beyond_the_encoded_range_tie_and_fall_to_who_finished_first(
+    store: Store,
+) -> None:
+    # protocol/ranking.py: up to 16,383 actions keep their order; more tie.
+    await record(store, a_run("ann", actions=20_000, at_ms=EPOCH_MS + 1))
+    await record(store, a_run("bob", actions=17_000, at_ms=EPOCH_MS + 2))
+    assert players((await store.daily_board(GAME, DAY, top=10)).top) == ["ann", "bob"]
+
+
+# board windows
+
+
+async def ten_ranked_runs(store: Store) -> list[Run]:
+    """p01 .. p10, ranked in that order, recorded in a scrambled order."""
+    runs = [a_run(f"p{rank:02d}", time_ms=1000 * rank) for rank in range(1, 11)]
+    for run in random.Random(7).sample(runs, len(runs)):
+        await record(store, run)
+    return runs
+
+
+async def test_the_board_gives_top_the_window_around_me_me_and_the_total(store: Store) -> None:
+    runs = await ten_ranked_runs(store)
+    board = await store.daily_board(GAME, DAY, top=3, player="p05", around=2)
+    assert board.total == 10
+    assert [(e.rank, e.run) for e in board.top] == [(1, runs[0]), (2, runs[1]), (3, runs[2])]
+    assert [(e.rank, e.run.player) for e in board.around] == [
+        (3, "p03"),
+        (4, "p04"),
+        (5, "p05"),
+        (6, "p06"),
+        (7, "p07"),
+    ]
+    assert board.me is not None
+    assert (board.me.rank, board.me.run) == (5, runs[4])
+
+
+async def test_the_window_around_me_stops_at_the_edges_of_the_board(store: Store) -> None:
+    await ten_ranked_runs(store)
+    first = await store.daily_board(GAME, DAY, top=0, player="p01", around=2)
+    last = await store.daily_board(GAME, DAY, top=0, player="p10", around=2)
+    assert [e.rank for e in first.around] == [1, 2, 3]
+    assert [e.rank for e in last.around] == [8, 9, 10]
+    assert first.top == last.top == []
+
+
+async def test_with_no_window_around_me_is_just_me(store: Store) -> None:
+    await ten_ranked_runs(store)
+    board = await store.daily_board(GAME, DAY, top=1, player="p07")
+    assert board.me is not None and board.me.rank == 7
+    assert board.around == [board.me]
+
+
+async def test_a_player_without_an_entry_has_no_me_and_nothing_around(store: Store) -> None:
+    await ten_ranked_runs(store)
+    board = await store.daily_board(GAME, DAY, top=20, player="nobody", around=3)
+    assert (board.total, len(board.top), board.around, board.me) == (10, 10, [], None)
+
+
+async def test_a_negative_window_is_refused(store: Store) -> None:
+    with pytest.raises(ValueError):
+        await store.daily_board(GAME, DAY, top=-1)
+    with pytest.raises(ValueError):
+        await store.best_board(GAME, top=3, player="ann", around=-2)
+
+
+# the all-time board
+
+
+async def test_a_finished_daily_run_is_offered_to_the_all_time_board(store: Store) -> None:
+    finished = a_run("ann", time_ms=70_000)
+    await record(store, finished)
+    await record(store, a_run("bob", finished=False, progress=90))
+    board = await store.best_board(GAME, top=10)
+    assert [entry.run for entry in board.top] == [finished]
+
+
+async def test_a_better_run_replaces_the_players_stored_run(store: Store) -> None:
+    assert await store.offer_best(GAME, a_run("ann", time_ms=80_000, at_ms=EPOCH_MS))
+    better = a_run("ann", time_ms=80_000, actions=99, at_ms=EPOCH_MS + 9, race="r2", name="A")
+    assert await store.offer_best(GAME, better) is True
+    board = await store.best_board(GAME, top=10, player="ann")
+    assert board.total == 1
+    assert board.me == board.top[0]
+    assert board.me is not None and board.me.run == better
+
+
+async def test_an_equal_later_run_does_not_displace_the_earlier_one(store: Store) -> None:
+    earlier = a_run("ann", time_ms=80_000, at_ms=EPOCH_MS)
+    await store.offer_best(GAME, earlier)
+    equal = a_run("ann", time_ms=80_000, at_ms=EPOCH_MS + 1, race="r2", name="Other name")
+    assert await store.offer_best(GAME, equal) is False
+    assert [e.run for e in (await store.best_board(GAME, top=10)).top] == [earlier]
+
+
+async def test_a_worse_run_does_not_displace_the_stored_one(store: Store) -> None:
+    stored = a_run("ann", time_ms=80_000)
+    await store.offer_best(GAME, stored)
+    assert await store.offer_best(GAME, a_run("ann", time_ms=80_001, actions=1)) is False
+    assert [e.run for e in (await store.best_board(GAME, top=10)).top] == [stored]
+
+
+async def test_a_run_that_did_not_finish_never_enters_the_all_time_board(store: Store) -> None:
+    assert await store.offer_best(GAME, a_run("ann", finished=False, progress=103)) is False
+    assert (await store.best_board(GAME, top=10, player="ann")).total == 0
+
+
+async def test_replacing_a_run_moves_the_player_on_the_all_time_board(store: Store) -> None:
+    await store.offer_best(GAME, a_run("ann", time_ms=50_000))
+    await store.offer_best(GAME, a_run("bob", time_ms=60_000))
+    await store.offer_best(GAME, a_run("bob", time_ms=40_000, race="r2"))
+    board = await store.best_board(GAME, top=10, player="ann", around=1)
+    assert players(board.top) == ["bob", "ann"]
+    assert board.me is not None and board.me.rank == 2
+    assert players(board.around) == ["bob", "ann"]
+
+
+async def test_fifty_concurrent_offers_leave_the_best_whole_run(store: Store) -> None:
+    rng = random.Random(50)
+    times = rng.sample(range(30_000, 90_000, 7), 50)
+    runs = [
+        a_run(
+            "ann",
+            time_ms=t,
+            actions=rng.randint(80, 300),
+            at_ms=EPOCH_MS + i,
+            race=f"race-{i}",
+            name=f"Ann the {i}th",
+        )
+        for i, t in enumerate(times)
+    ]
+    await asyncio.gather(*(store.offer_best(GAME, run) for run in runs))
+    board = await store.best_board(GAME, top=10)
+    assert board.total == 1
+    assert board.top[0].run == min(runs, key=Run.sort_key)
+
+
+# races
+
+
+async def test_race_records_and_results_round_trip(store: Store) -> None:
+    race = {
+        "game": GAME,
+        "options": {"down": 3, "up": 7, "undo": True},
+        "deal": 10**20 - 1,
+        "kind": "race",
+        "players": ["ann", "bob"],
+        "note": "ünïcode",
+    }
+    result = {"winner": "ann", "runs": [{"player": "ann", "time_ms": 61_234, "finished": True}]}
+    await store.save_race("r1", race)
+    await store.save_result("r1", result)
+    assert await store.load_race("r1") == race
+    assert await store.load_result("r1") == result
+    assert await store.load_race("r2") is None
+    assert await store.load_result("r2") is None
+
+
+async def test_a_saved_result_replaces_the_one_before(store: Store) -> None:
+    await store.save_result("r1", {"winner": "ann"})
+    await store.save_result("r1", {"winner": "bob"})
+    assert await store.load_result("r1") == {"winner": "bob"}
+
+
+async def test_the_action_log_keeps_order_and_types_of_many_entries(store: Store) -> None:
+    entries = [
+        {"player": f"p{i % 3}", "seq": i // 3, "action": f"t{i % 10} 1 f", "t_ms": 37 * i}
+        for i in range(1_200)
+    ]
+    for entry in entries:
+        await store.append_action("r1", entry)
+    logged = await store.actions("r1")
+    assert logged == entries
+    assert all(type(e["seq"]) is int and type(e["t_ms"]) is int for e in logged)
+    assert await store.actions("r2") == []
+
+
+async def test_a_resent_action_entry_is_not_logged_twice(store: Store) -> None:
+    first = {"player": "ann", "seq": 1, "action": "deal", "t_ms": 100}
+    second = {"player": "bob", "seq": 1, "action": "t0 1 t1", "t_ms": 120}
+    await store.append_action("r1", first)
+    await store.append_action("r1", second)
+    await store.append_action("r1", first)
+    assert await store.actions("r1") == [first, second]
+
+
+async def test_a_batch_of_actions_keeps_each_races_order(store: Store) -> None:
+    a1, a2, a3 = ({"player": "ann", "seq": i, "action": "deal", "t_ms": i} for i in range(3))
+    b1, b2 = ({"player": "bob", "seq": i, "action": "auto", "t_ms": i} for i in range(2))
+    await store.append_actions([("ra", a1), ("rb", b1), ("ra", a2), ("rb", b2), ("ra", a3)])
+    assert await store.actions("ra") == [a1, a2, a3]
+    assert await store.actions("rb") == [b1, b2]
+
+
+async def test_a_batch_sent_again_after_a_failure_is_not_logged_twice(store: Store) -> None:
+    batch = [("r1", {"player": "ann", "seq": i, "action": "deal", "t_ms": i}) for i in range(500)]
+    later = [("r1", {"player": "ann", "seq": 500, "action": "auto", "t_ms": 500})]
+    await store.append_actions(batch)
+    await store.append_actions(batch)
+    await store.append_actions(later)
+    assert await store.actions("r1") == [entry for _, entry in batch + later]
+
+
+async def test_a_working_store_answers_ping(store: Store) -> None:
+    assert await store.ping() is True
+
+
+# choosing and losing the backend
+
+
+async def test_open_store_picks_memory_without_a_url_and_redis_with_one() -> None:
+    assert isinstance(open_store(None), MemoryStore)
+    assert isinstance(open_store(""), MemoryStore)
+    redis_store = open_store("redis://127.0.0.1:1/0")
+    assert isinstance(redis_store, RedisStore)
+    await redis_store.close()
+
+
+async def test_an_unreachable_redis_raises_store_unavailable_without_the_password() -> None:
+    url = f"redis://user:s3cret@127.0.0.1:{free_port()}/0"
+    redis_store = RedisStore(url, prefix=fresh_prefix())
+    with pytest.raises(StoreUnavailable, match="cannot be reached") as raised:
+        await redis_store.load_race("r1")
+    assert "s3cret" not in str(raised.value)
+    assert await redis_store.ping() is False
+    await redis_store.close()
+
+
+async def test_a_redis_that_never_answers_raises_store_unavailable_by_the_deadline() -> None:
+    with socket.socket() as silent:  # accepts connections (the backlog does), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+        redis_store = RedisStore(url, prefix=fresh_prefix(), deadline=0.5)
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable, match="cannot be reached"):
+            await redis_store.load_result("r1")
+        assert time.monotonic() - started < 1.5
+        await redis_store.close()
+
+
+async def test_the_redis_store_fails_fast_while_redis_is_down_and_recovers_after(
+    redis_server_factory: Callable[[], RedisServer],
+) -> None:
+    server = redis_server_factory()
+    redis_store = RedisStore(server.url, prefix=fresh_prefix())
+    assert await redis_store.claim_daily(GAME, DAY, "ann", "a1")
+    server.kill()
+
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable, match=f"127.0.0.1:{server.port}"):
+        await redis_store.claim_daily(GAME, DAY, "bob", "b1")
+    assert time.monotonic() - started < 5
+
+    server.start()  # the same port; its data is gone (no persistence) and so are its scripts
+    assert await redis_store.ping() is True
+    assert await redis_store.claim_daily(GAME, DAY, "bob", "b1") is True
+    assert await record(redis_store, a_run("cat"))
+    assert players((await redis_store.daily_board(GAME, DAY, top=5)).top) == ["cat"]
+    await redis_store.close()
