@@ -194,6 +194,7 @@ class Race:
         start = self.rules.start(self.settings.deal)
         for racer in self.racers.values():
             racer.state = start
+            racer.progress_at = self.start_wall or 0
 
     # ------------------------------------------------------------------ play
 

@@ -21,7 +21,7 @@ from typing import Any
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from protocol.daily import day_of, next_day_start_ms
+from protocol.daily import day_of, next_day_start_ms, parse_day
 from protocol.deals import MAX_DEAL, check_deal_number
 from protocol.errors import SolraceError
 from protocol.games import rules_for
@@ -94,6 +94,7 @@ class RaceServer:
         self.store = store
         self.sessions: dict[str, Session] = {}
         self.tokens: dict[str, Session] = {}
+        self.identities: dict[str, str] = {}  # token -> player id, kept after sessions end
         self.rooms: dict[str, Room] = {}
         self.persister = Persister()
         self.daily = DailyDeals(store, settings)
@@ -271,6 +272,7 @@ class RaceServer:
                 self._retire(room, session.player, Ending.DROPPED, moment)
         self.sessions.pop(session.player, None)
         self.tokens.pop(session.token, None)
+        self.identities[session.token] = session.player
         log.info("session ended", extra={"player": session.player})
 
     # ================================================================== hello
@@ -287,7 +289,11 @@ class RaceServer:
         session = self.tokens.get(request.token) if request.token else None
         resumed = session is not None
         if session is None:
-            session = Session(request.name, self.settings.event_buffer)
+            # A token whose session has ended still names the same player (their boards).
+            known = self.identities.pop(request.token, None) if request.token else None
+            session = Session(
+                request.name, self.settings.event_buffer, known, known and request.token
+            )
             session.write_limit = self.settings.max_write_buffer
             self.sessions[session.player] = session
             self.tokens[session.token] = session
@@ -586,7 +592,7 @@ class RaceServer:
     async def on_daily_board(self, client: Client, request: DailyBoard) -> dict[str, Any]:
         session = _session(client)
         today = day_of(now().wall_ms)
-        day = request.day or today
+        day = parse_day(request.day) if request.day else today
         board = await self.store.daily_board(request.game, day, request.top, session.player,
                                              request.around)  # fmt: skip
         deal = await self.store.daily_deal(request.game, day) if day < today else None

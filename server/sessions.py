@@ -31,9 +31,11 @@ def close_soon(connection: ServerConnection, code: int, reason: str) -> None:
 
 
 class Session:
-    def __init__(self, name: str, buffer: int) -> None:
-        self.player = "p" + secrets.token_hex(6)
-        self.token = secrets.token_urlsafe(24)
+    def __init__(
+        self, name: str, buffer: int, player: str | None = None, token: str | None = None
+    ) -> None:
+        self.player = player or "p" + secrets.token_hex(6)
+        self.token = token or secrets.token_urlsafe(24)
         self.name = name
         self.connection: ServerConnection | None = None
         self.encoding = ""

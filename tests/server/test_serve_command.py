@@ -1,0 +1,109 @@
+"""``solrace serve`` as a real process: health check, environment settings, graceful
+shutdown on SIGTERM that tells everyone and finishes its writes; docker-compose.yml."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import yaml
+from redis_server import free_port
+
+from client.api import Client
+from client.cli import build_parser
+from protocol.daily import day_of
+from server.store import open_store
+
+ROOT = Path(__file__).resolve().parents[2]
+SOLRACE = str(Path(sys.executable).with_name("solrace"))
+
+
+def start_serve(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    process = subprocess.Popen(
+        [SOLRACE, "serve", "--no-certify", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    assert process.stdout is not None
+    banner = process.stdout.readline()
+    assert "serving on http://" in banner, banner + (process.stderr.read() if process.stderr else "")
+    return process
+
+
+def get_json(url: str) -> tuple[int, dict[str, object]]:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.status, json.loads(response.read())
+
+
+async def test_serve_answers_healthz_and_takes_its_port_from_the_environment() -> None:
+    port = free_port()
+    process = start_serve(env={"SOLRACE_PORT": str(port)})
+    try:
+        status, body = get_json(f"http://127.0.0.1:{port}/healthz")
+        assert status == 200 and body["status"] == "ok" and body["store"] == "ok"
+    finally:
+        process.terminate()
+        assert process.wait(10) == 0
+
+
+async def test_sigterm_tells_players_finishes_writes_and_exits_cleanly(redis_url: str) -> None:
+    port = free_port()
+    prefix = f"serve-test-{port}:"
+    process = start_serve("--port", str(port), "--redis", redis_url, "--redis-prefix", prefix)
+    try:
+        ann = await Client.connect(f"ws://127.0.0.1:{port}/ws", "Ann")
+        attempt = await ann.daily_start("mount_sunflower")
+        race = attempt["race"]["race"]
+        await ann.act(race, "deal")
+        await ann.resign(race)  # the ranked run is written behind the player's back
+        process.send_signal(signal.SIGTERM)
+        shutdown = await ann.next_event("shutdown", timeout=10)
+        assert "shutting down" in shutdown.data["reason"]
+        assert process.wait(15) == 0
+        assert ann.connection is not None
+        await asyncio.wait_for(ann.connection.wait_closed(), 5)
+        assert ann.connection.close_code == 1001
+    finally:
+        if process.poll() is None:
+            process.kill()
+    store = open_store(redis_url, prefix=prefix)
+    try:
+        board = await store.daily_board("mount_sunflower", attempt["day"], top=5)
+        assert [entry.run.player for entry in board.top] == [ann.player]
+        assert board.top[0].run.actions == 1 and not board.top[0].run.finished
+        assert len(await store.actions(race)) == 1
+    finally:
+        await store.close()
+    assert attempt["day"] == day_of(board.top[0].run.at_ms)
+
+
+def test_docker_compose_runs_redis_and_the_server_with_real_commands() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert set(services) == {"redis", "server"}
+    assert services["redis"]["command"][0] == "redis-server"
+    assert shutil.which("redis-server"), "the redis service's command exists here too"
+    server = services["server"]
+    script = server["command"][-1]
+    serve_words = script.split("exec ", 1)[1].split()
+    assert serve_words[0] == "solrace"
+    args = build_parser().parse_args(serve_words[1:])
+    assert (args.command, args.host, args.port) == ("serve", "0.0.0.0", 8765)
+    assert "pip install" in script and "/src" in script
+    env = server["environment"]
+    assert env["SOLRACE_REDIS_URL"].startswith("redis://redis:6379")
+    serve_help = subprocess.run([SOLRACE, "serve", "--help"], capture_output=True, text=True)
+    for name in env:
+        assert f"[{name}" in serve_help.stdout, f"{name} is read by solrace serve"
+    assert server["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert "/healthz" in " ".join(server["healthcheck"]["test"])
+    assert server["ports"] == ["8765:8765"]
