@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Any
 
@@ -263,12 +263,18 @@ class Client:
                 return
             yield item
 
-    async def next_event(self, kind: str | None = None, timeout: float = 10.0) -> Event | Watch:
-        """The next event (of ``kind``, skipping others), or TimeoutError."""
+    async def next_event(
+        self,
+        kind: str | None = None,
+        timeout: float = 10.0,
+        where: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> Event | Watch:
+        """The next event of ``kind`` whose fields satisfy ``where`` (skipping others), or
+        TimeoutError."""
         async with asyncio.timeout(timeout):
             while True:
                 item = await self.queue.get()
                 if item is None:
                     raise ConnectionError("the client is closed")
-                if kind is None or item.kind == kind:
+                if (kind is None or item.kind == kind) and (where is None or where(item.data)):
                     return item

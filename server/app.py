@@ -131,6 +131,7 @@ class RaceServer:
             ping_timeout=settings.ping_timeout_s,
             close_timeout=settings.close_timeout_s,
             server_header="solrace",
+            backlog=1024,
         )
         self.tasks = [
             asyncio.create_task(self.persister.run(), name="persister"),

@@ -26,6 +26,8 @@ TEST_SETTINGS = Settings(
     feed_interval_ms=10,
     standings_interval_ms=50,
     shutdown_grace_s=2,
+    rate_per_s=1000,  # the tests play fast; the rate limit has its own test
+    burst=1000,
 )
 
 

@@ -35,7 +35,9 @@ def start_serve(*args: str, env: dict[str, str] | None = None) -> subprocess.Pop
     )
     assert process.stdout is not None
     banner = process.stdout.readline()
-    assert "serving on http://" in banner, banner + (process.stderr.read() if process.stderr else "")
+    assert "serving on http://" in banner, banner + (
+        process.stderr.read() if process.stderr else ""
+    )
     return process
 
 

@@ -1,0 +1,309 @@
+"""``solrace bench server``: simulated players on loopback against a real ``solrace serve``
+process and, in the same command, against a bare websockets + msgpack echo server.
+
+Phases, each run against both servers with the same load generator:
+1. *rate*: ``--players`` connections send actions at ``--rate`` actions/s in total (each
+   player at an even pace, starting at a random phase), closed loop per player; the round
+   trip of every action is measured from send to answer.
+2. *saturation*: ``--saturation-clients`` connections send as fast as answers come back;
+   actions answered per second.
+3. *spectators* (solrace only): ``--spectators`` connections watch one of the races, then
+   phase 1 again.
+Server CPU is read from /proc for the server process over each phase. Players race in
+pairs on Sanibel deals, replaying random playouts computed beforehand with the engine, so
+every action is legal and does real work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+
+from protocol.games import rules_for
+from protocol.notation import UNDO
+
+PLAYOUT_LENGTH = 1500
+DEALS = 24
+CONNECT_BATCH = 200
+
+
+@dataclass
+class Figures:
+    p50_ms: float
+    p99_ms: float
+    actions_per_s: float
+    server_cpu_pct: float
+    actions: int
+
+
+def playouts(game: str, count: int, length: int, seed: int) -> dict[int, list[str]]:
+    """Random legal playouts (no undo) of at least ``length`` actions, by deal number."""
+    rules = rules_for(game)
+    rng = random.Random(seed)
+    found: dict[int, list[str]] = {}
+    deal = 0
+    while len(found) < count:
+        deal += 1
+        state, actions = rules.start(deal), []
+        while len(actions) < length:
+            legal = [a for a in rules.legal_actions(state) if a is not UNDO]
+            if not legal:
+                break
+            action = rng.choice(legal)
+            state = rules.apply(state, action).state
+            actions.append(str(action))
+        if len(actions) == length:
+            found[deal] = actions
+    return found
+
+
+class Player:
+    """One connection, one request at a time."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self.connection = connection
+        self.ids = 0
+        self.race = ""
+        self.actions: list[str] = []
+        self.seq = 0
+
+    async def call(self, kind: str, **fields: Any) -> dict[str, Any]:
+        self.ids += 1
+        request_id = self.ids
+        await self.connection.send(msgpack.packb({"type": kind, "id": request_id, **fields}))
+        while True:
+            message = msgpack.unpackb(await self.connection.recv(), raw=False)
+            if message.get("id") == request_id and message["type"] != "event":
+                if message["type"] == "error":
+                    raise RuntimeError(f"{kind}: {message['code']}: {message['message']}")
+                return message  # type: ignore[no-any-return]
+
+    async def act(self) -> None:
+        """The next action of the playout; past its end, undo (always legal then)."""
+        action = self.actions[self.seq] if self.seq < len(self.actions) else "undo"
+        self.seq += 1
+        await self.call("act", race=self.race, seq=self.seq, action=action)
+
+    async def drain_events(self) -> None:
+        """Read what arrives unasked (a spectator's feed) so the server never waits."""
+        async for _ in self.connection:
+            pass
+
+
+async def connect_all(url: str, count: int, subprotocol: str | None) -> list[Player]:
+    players: list[Player] = []
+    for start in range(0, count, CONNECT_BATCH):
+        batch = min(CONNECT_BATCH, count - start)
+        connections = await asyncio.gather(
+            *(
+                connect(url, subprotocols=[subprotocol] if subprotocol else None,  # type: ignore[list-item]
+                        compression=None, max_size=2**22, open_timeout=60)
+                for _ in range(batch)
+            )
+        )  # fmt: skip
+        players.extend(Player(c) for c in connections)
+    return players
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def rate_phase(players: list[Player], rate: float, seconds: float, pid: int) -> Figures:
+    """Every player acts at rate/len(players) per second; round trips after a warm-up."""
+    interval = len(players) / rate
+    warmup = min(3.0, seconds / 4)
+    latencies: list[float] = []
+    begin = time.perf_counter()
+    measure_from, measure_to = begin + warmup, begin + seconds
+
+    async def pace(player: Player) -> None:
+        next_at = begin + random.random() * interval
+        while True:
+            delay = next_at - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            sent = time.perf_counter()
+            if sent >= measure_to:
+                return
+            await player.act()
+            if sent >= measure_from:
+                latencies.append(time.perf_counter() - sent)
+            next_at += interval
+
+    tasks = [asyncio.create_task(pace(p)) for p in players]
+    await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
+    cpu0, wall0 = cpu_seconds(pid), time.perf_counter()
+    await asyncio.sleep(max(0.0, measure_to - time.perf_counter()))
+    cpu1, wall1 = cpu_seconds(pid), time.perf_counter()
+    await asyncio.gather(*tasks)
+    return _figures(latencies, wall1 - max(wall0, measure_from), cpu1 - cpu0, wall1 - wall0)
+
+
+async def saturation_phase(players: list[Player], seconds: float, pid: int) -> Figures:
+    """Closed loop, no pauses: how many actions the server answers per second."""
+    latencies: list[float] = []
+    stop_at = time.perf_counter() + seconds
+
+    async def run(player: Player) -> None:
+        while time.perf_counter() < stop_at:
+            sent = time.perf_counter()
+            await player.act()
+            latencies.append(time.perf_counter() - sent)
+
+    cpu0, wall0 = cpu_seconds(pid), time.perf_counter()
+    await asyncio.gather(*(run(p) for p in players))
+    wall = time.perf_counter() - wall0
+    return _figures(latencies, wall, cpu_seconds(pid) - cpu0, wall)
+
+
+def _figures(latencies: list[float], wall: float, cpu: float, cpu_wall: float) -> Figures:
+    ordered = sorted(latencies)
+    if not ordered:
+        return Figures(0, 0, 0, 0, 0)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return Figures(
+        p50_ms=round(statistics.median(ordered) * 1000, 2),
+        p99_ms=round(p99 * 1000, 2),
+        actions_per_s=round(len(ordered) / wall),
+        server_cpu_pct=round(100 * cpu / cpu_wall, 1),
+        actions=len(ordered),
+    )
+
+
+def _spawn(command: list[str], ready_word: str) -> subprocess.Popen[str]:
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if ready_word not in line:
+        process.kill()
+        raise RuntimeError(f"{command[0]} did not start: {line!r}")
+    return process
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+async def bench_echo(options: dict[str, Any], pool: dict[int, list[str]]) -> dict[str, Figures]:
+    port = _free_port()
+    process = _spawn([sys.executable, "-m", "client.echo_server", str(port)], "echo serving")
+    try:
+        players = await connect_all(f"ws://127.0.0.1:{port}/", options["players"], None)
+        deals = list(pool)
+        for i, player in enumerate(players):
+            player.race, player.actions = "echo", pool[deals[(i // 2) % len(deals)]]
+        rate = await rate_phase(players, options["rate"], options["seconds"], process.pid)
+        saturation = await saturation_phase(
+            players[: options["saturation_clients"]], options["saturation_seconds"], process.pid
+        )
+        await asyncio.gather(*(p.connection.close() for p in players))
+        return {"rate": rate, "saturation": saturation}
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def bench_solrace(options: dict[str, Any], pool: dict[int, list[str]]) -> dict[str, Figures]:
+    port = _free_port()
+    command = [
+        sys.executable, "-m", "client.cli", "serve", "--port", str(port), "--no-certify",
+        "--rate", "1000000", "--burst", "1000000", "--log-level", "WARNING",
+    ]  # fmt: skip
+    process = _spawn(command, "serving on")
+    url = f"ws://127.0.0.1:{port}/ws"
+    try:
+        players = await connect_all(url, options["players"], "solrace.v1.msgpack")
+        await asyncio.gather(
+            *(p.call("hello", protocol=1, name=f"bot{i}") for i, p in enumerate(players))
+        )
+        deals = list(pool)
+        for i in range(0, len(players) - 1, 2):
+            host, guest = players[i], players[i + 1]
+            deal = deals[(i // 2) % len(deals)]
+            created = await host.call("create_race", game="sanibel", deal=str(deal),
+                                      max_players=2, countdown_ms=0)  # fmt: skip
+            race = created["race"]["race"]
+            await guest.call("join_race", race=race)
+            for racer in (host, guest):
+                racer.race, racer.actions = race, pool[deal]
+        await asyncio.sleep(0.5)  # the races start
+        rate = await rate_phase(players, options["rate"], options["seconds"], process.pid)
+        saturation = await saturation_phase(
+            players[: options["saturation_clients"]], options["saturation_seconds"], process.pid
+        )
+        figures = {"rate": rate, "saturation": saturation}
+        if options["spectators"]:
+            watchers = await connect_all(url, options["spectators"], "solrace.v1.msgpack")
+            await asyncio.gather(*(w.call("hello", protocol=1, name="fan") for w in watchers))
+            await asyncio.gather(*(w.call("spectate", race=players[0].race) for w in watchers))
+            readers = [asyncio.create_task(w.drain_events()) for w in watchers]
+            figures["spectated"] = await rate_phase(
+                players, options["rate"], options["seconds"], process.pid
+            )
+            await asyncio.gather(*(w.connection.close() for w in watchers))
+            await asyncio.gather(*readers, return_exceptions=True)
+        await asyncio.gather(*(p.connection.close() for p in players))
+        return figures
+    finally:
+        process.terminate()
+        process.wait(20)
+
+
+async def run_bench(options: dict[str, Any]) -> dict[str, Any]:
+    pool = playouts("sanibel", DEALS, PLAYOUT_LENGTH, seed=7)
+    echo = await bench_echo(options, pool)
+    solrace = await bench_solrace(options, pool)
+    result: dict[str, Any] = {
+        "settings": options,
+        "echo": {k: asdict(v) for k, v in echo.items()},
+        "solrace": {k: asdict(v) for k, v in solrace.items()},
+    }
+    e, s = echo["rate"], solrace["rate"]
+    result["ratios"] = {
+        "p99_vs_echo": round(s.p99_ms / e.p99_ms, 2) if e.p99_ms else None,
+        "saturation_vs_echo": round(
+            solrace["saturation"].actions_per_s / max(1, echo["saturation"].actions_per_s), 2
+        ),
+    }
+    if "spectated" in solrace:
+        result["ratios"]["p99_increase_with_spectators_ms"] = round(
+            solrace["spectated"].p99_ms - s.p99_ms, 2
+        )
+    return result
+
+
+def print_table(result: dict[str, Any]) -> None:
+    settings = result["settings"]
+    print(f"{settings['players']} players at {settings['rate']} actions/s for "
+          f"{settings['seconds']} s; saturation with {settings['saturation_clients']} clients; "
+          f"{settings['spectators']} spectators on one race")  # fmt: skip
+    print(f"{'':34} {'p50 ms':>8} {'p99 ms':>8} {'actions/s':>10} {'server CPU':>11}")
+    rows = [("echo baseline, paced", result["echo"]["rate"]),
+            ("solrace, paced", result["solrace"]["rate"]),
+            ("echo baseline, saturated", result["echo"]["saturation"]),
+            ("solrace, saturated", result["solrace"]["saturation"])]  # fmt: skip
+    if "spectated" in result["solrace"]:
+        rows.append(("solrace, paced, with spectators", result["solrace"]["spectated"]))
+    for label, row in rows:
+        print(f"{label:34} {row['p50_ms']:>8} {row['p99_ms']:>8} {row['actions_per_s']:>10} "
+              f"{row['server_cpu_pct']:>10}%")  # fmt: skip
+    print("ratios:", json.dumps(result["ratios"]))

@@ -1,0 +1,106 @@
+"""The daily challenge: one deal per game and UTC day, the first attempt ranked, later ones
+practice, and the leaderboards — on the in-memory store and on a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+from harness import player, running_server, winning_actions
+
+from client.api import ServerError
+from protocol.daily import DAY_MS, candidate_deals, day_of, next_day_start_ms
+from server.store import MemoryStore, Store, open_store
+
+GAME, DEAL = "mount_sunflower", 18
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    redis_url = request.getfixturevalue("redis_url")
+    redis_store = open_store(redis_url, prefix=f"daily-test-{time.monotonic_ns()}:")
+    yield redis_store
+    await redis_store.close()
+
+
+async def test_three_players_play_the_daily_challenge_and_are_ranked(store: Store) -> None:
+    wins = winning_actions(GAME, DEAL)
+    today = day_of(int(time.time() * 1000))
+    await store.set_daily_deal(GAME, today, DEAL)  # a deal the test can win
+    async with running_server(store) as server:
+        ann, bob, cy = [await player(server, n) for n in ("Ann", "Bob", "Cy")]
+        attempts = {}
+        for client in (ann, bob, cy):
+            started = await client.daily_start(GAME)
+            assert started["ranked"] and started["day"] == today
+            assert started["race"]["deal"] is None  # today's deal number is not revealed
+            assert started["next_day_ms"] == next_day_start_ms(today)
+            attempts[client.player] = started["race"]["race"]
+        for action in wins:  # Ann wins without detours
+            await ann.act(attempts[ann.player], action)
+        for action in wins[:10] + ["undo"] + wins[9:]:  # Bob wins with an undo more
+            await bob.act(attempts[bob.player], action)
+        for action in wins[:50]:  # Cy gives up part way
+            await cy.act(attempts[cy.player], action)
+        await cy.resign(attempts[cy.player])
+        for client in (ann, bob, cy):
+            await client.next_event("result")
+
+        practice = await ann.daily_start(GAME)  # a second attempt the same day
+        assert practice["ranked"] is False
+        await ann.resign(practice["race"]["race"])
+
+        board = await waiting_for_entries(ann, 3)
+        assert [e["name"] for e in board["top"]] == ["Ann", "Bob", "Cy"]
+        assert [e["rank"] for e in board["top"]] == [1, 2, 3]
+        assert [e["finished"] for e in board["top"]] == [True, True, False]
+        assert board["top"][0]["actions"] < board["top"][1]["actions"]
+        assert board["me"]["rank"] == 1 and board["total"] == 3
+        assert all(e["deal"] is None for e in board["top"])  # not while the day runs
+        assert board["next_day_ms"] == next_day_start_ms(today)
+        around = await cy.daily_board(GAME, top=1, around=1)
+        assert [e["name"] for e in around["around"]] == ["Bob", "Cy"]
+        assert around["me"]["rank"] == 3 and [e["name"] for e in around["top"]] == ["Ann"]
+
+        best = await bob.best_board(GAME)
+        assert [e["name"] for e in best["top"]] == ["Ann", "Bob"]  # finishers only
+        yesterday = day_of(int(time.time() * 1000) - DAY_MS)
+        past = await bob.daily_board(GAME, day=yesterday)
+        assert past["total"] == 0 and past["day"] == yesterday
+        for client in (ann, bob, cy):
+            await client.close()
+
+
+async def waiting_for_entries(client, count):  # type: ignore[no-untyped-def]
+    """Results are written behind the players' backs: poll briefly until they land."""
+    for _ in range(100):
+        board = await client.daily_board(GAME)
+        if board["total"] >= count:
+            return board
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the board never reached {count} entries: {board}")
+
+
+async def test_the_day_deal_is_the_rule_s_first_candidate_and_is_stored_once() -> None:
+    store = MemoryStore()
+    async with running_server(store) as server, await player(server, "Ann") as ann:
+        started = await ann.daily_start("sanibel")
+        today = started["day"]
+        expected = next(candidate_deals("sanibel", today))
+        assert await store.daily_deal("sanibel", today) == expected
+        assert started["certified"] is False  # this test server does not certify
+        room = server.rooms[started["race"]["race"]]
+        assert room.race.settings.deal == expected
+
+
+async def test_an_attempt_in_progress_must_end_before_another_starts() -> None:
+    async with running_server() as server, await player(server, "Ann") as ann:
+        await ann.daily_start(GAME)
+        with pytest.raises(ServerError) as refused:
+            await ann.daily_start(GAME)
+        assert refused.value.code == "attempt_in_progress"

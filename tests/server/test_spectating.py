@@ -1,0 +1,154 @@
+"""Spectating: live races and daily attempts, a snapshot plus a live feed, spectator counts,
+delays, refusals — and never a hidden card in any frame a spectator receives."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from harness import player, running_server, winning_actions
+
+from client.api import ServerError
+from protocol.cards import name
+from protocol.engine import GameState
+from protocol.games import rules_for
+from protocol.notation import parse_action
+from protocol.race import view_json
+from protocol.wire import decode_from_server
+
+GAME, DEAL = "mount_sunflower", 18  # one deck: every card is unique, so a leak is exact
+CARD = re.compile(r"^(A|[2-9]|10|J|Q|K)[CSHD]$")
+
+
+def cards_in(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value} if CARD.match(value) else set()
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(cards_in(v) for v in value)) if value else set()
+    return set()
+
+
+def hidden(state: GameState) -> set[str]:
+    position = state.position
+    down = {
+        name(card)
+        for pile, count in zip(position.tableau, position.face_down, strict=True)
+        for card in pile[:count]
+    }
+    return down | {name(card) for card in position.stock}
+
+
+async def test_a_spectator_of_a_live_race_never_receives_a_hidden_card() -> None:
+    wins = winning_actions(GAME, DEAL)
+    rules = rules_for(GAME)
+    async with running_server(countdown_ms=300) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        sam = await player(server, "Sam", record=True)
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        await sam.spectate(race)  # during the countdown: no cards yet
+        await ann.next_event("started")
+        plays = {ann.player: wins[:70] + ["undo", "undo"] + wins[68:90], bob.player: wins[:45]}
+        for step in range(max(len(p) for p in plays.values())):
+            for client in (ann, bob):
+                if step < len(plays[client.player]):
+                    await client.act(race, plays[client.player][step])
+        expected = sum(len(p) for p in plays.values())
+        for _ in range(expected):  # the feed follows in slices: wait for all of it
+            await sam.next_event("act", timeout=5)
+        truth = {p: rules.start(DEAL) for p in plays}
+        checked = 0
+        for frame in sam.received:
+            message = decode_from_server(frame, sam.encoding)
+            if message["type"] == "watch" and message["kind"] == "act":
+                racer = message["player"]
+                truth[racer] = rules.apply(truth[racer], parse_action(message["action"])).state
+                assert not cards_in(message) & hidden(truth[racer]), message
+                if "view" in message:
+                    assert message["view"] == view_json(rules.view(truth[racer]))
+                checked += 1
+            elif message["type"] == "watch" and message["kind"] == "started":
+                assert message["view"] == view_json(rules.view(rules.start(DEAL)))
+                assert not cards_in(message) & hidden(rules.start(DEAL))
+            else:
+                assert not cards_in(message), message  # welcome, snapshot before the start
+        assert checked == expected
+        for client in (ann, bob, sam):
+            await client.close()
+
+
+async def test_a_spectator_gets_a_snapshot_of_every_racer_and_the_live_count() -> None:
+    wins = winning_actions(GAME, DEAL)
+    async with running_server(countdown_ms=0) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        sam, sue = await player(server, "Sam"), await player(server, "Sue")
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        await ann.next_event("started")
+        for action in wins[:20]:
+            await ann.act(race, action)
+        live = await sam.list_live()
+        assert [r["race"] for r in live] == [race]
+        picture = await sam.spectate(race)
+        views = {p["name"]: p["view"] for p in picture["players"]}
+        assert views["Ann"] == (await ann.snapshot(race))["you"]["view"]
+        assert views["Bob"]["stock"] == 24 and picture["feed_seq"] >= 1
+        await sue.spectate(race)
+        count = await sam.next_event("spectators", where=lambda d: d["count"] == 2)
+        assert count.data["count"] == 2
+        await ann.act(race, wins[20])
+        item = await sam.next_event("act")
+        assert item.seq > picture["feed_seq"] and item.data["action"] == wins[20]
+        for client in (ann, bob, sam, sue):
+            await client.close()
+
+
+async def test_racers_cannot_spectate_their_own_race() -> None:
+    async with running_server(countdown_ms=0) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        with pytest.raises(ServerError) as refused:
+            await bob.spectate(race)
+        assert refused.value.code == "spectate_refused"
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_the_spectator_delay_holds_the_feed_back() -> None:
+    async with running_server(countdown_ms=0) as server:
+        ann, bob, sam = [await player(server, n) for n in ("Ann", "Bob", "Sam")]
+        race = (await ann.create_race(GAME, deal=DEAL, spectator_delay_ms=400))["race"]
+        await bob.join_race(race)
+        await ann.next_event("started")
+        await sam.spectate(race)
+        sent = time.monotonic()
+        await ann.act(race, "t0 1 t1")
+        item = await sam.next_event("act", timeout=5)
+        assert time.monotonic() - sent >= 0.4
+        assert item.data["action"] == "t0 1 t1"
+        for client in (ann, bob, sam):
+            await client.close()
+
+
+async def test_a_daily_attempt_is_watched_only_by_those_who_finished_their_own() -> None:
+    async with running_server() as server:
+        ann, bob, cy = [await player(server, n) for n in ("Ann", "Bob", "Cy")]
+        attempt = (await ann.daily_start(GAME))["race"]["race"]
+        live = await cy.list_live()
+        assert [(r["race"], r["mode"]) for r in live] == [(attempt, "daily")]
+        with pytest.raises(ServerError) as refused:
+            await cy.spectate(attempt)  # Cy has not played today's deal
+        assert refused.value.code == "spectate_refused"
+        own = (await bob.daily_start(GAME))["race"]["race"]
+        with pytest.raises(ServerError):
+            await bob.spectate(attempt)  # Bob's own attempt is still running
+        await bob.resign(own)
+        picture = await bob.spectate(attempt)
+        assert picture["players"][0]["name"] == "Ann"
+        for client in (ann, bob, cy):
+            await client.close()
