@@ -1,0 +1,76 @@
+"""The two encodings and the limits every client message is held to."""
+
+from __future__ import annotations
+
+import json
+
+import msgpack
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from protocol.wire import JSON, MAX_MESSAGE_BYTES, MSGPACK, WireError, decode, encode
+
+SCALARS = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=40)
+MESSAGES = st.dictionaries(
+    st.text(min_size=1, max_size=12),
+    SCALARS | st.lists(SCALARS, max_size=5) | st.dictionaries(st.text(max_size=8), SCALARS, max_size=5),
+    max_size=10,
+)
+
+
+@given(MESSAGES)
+def test_a_message_round_trips_through_both_encodings(message: dict[str, object]) -> None:
+    for encoding in (MSGPACK, JSON):
+        frame = encode(message, encoding)
+        assert isinstance(frame, bytes if encoding == MSGPACK else str)
+        if len(frame) <= MAX_MESSAGE_BYTES:
+            assert decode(frame, encoding) == message
+
+
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes_either_decode_to_a_map_or_raise_wire_error(frame: bytes) -> None:
+    try:
+        message = decode(frame, MSGPACK)
+    except WireError as error:
+        assert error.code in ("malformed_message", "message_too_large")
+    else:
+        assert isinstance(message, dict)
+
+
+@given(st.text(max_size=200))
+def test_arbitrary_text_either_decodes_to_a_map_or_raises_wire_error(frame: str) -> None:
+    try:
+        message = decode(frame, JSON)
+    except WireError as error:
+        assert error.code == "malformed_message"
+    else:
+        assert isinstance(message, dict)
+
+
+@pytest.mark.parametrize(
+    ("frame", "words"),
+    [
+        (msgpack.packb({"a": [[[[1]]]]}), "nests at most"),
+        (msgpack.packb({"a": list(range(65))}), "MessagePack"),  # the unpacker's own limit
+        (msgpack.packb({"a": "x" * 257}), "at most 256"),
+        (msgpack.packb({1: "x"}), "not valid MessagePack"),
+        (msgpack.packb({"a": b"\x00"}), "not valid MessagePack"),
+        (msgpack.packb([1, 2]), "is a map"),
+        (msgpack.packb({"a": float("nan")}), "NaN"),
+        (b"\x00" * (MAX_MESSAGE_BYTES + 1), "at most 4096 bytes"),
+        ("text on a binary connection", "binary frames"),
+    ],
+)
+def test_messages_beyond_the_limits_are_refused(frame: bytes | str, words: str) -> None:
+    with pytest.raises(WireError) as refused:
+        decode(frame, MSGPACK)
+    assert words in refused.value.message
+
+
+def test_json_deep_nesting_is_refused_without_recursing_forever() -> None:
+    with pytest.raises(WireError):
+        decode("[" * 3000 + "]" * 3000, JSON)
+    with pytest.raises(WireError) as refused:
+        decode(json.dumps({"a": {"b": {"c": {"d": 1}}}}), JSON)
+    assert "nests" in refused.value.message
