@@ -55,7 +55,7 @@ def playouts(game: str, count: int, length: int, seed: int) -> dict[int, list[st
     deal = 0
     while len(found) < count:
         deal += 1
-        state, actions = rules.start(deal), []
+        state, actions = rules.start(deal), list[str]()
         while len(actions) < length:
             legal = [a for a in rules.legal_actions(state) if a is not UNDO]
             if not legal:

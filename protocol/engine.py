@@ -226,6 +226,8 @@ class Rules(ABC):
     def play_move(self, position: Position, move: Move) -> tuple[Position, list[Event]]:
         """Validate and make one move; the shared mechanics of all games."""
         src, count, dst = move.src, move.count, move.dst
+        if count < 1:  # the notation cannot write it; a Move built in code can
+            raise IllegalAction("a move takes at least one card", "malformed_action")
         pile = self._source_cards(position, src)
         down = position.face_down[src.index] if src.kind == TABLEAU else 0  # type: ignore[index]
         if count > len(pile) - down:

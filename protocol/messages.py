@@ -436,14 +436,9 @@ def encode_server(message: ServerMessage) -> dict[str, Any]:
             "message": message.message,
         }
     if isinstance(message, Event):
-        return {"type": "event", "n": message.n, "kind": message.kind, **message.data}
-    return {
-        "type": "watch",
-        "race": message.race,
-        "seq": message.seq,
-        "kind": message.kind,
-        **message.data,
-    }
+        return {**message.data, "type": "event", "n": message.n, "kind": message.kind}
+    return {**message.data, "type": "watch", "race": message.race, "seq": message.seq,
+            "kind": message.kind}  # fmt: skip
 
 
 _HEAD: Final = {

@@ -213,7 +213,7 @@ class Race:
                     "stale_seq",
                 )
             return ActResult(cached[0], cached[1], repeated=True)
-        if self.phase in (Phase.OPEN, Phase.COUNTDOWN):
+        if self.phase in (Phase.OPEN, Phase.COUNTDOWN) or now.mono_ms < (self.start_mono or 0):
             raise RaceError("the race has not started yet", "race_not_started")
         if racer.outcome is not None or self.phase is Phase.DONE:
             raise RaceError("you have already finished this race", "already_finished")

@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any
 
+from client.cli import UsageError
 from client.commands.common import add_game_arguments, deal_number, rules_from
 from client.text import draw
 from protocol.engine import GameState, Rules
@@ -40,11 +41,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def read_actions(source: str) -> list[str]:
-    if source == "-":
-        text = sys.stdin.read()
-    else:
-        with open(source, encoding="utf-8") as handle:
-            text = handle.read()
+    """The action lines of ``source`` (a file name, or ``-`` for standard input)."""
+    try:
+        if source == "-":
+            text = sys.stdin.read()
+        else:
+            with open(source, encoding="utf-8") as handle:
+                text = handle.read()
+    except UnicodeDecodeError:
+        where = "standard input" if source == "-" else source
+        raise UsageError(f"solrace replay: {where} is not UTF-8 text") from None
     lines = (line.strip() for line in text.splitlines())
     return [line for line in lines if line and not line.startswith("#")]
 

@@ -1,0 +1,485 @@
+"""The terminal client: ``solrace play``, ``solrace watch`` and ``solrace board`` run as real
+processes against a real server on 127.0.0.1 (in the test's event loop), read through their
+plain output (standard output is a pipe), with other racers driven by ``client.api``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import fcntl
+import json
+import os
+import random
+import re
+import struct
+import sys
+import termios
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client.api import Client
+from client.cli import main
+from client.terminal.render import board, make_console
+from client.terminal.view import after_action
+from protocol.errors import IllegalAction
+from protocol.games import GAMES, rules_for
+from protocol.notation import TABLEAU_PILES, Move
+from protocol.race import view_json
+from protocol.replay import replay
+from server.app import RaceServer
+from server.config import Settings
+from server.store import MemoryStore
+
+SOLRACE = Path(sys.executable).with_name("solrace")
+WINS = Path(__file__).resolve().parents[1] / "data" / "wins"
+GAME, DEAL = "mount_sunflower", 18  # a deal with a winning action list in tests/data/wins
+SETTINGS = Settings(
+    host="127.0.0.1",
+    port=0,
+    countdown_ms=100,
+    grace_ms=5_000,
+    daily_certify=False,
+    ping_interval_s=5,
+    ping_timeout_s=5,
+    feed_interval_ms=10,
+    standings_interval_ms=50,
+    shutdown_grace_s=2,
+    rate_per_s=1000.0,  # the tests type faster than anyone
+    burst=1000,
+)
+PROMPT = "Your move (a number, an action, or help):"
+NUMBERED = re.compile(r"(\d+)\) (deal|auto|undo|[a-z]\d? \d+ [a-z]\d?)")
+
+
+@asynccontextmanager
+async def running_server(**changes: Any) -> AsyncIterator[str]:
+    """A race server on a free port of 127.0.0.1; yields its websocket URL."""
+    server = RaceServer(dataclasses.replace(SETTINGS, **changes), MemoryStore())
+    await server.start()
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    SERVERS[url] = server
+    try:
+        yield url
+    finally:
+        del SERVERS[url]
+        await server.stop()
+
+
+SERVERS: dict[str, RaceServer] = {}
+
+
+async def drop_connection_of(url: str, name: str) -> None:
+    """Cut ``name``'s TCP connection on the server's side, as a network failure would."""
+    (session,) = [s for s in SERVERS[url].sessions.values() if s.name == name]
+    assert session.connection is not None and session.connection.transport is not None
+    session.connection.transport.abort()
+
+
+def winning_actions(game: str, deal: int) -> list[str]:
+    lines = (WINS / f"{game}-{deal}.txt").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+class Terminal:
+    """A ``solrace`` process with its standard input and output as pipes."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.output = ""
+        self.seen = 0  # how far ``expect`` has read
+
+    @classmethod
+    async def start(cls, *argv: str) -> Terminal:
+        process = await asyncio.create_subprocess_exec(
+            str(SOLRACE),
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        return cls(process)
+
+    async def expect(self, pattern: str, timeout: float = 10.0) -> re.Match[str]:
+        """Read until ``pattern`` matches output not yet matched; the match."""
+        regex = re.compile(pattern)
+        assert self.process.stdout is not None
+        async with asyncio.timeout(timeout):
+            while True:
+                found = regex.search(self.output, self.seen)
+                if found:
+                    self.seen = found.end()
+                    return found
+                chunk = await self.process.stdout.read(65536)
+                if not chunk:
+                    raise AssertionError(f"no {pattern!r} before the end of:\n{self.output}")
+                self.output += chunk.decode()
+
+    async def type(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        await self.process.stdin.drain()
+
+    async def finish(self, timeout: float = 10.0) -> int:
+        """The exit status, once the process has ended; everything it printed is read."""
+        assert self.process.stdout is not None
+        async with asyncio.timeout(timeout):
+            self.output += (await self.process.stdout.read()).decode()
+            return await self.process.wait()
+
+    def kill(self) -> None:
+        if self.process.returncode is None:
+            self.process.kill()
+
+
+class PseudoTerminal(Terminal):
+    """A ``solrace`` process in a pseudo-terminal of 40 rows and 100 columns, as a person
+    would run it."""
+
+    def __init__(self, process: asyncio.subprocess.Process, master: int) -> None:
+        super().__init__(process)
+        self.master = master
+        self.chunks: asyncio.Queue[bytes] = asyncio.Queue()
+        asyncio.get_running_loop().add_reader(master, self._readable)
+
+    @classmethod
+    async def open(cls, *argv: str) -> PseudoTerminal:
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+        env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES")}
+        process = await asyncio.create_subprocess_exec(
+            str(SOLRACE),
+            *argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env={**env, "TERM": "xterm-256color"},
+        )
+        os.close(slave)
+        return cls(process, master)
+
+    def _readable(self) -> None:
+        try:
+            chunk = os.read(self.master, 65536)
+        except OSError:  # the process has gone: its side of the terminal is closed
+            chunk = b""
+        if not chunk:
+            asyncio.get_running_loop().remove_reader(self.master)
+        self.chunks.put_nowait(chunk)
+
+    async def expect(self, pattern: str, timeout: float = 10.0) -> re.Match[str]:
+        regex = re.compile(pattern)
+        async with asyncio.timeout(timeout):
+            while True:
+                found = regex.search(self.output, self.seen)
+                if found:
+                    self.seen = found.end()
+                    return found
+                chunk = await self.chunks.get()
+                if not chunk:
+                    raise AssertionError(f"no {pattern!r} before the end of:\n{self.output}")
+                self.output += chunk.decode(errors="replace")
+
+    async def type(self, line: str) -> None:
+        os.write(self.master, line.encode() + b"\r")
+
+    def close(self) -> None:
+        self.kill()
+        with contextlib.suppress(ValueError):
+            asyncio.get_running_loop().remove_reader(self.master)
+        os.close(self.master)
+
+
+@asynccontextmanager
+async def solrace(*argv: str) -> AsyncIterator[Terminal]:
+    terminal = await Terminal.start(*argv)
+    try:
+        yield terminal
+    finally:
+        terminal.kill()
+        await terminal.process.wait()
+
+
+def an_action_that_does_not_fit(game: str, deal: int) -> tuple[str, str]:
+    """A tableau move refused at the start of the deal, and the engine's sentence for it."""
+    rules = rules_for(game)
+    start = rules.start(deal)
+    for src in TABLEAU_PILES[: rules.tableau_piles]:
+        for dst in TABLEAU_PILES[: rules.tableau_piles]:
+            try:
+                rules.apply(start, Move(src, 1, dst))
+            except IllegalAction as refusal:
+                if refusal.code == "does_not_fit":
+                    return f"{src} 1 {dst}", refusal.message
+    raise AssertionError("every tableau move fits")
+
+
+def numbered_actions(screen: str) -> dict[str, int]:
+    """The numbered legal list of the last screen printed in ``screen``."""
+    listing = screen.rsplit("Actions:", 1)[-1]
+    return {action: int(number) for number, action in NUMBERED.findall(listing)}
+
+
+async def play_to_the_end(ann: Terminal, actions: list[str]) -> int:
+    """Type ``actions`` into a ``play`` screen, by number when the list shows them; how many
+    went by number."""
+    by_number = 0
+    screen = ann.output[: ann.seen]
+    for action in actions:
+        listed = numbered_actions(screen)
+        if action in listed:
+            by_number += 1
+            await ann.type(str(listed[action]))
+        else:
+            await ann.type(action)
+        start = ann.seen
+        await ann.expect(rf"{re.escape(PROMPT)}|You finished in")
+        screen = ann.output[start : ann.seen]
+        assert f"{action}:" in screen or "undo" in action, screen[-600:]
+    return by_number
+
+
+# ---------------------------------------------------------------------- views
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_view_kept_from_event_items_matches_the_engine_after_every_action(game: str) -> None:
+    rules = rules_for(game)
+    rng = random.Random(game)
+    for deal in (1, 2, 3):
+        state = rules.start(deal)
+        view = view_json(rules.view(state))
+        for _ in range(120):
+            action = rng.choice(rules.legal_actions(state) or [None])
+            if action is None:
+                break
+            outcome = rules.apply(state, action)
+            state = outcome.state
+            reply: dict[str, Any] = {"events": [event.as_dict() for event in outcome.events]}
+            if str(action) == "undo":
+                reply["view"] = view_json(rules.view(state))
+            view = after_action(view, reply, rules.undo_allowed)
+            assert view == view_json(rules.view(state)), (deal, str(action))
+
+
+def drawn(view: dict[str, Any], has_waste: bool = True) -> str:
+    console = make_console(force_terminal=False)
+    with console.capture() as capture:
+        console.print(board(view, has_waste))
+    return capture.get()
+
+
+# ---------------------------------------------------------------------- play
+
+
+async def test_play_races_to_the_end_by_numbers_and_notation_and_shows_the_ranking() -> None:
+    wins = winning_actions(GAME, DEAL)
+    async with running_server() as url, await Client.connect(url, "Bob") as bob:
+        race = (await bob.create_race(GAME, deal=DEAL))["race"]
+        async with solrace("play", "--server", url, "--name", "Ann", "--race", race) as ann:
+            await ann.expect(r"Joined race .*racers Bob, Ann \(2/2\)")
+            await bob.next_event("started")
+            await ann.expect("Go!")
+            await ann.expect(re.escape(PROMPT))
+            assert " t0  t1  t2  t3  t4  t5  t6" in ann.output
+            await bob.act(race, wins[0])  # Bob's progress reaches Ann as standings
+            by_number = await play_to_the_end(ann, wins)
+            await ann.expect("Waiting for the others to finish")
+            await bob.resign(race)
+            assert await ann.finish() == 0
+    assert by_number >= 1
+    assert re.search(r"\| +\| Bob +\| +0/52 \| +1 \| playing +\|", ann.output)  # his progress
+    assert re.search(r"You finished in \d+:\d\d\.\d with \d+ actions", ann.output)
+    assert re.search(r"\| 1 \| Ann \(you\) +\| finished +\| +\d+:\d\d\.\d \|", ann.output)
+    assert re.search(r"\| 2 \| Bob +\| resigned +\| +- \| +1 \| +0/52 \|", ann.output)
+    assert "You placed 1st of 2." in ann.output
+    assert f"Deal number {DEAL}" in ann.output
+
+
+async def test_play_shows_the_sentence_of_a_refused_action_and_goes_on() -> None:
+    refused, sentence = an_action_that_does_not_fit(GAME, DEAL)
+    async with running_server() as url:
+        args = ("play", "--server", url, "--name", "Ann", "--create", GAME, "--deal", str(DEAL))
+        async with solrace(*args, "--players", "1") as ann:
+            await ann.expect(re.escape(PROMPT))
+            await ann.type(refused)
+            found = await ann.expect(r"(.*) \[(\w+)\]")
+            assert found.groups() == (sentence, "does_not_fit")
+            await ann.type("99")
+            await ann.expect(r"There is no action 99: choose 1 to \d+\.")
+            await ann.type("1")
+            await ann.expect(r"0/52 home · 1 action\b")
+            await ann.type("resign")
+            await ann.expect("You resigned.")
+            assert await ann.finish() == 0
+    assert re.search(r"\| 1 \| Ann \(you\) +\| resigned +\| +- \| +1 \|", ann.output)
+
+
+async def test_play_counts_down_before_the_start() -> None:
+    async with running_server(countdown_ms=1500) as url, await Client.connect(url, "Bob") as bob:
+        race = (await bob.create_race(GAME, deal=DEAL))["race"]
+        async with solrace("play", "--server", url, "--name", "Ann", "--race", race) as ann:
+            await ann.expect(r"The race starts in 1\.\d s\.")
+            await ann.expect(r"^1\.\.\.$|\n1\.\.\.\n")
+            await ann.expect("Go!")
+            await ann.type("resign")
+            await bob.next_event("started")
+            await bob.resign(race)
+            assert await ann.finish() == 0
+
+
+async def test_play_reconnects_and_resumes_after_the_connection_drops() -> None:
+    async with running_server() as url, await Client.connect(url, "Bob") as bob:
+        race = (await bob.create_race(GAME, deal=DEAL))["race"]
+        async with solrace("play", "--server", url, "--name", "Ann", "--race", race) as ann:
+            await ann.expect(re.escape(PROMPT))
+            await ann.type("1")
+            await ann.expect(r"· 1 action\b")
+            await drop_connection_of(url, "Ann")
+            await ann.expect("Connection lost; reconnecting...")
+            await ann.expect("Reconnected.")
+            await ann.expect(r"· 1 action\b")  # the race as it was, from a fresh snapshot
+            await ann.type("1")
+            await ann.expect(r"· 2 actions\b")
+            await ann.type("resign")
+            await bob.resign(race)
+            assert await ann.finish() == 0
+    assert re.search(r"\| \d \| Ann \(you\) +\| resigned +\| +- \| +2 \|", ann.output)
+
+
+async def test_play_on_a_terminal_colours_the_cards_and_redraws_the_screen() -> None:
+    async with running_server() as url:
+        args = ("play", "--server", url, "--name", "Ann", "--create", GAME, "--deal", str(DEAL))
+        ann = await PseudoTerminal.open(*args, "--players", "1")
+        try:
+            await ann.expect(re.escape(PROMPT))
+            screen = ann.output
+            assert "\x1b[2J" in screen or "\x1b[H" in screen  # cleared before drawing
+            assert re.search(r"\x1b\[31m10H", screen)  # hearts in red (t5 shows 10H)
+            assert not re.search(r"\x1b\[31m4C", screen)  # clubs not
+            await ann.type("1")
+            await ann.expect(r"1 action")
+            await ann.type("resign")
+            await ann.expect("You placed 1st of 1.")
+            assert await ann.process.wait() == 0
+        finally:
+            ann.close()
+
+
+# ---------------------------------------------------------------------- watch
+
+
+async def test_watch_shows_every_racers_moves_until_the_result() -> None:
+    wins = winning_actions(GAME, DEAL)
+    async with (
+        running_server() as url,
+        await Client.connect(url, "Ann") as ann,
+        await Client.connect(url, "Bob") as bob,
+    ):
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        async with solrace("watch", race, "--server", url) as watcher:
+            await watcher.expect(rf"Watching race {race}: Mount Sunflower .*racers Ann")
+            await bob.join_race(race)
+            await ann.next_event("started")
+            await watcher.expect("Started.")
+            await watcher.expect(r"Ann · 0/52 home")
+            for action in wins[:3]:
+                await ann.act(race, action)
+            await watcher.expect(rf"Ann: {re.escape(wins[0])} \(")
+            await watcher.expect(rf"Ann: {re.escape(wins[2])} \(.*· 3 actions")
+            await bob.resign(race)
+            await watcher.expect("Bob: resigned.")
+            await ann.resign(race)
+            assert await watcher.finish() == 0
+    rules = rules_for(GAME)
+    after_three = view_json(rules.view(replay(rules, DEAL, wins[:3])))
+    final_boards = watcher.output.rsplit("Ann · ", 1)[1]
+    assert drawn(after_three, rules.has_waste) in final_boards
+    assert re.search(r"\| \d \| Ann +\| resigned +\| +- \| +3 \|", watcher.output)
+    assert re.search(r"\| \d \| Bob +\| resigned +\| +- \| +0 \|", watcher.output)
+
+
+async def test_watch_spectates_again_after_the_connection_drops() -> None:
+    wins = winning_actions(GAME, DEAL)
+    async with running_server() as url, await Client.connect(url, "Ann") as ann:
+        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+        await ann.next_event("started")
+        await ann.act(race, wins[0])
+        async with solrace("watch", race, "--server", url, "--name", "Eve") as watcher:
+            await watcher.expect(r"Ann · 0/52 home · 1 action · playing")
+            await drop_connection_of(url, "Eve")
+            await watcher.expect("Reconnected.")
+            await ann.act(race, wins[1])
+            await watcher.expect(rf"Ann: {re.escape(wins[1])} \(.*· 2 actions")
+            await ann.resign(race)
+            assert await watcher.finish() == 0
+
+
+# ---------------------------------------------------------------------- board
+
+
+async def test_board_lists_a_resigned_daily_attempt_and_the_time_to_the_next_day() -> None:
+    async with running_server() as url:
+        async with solrace("play", "--server", url, "--name", "Cat", "--daily", GAME) as cat:
+            await cat.expect(r"Daily Mount Sunflower of \d{4}-\d\d-\d\d \(ranked")
+            await cat.expect(re.escape(PROMPT))
+            await cat.type("1")
+            await cat.expect(r"· 1 action\b")
+            await cat.type("resign")
+            await cat.expect(r"Daily board .* \(1 player\)")
+            assert await cat.finish() == 0
+        async with solrace("board", GAME, "--server", url) as board:
+            assert await board.finish() == 0
+        async with solrace("board", GAME, "--server", url, "--json") as as_json:
+            assert await as_json.finish() == 0
+    assert re.search(r"daily challenge of \d{4}-\d\d-\d\d \(1 player\)", board.output)
+    assert re.search(r"\| 1 \| Cat +\| +DNF \| +1 \| +0/52 \|", board.output)
+    assert re.search(r"The next daily challenge begins in \d+ (h|min|s)", board.output)
+    data = json.loads(as_json.output)
+    assert [(e["name"], e["finished"], e["actions"]) for e in data["top"]] == [("Cat", False, 1)]
+
+
+# ---------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play"],
+        ["play", "--race", "abc", "--daily", "sanibel"],
+        ["play", "--create", "chess"],
+        ["play", "--race", "abc", "--deal", "5"],
+        ["play", "--create", "sanibel", "--deal", "0"],
+        ["play", "--create", "sanibel", "--players", "9"],
+        ["play", "--create", "sanibel", "--options", "{"],
+        ["play", "--create", "sanibel", "--options", '{"down": 11}'],
+        ["play", "--daily", "sanibel", "--server", "http://example.org/"],
+        ["play", "--daily", "sanibel", "--name", ""],
+        ["watch"],
+        ["watch", "NOT-AN-ID"],
+        ["board", "chess"],
+        ["board", "sanibel", "--date", "2024-13-01"],
+        ["board", "sanibel", "--top", "0"],
+        ["board", "sanibel", "--best", "--date", "2024-01-01"],
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(argv)
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_an_unreachable_server_is_one_line_and_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["board", "sanibel", "--server", "ws://127.0.0.1:9/ws"])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert out == ""
+    assert re.fullmatch(r"solrace: cannot reach the server at ws://127\.0\.0\.1:9/ws: .*\n", err)
