@@ -25,7 +25,7 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
 def rules_from(args: argparse.Namespace) -> Rules:
     try:
         options: Any = json.loads(args.options)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         raise BadGame(f"--options is not JSON: {args.options[:40]!r}", "bad_options") from None
     if not isinstance(options, dict):
         raise BadGame("--options must be a JSON object", "bad_options")
