@@ -1,8 +1,8 @@
 """The one exception tree of the pure core.
 
 Every refusal carries a stable ``code`` (listed in docs/engine.md and docs/protocol.md, never
-renamed) and a ``message``: a sentence a person understands. A malformed action (it cannot be read) and
-an illegal one (it can be read but the rules refuse it) are different classes.
+renamed) and a ``message``: a sentence a person understands. A malformed action (it cannot
+be read) and an illegal one (it can be read but the rules refuse it) are different classes.
 """
 
 from __future__ import annotations
