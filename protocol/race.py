@@ -77,11 +77,17 @@ class RaceSettings:
     def public_dict(self) -> dict[str, Any]:
         """The settings without the deal number."""
         return {
-            "game": self.game, "options": self.options, "deal_chosen": self.deal_chosen,
-            "max_players": self.max_players, "public": self.public,
-            "countdown_ms": self.countdown_ms, "spectator_delay_ms": self.spectator_delay_ms,
-            "mode": self.mode, "day": self.day, "ranked": self.ranked,
-        }  # fmt: skip
+            "game": self.game,
+            "options": self.options,
+            "deal_chosen": self.deal_chosen,
+            "max_players": self.max_players,
+            "public": self.public,
+            "countdown_ms": self.countdown_ms,
+            "spectator_delay_ms": self.spectator_delay_ms,
+            "mode": self.mode,
+            "day": self.day,
+            "ranked": self.ranked,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +122,13 @@ class Racer:
     def standing(self) -> dict[str, Any]:
         """What anyone in or watching the race may know of this racer."""
         return {
-            "player": self.player, "name": self.name, "progress": self.progress,
-            "actions": self.actions, "outcome": self.outcome and self.outcome.value,
+            "player": self.player,
+            "name": self.name,
+            "progress": self.progress,
+            "actions": self.actions,
+            "outcome": self.outcome and self.outcome.value,
             "time_ms": self.time_ms,
-        }  # fmt: skip
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,8 +264,9 @@ class Race:
         result = self._remember(racer, seq, True, reply)
         watch = {"player": player, **{k: v for k, v in reply.items() if k not in ("seq", "legal")}}
         self._finish_if_all_done()
-        return ActResult(True, result.reply, entry=entry, watch=watch,
-                         racer_done=racer.outcome is not None)  # fmt: skip
+        return ActResult(
+            True, result.reply, entry=entry, watch=watch, racer_done=racer.outcome is not None
+        )
 
     def _remember(self, racer: Racer, seq: int, ok: bool, reply: dict[str, Any]) -> ActResult:
         racer.replies[seq] = (ok, reply)
@@ -346,8 +356,12 @@ class Race:
             "host": self.host,
             "phase": self.phase.value,
             "start_at_ms": self.start_wall,
-            "players": [r.standing() for r in self.racers.values()],
+            "players": self.standings(),
         }
+
+    def standings(self) -> list[dict[str, Any]]:
+        """Every racer's standing, in joining order."""
+        return [r.standing() for r in self.racers.values()]
 
     def racer_view(self, player: str) -> dict[str, Any]:
         """What ``player`` sees: the race, their own cards and legal actions, and only the

@@ -103,14 +103,21 @@ class RaceServer:
         self.tasks: list[asyncio.Task[None]] = []
         self.stopping = False
         self.handlers: dict[type[Request], Callable[[Client, Any], Awaitable[dict[str, Any]]]] = {
-            CreateRace: self.on_create_race, ListRaces: self.on_list_races,
-            JoinRace: self.on_join_race, StartRace: self.on_start_race,
-            LeaveRace: self.on_leave_race, Resign: self.on_resign, Rematch: self.on_rematch,
-            Snapshot: self.on_snapshot, DailyStart: self.on_daily_start,
-            DailyBoard: self.on_daily_board, BestBoard: self.on_best_board,
-            ListLive: self.on_list_live, Spectate: self.on_spectate,
+            CreateRace: self.on_create_race,
+            ListRaces: self.on_list_races,
+            JoinRace: self.on_join_race,
+            StartRace: self.on_start_race,
+            LeaveRace: self.on_leave_race,
+            Resign: self.on_resign,
+            Rematch: self.on_rematch,
+            Snapshot: self.on_snapshot,
+            DailyStart: self.on_daily_start,
+            DailyBoard: self.on_daily_board,
+            BestBoard: self.on_best_board,
+            ListLive: self.on_list_live,
+            Spectate: self.on_spectate,
             Unspectate: self.on_unspectate,
-        }  # fmt: skip
+        }
 
     # ================================================================== lifecycle
 
@@ -155,8 +162,10 @@ class RaceServer:
         for session in self.sessions.values():
             session.push("shutdown", {"reason": reason})
         drained = await self.persister.drain(self.settings.shutdown_grace_s)
-        log.info("writes finished" if drained else "writes left undone at shutdown",
-                 extra={"backlog": self.persister.backlog})  # fmt: skip
+        log.info(
+            "writes finished" if drained else "writes left undone at shutdown",
+            extra={"backlog": self.persister.backlog},
+        )
         self.server.close(code=1001, reason="server shutting down")
         await self.server.wait_closed()
         for task in self.tasks:
@@ -176,13 +185,19 @@ class RaceServer:
                     continue  # read on, so the closing handshake can finish
                 if not client.bucket.allow(loop.time()):
                     if client.flood.strike(loop.time()):
-                        log.warning("closing a flooding connection",
-                                    extra={"remote": str(connection.remote_address)})  # fmt: skip
+                        log.warning(
+                            "closing a flooding connection",
+                            extra={"remote": str(connection.remote_address)},
+                        )
                         client.closing = True
                         close_soon(connection, CLOSE_POLICY, "too many requests")
                         continue
-                    self._refuse(client, frame, "rate_limited",
-                                 "too many requests: slow down and send this again")  # fmt: skip
+                    self._refuse(
+                        client,
+                        frame,
+                        "rate_limited",
+                        "too many requests: slow down and send this again",
+                    )
                     continue
                 await self.on_frame(client, frame)
         except ConnectionClosed:
@@ -231,9 +246,16 @@ class RaceServer:
             )
         except Exception:
             log.exception("request failed", extra={"request": kind})
-            self._send(client, Error(request_id, kind, "internal_error",
-                                     "the server failed to answer this request; it has been "
-                                     "logged, and nothing was changed by it"))  # fmt: skip
+            self._send(
+                client,
+                Error(
+                    request_id,
+                    kind,
+                    "internal_error",
+                    "the server failed to answer this request; it has been "
+                    "logged, and nothing was changed by it",
+                ),
+            )
 
     def _refuse(self, client: Client, frame: str | bytes, code: str, text: str) -> None:
         request_id = None
@@ -281,12 +303,14 @@ class RaceServer:
     def on_hello(self, client: Client, request: Hello) -> None:
         if request.protocol != PROTOCOL_VERSION:
             raise ProtocolError(
-                f"this server speaks protocol {PROTOCOL_VERSION}", "unsupported_protocol",
+                f"this server speaks protocol {PROTOCOL_VERSION}",
+                "unsupported_protocol",
                 request.id,
-            )  # fmt: skip
+            )
         if client.session is not None:
-            raise ProtocolError("this connection has already said hello", "already_hello",
-                                request.id)  # fmt: skip
+            raise ProtocolError(
+                "this connection has already said hello", "already_hello", request.id
+            )
         session = self.tokens.get(request.token) if request.token else None
         resumed = session is not None
         if session is None:
@@ -310,9 +334,18 @@ class RaceServer:
         client.session = session
         moment = now()
         session.send(
-            Welcome(request.id, session.player, session.name, session.token, resumed,
-                    PROTOCOL_VERSION, moment.wall_ms, self.settings.grace_ms, session.last_event)
-        )  # fmt: skip
+            Welcome(
+                request.id,
+                session.player,
+                session.name,
+                session.token,
+                resumed,
+                PROTOCOL_VERSION,
+                moment.wall_ms,
+                self.settings.grace_ms,
+                session.last_event,
+            )
+        )
         if resumed:
             missed = session.missed_since(request.last_event or 0)
             if missed is None or request.last_event is None:
@@ -356,12 +389,17 @@ class RaceServer:
         else:
             deal = secrets.randbelow(MAX_DEAL) + 1
         settings = RaceSettings(
-            game=rules.name, options=rules.options, deal=deal,
-            max_players=request.max_players, public=request.public,
-            countdown_ms=self.settings.countdown_ms if request.countdown_ms is None
+            game=rules.name,
+            options=rules.options,
+            deal=deal,
+            max_players=request.max_players,
+            public=request.public,
+            countdown_ms=self.settings.countdown_ms
+            if request.countdown_ms is None
             else request.countdown_ms,
-            spectator_delay_ms=request.spectator_delay_ms, deal_chosen=request.deal is not None,
-        )  # fmt: skip
+            spectator_delay_ms=request.spectator_delay_ms,
+            deal_chosen=request.deal is not None,
+        )
         room = self._open_room(settings, session, now())
         if room.race.full:  # a race for one: start once the creator has the answer
             asyncio.get_running_loop().call_soon(self._start_full, room)
@@ -371,9 +409,11 @@ class RaceServer:
         races = [
             room.race.public_info()
             for room in self.rooms.values()
-            if room.race.phase is Phase.OPEN and room.race.settings.public
-            and room.race.settings.mode == "race" and not room.race.full
-        ]  # fmt: skip
+            if room.race.phase is Phase.OPEN
+            and room.race.settings.public
+            and room.race.settings.mode == "race"
+            and not room.race.full
+        ]
         return {"races": races}
 
     async def on_join_race(self, client: Client, request: JoinRace) -> dict[str, Any]:
@@ -408,8 +448,11 @@ class RaceServer:
         start_mono = room.race.schedule_start(by, moment)
         delay_s = max(0, start_mono - moment.mono_ms) / 1000
         room.start_handle = asyncio.get_running_loop().call_later(delay_s, self._begin, room)
-        announce = {"race": room.id, "start_at_ms": room.race.start_wall,
-                    "starts_in_ms": start_mono - moment.mono_ms}  # fmt: skip
+        announce = {
+            "race": room.id,
+            "start_at_ms": room.race.start_wall,
+            "starts_in_ms": start_mono - moment.mono_ms,
+        }
         self._push_racers(room, "countdown", announce)
         room.post("countdown", announce, moment.mono_ms)
 
@@ -439,8 +482,7 @@ class RaceServer:
         if room is None:
             raise RaceError(f"there is no race {request.race}", "race_not_found")
         moment = now()
-        result = room.race.act(session.player, request.seq, request.action, moment,
-                               request.legal)  # fmt: skip
+        result = room.race.act(session.player, request.seq, request.action, moment, request.legal)
         if not result.ok:
             session.send(Error(request.id, "act", result.reply["code"], result.reply["message"]))
             return
@@ -455,7 +497,7 @@ class RaceServer:
             room.post("act", result.watch, moment.mono_ms, racer=session.player)
         session.standings_sent[room.id] = room.standings_version
         if behind and len(room.race.racers) > 1:
-            data = {**data, "standings": room.race.public_info()["players"]}
+            data = {**data, "standings": room.race.standings()}
         session.send(Result(request.id, "act", data))
         if result.racer_done:
             self._racer_done(room, session.player, moment)
@@ -477,8 +519,9 @@ class RaceServer:
                 self.rooms.pop(room.id, None)
             return
         room.standings_version += 1
-        room.post("retired", {"player": player, "outcome": ending.value}, moment.mono_ms,
-                  racer=player)  # fmt: skip
+        room.post(
+            "retired", {"player": player, "outcome": ending.value}, moment.mono_ms, racer=player
+        )
         self._racer_done(room, player, moment)
 
     async def on_resign(self, client: Client, request: Resign) -> dict[str, Any]:
@@ -499,8 +542,12 @@ class RaceServer:
         result = race.result()
         if race.deal_shown():
             result["deal"] = str(race.settings.deal)
-        self._persist("race result", self.store.save_result, race.id,
-                      {**result, "settings": race.settings.as_dict()})  # fmt: skip
+        self._persist(
+            "race result",
+            self.store.save_result,
+            race.id,
+            {**result, "settings": race.settings.as_dict()},
+        )
         self._push_racers(room, "result", result)
         room.post("result", result, moment.mono_ms)
         settings = race.settings
@@ -526,17 +573,25 @@ class RaceServer:
         if existing is not None and existing.race.phase is Phase.OPEN:
             existing.race.join(session.player, session.name)
             session.racing.add(existing.id)
-            self._push_racers(existing, "joined", {"race": existing.race.public_info()},
-                              except_player=session.player)  # fmt: skip
+            self._push_racers(
+                existing,
+                "joined",
+                {"race": existing.race.public_info()},
+                except_player=session.player,
+            )
             if existing.race.full:
                 asyncio.get_running_loop().call_soon(self._start_full, existing)
             return {"race": existing.race.public_info()}
         old = room.race.settings
         settings = RaceSettings(
-            game=old.game, options=old.options, deal=secrets.randbelow(MAX_DEAL) + 1,
-            max_players=max(old.max_players, 1), public=old.public,
-            countdown_ms=old.countdown_ms, spectator_delay_ms=old.spectator_delay_ms,
-        )  # fmt: skip
+            game=old.game,
+            options=old.options,
+            deal=secrets.randbelow(MAX_DEAL) + 1,
+            max_players=max(old.max_players, 1),
+            public=old.public,
+            countdown_ms=old.countdown_ms,
+            spectator_delay_ms=old.spectator_delay_ms,
+        )
         new_room = self._open_room(settings, session, now())
         room.rematch = new_room.id
         self._push_racers(
@@ -564,18 +619,29 @@ class RaceServer:
         day = day_of(moment.wall_ms)
         for race_id in session.racing:
             other = self.rooms.get(race_id)
-            if (other is not None and other.race.settings.mode == "daily"
-                    and other.race.settings.game == request.game
-                    and other.race.phase is not Phase.DONE):  # fmt: skip
-                raise RaceError("finish or resign your attempt in progress first",
-                                "attempt_in_progress")  # fmt: skip
+            if (
+                other is not None
+                and other.race.settings.mode == "daily"
+                and other.race.settings.game == request.game
+                and other.race.phase is not Phase.DONE
+            ):
+                raise RaceError(
+                    "finish or resign your attempt in progress first", "attempt_in_progress"
+                )
         deal, certified = await self.daily.deal_for(request.game, day)
         attempt = new_id()
         ranked = await self.store.claim_daily(request.game, day, session.player, attempt)
         settings = RaceSettings(
-            game=request.game, options=dict(rules_for(request.game).options), deal=deal,
-            max_players=1, public=True, countdown_ms=0, mode="daily", day=day, ranked=ranked,
-        )  # fmt: skip
+            game=request.game,
+            options=dict(rules_for(request.game).options),
+            deal=deal,
+            max_players=1,
+            public=True,
+            countdown_ms=0,
+            mode="daily",
+            day=day,
+            ranked=ranked,
+        )
         rules = rules_for(settings.game, settings.options)
         race = Race(attempt, settings, rules, session.player)
         race.join(session.player, session.name)
@@ -586,26 +652,35 @@ class RaceServer:
         race.schedule_start(None, moment)
         self._begin(room)
         return {
-            "race": race.racer_view(session.player), "day": day, "ranked": ranked,
-            "certified": certified, "next_day_ms": next_day_start_ms(day),
-        }  # fmt: skip
+            "race": race.racer_view(session.player),
+            "day": day,
+            "ranked": ranked,
+            "certified": certified,
+            "next_day_ms": next_day_start_ms(day),
+        }
 
     async def on_daily_board(self, client: Client, request: DailyBoard) -> dict[str, Any]:
         session = _session(client)
         today = day_of(now().wall_ms)
         day = parse_day(request.day) if request.day else today
-        board = await self.store.daily_board(request.game, day, request.top, session.player,
-                                             request.around)  # fmt: skip
+        board = await self.store.daily_board(
+            request.game, day, request.top, session.player, request.around
+        )
         deal = await self.store.daily_deal(request.game, day) if day < today else None
         return {
-            "game": request.game, "day": day, "today": today, "deal": deal and str(deal),
-            "next_day_ms": next_day_start_ms(today), **board_json(board, day < today),
-        }  # fmt: skip
+            "game": request.game,
+            "day": day,
+            "today": today,
+            "deal": deal and str(deal),
+            "next_day_ms": next_day_start_ms(today),
+            **board_json(board, day < today),
+        }
 
     async def on_best_board(self, client: Client, request: BestBoard) -> dict[str, Any]:
         session = _session(client)
-        board = await self.store.best_board(request.game, request.top, session.player,
-                                            request.around)  # fmt: skip
+        board = await self.store.best_board(
+            request.game, request.top, session.player, request.around
+        )
         return {"game": request.game, **board_json(board, False)}
 
     # ================================================================== spectating
@@ -678,19 +753,26 @@ class RaceServer:
             room.spectator_count_shown = len(room.spectators)
             room.post("spectators", {"count": len(room.spectators)}, moment.mono_ms)
         items = room.due_items(moment.mono_ms)
-        for laggard in room.fan_out(items, settings.spectator_chunk,
-                                    settings.spectator_write_buffer):  # fmt: skip
+        for laggard in room.fan_out(
+            items, settings.spectator_chunk, settings.spectator_write_buffer
+        ):
             self._stop_watching(laggard, room.id)
             laggard.push("watch_ended", {"race": room.id, "reason": "too_slow"})
         race = room.race
         if standings and race.phase is Phase.RUNNING and len(race.racers) > 1:
             self._push_standings(room, only_behind=True)
-        if (race.phase is Phase.RUNNING and race.start_mono is not None
-                and moment.mono_ms - race.start_mono > settings.max_race_ms):  # fmt: skip
+        if (
+            race.phase is Phase.RUNNING
+            and race.start_mono is not None
+            and moment.mono_ms - race.start_mono > settings.max_race_ms
+        ):
             race.time_out(moment)
             self._finish(room, moment)
-        if (room.done_mono is not None and not room.pending
-                and moment.mono_ms - room.done_mono > settings.done_race_keep_ms):  # fmt: skip
+        if (
+            room.done_mono is not None
+            and not room.pending
+            and moment.mono_ms - room.done_mono > settings.done_race_keep_ms
+        ):
             self._forget(room)
 
     def _forget(self, room: Room) -> None:
@@ -705,16 +787,18 @@ class RaceServer:
 
     # ================================================================== helpers
 
-    def _push_racers(self, room: Room, kind: str, data: dict[str, Any],
-                     except_player: str | None = None) -> None:  # fmt: skip
+    def _push_racers(
+        self, room: Room, kind: str, data: dict[str, Any], except_player: str | None = None
+    ) -> None:
         for player in room.race.racers:
             session = self.sessions.get(player)
             if session is not None and player != except_player:
                 session.push(kind, data)
 
-    def _push_standings(self, room: Room, *, only_behind: bool = False,
-                        except_player: str | None = None) -> None:  # fmt: skip
-        players = room.race.public_info()["players"]
+    def _push_standings(
+        self, room: Room, *, only_behind: bool = False, except_player: str | None = None
+    ) -> None:
+        players = room.race.standings()
         for player in room.race.racers:
             session = self.sessions.get(player)
             if session is None or player == except_player:

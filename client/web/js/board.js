@@ -1,0 +1,431 @@
+// One player's cards on the table, drawn from a view, and (when interactive) the ways to
+// move them: click a card then click where it goes, drag it there, double-click it to send
+// it to a foundation, click the stock to deal. The board never changes a view itself: it
+// reports the action, and the owner redraws it from the server's answer.
+
+import { cardLabel, FACE_DOWN_LABEL, isRed, parts, SUIT_SYMBOLS } from "./cards.js";
+import { h } from "./dom.js";
+import { layoutFor, pileName } from "./games.js";
+
+const DRAG_THRESHOLD_PX = 6;
+const DOWN_STEP = 0.12; // a face-down card shows this much of the card height
+const UP_STEP = 0.27; // a face-up card shows its corner
+const MAX_FAN = 4.6; // a fanned pile is at most this many card heights tall
+
+// Where the suit symbols of a number card sit: [column (0 left, 1 middle, 2 right), row
+// from 0 (top) to 1 (bottom)], as on printed cards.
+const SIDES = [
+  [0, 0],
+  [2, 0],
+  [0, 1],
+  [2, 1],
+];
+const PIPS = {
+  2: [
+    [1, 0],
+    [1, 1],
+  ],
+  3: [
+    [1, 0],
+    [1, 0.5],
+    [1, 1],
+  ],
+  4: SIDES,
+  5: [...SIDES, [1, 0.5]],
+  6: [...SIDES, [0, 0.5], [2, 0.5]],
+  7: [...SIDES, [0, 0.5], [2, 0.5], [1, 0.25]],
+  8: [...SIDES, [0, 0.5], [2, 0.5], [1, 0.25], [1, 0.75]],
+  9: [...SIDES, [0, 1 / 3], [2, 1 / 3], [0, 2 / 3], [2, 2 / 3], [1, 0.5]],
+  10: [...SIDES, [0, 1 / 3], [2, 1 / 3], [0, 2 / 3], [2, 2 / 3], [1, 1 / 6], [1, 5 / 6]],
+};
+
+export class Board {
+  /**
+   * `game` names the layout; with `onAction(text)` the board is playable, otherwise it
+   * only shows the cards (spectators).
+   */
+  constructor(root, { game, onAction = null, label = "" }) {
+    this.root = root;
+    this.game = game;
+    this.onAction = onAction;
+    this.view = null;
+    this.selection = null; // {pile, count, index}
+    this.press = null;
+    this.drag = null;
+    root.classList.add("board");
+    root.dataset.game = game;
+    if (label) root.setAttribute("aria-label", label);
+    root.setAttribute("role", "region");
+    if (onAction) {
+      root.classList.add("playable");
+      root.addEventListener("pointerdown", (event) => this.onPointerDown(event));
+      root.addEventListener("dblclick", (event) => this.onDoubleClick(event));
+      root.addEventListener("keydown", (event) => this.onKey(event));
+    }
+  }
+
+  get playable() {
+    return this.onAction !== null;
+  }
+
+  /** Draw `view`; any selection is dropped (the cards under it may have moved). */
+  render(view) {
+    this.view = view;
+    this.selection = null;
+    const layout = layoutFor(this.game, view);
+    this.root.style.setProperty("--cols", layout.cols);
+    const rows = layout.top.map((row) =>
+      h(
+        "div",
+        { class: "board-row top-row" },
+        row.map((pile, column) => (pile ? this.slotPile(pile, view, column) : null)),
+      ),
+    );
+    const tableau = h(
+      "div",
+      { class: "board-row tableau-row" },
+      layout.tableau.map((pile, i) => this.tableauPile(pile, view, layout.tableauFrom + i)),
+    );
+    this.root.replaceChildren(...rows, tableau);
+  }
+
+  // ---------------------------------------------------------------- drawing
+
+  slotPile(pile, view, column) {
+    const element = h("div", {
+      class: `pile slot pile-${pile[0]}`,
+      dataset: { pile },
+      role: "group",
+      style: { "grid-column": String(column + 1) },
+    });
+    if (pile === "s") {
+      const count = view.stock;
+      element.setAttribute("aria-label", `stock, ${count} ${count === 1 ? "card" : "cards"}`);
+      if (count > 0) {
+        const back = cardBack();
+        if (this.playable) {
+          back.setAttribute("role", "button");
+          back.setAttribute("tabindex", "0");
+          back.setAttribute("aria-label", `stock: deal (${count} left)`);
+        }
+        element.append(back, h("span", { class: "count", "aria-hidden": "true" }, count));
+      } else {
+        element.classList.add("empty");
+        element.append(h("span", { class: "slot-mark", "aria-hidden": "true" }, "∅"));
+      }
+      return element;
+    }
+    const cards = pile === "w" ? view.waste : pileFor(view, pile);
+    element.setAttribute("aria-label", `${pileName(pile)}, ${cards.length} cards`);
+    if (pile[0] === "r") {
+      element.append(h("span", { class: "pile-caption", "aria-hidden": "true" }, "reserve"));
+    }
+    if (cards.length === 0) {
+      element.classList.add("empty");
+      const mark = pile[0] === "f" ? "A" : "";
+      element.append(h("span", { class: "slot-mark", "aria-hidden": "true" }, mark));
+      if (this.playable) element.setAttribute("tabindex", "0");
+      return element;
+    }
+    if (cards.length > 1) element.classList.add("stacked");
+    const top = cards[cards.length - 1];
+    const card = this.cardFace(top, { index: cards.length - 1, focusable: true });
+    element.append(card);
+    if (pile === "w" && cards.length > 1) {
+      element.append(h("span", { class: "count", "aria-hidden": "true" }, cards.length));
+    }
+    return element;
+  }
+
+  tableauPile(pile, view, column) {
+    const index = Number(pile.slice(1));
+    const down = view.face_down[index];
+    const up = view.tableau[index];
+    const fan =
+      up.length > 1
+        ? Math.min(UP_STEP, (MAX_FAN - 1 - down * DOWN_STEP) / (up.length - 1))
+        : UP_STEP;
+    const element = h("div", {
+      class: "pile fan pile-t",
+      dataset: { pile },
+      role: "group",
+      "aria-label": `${pileName(pile)}: ${down} face-down, ${up.length} face-up`,
+      style: {
+        "grid-column": String(column + 1),
+        "--down": String(down),
+        "--up": String(Math.max(up.length - 1, 0)),
+        "--fan": fan.toFixed(4),
+      },
+    });
+    for (let i = 0; i < down; i += 1) {
+      element.append(cardBack({ "--d": String(i), "--u": "0" }));
+    }
+    up.forEach((card, i) => {
+      element.append(
+        this.cardFace(card, {
+          index: i,
+          focusable: true,
+          style: { "--d": String(down), "--u": String(i) },
+        }),
+      );
+    });
+    if (down === 0 && up.length === 0) {
+      element.classList.add("empty");
+      if (this.playable) element.setAttribute("tabindex", "0");
+    }
+    return element;
+  }
+
+  cardFace(card, { index, focusable, style = {} }) {
+    const { rank, suit } = parts(card);
+    const symbol = SUIT_SYMBOLS[suit];
+    const court = rank === "J" || rank === "Q" || rank === "K";
+    const element = h(
+      "div",
+      {
+        class: `card face ${isRed(card) ? "red" : "black"}${court ? " court" : ""}`,
+        dataset: { card, index: String(index) },
+        role: this.playable ? "button" : "img",
+        "aria-label": cardLabel(card),
+        tabindex: this.playable && focusable ? "0" : null,
+        style,
+      },
+      corner("top", rank, symbol),
+      h("span", { class: "middle", "aria-hidden": "true" }, court ? rank : symbol),
+      pips(rank, symbol),
+      corner("bottom", rank, symbol),
+    );
+    if (court) element.querySelector(".middle").dataset.suit = symbol;
+    return element;
+  }
+
+  // ---------------------------------------------------------------- what can be picked up
+
+  /** The cards a press on `cardElement` in `pileElement` picks up, or null. */
+  grabAt(pileElement, cardElement) {
+    if (!pileElement || !cardElement || !cardElement.classList.contains("face")) return null;
+    const pile = pileElement.dataset.pile;
+    const index = Number(cardElement.dataset.index);
+    if (pile[0] === "t") {
+      const up = this.view.tableau[Number(pile.slice(1))];
+      return { pile, index, count: up.length - index };
+    }
+    if (pile === "w" || pile[0] === "r") return { pile, index, count: 1 };
+    return null; // foundations are final; the stock is dealt, not picked
+  }
+
+  select(grab) {
+    this.clearSelection();
+    this.selection = grab;
+    const pile = this.pileElement(grab.pile);
+    for (const card of pile.querySelectorAll(".card.face")) {
+      if (Number(card.dataset.index) >= grab.index) card.classList.add("selected");
+    }
+    pile.classList.add("source");
+  }
+
+  clearSelection() {
+    this.selection = null;
+    for (const card of this.root.querySelectorAll(".selected")) card.classList.remove("selected");
+    for (const pile of this.root.querySelectorAll(".source")) pile.classList.remove("source");
+  }
+
+  pileElement(pile) {
+    return this.root.querySelector(`.pile[data-pile="${pile}"]`);
+  }
+
+  /** Send the move of `grab` onto `pile` (any foundation, when `pile` is one). */
+  moveTo(grab, pile) {
+    this.clearSelection();
+    const target = pile[0] === "f" ? "f" : pile;
+    this.onAction(`${grab.pile} ${grab.count} ${target}`);
+  }
+
+  // ---------------------------------------------------------------- clicks and keys
+
+  tap(pileElement, cardElement) {
+    const pile = pileElement.dataset.pile;
+    if (pile === "s") {
+      this.clearSelection();
+      this.onAction("deal");
+      return;
+    }
+    const grab = this.grabAt(pileElement, cardElement);
+    const held = this.selection;
+    if (held && held.pile !== pile) {
+      this.moveTo(held, pile);
+    } else if (held && grab && held.index !== grab.index) {
+      this.select(grab);
+    } else if (held) {
+      this.clearSelection();
+    } else if (grab) {
+      this.select(grab);
+    }
+  }
+
+  onKey(event) {
+    if (event.key !== "Enter" && event.key !== " ") {
+      if (event.key === "Escape") this.clearSelection();
+      return;
+    }
+    const pileElement = event.target.closest(".pile");
+    if (!pileElement || !this.root.contains(pileElement)) return;
+    event.preventDefault();
+    this.tap(pileElement, event.target.closest(".card"));
+  }
+
+  onDoubleClick(event) {
+    const pileElement = event.target.closest(".pile");
+    const grab = this.grabAt(pileElement, event.target.closest(".card"));
+    if (grab && grab.count === 1) {
+      this.clearSelection();
+      this.onAction(`${grab.pile} 1 f`);
+    }
+  }
+
+  // ---------------------------------------------------------------- pointer: tap or drag
+
+  onPointerDown(event) {
+    if (event.button !== 0 || this.press) return;
+    const pileElement = event.target.closest(".pile");
+    if (!pileElement || !this.root.contains(pileElement)) return;
+    const cardElement = event.target.closest(".card");
+    this.press = {
+      id: event.pointerId,
+      x: event.clientX,
+      y: event.clientY,
+      pileElement,
+      cardElement,
+      grab: this.grabAt(pileElement, cardElement),
+    };
+    const move = (e) => this.onPointerMove(e);
+    const up = (e) => finish(e, false);
+    const cancel = (e) => finish(e, true);
+    const finish = (e, cancelled) => {
+      if (e.pointerId !== this.press?.id) return;
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", up);
+      window.removeEventListener("pointercancel", cancel);
+      this.onPointerUp(e, cancelled);
+    };
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", up);
+    window.addEventListener("pointercancel", cancel);
+  }
+
+  onPointerMove(event) {
+    const press = this.press;
+    if (!press || event.pointerId !== press.id) return;
+    if (!this.drag) {
+      const distance = Math.hypot(event.clientX - press.x, event.clientY - press.y);
+      if (!press.grab || distance < DRAG_THRESHOLD_PX) return;
+      this.startDrag(press);
+    }
+    event.preventDefault();
+    const x = event.clientX - this.drag.dx;
+    const y = event.clientY - this.drag.dy;
+    this.drag.ghost.style.transform = `translate(${x}px, ${y}px)`;
+    const target = this.pileAt(event.clientX, event.clientY);
+    if (target !== this.drag.over) {
+      this.drag.over?.classList.remove("drop-target");
+      this.drag.over = target;
+      if (target && target.dataset.pile !== press.grab.pile) target.classList.add("drop-target");
+    }
+  }
+
+  onPointerUp(event, cancelled) {
+    const press = this.press;
+    this.press = null;
+    if (!press) return;
+    if (!this.drag) {
+      if (!cancelled) this.tap(press.pileElement, press.cardElement);
+      return;
+    }
+    const target = cancelled ? null : this.pileAt(event.clientX, event.clientY);
+    this.endDrag();
+    if (target && target.dataset.pile !== press.grab.pile)
+      this.moveTo(press.grab, target.dataset.pile);
+  }
+
+  startDrag(press) {
+    this.select(press.grab);
+    const pile = press.pileElement;
+    const cards = [...pile.querySelectorAll(".card.face")].filter(
+      (card) => Number(card.dataset.index) >= press.grab.index,
+    );
+    const first = cards[0].getBoundingClientRect();
+    const ghost = h("div", {
+      class: "drag-ghost",
+      "aria-hidden": "true",
+      style: { "--card-w": `${first.width}px`, "--card-h": `${first.height}px` },
+    });
+    for (const card of cards) {
+      const rect = card.getBoundingClientRect();
+      const copy = card.cloneNode(true);
+      copy.classList.remove("selected");
+      copy.removeAttribute("tabindex");
+      copy.style.position = "absolute";
+      copy.style.top = `${rect.top - first.top}px`;
+      copy.style.left = "0px";
+      ghost.append(copy);
+      card.classList.add("lifted");
+    }
+    document.body.append(ghost);
+    this.drag = { ghost, dx: press.x - first.left, dy: press.y - first.top, over: null, cards };
+    ghost.style.transform = `translate(${first.left}px, ${first.top}px)`;
+  }
+
+  endDrag() {
+    const drag = this.drag;
+    this.drag = null;
+    drag.ghost.remove();
+    drag.over?.classList.remove("drop-target");
+    for (const card of drag.cards) card.classList.remove("lifted");
+    this.clearSelection();
+  }
+
+  /** The pile of this board under a point of the screen, or null. */
+  pileAt(x, y) {
+    const element = document.elementFromPoint(x, y)?.closest(".pile");
+    return element && this.root.contains(element) ? element : null;
+  }
+}
+
+function pileFor(view, pile) {
+  const index = Number(pile.slice(1));
+  if (pile[0] === "f") return view.foundations[index];
+  return (view.reserves ?? [])[index];
+}
+
+function corner(where, rank, symbol) {
+  return h(
+    "span",
+    { class: `corner ${where}`, "aria-hidden": "true" },
+    h("span", { class: "rank" }, rank),
+    h("span", { class: "suit" }, symbol),
+  );
+}
+
+/** The printed pattern of suit symbols of a number card (shown on larger cards only). */
+function pips(rank, symbol) {
+  const places = PIPS[rank];
+  if (!places) return null;
+  return h(
+    "span",
+    { class: "pips", "aria-hidden": "true" },
+    places.map(([column, row]) =>
+      h(
+        "span",
+        {
+          class: row > 0.5 ? "pip flipped" : "pip",
+          style: { "--x": String(column / 2), "--y": String(row) },
+        },
+        symbol,
+      ),
+    ),
+  );
+}
+
+function cardBack(style = {}) {
+  return h("div", { class: "card back", role: "img", "aria-label": FACE_DOWN_LABEL, style });
+}

@@ -1,0 +1,66 @@
+// The four games as the client shows them: names, card counts, options and table layouts.
+
+export const GAMES = {
+  sanibel: { title: "Sanibel", cards: 104 },
+  shady_lanes: { title: "Shady Lanes", cards: 104 },
+  mount_sunflower: { title: "Mount Sunflower", cards: 52 },
+  mount_sunflower_easy: { title: "Mount Sunflower Easy", cards: 52 },
+};
+
+export function gameTitle(game) {
+  return GAMES[game]?.title ?? game;
+}
+
+/** "3 down / 7 up, undo off" — the options that differ from a plain game. */
+export function optionsText(game, options = {}) {
+  const words = [];
+  if (game === "sanibel" && options.down !== undefined) {
+    words.push(`${options.down} down / ${options.up} up`);
+  }
+  words.push(options.undo === false ? "no undo" : "undo on");
+  return words.join(", ");
+}
+
+const range = (prefix, count) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+
+/**
+ * Where the piles sit on the table: `cols` columns; `top` rows of single-card piles
+ * (null leaves a gap); `tableau` piles fanned downward, starting at column `tableauFrom`.
+ */
+export function layoutFor(game, view) {
+  const tableau = range("t", view.tableau.length);
+  const foundations = range("f", view.foundations.length);
+  if (game === "shady_lanes") {
+    const reserves = range("r", (view.reserves ?? []).length);
+    return {
+      cols: 8,
+      top: [foundations, ["s", "w", null, null, ...reserves]],
+      tableau,
+      tableauFrom: 8 - tableau.length,
+    };
+  }
+  if (game === "sanibel") {
+    const cols = Math.max(tableau.length, foundations.length + 2);
+    const gap = cols - foundations.length - 2;
+    return {
+      cols,
+      top: [["s", "w", ...Array(gap).fill(null), ...foundations]],
+      tableau,
+      tableauFrom: 0,
+    };
+  }
+  const cols = tableau.length;
+  const gap = cols - foundations.length - 1;
+  return { cols, top: [["s", ...Array(gap).fill(null), ...foundations]], tableau, tableauFrom: 0 };
+}
+
+/** A human name for a pile, for labels: "tableau pile 4", "foundation 2". */
+export function pileName(pile) {
+  const kind = pile[0];
+  const number = Number(pile.slice(1)) + 1;
+  if (kind === "t") return `tableau pile ${number}`;
+  if (kind === "f") return `foundation ${number}`;
+  if (kind === "r") return `reserve ${number}`;
+  if (kind === "w") return "waste";
+  return "stock";
+}

@@ -1,0 +1,202 @@
+// The page: one connection, one screen at a time, chosen by the address:
+//   #lobby, #race=ID (also ?race=ID), #watch=ID, #boards=GAME.
+// The display name and the resume token are remembered, so a reload resumes the session.
+
+import { BoardsScreen } from "./boards.js";
+import { Connection } from "./connection.js";
+import { LobbyScreen } from "./lobby.js";
+import { RaceScreen } from "./race.js";
+import { remembered } from "./storage.js";
+import { WatchScreen } from "./watch.js";
+
+const STATUS_TEXT = {
+  connecting: "connecting…",
+  online: "online",
+  reconnecting: "reconnecting…",
+  replaced: "playing in another tab",
+  failed: "refused",
+};
+
+class App {
+  constructor() {
+    this.conn = null;
+    this.welcomed = false;
+    this.current = null;
+    this.screens = {};
+    this.noticeTimer = null;
+  }
+
+  start() {
+    const query = new URLSearchParams(location.search);
+    if (query.has("race")) {
+      history.replaceState(
+        null,
+        "",
+        `${location.pathname}#race=${encodeURIComponent(query.get("race"))}`,
+      );
+    }
+    this.screens = {
+      lobby: new LobbyScreen(this),
+      race: new RaceScreen(this),
+      boards: new BoardsScreen(this),
+      watch: new WatchScreen(this),
+    };
+    const nameForm = document.getElementById("name-form");
+    nameForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const name = nameForm.elements.name.value.trim();
+      if (!name) return;
+      remembered.name = name;
+      this.connect(name);
+    });
+    document.getElementById("sign-out").addEventListener("click", () => this.signOut());
+    document.getElementById("reconnect-now").addEventListener("click", () => this.conn?.retryNow());
+    document.getElementById("take-over").addEventListener("click", () => location.reload());
+    window.addEventListener("hashchange", () => this.route());
+    const name = remembered.name;
+    if (name) this.connect(name);
+    else this.showName();
+  }
+
+  showName() {
+    this.show("name");
+    document.getElementById("player-name").textContent = "";
+    const input = document.querySelector("#name-form input[name=name]");
+    input.value = remembered.name ?? "";
+    input.focus();
+  }
+
+  connect(name) {
+    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+    this.conn = new Connection(url, { name, token: remembered.token });
+    this.conn.addEventListener("status", (event) => this.onStatus(event.detail));
+    this.conn.addEventListener("welcome", (event) => this.onWelcome(event.detail));
+    this.conn.addEventListener("event", (event) => this.onEvent(event.detail));
+    this.conn.addEventListener("watch", (event) => this.screens.watch.onWatch(event.detail));
+    this.conn.open();
+  }
+
+  signOut() {
+    this.conn?.close();
+    this.conn = null;
+    this.welcomed = false;
+    remembered.token = null;
+    remembered.name = null;
+    this.showName();
+  }
+
+  onStatus({ status, detail }) {
+    const pill = document.getElementById("connection");
+    pill.textContent = STATUS_TEXT[status] ?? status;
+    pill.dataset.status = status;
+    document.getElementById("offline-banner").hidden = status !== "reconnecting";
+    document.getElementById("replaced-banner").hidden = status !== "replaced";
+    if (status === "failed") {
+      this.notice(`The server refused this name: ${detail}`);
+      remembered.name = null;
+      this.showName();
+    }
+  }
+
+  onWelcome(welcome) {
+    remembered.token = welcome.token;
+    remembered.name = welcome.name;
+    document.getElementById("player-name").textContent = welcome.name;
+    if (!this.welcomed) {
+      this.welcomed = true;
+      this.route();
+      return;
+    }
+    this.current?.onReconnected?.();
+  }
+
+  onEvent(event) {
+    const race = this.screens.race;
+    if (race.onEvent(event)) return;
+    if (this.screens.watch.onEvent(event)) return;
+    if (event.kind === "snapshot" && this.currentName === "lobby") {
+      // A reload: back to the race still under way.
+      const live = event.races.find((r) => r.phase !== "done");
+      if (live) this.openRace(live);
+    } else if (event.kind === "started" || event.kind === "countdown") {
+      this.navigate(`#race=${typeof event.race === "string" ? event.race : event.race.race}`);
+    } else if (event.kind === "shutdown") {
+      this.notice(`The server is restarting (${event.reason}); reconnecting…`);
+    }
+  }
+
+  // ---------------------------------------------------------------- screens
+
+  show(name) {
+    const next = this.screens[name] ?? null;
+    if (this.current && this.current !== next) this.current.hide?.();
+    for (const section of document.querySelectorAll("main > section")) {
+      section.hidden = section.id !== `screen-${name}`;
+    }
+    this.currentName = name;
+    this.current = next;
+    document.body.dataset.screen = name;
+  }
+
+  /** Go to `hash` (the screen follows through `route`). */
+  navigate(hash) {
+    if (location.hash === hash) this.route();
+    else location.hash = hash;
+  }
+
+  /** Write `hash` into the address without routing (the screen is already showing it). */
+  setHash(hash) {
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+
+  route() {
+    if (!this.conn || !this.welcomed) return;
+    const [key, value = ""] = location.hash.replace(/^#/, "").split("=");
+    const id = decodeURIComponent(value);
+    if (key !== "watch" && this.screens.watch.raceId) this.screens.watch.stop();
+    if (key === "race" && id) {
+      this.show("race");
+      if (this.screens.race.raceId !== id) this.screens.race.open(id);
+    } else if (key === "watch" && id) {
+      this.show("watch");
+      this.screens.watch.open(id);
+    } else if (key === "boards") {
+      this.show("boards");
+      this.screens.boards.show(id || null);
+    } else {
+      this.show("lobby");
+      this.screens.lobby.show();
+    }
+  }
+
+  /** Show a race I am in, from a race info or racer view I already have. */
+  openRace(info, daily = null) {
+    this.show("race");
+    this.screens.race.open(info.race, info, daily);
+  }
+
+  async startDaily(game) {
+    try {
+      const answer = await this.conn.request("daily_start", { game });
+      const { race, ...daily } = answer;
+      this.openRace(race, daily);
+      if (!daily.ranked) this.notice("Practice: only your first attempt of the day is ranked.");
+    } catch (error) {
+      this.notice(error.message);
+    }
+  }
+
+  notice(text) {
+    const notice = document.getElementById("notice");
+    notice.textContent = text;
+    notice.hidden = !text;
+    clearTimeout(this.noticeTimer);
+    this.noticeTimer = setTimeout(() => {
+      notice.hidden = true;
+    }, 6000);
+  }
+}
+
+const app = new App();
+window.solrace = app; // for the curious, and for the browser tests
+app.start();

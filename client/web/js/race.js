@@ -1,0 +1,530 @@
+// The race screen: the waiting room, the countdown, my board and clock, the other racers'
+// progress, and the result. A daily-challenge attempt is a race for one on this screen.
+//
+// The board changes only from the server's answers: an action goes out with the next
+// sequence number, and its result's events are applied to my view; a refused action
+// leaves everything as it was and shows the server's sentence.
+
+import { Board } from "./board.js";
+import { h, fill } from "./dom.js";
+import { clockText, outcomeText } from "./format.js";
+import { GAMES, gameTitle, optionsText } from "./games.js";
+import { applyEvents, copyView } from "./view.js";
+
+const ACTION_SEPARATORS = /[;,\n]+/;
+
+export class RaceScreen {
+  constructor(app) {
+    this.app = app;
+    this.root = document.getElementById("screen-race");
+    this.el = Object.fromEntries(
+      [...this.root.querySelectorAll("[id]")].map((element) => [element.id, element]),
+    );
+    this.info = null; // race info, and `you` when I race in it
+    this.view = null;
+    this.seq = 0; // the last action number I used in this race
+    this.queue = Promise.resolve();
+    this.board = null;
+    this.daily = null; // {day, ranked, certified, next_day_ms} for a daily attempt
+    this.result = null;
+    this.rematchOffer = null;
+    this.el["deal-button"].addEventListener("click", () => this.play("deal"));
+    this.el["auto-button"].addEventListener("click", () => this.play("auto"));
+    this.el["undo-button"].addEventListener("click", () => this.play("undo"));
+    this.el["resign-button"].addEventListener("click", () => this.resign());
+    this.el["start-button"].addEventListener("click", () => this.startRace());
+    this.el["leave-button"].addEventListener("click", () => this.leave());
+    this.el["copy-link"].addEventListener("click", () => this.copyLink());
+    this.el["rematch-button"].addEventListener("click", () => this.rematch());
+    this.el["join-rematch"].addEventListener("click", () => this.joinRematch());
+    this.el["action-form"].addEventListener("submit", (event) => {
+      event.preventDefault();
+      const input = this.el["action-input"];
+      const actions = input.value
+        .split(ACTION_SEPARATORS)
+        .map((text) => text.trim())
+        .filter(Boolean);
+      input.value = "";
+      this.playAll(actions);
+    });
+    setInterval(() => this.tick(), 100);
+  }
+
+  get raceId() {
+    return this.info?.race ?? null;
+  }
+
+  get me() {
+    return this.app.conn.player;
+  }
+
+  // ---------------------------------------------------------------- opening a race
+
+  /** Show race `raceId`: mine (resume), or join it if it is open, or offer to watch it. */
+  async open(raceId, known = null, daily = null) {
+    if (this.raceId !== raceId) this.reset();
+    this.daily = daily ?? (this.raceId === raceId ? this.daily : null);
+    this.say("");
+    try {
+      let info = known ?? (await this.app.conn.request("snapshot", { race: raceId })).race;
+      if (!this.isRacer(info)) {
+        if (info.phase !== "open") {
+          this.app.notice(
+            `That race is ${info.phase === "done" ? "over" : "under way"}: you can watch it.`,
+          );
+          this.app.navigate(`#watch=${raceId}`);
+          return;
+        }
+        info = (await this.app.conn.request("join_race", { race: raceId })).race;
+      }
+      this.adopt(info);
+    } catch (error) {
+      this.app.notice(error.message);
+      this.app.navigate("#lobby");
+    }
+  }
+
+  reset() {
+    this.info = null;
+    this.view = null;
+    this.seq = 0;
+    this.queue = Promise.resolve();
+    this.board = null;
+    this.daily = null;
+    this.result = null;
+    this.rematchOffer = null;
+    fill(this.el["race-board"]);
+    fill(this.el["results-body"]);
+    this.el.results.hidden = true;
+    this.el["rematch-offer"].hidden = true;
+  }
+
+  isRacer(info) {
+    return Boolean(info.you) || info.players.some((p) => p.player === this.me);
+  }
+
+  /** Take `info` (race info, possibly with `you`) as the truth about this race. */
+  adopt(info) {
+    const first = this.info === null;
+    this.info = { ...(this.info ?? {}), ...info };
+    if (info.you) {
+      this.seq = Math.max(this.seq, info.you.seq ?? 0);
+      if (info.you.view) this.view = copyView(info.you.view);
+    }
+    if (first) this.app.setHash(`#race=${info.race}`);
+    this.draw();
+  }
+
+  // ---------------------------------------------------------------- events
+
+  /** A numbered event for me; true if it concerned this screen. */
+  onEvent(event) {
+    const raceId = typeof event.race === "string" ? event.race : event.race?.race;
+    if (event.kind === "snapshot") {
+      const mine = event.races.find((race) => race.race === this.raceId);
+      if (mine) this.adopt(mine);
+      return Boolean(mine);
+    }
+    if (!raceId || raceId !== this.raceId) return false;
+    switch (event.kind) {
+      case "joined":
+      case "left":
+        this.adopt(event.race);
+        break;
+      case "countdown":
+        this.adopt({ race: raceId, phase: "countdown", start_at_ms: event.start_at_ms });
+        break;
+      case "started": {
+        const { n, kind, type, ...info } = event;
+        this.adopt(info);
+        this.say("");
+        break;
+      }
+      case "standings":
+        this.adopt({ race: raceId, players: event.players });
+        break;
+      case "result":
+        this.result = event;
+        this.adopt({ race: raceId, phase: "done", deal: event.deal ?? this.info.deal });
+        break;
+      case "rematch":
+        this.rematchOffer = event;
+        this.drawRematchOffer();
+        break;
+      default:
+        return false;
+    }
+    return true;
+  }
+
+  /** After a reconnect: whatever was missed, the server's snapshot puts right. */
+  async onReconnected() {
+    const raceId = this.raceId;
+    if (!raceId) return;
+    try {
+      const { race } = await this.app.conn.request("snapshot", { race: raceId });
+      if (this.raceId === raceId) this.adopt(race);
+    } catch (error) {
+      this.say(error.message, true);
+    }
+  }
+
+  // ---------------------------------------------------------------- playing
+
+  playAll(actions) {
+    let chain = Promise.resolve(true);
+    for (const action of actions) {
+      chain = chain.then((ok) => (ok ? this.play(action) : false));
+    }
+    return chain;
+  }
+
+  /** Send `action`; resolves true when the server accepted it. Actions go one at a time. */
+  play(action) {
+    const next = this.queue.then(() => this.send(action));
+    this.queue = next.catch(() => false);
+    return next;
+  }
+
+  async send(action) {
+    const raceId = this.raceId;
+    if (!raceId) return false;
+    this.seq += 1;
+    try {
+      const result = await this.app.conn.request(
+        "act",
+        { race: raceId, seq: this.seq, action },
+        { resend: true },
+      );
+      if (this.raceId !== raceId) return true;
+      this.applyResult(result);
+      this.say("");
+      return true;
+    } catch (error) {
+      if (this.raceId === raceId) this.say(error.message, true);
+      return false;
+    }
+  }
+
+  applyResult(result) {
+    if (this.view) {
+      this.view = applyEvents(this.view, result.events, result.view ?? null);
+      if (!result.view && result.events.length) this.view.can_undo = this.undoAllowed();
+    }
+    const mine = {
+      progress: result.progress,
+      actions: result.actions,
+      outcome: result.outcome,
+      time_ms: result.time_ms,
+    };
+    const players = (result.standings ?? this.info.players).map((p) =>
+      p.player === this.me ? { ...p, ...mine } : p,
+    );
+    this.info = { ...this.info, players };
+    this.drawBoard();
+    this.drawStandings();
+    this.drawControls();
+    this.tick(); // a finishing time shows on the clock together with the standing
+  }
+
+  undoAllowed() {
+    return this.info.options?.undo !== false;
+  }
+
+  /** Resign takes two presses: the first asks "Sure?", for a few seconds. */
+  async resign() {
+    const button = this.el["resign-button"];
+    if (!this.raceId) return;
+    if (!button.classList.contains("confirm")) {
+      button.classList.add("confirm");
+      button.textContent = "Sure? Resign";
+      setTimeout(() => {
+        button.classList.remove("confirm");
+        button.textContent = "Resign";
+      }, 4000);
+      return;
+    }
+    button.classList.remove("confirm");
+    button.textContent = "Resign";
+    try {
+      await this.app.conn.request("resign", { race: this.raceId });
+      this.adopt({ race: this.raceId, players: this.withMine({ outcome: "resigned" }) });
+    } catch (error) {
+      this.say(error.message, true);
+    }
+  }
+
+  withMine(fields) {
+    return this.info.players.map((p) => (p.player === this.me ? { ...p, ...fields } : p));
+  }
+
+  async startRace() {
+    try {
+      this.adopt((await this.app.conn.request("start_race", { race: this.raceId })).race);
+    } catch (error) {
+      this.say(error.message, true);
+    }
+  }
+
+  async leave() {
+    try {
+      if (this.info?.phase === "open") {
+        await this.app.conn.request("leave_race", { race: this.raceId });
+      }
+    } catch (error) {
+      this.app.notice(error.message);
+    }
+    this.reset();
+    this.app.navigate("#lobby");
+  }
+
+  async rematch() {
+    try {
+      const { race } = await this.app.conn.request("rematch", { race: this.raceId });
+      this.reset();
+      this.adopt(race);
+    } catch (error) {
+      this.say(error.message, true);
+    }
+  }
+
+  async joinRematch() {
+    const offer = this.rematchOffer;
+    if (!offer) return;
+    try {
+      const { race } = await this.app.conn.request("join_race", { race: offer.rematch });
+      this.reset();
+      this.adopt(race);
+    } catch (error) {
+      this.say(error.message, true);
+    }
+  }
+
+  copyLink() {
+    const link = this.el["share-link"].value;
+    navigator.clipboard?.writeText(link).then(
+      () => this.app.notice("Link copied."),
+      () => this.el["share-link"].select(),
+    );
+  }
+
+  say(text, isError = false) {
+    const message = this.el["race-message"];
+    message.textContent = text;
+    message.classList.toggle("error", isError && Boolean(text));
+  }
+
+  // ---------------------------------------------------------------- drawing
+
+  draw() {
+    if (!this.info) return;
+    const info = this.info;
+    this.root.dataset.phase = info.phase;
+    this.root.dataset.race = info.race;
+    fill(
+      this.el["race-title"],
+      info.mode === "daily" ? `Daily ${gameTitle(info.game)}` : gameTitle(info.game),
+    );
+    const deal = info.deal
+      ? `deal ${info.deal}`
+      : info.mode === "daily"
+        ? `day ${info.day}`
+        : "secret deal";
+    const practice = info.mode === "daily" && info.ranked === false ? " · practice" : "";
+    fill(this.el["race-sub"], `${deal} · ${optionsText(info.game, info.options)}${practice}`);
+    this.drawWaiting();
+    this.drawBoard();
+    this.drawStandings();
+    this.drawControls();
+    this.drawResult();
+    this.tick();
+  }
+
+  drawWaiting() {
+    const info = this.info;
+    const waiting = info.phase === "open";
+    this.el.waiting.hidden = !waiting;
+    if (!waiting) return;
+    const link = `${location.origin}/#race=${info.race}`;
+    this.el["share-link"].value = link;
+    fill(
+      this.el["waiting-players"],
+      info.players.map((p) =>
+        h(
+          "li",
+          {},
+          p.name,
+          p.player === info.host ? " (host)" : "",
+          p.player === this.me ? " — you" : "",
+        ),
+      ),
+    );
+    fill(this.el["waiting-count"], `${info.players.length} of ${info.max_players} players`);
+    this.el["start-button"].hidden = info.host !== this.me;
+  }
+
+  drawBoard() {
+    const host = this.el["race-board"];
+    if (!this.view || this.info.phase === "open") {
+      fill(host);
+      this.board = null;
+      return;
+    }
+    if (!this.board || this.board.game !== this.info.game) {
+      fill(host);
+      this.board = new Board(host, {
+        game: this.info.game,
+        label: "your cards",
+        onAction: (action) => this.play(action),
+      });
+    }
+    this.board.render(this.view);
+  }
+
+  drawStandings() {
+    const info = this.info;
+    const total = GAMES[info.game]?.cards ?? 52;
+    const players = [...info.players].sort((a, b) =>
+      a.player === this.me ? -1 : b.player === this.me ? 1 : 0,
+    );
+    fill(
+      this.el.standings,
+      players.map((p) => {
+        const share = Math.round((100 * p.progress) / total);
+        const state =
+          p.outcome === "finished" ? clockText(p.time_ms) : p.outcome ? outcomeText(p.outcome) : "";
+        return h(
+          "li",
+          {
+            class: `standing${p.player === this.me ? " me" : ""}${p.outcome ? ` ${p.outcome}` : ""}`,
+            dataset: { player: p.player, progress: String(p.progress) },
+          },
+          h("span", { class: "standing-name" }, p.player === this.me ? `${p.name} (you)` : p.name),
+          h(
+            "span",
+            {
+              class: "bar",
+              role: "progressbar",
+              "aria-label": `${p.name}: ${p.progress} of ${total} cards home`,
+              "aria-valuemin": "0",
+              "aria-valuemax": String(total),
+              "aria-valuenow": String(p.progress),
+            },
+            h("span", { class: "bar-fill", style: { width: `${share}%` } }),
+          ),
+          h(
+            "span",
+            { class: "standing-figures" },
+            `${p.progress}/${total}`,
+            state ? ` · ${state}` : "",
+          ),
+        );
+      }),
+    );
+  }
+
+  myStanding() {
+    return this.info?.players.find((p) => p.player === this.me) ?? null;
+  }
+
+  drawControls() {
+    const running = this.info.phase === "running" && Boolean(this.view);
+    const done = Boolean(this.myStanding()?.outcome) || this.info.phase === "done";
+    const live = running && !done;
+    this.el.controls.hidden = !running && this.info.phase !== "countdown" && !done;
+    for (const id of [
+      "deal-button",
+      "auto-button",
+      "action-input",
+      "action-play",
+      "resign-button",
+    ]) {
+      this.el[id].disabled = !live;
+    }
+    this.el["deal-button"].disabled = !live || this.view.stock === 0;
+    this.el["undo-button"].disabled = !live || !this.view.can_undo;
+    this.el["undo-button"].hidden = !this.undoAllowed();
+  }
+
+  drawResult() {
+    const result = this.result;
+    this.el.results.hidden = !result;
+    if (!result) return;
+    fill(
+      this.el["results-body"],
+      result.ranking.map((entry) =>
+        h(
+          "tr",
+          { class: entry.player === this.me ? "me" : "", dataset: { player: entry.player } },
+          h("td", { class: "rank" }, entry.rank),
+          h("td", {}, entry.name),
+          h(
+            "td",
+            {},
+            entry.outcome === "finished" ? clockText(entry.time_ms) : outcomeText(entry.outcome),
+          ),
+          h("td", { class: "num" }, entry.actions),
+          h("td", { class: "num" }, entry.progress),
+        ),
+      ),
+    );
+    const mine = result.ranking.find((entry) => entry.player === this.me);
+    const headline =
+      mine?.rank === 1 && mine.outcome === "finished"
+        ? "You won!"
+        : mine?.outcome === "finished"
+          ? `You finished ${ordinal(mine.rank)}`
+          : "Race over";
+    fill(this.el["results-title"], this.info.mode === "daily" ? "Attempt over" : headline);
+    fill(this.el["results-deal"], result.deal ? `Deal ${result.deal}` : "");
+    this.el["rematch-button"].hidden = this.info.mode !== "race";
+    this.el["board-link"].hidden = this.info.mode !== "daily";
+    this.el["board-link"].href = `#boards=${this.info.game}`;
+  }
+
+  drawRematchOffer() {
+    const offer = this.rematchOffer;
+    this.el["rematch-offer"].hidden = !offer;
+    if (!offer) return;
+    const by = this.info.players.find((p) => p.player === offer.by)?.name ?? "Another racer";
+    fill(this.el["rematch-text"], `${by} offers a rematch.`);
+  }
+
+  /** The countdown and the clock, from the server's start time (so a reconnect keeps it). */
+  tick() {
+    if (!this.info || this.root.hidden) return;
+    const info = this.info;
+    const now = this.app.conn.serverNow();
+    const countdown = this.el.countdown;
+    if (info.phase === "countdown" && info.start_at_ms) {
+      const left = info.start_at_ms - now;
+      countdown.hidden = false;
+      const text = left > 0 ? String(Math.ceil(left / 1000)) : "Go!";
+      if (countdown.textContent !== text) countdown.textContent = text;
+    } else {
+      countdown.hidden = true;
+    }
+    const clock = this.el.clock;
+    const mine = this.myStanding();
+    let text = "0:00.0";
+    if (mine?.outcome === "finished") text = clockText(mine.time_ms);
+    else if (mine?.outcome) text = outcomeText(mine.outcome);
+    else if (info.start_at_ms && now >= info.start_at_ms && info.phase !== "open") {
+      text = clockText(now - info.start_at_ms);
+    }
+    if (clock.textContent !== text) clock.textContent = text;
+    clock.dataset.startAt = info.start_at_ms ?? "";
+  }
+}
+
+function ordinal(n) {
+  const suffix =
+    n % 10 === 1 && n % 100 !== 11
+      ? "st"
+      : n % 10 === 2 && n % 100 !== 12
+        ? "nd"
+        : n % 10 === 3 && n % 100 !== 13
+          ? "rd"
+          : "th";
+  return `${n}${suffix}`;
+}

@@ -1,0 +1,62 @@
+"""Browser fixtures: one headless Chromium (Debian's) per test module, driven by Playwright,
+and pages in separate contexts, so each page is its own player (its own localStorage).
+
+Playwright's sync API keeps an event loop running while it is started, so it is stopped at
+the end of the module that used it: async tests in other modules need the thread's loop."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+CHROMIUM = Path("/usr/bin/chromium")
+# Without the background-networking flags Chromium stalls on a machine with no internet.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium; the tests fail (never skip) when it is missing."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install -y chromium", pytrace=False)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
+    """``open_page(url, viewport=DESKTOP)``: a page in a fresh context (a new player). At
+    the end every context is closed, and a page whose scripts threw an uncaught error fails
+    the test."""
+    contexts: list[BrowserContext] = []
+    errors: list[str] = []
+
+    def open_one(url: str, viewport: dict[str, int] = DESKTOP) -> Page:
+        context = browser.new_context(viewport=viewport)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(f"{url}: {error}"))
+        page.goto(url)
+        return page
+
+    yield open_one
+    for context in contexts:
+        context.close()
+    assert not errors, "uncaught errors in the page:\n" + "\n".join(errors)

@@ -1,0 +1,531 @@
+"""The browser client in a real headless Chromium against a real race server.
+
+The server runs in this process, in its own thread and event loop, on a free port of
+127.0.0.1, with the in-memory store (so the test can choose the day's daily deal before it
+starts). Every page is a fresh browser context: a player of its own. What a page shows is
+checked against the rules engine: the board after a list of actions must be exactly the
+view the engine gives for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import time
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from protocol.daily import DAY_MS, day_of
+from protocol.errors import IllegalAction
+from protocol.games import rules_for
+from protocol.notation import parse_action
+from protocol.race import view_json
+from server.app import RaceServer
+from server.config import Settings
+from server.store import MemoryStore
+
+ROOT = Path(__file__).resolve().parents[2]
+WINS = ROOT / "tests" / "data" / "wins"
+ARTIFACTS = ROOT / "test-artifacts"
+
+GAME, DEAL = "mount_sunflower", 18  # a deal with a proven win in tests/data/wins
+SETTINGS = Settings(
+    host="127.0.0.1",
+    port=0,
+    countdown_ms=1_500,
+    grace_ms=20_000,
+    daily_certify=False,
+    feed_interval_ms=20,
+    standings_interval_ms=100,
+    shutdown_grace_s=2,
+)
+
+OpenPage = Callable[..., Page]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+# ====================================================================== the server
+
+
+class ServerThread:
+    """A real RaceServer in a thread with its own event loop; ``daily`` presets deals."""
+
+    def __init__(self, settings: Settings, daily: dict[str, int]) -> None:
+        self.store = MemoryStore()
+        self.server = RaceServer(settings, self.store)
+        self.daily = daily
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._run, name="race-server", daemon=True)
+        self.ready = threading.Event()
+        self.failure: BaseException | None = None
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_until_complete(self._start())
+        except BaseException as error:
+            self.failure = error
+            self.ready.set()
+            return
+        self.ready.set()
+        self.loop.run_forever()
+
+    async def _start(self) -> None:
+        now = int(time.time() * 1000)
+        for game, number in self.daily.items():
+            for day in {day_of(now), day_of(now + DAY_MS)}:  # the test may cross midnight
+                await self.store.set_daily_deal(game, day, number)
+        await self.server.start()
+
+    def call(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(10)
+
+    def cut_connection(self, player: str) -> None:
+        """Break ``player``'s connection as a network failure would: no closing handshake."""
+
+        def cut() -> None:
+            connection = self.server.sessions[player].connection
+            assert connection is not None and connection.transport is not None
+            connection.transport.abort()
+
+        self.loop.call_soon_threadsafe(cut)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}/"
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        self.ready.wait(10)
+        if self.failure is not None:
+            raise self.failure
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.call(self.server.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerThread]:
+    with ServerThread(SETTINGS, daily={GAME: DEAL}) as running:
+        yield running
+
+
+# ====================================================================== the rules' side
+
+
+def winning_actions(game: str, deal: int) -> list[str]:
+    """A winning action list kept as test data (proven by the solver, checked by replay)."""
+    lines = (WINS / f"{game}-{deal}.txt").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def expected_board(game: str, deal: int, actions: list[str]) -> dict[str, Any]:
+    """What a board must show after ``actions``, in the shape ``shown_board`` reads."""
+    rules = rules_for(game)
+    state = rules.start(deal)
+    for action in actions:
+        state = rules.apply(state, parse_action(action)).state
+    view = view_json(rules.view(state))
+    board: dict[str, Any] = {"s": view["stock"]}
+    for i, (down, up) in enumerate(zip(view["face_down"], view["tableau"], strict=True)):
+        board[f"t{i}"] = {"down": down, "up": up}
+    for i, pile in enumerate(view["foundations"]):
+        board[f"f{i}"] = pile[-1] if pile else None
+    for i, pile in enumerate(view.get("reserves", [])):
+        board[f"r{i}"] = pile[-1] if pile else None
+    if game not in ("mount_sunflower", "mount_sunflower_easy"):
+        board["w"] = view["waste"][-1] if view["waste"] else None
+    return board
+
+
+def an_illegal_move(game: str, deal: int, actions: list[str]) -> tuple[str, str]:
+    """A one-card tableau move the rules refuse after ``actions``, and their sentence."""
+    rules = rules_for(game)
+    state = rules.start(deal)
+    for action in actions:
+        state = rules.apply(state, parse_action(action)).state
+    piles = len(state.position.tableau)
+    for src in range(piles):
+        for dst in range(piles):
+            if src == dst or not state.position.tableau[src] or not state.position.tableau[dst]:
+                continue
+            text = f"t{src} 1 t{dst}"
+            try:
+                rules.apply(state, parse_action(text))
+            except IllegalAction as refusal:
+                return text, refusal.message
+    raise AssertionError("every one-card tableau move is legal here")
+
+
+# ====================================================================== the page's side
+
+READ_BOARD = """(root) => {
+  const board = {};
+  for (const pile of root.querySelectorAll('.pile')) {
+    const name = pile.dataset.pile;
+    const faces = [...pile.querySelectorAll('.card.face')].map((card) => card.dataset.card);
+    if (name === 's') {
+      const count = pile.querySelector('.count');
+      board.s = count ? Number(count.textContent) : 0;
+    } else if (name[0] === 't') {
+      board[name] = {down: pile.querySelectorAll('.card.back').length, up: faces};
+    } else {
+      board[name] = faces.length ? faces[faces.length - 1] : null;
+    }
+  }
+  return board;
+}"""
+
+
+def shown_board(board: Locator) -> dict[str, Any]:
+    result: dict[str, Any] = board.evaluate(READ_BOARD)
+    return result
+
+
+def wait_for_board(board: Locator, expected: dict[str, Any], timeout: float = 15.0) -> None:
+    """Wait until ``board`` shows ``expected``; fail with both when it does not."""
+    deadline = time.monotonic() + timeout
+    shown = shown_board(board)
+    while shown != expected:
+        if time.monotonic() > deadline:
+            assert shown == expected, "the board never showed the expected position"
+        time.sleep(0.05)
+        shown = shown_board(board)
+
+
+def sign_in(page: Page, name: str) -> None:
+    page.get_by_label("Your name").fill(name)
+    page.get_by_role("button", name="Play", exact=True).click()
+    expect(page.locator("#connection")).to_have_attribute("data-status", "online")
+
+
+def create_race(page: Page, game: str, deal: int | None, players: int) -> str:
+    """Create a race from the lobby form; its id."""
+    form = page.locator("#create-form")
+    form.get_by_label("Game").select_option(game)
+    form.get_by_label("Players").fill(str(players))
+    form.get_by_label("Deal number").fill("" if deal is None else str(deal))
+    form.get_by_role("button", name="Create race").click()
+    screen = page.locator("#screen-race")
+    expect(screen).to_be_visible()
+    expect(screen).to_have_attribute("data-race", re.compile(r"\w+"))
+    race = screen.get_attribute("data-race")
+    assert race
+    return race
+
+
+def type_actions(page: Page, actions: list[str]) -> None:
+    """Play ``actions`` from the keyboard: typed in the action box, Enter."""
+    box = page.get_by_label("Action in notation")
+    box.fill("; ".join(actions))
+    box.press("Enter")
+
+
+def my_board(page: Page) -> Locator:
+    return page.locator("#race-board")
+
+
+def source_card(board: Locator, action: str) -> Locator:
+    """The card a tableau move picks up: the N-th from the top of its pile."""
+    src, count, _ = action.split()
+    faces = board.locator(f'[data-pile="{src}"] .card.face')
+    return faces.nth(faces.count() - int(count))
+
+
+def destination(board: Locator, action: str) -> Locator:
+    dst = action.split()[2]
+    return board.locator(f'[data-pile="{"f0" if dst == "f" else dst}"]')
+
+
+CORNER = {"x": 12, "y": 8}  # inside the strip of a fanned card that stays visible
+
+
+def click_move(board: Locator, action: str) -> None:
+    """Play a tableau move with two clicks: the card, then the pile it goes to."""
+    card = source_card(board, action)
+    card.click(position=CORNER)
+    expect(card).to_have_class(re.compile(r"\bselected\b"))
+    destination(board, action).click(position=CORNER)
+
+
+def drag_move(board: Locator, action: str) -> None:
+    """Play a tableau move by dragging the card onto the pile it goes to."""
+    source_card(board, action).drag_to(
+        destination(board, action), source_position=CORNER, target_position=CORNER
+    )
+
+
+def clock_ms(page: Page) -> int:
+    minutes, seconds = page.locator("#clock").inner_text().split(":")
+    return int((int(minutes) * 60 + float(seconds)) * 1000)
+
+
+def screenshot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def player_id(page: Page) -> str:
+    player: str = page.evaluate("window.solrace.conn.player")
+    return player
+
+
+# ====================================================================== the tests
+
+
+def test_two_racers_race_one_deal_to_the_end_and_both_see_the_ranking(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    ann = open_page(server.url)
+    sign_in(ann, "Ann")
+    race = create_race(ann, GAME, DEAL, players=2)
+    expect(ann.locator("#waiting")).to_contain_text("1 of 2 players")
+    share = ann.locator("#share-link").input_value()
+    assert share.endswith(f"/#race={race}")
+
+    bob = open_page(f"{server.url}?race={race}")  # a link with ?race= works as well
+    sign_in(bob, "Bob")
+    expect(ann.locator("#countdown")).to_be_visible()  # full: the countdown starts itself
+    expect(bob.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    wait_for_board(my_board(ann), expected_board(GAME, DEAL, []))
+    wait_for_board(my_board(bob), expected_board(GAME, DEAL, []))
+
+    # Ann: the first move by two clicks, the second by drag and drop, the rest typed.
+    assert re.fullmatch(r"t\d 1 t\d", wins[0]) and re.fullmatch(r"t\d 1 t\d", wins[1])
+    click_move(my_board(ann), wins[0])
+    wait_for_board(my_board(ann), expected_board(GAME, DEAL, wins[:1]))
+    drag_move(my_board(ann), wins[1])
+    wait_for_board(my_board(ann), expected_board(GAME, DEAL, wins[:2]))
+    screenshot(ann, "race-desktop.png")
+    type_actions(ann, wins[2:])
+    expect(ann.locator("#standings .standing.me")).to_have_class(
+        re.compile(r"\bfinished\b"), timeout=20_000
+    )
+    ann_time = clock_ms(ann)
+    assert ann_time > 0
+
+    # Bob sees Ann's progress bar full, then plays the whole deal from the keyboard.
+    ann_bar = bob.locator(f'#standings [data-player="{player_id(ann)}"]')
+    expect(ann_bar).to_have_attribute("data-progress", "52")
+    expect(ann_bar).to_contain_text(ann.locator("#clock").inner_text())
+    type_actions(bob, wins)
+    for page in (ann, bob):
+        expect(page.locator("#results")).to_be_visible(timeout=20_000)
+        rows = page.locator("#results-body tr")
+        expect(rows).to_have_count(2)
+        expect(rows.nth(0)).to_contain_text("Ann")
+        expect(rows.nth(1)).to_contain_text("Bob")
+        expect(rows.nth(0).locator(".rank")).to_have_text("1")
+    expect(ann.locator("#results-title")).to_have_text("You won!")
+    expect(bob.locator("#results-title")).to_have_text("You finished 2nd")
+
+    # A rematch: Ann asks, Bob is offered it and joins, and the new race counts down.
+    ann.get_by_role("button", name="Rematch").click()
+    expect(bob.locator("#rematch-offer")).to_contain_text("Ann offers a rematch")
+    bob.get_by_role("button", name="Join the rematch").click()
+    for page in (ann, bob):
+        expect(page.locator("#screen-race")).not_to_have_attribute("data-race", race)
+        expect(page.locator("#screen-race")).to_have_attribute(
+            "data-phase", re.compile("countdown|running")
+        )
+
+
+def test_an_illegal_move_shows_the_servers_sentence_and_changes_nothing(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    page = open_page(server.url)
+    sign_in(page, "Ida")
+    create_race(page, GAME, DEAL, players=1)  # a race for one starts by itself
+    board = my_board(page)
+    type_actions(page, wins[:3])
+    before = expected_board(GAME, DEAL, wins[:3])
+    wait_for_board(board, before)
+    illegal, sentence = an_illegal_move(GAME, DEAL, wins[:3])
+
+    type_actions(page, [illegal])
+    message = page.locator("#race-message")
+    expect(message).to_have_text(sentence)
+    assert message.get_attribute("aria-live") == "assertive"
+    assert shown_board(board) == before
+
+    # The same move by clicks is refused the same way, and the board stays as it was.
+    page.get_by_label("Action in notation").fill("")
+    click_move(board, illegal)
+    expect(message).to_have_text(sentence)
+    assert shown_board(board) == before
+    # A malformed action gets the server's sentence too.
+    type_actions(page, ["t3 two t5"])
+    expect(message).not_to_have_text(sentence)
+    expect(message).to_have_class(re.compile(r"\berror\b"))
+    assert shown_board(board) == before
+    # The next legal move clears the message and is applied.
+    type_actions(page, wins[3:4])
+    wait_for_board(board, expected_board(GAME, DEAL, wins[:4]))
+    expect(message).to_have_text("")
+
+
+def test_a_spectator_picks_a_live_race_and_sees_every_move(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    ann = open_page(server.url)
+    sign_in(ann, "Ann")
+    race = create_race(ann, GAME, DEAL, players=1)
+    expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    ann_id = player_id(ann)
+
+    cy = open_page(server.url)
+    sign_in(cy, "Cy")
+    cy.get_by_role("button", name="Refresh").click()
+    live = cy.locator(f'#live-races [data-race="{race}"]')
+    expect(live).to_contain_text("Ann")
+    live.get_by_role("button", name="Watch").click()
+    expect(cy.locator("#watch-spectators")).to_have_text("1 watching")
+    watched = cy.locator(f'#watch-boards [data-player="{ann_id}"] .board')
+    wait_for_board(watched, expected_board(GAME, DEAL, []))
+
+    for step in range(1, 6):
+        type_actions(ann, wins[step - 1 : step])
+        wait_for_board(watched, expected_board(GAME, DEAL, wins[:step]))
+    expect(cy.locator(f'#watch-boards [data-player="{ann_id}"] .watch-figures')).to_contain_text(
+        f"last: {wins[4]}"
+    )
+    # An undo replaces the racer's view: the spectator's board goes back one move too.
+    type_actions(ann, ["undo"])
+    wait_for_board(my_board(ann), expected_board(GAME, DEAL, wins[:4]))
+    wait_for_board(watched, expected_board(GAME, DEAL, wins[:4]))
+    # The spectator's cards are only shown: clicking them does nothing.
+    assert cy.locator("#watch-boards .card[role=button]").count() == 0
+    screenshot(cy, "spectator.png")
+
+
+def test_a_finished_daily_attempt_is_on_the_daily_and_all_time_boards(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)  # the server's daily deal of this game, preset
+    dee = open_page(server.url)
+    sign_in(dee, "Dee")
+    dee.get_by_role("button", name="Play today's Mount Sunflower", exact=True).click()
+    screen = dee.locator("#screen-race")
+    expect(screen).to_have_attribute("data-phase", "running")
+    expect(dee.locator("#race-title")).to_have_text("Daily Mount Sunflower")
+    wait_for_board(my_board(dee), expected_board(GAME, DEAL, []))
+    type_actions(dee, wins)
+    expect(dee.locator("#results")).to_be_visible(timeout=20_000)
+    expect(dee.locator("#results-body tr")).to_have_count(1)
+    time_shown = dee.locator("#results-body tr td").nth(2).inner_text()
+    assert re.fullmatch(r"\d+:\d\d\.\d", time_shown)
+
+    dee.get_by_role("link", name="Daily leaderboard").click()
+    expect(dee.locator("#screen-boards")).to_be_visible()
+    today = dee.locator("#daily-top tr.me")
+    expect(today).to_contain_text("Dee (you)")
+    expect(today).to_contain_text(time_shown)
+    expect(dee.locator("#daily-me")).to_have_text(re.compile(r"Your rank: 1 of \d+"))
+    expect(dee.locator("#next-day")).to_have_text(re.compile(r"\d+ (h|min|s)"))
+    expect(dee.locator("#best-top tr.me")).to_contain_text("Dee (you)")
+    screenshot(dee, "daily-board.png")
+
+
+def test_a_dropped_connection_resumes_with_the_board_and_the_clock_intact(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    page = open_page(server.url)
+    sign_in(page, "Rae")
+    create_race(page, GAME, DEAL, players=1)
+    board = my_board(page)
+    type_actions(page, wins[:3])
+    wait_for_board(board, expected_board(GAME, DEAL, wins[:3]))
+    start_at = page.locator("#clock").get_attribute("data-start-at")
+    assert start_at
+    time.sleep(0.5)
+    before_drop = clock_ms(page)
+    assert before_drop >= 400
+
+    page.context.set_offline(True)  # no new connection can be made ...
+    server.cut_connection(player_id(page))  # ... and the live one breaks
+    expect(page.locator("#offline-banner")).to_be_visible()
+    type_actions(page, wins[3:5])  # played while offline: sent once the session resumes
+    time.sleep(1.0)
+    assert clock_ms(page) >= before_drop + 900  # the clock runs on while offline
+    assert shown_board(board) == expected_board(GAME, DEAL, wins[:3])
+
+    page.context.set_offline(False)
+    expect(page.locator("#connection")).to_have_attribute("data-status", "online")
+    expect(page.locator("#offline-banner")).to_be_hidden()
+    wait_for_board(board, expected_board(GAME, DEAL, wins[:5]))
+    assert page.locator("#clock").get_attribute("data-start-at") == start_at
+    server_elapsed = int(time.time() * 1000) - int(start_at)
+    assert abs(clock_ms(page) - server_elapsed) < 1_000
+    # The session is the same one: the next actions carry on the same sequence.
+    type_actions(page, wins[5:6])
+    wait_for_board(board, expected_board(GAME, DEAL, wins[:6]))
+    expect(page.locator("#race-message")).to_have_text("")
+
+
+def test_the_race_screen_fits_a_phone_and_labels_cards_for_screen_readers(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    page = open_page(server.url, viewport=PHONE)
+    sign_in(page, "Pia")
+    create_race(page, "sanibel", 1, players=1)
+    board = my_board(page)
+    wait_for_board(board, expected_board("sanibel", 1, []))
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], "the race screen must not scroll sideways on a phone"
+    for pile in board.locator(".pile").all():
+        box = pile.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+
+    # Sanibel deal 1 starts with 4C on the waste and 30 face-down cards on the tableau.
+    expect(board.locator('[data-pile="w"] [data-card="4C"]')).to_have_attribute(
+        "aria-label", "4 of clubs"
+    )
+    expect(board.get_by_role("button", name="face-down card")).to_have_count(0)
+    expect(board.get_by_role("img", name="face-down card")).to_have_count(30)
+    queens = board.locator('[data-card^="Q"]')
+    assert queens.count() > 0
+    for label in queens.evaluate_all("(cards) => cards.map((c) => c.getAttribute('aria-label'))"):
+        assert re.fullmatch(r"queen of (clubs|spades|hearts|diamonds)", label)
+    for name in ("Deal", "Auto", "Undo", "Play", "Resign"):
+        assert page.get_by_role("button", name=name, exact=True).evaluate("b => b.tagName") == (
+            "BUTTON"
+        )
+    screenshot(page, "race-phone.png")
+
+
+def test_the_desktop_race_screen_is_laid_out_as_a_card_table(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    page = open_page(server.url, viewport=DESKTOP)
+    sign_in(page, "Dan")
+    create_race(page, "shady_lanes", 2, players=1)
+    board = my_board(page)
+    wait_for_board(board, expected_board("shady_lanes", 2, []))
+    reserves = [board.locator(f'[data-pile="r{i}"]').bounding_box() for i in range(4)]
+    tableau = [board.locator(f'[data-pile="t{i}"]').bounding_box() for i in range(4)]
+    foundations = [board.locator(f'[data-pile="f{i}"]').bounding_box() for i in range(8)]
+    assert all(box is not None for box in reserves + tableau + foundations)
+    # Foundations in one row on top, the reserves below them, the tableau piles below those.
+    assert len({round(box["y"]) for box in foundations if box}) == 1
+    assert all(
+        r and t and f and r["y"] > f["y"] and t["y"] > r["y"]
+        for r, t, f in zip(reserves, tableau, foundations, strict=False)
+    )
+    screenshot(page, "shady-lanes-desktop.png")
