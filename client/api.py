@@ -188,10 +188,15 @@ class Client:
         spectator_delay_ms: int = 0,
     ) -> dict[str, Any]:
         data = await self.request(
-            "create_race", game=game, options=options, deal=None if deal is None else str(deal),
-            max_players=max_players, public=public, countdown_ms=countdown_ms,
+            "create_race",
+            game=game,
+            options=options,
+            deal=None if deal is None else str(deal),
+            max_players=max_players,
+            public=public,
+            countdown_ms=countdown_ms,
             spectator_delay_ms=spectator_delay_ms,
-        )  # fmt: skip
+        )
         race: dict[str, Any] = data["race"]
         return race
 

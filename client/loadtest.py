@@ -107,11 +107,16 @@ async def connect_all(url: str, count: int, subprotocol: str | None) -> list[Pla
         batch = min(CONNECT_BATCH, count - start)
         connections = await asyncio.gather(
             *(
-                connect(url, subprotocols=[subprotocol] if subprotocol else None,  # type: ignore[list-item]
-                        compression=None, max_size=2**22, open_timeout=60)
+                connect(
+                    url,
+                    subprotocols=[subprotocol] if subprotocol else None,  # type: ignore[list-item]
+                    compression=None,
+                    max_size=2**22,
+                    open_timeout=60,
+                )
                 for _ in range(batch)
             )
-        )  # fmt: skip
+        )
         players.extend(Player(c) for c in connections)
     return players
 
@@ -225,9 +230,20 @@ async def bench_echo(options: dict[str, Any], pool: dict[int, list[str]]) -> dic
 async def bench_solrace(options: dict[str, Any], pool: dict[int, list[str]]) -> dict[str, Figures]:
     port = _free_port()
     command = [
-        sys.executable, "-m", "client.cli", "serve", "--port", str(port), "--no-certify",
-        "--rate", "1000000", "--burst", "1000000", "--log-level", "WARNING",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "client.cli",
+        "serve",
+        "--port",
+        str(port),
+        "--no-certify",
+        "--rate",
+        "1000000",
+        "--burst",
+        "1000000",
+        "--log-level",
+        "WARNING",
+    ]
     process = _spawn(command, "serving on")
     url = f"ws://127.0.0.1:{port}/ws"
     try:
@@ -239,8 +255,9 @@ async def bench_solrace(options: dict[str, Any], pool: dict[int, list[str]]) -> 
         for i in range(0, len(players) - 1, 2):
             host, guest = players[i], players[i + 1]
             deal = deals[(i // 2) % len(deals)]
-            created = await host.call("create_race", game="sanibel", deal=str(deal),
-                                      max_players=2, countdown_ms=0)  # fmt: skip
+            created = await host.call(
+                "create_race", game="sanibel", deal=str(deal), max_players=2, countdown_ms=0
+            )
             race = created["race"]["race"]
             await guest.call("join_race", race=race)
             for racer in (host, guest):
@@ -293,17 +310,23 @@ async def run_bench(options: dict[str, Any]) -> dict[str, Any]:
 
 def print_table(result: dict[str, Any]) -> None:
     settings = result["settings"]
-    print(f"{settings['players']} players at {settings['rate']} actions/s for "
-          f"{settings['seconds']} s; saturation with {settings['saturation_clients']} clients; "
-          f"{settings['spectators']} spectators on one race")  # fmt: skip
+    print(
+        f"{settings['players']} players at {settings['rate']} actions/s for "
+        f"{settings['seconds']} s; saturation with {settings['saturation_clients']} clients; "
+        f"{settings['spectators']} spectators on one race"
+    )
     print(f"{'':34} {'p50 ms':>8} {'p99 ms':>8} {'actions/s':>10} {'server CPU':>11}")
-    rows = [("echo baseline, paced", result["echo"]["rate"]),
-            ("solrace, paced", result["solrace"]["rate"]),
-            ("echo baseline, saturated", result["echo"]["saturation"]),
-            ("solrace, saturated", result["solrace"]["saturation"])]  # fmt: skip
+    rows = [
+        ("echo baseline, paced", result["echo"]["rate"]),
+        ("solrace, paced", result["solrace"]["rate"]),
+        ("echo baseline, saturated", result["echo"]["saturation"]),
+        ("solrace, saturated", result["solrace"]["saturation"]),
+    ]
     if "spectated" in result["solrace"]:
         rows.append(("solrace, paced, with spectators", result["solrace"]["spectated"]))
     for label, row in rows:
-        print(f"{label:34} {row['p50_ms']:>8} {row['p99_ms']:>8} {row['actions_per_s']:>10} "
-              f"{row['server_cpu_pct']:>10}%")  # fmt: skip
+        print(
+            f"{label:34} {row['p50_ms']:>8} {row['p99_ms']:>8} {row['actions_per_s']:>10} "
+            f"{row['server_cpu_pct']:>10}%"
+        )
     print("ratios:", json.dumps(result["ratios"]))

@@ -437,8 +437,13 @@ def encode_server(message: ServerMessage) -> dict[str, Any]:
         }
     if isinstance(message, Event):
         return {**message.data, "type": "event", "n": message.n, "kind": message.kind}
-    return {**message.data, "type": "watch", "race": message.race, "seq": message.seq,
-            "kind": message.kind}  # fmt: skip
+    return {
+        **message.data,
+        "type": "watch",
+        "race": message.race,
+        "seq": message.seq,
+        "kind": message.kind,
+    }
 
 
 _HEAD: Final = {

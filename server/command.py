@@ -112,13 +112,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def settings_from(args: argparse.Namespace) -> Settings:
     origins = args.origins or [o for o in (_env("ORIGINS", "") or "").split(",") if o]
     return Settings(
-        host=args.host, port=int(args.port), redis_url=args.redis_url,
-        redis_prefix=args.redis_prefix, grace_ms=int(args.grace_ms),
-        countdown_ms=int(args.countdown_ms), rate_per_s=float(args.rate_per_s),
-        burst=int(args.burst), origins=tuple(origins), ping_interval_s=float(args.ping_interval_s),
-        ping_timeout_s=float(args.ping_interval_s), daily_secret=args.daily_secret,
-        daily_certify=args.daily_certify, static_dir=args.static_dir, log_level=args.log_level,
-    )  # fmt: skip
+        host=args.host,
+        port=int(args.port),
+        redis_url=args.redis_url,
+        redis_prefix=args.redis_prefix,
+        grace_ms=int(args.grace_ms),
+        countdown_ms=int(args.countdown_ms),
+        rate_per_s=float(args.rate_per_s),
+        burst=int(args.burst),
+        origins=tuple(origins),
+        ping_interval_s=float(args.ping_interval_s),
+        ping_timeout_s=float(args.ping_interval_s),
+        daily_secret=args.daily_secret,
+        daily_certify=args.daily_certify,
+        static_dir=args.static_dir,
+        log_level=args.log_level,
+    )
 
 
 async def serve_until_signalled(settings: Settings) -> None:
@@ -127,8 +136,11 @@ async def serve_until_signalled(settings: Settings) -> None:
 
     server = RaceServer(settings, open_store(settings.redis_url, prefix=settings.redis_prefix))
     await server.start()
-    print(f"solrace: serving on http://{settings.host}:{server.port}/ "
-          f"(websocket: ws://{settings.host}:{server.port}/ws)", flush=True)  # fmt: skip
+    print(
+        f"solrace: serving on http://{settings.host}:{server.port}/ "
+        f"(websocket: ws://{settings.host}:{server.port}/ws)",
+        flush=True,
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

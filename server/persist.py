@@ -68,9 +68,13 @@ class Persister:
                 pause = min(self.max_pause_s, self.first_pause_s * 2 ** min(self.failures, 10))
                 log.warning(
                     "store unavailable; will retry",
-                    extra={"job": what, "error": str(error), "retry_in_s": pause,
-                           "backlog": len(self.jobs)},
-                )  # fmt: skip
+                    extra={
+                        "job": what,
+                        "error": str(error),
+                        "retry_in_s": pause,
+                        "backlog": len(self.jobs),
+                    },
+                )
                 await asyncio.sleep(pause)
                 continue
             except Exception:

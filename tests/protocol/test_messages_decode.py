@@ -29,8 +29,16 @@ def test_every_request_type_is_registered_once_under_its_own_name() -> None:
 
 
 def test_a_request_round_trips_through_encode_and_decode() -> None:
-    request = CreateRace(id=7, game="sanibel", options={"down": 0, "up": 10}, deal="12",
-                         max_players=3, public=False, countdown_ms=0, spectator_delay_ms=5)
+    request = CreateRace(
+        id=7,
+        game="sanibel",
+        options={"down": 0, "up": 10},
+        deal="12",
+        max_players=3,
+        public=False,
+        countdown_ms=0,
+        spectator_delay_ms=5,
+    )
     assert decode_request(encode_request(request)) == request
 
 
@@ -53,16 +61,24 @@ def test_optional_fields_may_be_null() -> None:
         ({"type": "act", "id": 5, "race": "abc", "seq": "1", "action": "deal"}, "bad_field"),
         ({"type": "act", "id": 5, "race": "abc", "seq": 2**31, "action": "deal"}, "bad_field"),
         ({"type": "act", "id": 5, "race": "abc", "seq": 1, "action": "x" * 33}, "bad_field"),
-        ({"type": "act", "id": 5, "race": "abc", "seq": 1, "action": "deal", "x": 1}, "unknown_field"),
+        (
+            {"type": "act", "id": 5, "race": "abc", "seq": 1, "action": "deal", "x": 1},
+            "unknown_field",
+        ),
         ({"type": "hello", "id": 5, "protocol": 1, "name": "A\nB"}, "bad_field"),
         ({"type": "hello", "id": 5, "protocol": 1, "name": ""}, "bad_field"),
-        ({"type": "create_race", "id": 5, "game": "sanibel", "options": {"down": 1.5}}, "bad_field"),
+        (
+            {"type": "create_race", "id": 5, "game": "sanibel", "options": {"down": 1.5}},
+            "bad_field",
+        ),
         ({"type": "daily_board", "id": 5, "game": "sanibel", "day": "29/11/2026"}, "bad_field"),
         ({"type": "daily_board", "id": 5, "game": "sanibel", "top": 101}, "bad_field"),
         ({"type": "nope", "id": 5}, "unknown_type"),
     ],
 )
-def test_bad_requests_are_refused_with_a_code_and_their_id(message: dict[str, object], code: str) -> None:
+def test_bad_requests_are_refused_with_a_code_and_their_id(
+    message: dict[str, object], code: str
+) -> None:
     with pytest.raises(ProtocolError) as refused:
         decode_request(message)
     assert refused.value.code == code

@@ -4,6 +4,7 @@ and what each party may see (fuzzed: no view ever holds a hidden card)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from protocol.engine import GameState
 from protocol.games import rules_for
 from protocol.race import Ending, Now, Phase, Race, RaceError, RaceSettings, view_json
 
+WIN = Path(__file__).resolve().parents[1] / "data" / "wins" / "mount_sunflower-18.txt"
 CARD = re.compile(r"^(A|[2-9]|10|J|Q|K)[CSHD]$")
 
 
@@ -96,8 +98,11 @@ def test_numbers_older_than_the_remembered_answers_are_stale() -> None:
 
 def test_the_finish_time_runs_from_the_start_signal_to_the_winning_action() -> None:
     race = started(make_race(max_players=1), at=1000)
-    moves = [line for line in open("tests/data/wins/mount_sunflower-18.txt").read().splitlines()
-             if line and not line.startswith("#")]  # fmt: skip
+    moves = [
+        line
+        for line in WIN.read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
     for seq, action in enumerate(moves, 1):
         result = race.act("ann", seq, action, Now(1000 + seq * 10, 50_000 + seq))
     assert result.reply["outcome"] == "finished"
@@ -143,8 +148,9 @@ def test_a_random_deal_number_is_shown_only_once_the_race_is_done() -> None:
 
 def hidden_cards(state: GameState) -> set[str]:
     position = state.position
-    down = {name(c) for p, n in zip(position.tableau, position.face_down, strict=True)
-            for c in p[:n]}  # fmt: skip
+    down = {
+        name(c) for p, n in zip(position.tableau, position.face_down, strict=True) for c in p[:n]
+    }
     return down | {name(c) for c in position.stock}
 
 
@@ -159,8 +165,12 @@ def cards_in(value: Any) -> set[str]:
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(1, 5000), st.lists(st.tuples(st.booleans(), st.integers(0, 10_000)), max_size=60))
-def test_no_outbound_picture_ever_holds_a_hidden_card(deal: int, moves: list[tuple[bool, int]]) -> None:
+@given(
+    st.integers(1, 5000), st.lists(st.tuples(st.booleans(), st.integers(0, 10_000)), max_size=60)
+)
+def test_no_outbound_picture_ever_holds_a_hidden_card(
+    deal: int, moves: list[tuple[bool, int]]
+) -> None:
     race = make_race(deal=deal, max_players=2)
     race.join("bob", "Bob")
     started(race)

@@ -14,7 +14,9 @@ from protocol.wire import JSON, MAX_MESSAGE_BYTES, MSGPACK, WireError, decode, e
 SCALARS = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=40)
 MESSAGES = st.dictionaries(
     st.text(min_size=1, max_size=12),
-    SCALARS | st.lists(SCALARS, max_size=5) | st.dictionaries(st.text(max_size=8), SCALARS, max_size=5),
+    SCALARS
+    | st.lists(SCALARS, max_size=5)
+    | st.dictionaries(st.text(max_size=8), SCALARS, max_size=5),
     max_size=10,
 )
 

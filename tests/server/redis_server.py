@@ -72,11 +72,22 @@ class RedisServer:
         self.directory.mkdir(parents=True, exist_ok=True)
         with (self.directory / "redis.log").open("ab") as log:
             process = subprocess.Popen(
-                [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                 "--appendonly", "no", "--dir", str(self.directory)],
+                [
+                    binary,
+                    "--port",
+                    str(port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(self.directory),
+                ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
-            )  # fmt: skip
+            )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline and process.poll() is None:
             if answers_ping(port):

@@ -57,8 +57,9 @@ async def test_two_players_race_one_deal_to_the_end_and_are_ranked_with_a_resume
         assert again == first
 
         await bob.resume()
-        missed = await bob.next_event("standings", where=lambda d: any(
-            p["outcome"] for p in d["players"]))  # fmt: skip
+        missed = await bob.next_event(
+            "standings", where=lambda d: any(p["outcome"] for p in d["players"])
+        )
         ann_seen = next(p for p in missed.data["players"] if p["player"] == ann.player)
         assert (ann_seen["outcome"], ann_seen["progress"]) == ("finished", 52)
         assert "view" not in ann_seen
@@ -92,7 +93,13 @@ async def test_opponents_see_progress_but_never_each_others_cards() -> None:
         reply = await ann.act(race, wins[0])
         bob_standing = next(p for p in reply["standings"] if p["player"] == bob.player)
         assert bob_standing["actions"] == counted_actions(wins[:30]) and set(bob_standing) == {
-            "player", "name", "progress", "actions", "outcome", "time_ms"}  # fmt: skip
+            "player",
+            "name",
+            "progress",
+            "actions",
+            "outcome",
+            "time_ms",
+        }
         standing_keys = {"player", "name", "progress", "actions", "outcome", "time_ms"}
         for frame in ann.received:
             message = decode_from_server(frame, ann.encoding)
