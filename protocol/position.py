@@ -30,7 +30,7 @@ class Position(NamedTuple):
 
     def progress(self) -> int:
         """Cards on the foundations."""
-        return sum(len(pile) for pile in self.foundations)
+        return sum(map(len, self.foundations))
 
     def card_count(self) -> int:
         return (

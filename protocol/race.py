@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from protocol.engine import GameState, Rules, View
 from protocol.errors import SolraceError
-from protocol.notation import parse_action
+from protocol.notation import Undo, parse_action
 from protocol.ranking import Run, ranked
 
 REPLY_CACHE = 64  # answers kept per racer for resent actions
@@ -241,7 +241,8 @@ class Race:
         progress = position.progress()
         if progress != racer.progress:
             racer.progress, racer.progress_ms, racer.progress_at = progress, t_ms, now.wall_ms
-        entry = LogEntry(player, seq, str(action), t_ms)
+        text = str(action)
+        entry = LogEntry(player, seq, text, t_ms)
         racer.log.append(entry)
         if self.rules.is_won(position):
             racer.outcome, racer.time_ms, racer.done_at = Ending.FINISHED, t_ms, now.wall_ms
@@ -250,22 +251,24 @@ class Race:
         reply: dict[str, Any] = {
             "race": self.id,
             "seq": seq,
-            "action": str(action),
+            "action": text,
             "events": [event.as_dict() for event in outcome.events],
             "progress": racer.progress,
             "actions": racer.actions,
             "outcome": racer.outcome and racer.outcome.value,
             "time_ms": racer.time_ms,
         }
-        if str(action) == "undo":
+        if type(action) is Undo:
             reply["view"] = view_json(self.rules.view(outcome.state))
+        watch = {**reply, "player": player}  # what spectators see: the same, and whose
+        del watch["seq"]  # a feed item's ``seq`` numbers the feed
         if want_legal:
             reply["legal"] = [str(a) for a in self.rules.legal_actions(outcome.state)]
-        result = self._remember(racer, seq, True, reply)
-        watch = {"player": player, **{k: v for k, v in reply.items() if k not in ("seq", "legal")}}
-        self._finish_if_all_done()
+        self._remember(racer, seq, True, reply)
+        if racer.outcome is not None:
+            self._finish_if_all_done()
         return ActResult(
-            True, result.reply, entry=entry, watch=watch, racer_done=racer.outcome is not None
+            True, reply, entry=entry, watch=watch, racer_done=racer.outcome is not None
         )
 
     def _remember(self, racer: Racer, seq: int, ok: bool, reply: dict[str, Any]) -> ActResult:

@@ -22,7 +22,7 @@ from client.api import ServerError
 from client.terminal import render
 from client.terminal.connection import Link, Unreachable
 from client.terminal.lines import LineReader
-from client.terminal.view import View, ViewMismatch, after_action
+from client.views import View, ViewMismatch, after_action
 from protocol.engine import Rules
 from protocol.games import rules_for
 from protocol.messages import Event, Watch

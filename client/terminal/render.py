@@ -16,7 +16,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from client.terminal.view import View
+from client.views import View
 
 CELL = 4  # columns per card: "10H" and a space
 BACK = "##"

@@ -23,7 +23,7 @@ from websockets.exceptions import ConnectionClosed
 
 from client.terminal import render
 from client.terminal.connection import Link, Unreachable
-from client.terminal.view import ViewMismatch, after_action
+from client.views import ViewMismatch, after_action
 from protocol.engine import Rules
 from protocol.games import rules_for
 from protocol.messages import Event, Watch

@@ -25,7 +25,7 @@ import pytest
 from client.api import Client
 from client.cli import main
 from client.terminal.render import board, make_console
-from client.terminal.view import after_action
+from client.views import after_action
 from protocol.errors import IllegalAction
 from protocol.games import GAMES, rules_for
 from protocol.notation import TABLEAU_PILES, Move
