@@ -230,9 +230,7 @@ async def bench_echo(options: dict[str, Any], pool: dict[int, list[str]]) -> dic
 async def bench_solrace(options: dict[str, Any], pool: dict[int, list[str]]) -> dict[str, Figures]:
     port = _free_port()
     command = [
-        sys.executable,
-        "-m",
-        "client.cli",
+        *os.environ.get("SOLRACE_BENCH_SERVER", f"{sys.executable} -m client.cli").split(),
         "serve",
         "--port",
         str(port),

@@ -23,7 +23,7 @@ from protocol.errors import SolraceError
 from protocol.notation import Undo, parse_action
 from protocol.ranking import Run, ranked
 
-REPLY_CACHE = 64  # answers kept per racer for resent actions
+REPLY_CACHE = 16  # answers kept per racer for resent actions (only in-flight ones are resent)
 
 
 class RaceError(SolraceError):
@@ -90,9 +90,10 @@ class RaceSettings:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class LogEntry:
-    """One accepted action: who, their sequence number, the action, ms since the start."""
+class LogEntry(NamedTuple):
+    """One accepted action: who, their sequence number, the action, ms since the start.
+    (A tuple of plain values: the garbage collector stops tracking it, which keeps its
+    pauses short on a server holding millions of them.)"""
 
     player: str
     seq: int

@@ -80,25 +80,32 @@ def decode_from_server(frame: bytes | str, encoding: str) -> dict[str, Any]:
 
 
 def _check_shape(value: Any, depth: int) -> None:
+    """Refuse maps and arrays beyond the limits, long strings, non-string keys and values
+    that are not plain data. Plain values at any depth are checked without a call each."""
     if depth > MAX_DEPTH:
         raise WireError(f"a message nests at most {MAX_DEPTH} levels deep")
     if isinstance(value, dict):
         if len(value) > MAX_ITEMS:
             raise WireError(f"a map holds at most {MAX_ITEMS} entries")
-        for key, item in value.items():
-            if not isinstance(key, str):
+        for key in value:
+            if type(key) is not str:
                 raise WireError("map keys are strings")
-            _check_shape(key, depth)
-            _check_shape(item, depth + 1)
-    elif isinstance(value, list):
+            if len(key) > MAX_STRING:
+                raise WireError(f"a string is at most {MAX_STRING} characters")
+        items: Any = value.values()
+    else:
         if len(value) > MAX_ITEMS:
             raise WireError(f"an array holds at most {MAX_ITEMS} items")
-        for item in value:
+        items = value
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            if len(item) > MAX_STRING:
+                raise WireError(f"a string is at most {MAX_STRING} characters")
+        elif kind is dict or kind is list:
             _check_shape(item, depth + 1)
-    elif isinstance(value, str):
-        if len(value) > MAX_STRING:
-            raise WireError(f"a string is at most {MAX_STRING} characters")
-    elif isinstance(value, float) and value != value:
-        raise WireError("NaN is not a value")
-    elif not (value is None or isinstance(value, bool | int | float)):
-        raise WireError(f"a message holds no {type(value).__name__} values")
+        elif kind is float:
+            if item != item:
+                raise WireError("NaN is not a value")
+        elif not (item is None or kind is bool or kind is int):
+            raise WireError(f"a message holds no {kind.__name__} values")

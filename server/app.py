@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import secrets
 import time
@@ -496,6 +497,7 @@ class RaceServer:
             room.standings_version += 1
             room.post("act", result.watch, moment.mono_ms, racer=session.player)
         session.standings_sent[room.id] = room.standings_version
+        session.last_act_ms[room.id] = moment.mono_ms
         if behind and len(room.race.racers) > 1:
             data = {**data, "standings": room.race.standings()}
         session.send(Result(request.id, "act", data))
@@ -736,11 +738,19 @@ class RaceServer:
         standings_every = max(
             1, self.settings.standings_interval_ms // self.settings.feed_interval_ms
         )
+        freeze_every = max(1, 1000 // self.settings.feed_interval_ms)
         tick = 0
         while True:
             await asyncio.sleep(interval)
             tick += 1
             moment = now()
+            if tick % freeze_every == 0:
+                # Races keep every earlier position (for undo and replay): millions of
+                # long-lived objects that a full garbage collection would scan for
+                # hundreds of milliseconds, stalling every player. Once a second they are
+                # moved out of the collector's sight; refcounting still frees them, and
+                # cyclic garbage, which dies young, is still collected before this.
+                gc.freeze()
             for room in list(self.rooms.values()):
                 try:
                     self._tick_room(room, moment, tick % standings_every == 0)
@@ -760,7 +770,7 @@ class RaceServer:
             laggard.push("watch_ended", {"race": room.id, "reason": "too_slow"})
         race = room.race
         if standings and race.phase is Phase.RUNNING and len(race.racers) > 1:
-            self._push_standings(room, only_behind=True)
+            self._push_standings(room, idle_since=moment.mono_ms - settings.standings_interval_ms)
         if (
             race.phase is Phase.RUNNING
             and race.start_mono is not None
@@ -782,6 +792,7 @@ class RaceServer:
             if session is not None:
                 session.racing.discard(room.id)
                 session.standings_sent.pop(room.id, None)
+                session.last_act_ms.pop(room.id, None)
         for spectator in list(room.spectators):
             spectator.watching.discard(room.id)
 
@@ -796,14 +807,20 @@ class RaceServer:
                 session.push(kind, data)
 
     def _push_standings(
-        self, room: Room, *, only_behind: bool = False, except_player: str | None = None
+        self, room: Room, *, idle_since: int | None = None, except_player: str | None = None
     ) -> None:
+        """Send every racer (but ``except_player``) the standings. With ``idle_since``, only
+        racers who are behind and have not acted since then: the others get them on
+        their next ``act`` result."""
         players = room.race.standings()
         for player in room.race.racers:
             session = self.sessions.get(player)
             if session is None or player == except_player:
                 continue
-            if only_behind and session.standings_sent.get(room.id) == room.standings_version:
+            if idle_since is not None and (
+                session.standings_sent.get(room.id) == room.standings_version
+                or session.last_act_ms.get(room.id, 0) > idle_since
+            ):
                 continue
             session.standings_sent[room.id] = room.standings_version
             session.push("standings", {"race": room.id, "players": players})

@@ -44,6 +44,7 @@ class Session:
         self.racing: set[str] = set()  # race ids this player races in
         self.watching: set[str] = set()  # race ids this player spectates
         self.standings_sent: dict[str, int] = {}  # race id -> standings version sent
+        self.last_act_ms: dict[str, int] = {}  # race id -> when this player last acted
         self.grace: asyncio.TimerHandle | None = None
         self.write_limit = 1 << 20
 

@@ -53,7 +53,7 @@ def test_arbitrary_text_either_decodes_to_a_map_or_raises_wire_error(frame: str)
 @pytest.mark.parametrize(
     ("frame", "words"),
     [
-        (msgpack.packb({"a": [[[[1]]]]}), "nests at most"),
+        (msgpack.packb({"a": [[[[1]]]]}), "nests at most"),  # five levels of containers
         (msgpack.packb({"a": list(range(65))}), "MessagePack"),  # the unpacker's own limit
         (msgpack.packb({"a": "x" * 257}), "at most 256"),
         (msgpack.packb({1: "x"}), "not valid MessagePack"),
@@ -74,5 +74,6 @@ def test_json_deep_nesting_is_refused_without_recursing_forever() -> None:
     with pytest.raises(WireError):
         decode("[" * 3000 + "]" * 3000, JSON)
     with pytest.raises(WireError) as refused:
-        decode(json.dumps({"a": {"b": {"c": {"d": 1}}}}), JSON)
+        decode(json.dumps({"a": {"b": {"c": {"d": {"e": 1}}}}}), JSON)
     assert "nests" in refused.value.message
+    assert decode(json.dumps({"a": {"b": {"c": {"d": 1}}}}), JSON)  # four maps deep is fine
