@@ -1,0 +1,433 @@
+"""What the solver knows about each game: a canonical key for the transposition table, the
+foundation moves that are always safe, and which moves to try first.
+
+Every rule the complete strategies use keeps them complete: two positions get the same key
+only when they are the same up to an exchange of piles the rules treat alike, a move is
+made without branching only when the position after it is at least as good as before it
+(docs/solver.md gives the argument per game), a move is dropped only when it leads to a
+position equal, up to such an exchange, to one another listed move leads to, and a
+position is called dead only when it certainly cannot be won. Scores, move order and the
+beam's hooks only decide what is tried first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from protocol.cards import ACE, Card
+from protocol.engine import Rules, fits_alternate_colour
+from protocol.errors import BadGame
+from protocol.notation import (
+    ANY_FOUNDATION,
+    RESERVE,
+    TABLEAU,
+    TABLEAU_PILES,
+    WASTE_PILE,
+    Action,
+    Move,
+)
+from protocol.position import Position
+
+PILE_END = b"\xff"
+PART_END = b"\xfe"
+
+
+class HomeCount:
+    """What the foundations tell about sending a card home without branching."""
+
+    def __init__(self, foundations: tuple[tuple[Card, ...], ...], decks: int) -> None:
+        tops: list[list[int]] = [[], [], [], []]
+        for pile in foundations:
+            if pile:
+                tops[pile[-1] & 3].append(pile[-1] >> 2)
+        self.tops = tops
+        self.decks = decks
+        # For each suit, the highest rank every copy of the suit has reached at home.
+        self.floors = [min(ranks) if len(ranks) == decks else 0 for ranks in tops]
+
+    def no_lower_other_colour_out(self, card: Card) -> bool:
+        """Every card one rank lower and of the other colour is home: none will ever be
+        built on ``card`` (alternate-colour games)."""
+        other = (0, 1) if card & 2 else (2, 3)
+        return (card >> 2) - 1 <= min(self.floors[other[0]], self.floors[other[1]])
+
+    def no_lower_out(self, card: Card) -> bool:
+        """Every card one rank lower is home: none will ever be built on ``card``
+        (games that build regardless of suit)."""
+        return (card >> 2) - 1 <= min(self.floors)
+
+    def takes_no_copys_place(self, card: Card) -> bool:
+        """Each copy of ``card`` still out has its own foundation ready for it, so sending
+        this one home leaves the other copy as free to follow as it was. (With two decks
+        and one foundation ready, the copy sent home would take the place the other copy
+        might need first, to uncover what lies under it.)"""
+        rank = card >> 2
+        if rank == ACE:
+            return True  # every ace out always has an empty foundation
+        tops = self.tops[card & 3]
+        still_out = self.decks - sum(1 for top in tops if top >= rank)
+        ready = sum(1 for top in tops if top == rank - 1)
+        return ready >= still_out
+
+
+def _sorted_piles(position: Position) -> bytes:
+    return PILE_END.join(
+        sorted(
+            bytes((down, *pile))
+            for pile, down in zip(position.tableau, position.face_down, strict=True)
+        )
+    )
+
+
+def _piles_in_order(position: Position) -> bytes:
+    return PILE_END.join(
+        bytes((down, *pile))
+        for pile, down in zip(position.tableau, position.face_down, strict=True)
+    )
+
+
+def out_of_order(cards: tuple[Card, ...]) -> int:
+    """How many of ``cards`` (bottom first) lie above a lower card of their own suit: each
+    must move off before that card can go home."""
+    lowest = [14, 14, 14, 14]
+    count = 0
+    for card in cards:
+        suit, rank = card & 3, card >> 2
+        if rank > lowest[suit]:
+            count += 1
+        elif rank < lowest[suit]:
+            lowest[suit] = rank
+    return count
+
+
+class Profile:
+    """The solver's view of one game. Subclasses fill in the hooks and ``strategies``:
+    which search strategies ``solve`` runs side by side, with their shares of the budget."""
+
+    strategies: ClassVar[tuple[tuple[str, int], ...]] = (("depth_first", 1), ("best_first", 1))
+    # A game with the same layout whose every legal move is legal here too: its wins are
+    # wins here, and its smaller space may be searched faster.
+    stricter_game: ClassVar[str | None] = None
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.decks = rules.decks
+
+    def key(self, position: Position) -> bytes:
+        """Equal for positions that are the same up to exchanging interchangeable piles,
+        and (for positions reached from one start) different otherwise. The foundations
+        are left out: they hold exactly the cards the other piles lack."""
+        raise NotImplementedError
+
+    safe_from_waste: ClassVar[bool] = False
+
+    def safe_move(self, position: Position) -> Move | None:
+        """A foundation move that never loses a win, or None: a tableau top (or the waste
+        top, where ``safe_from_waste``) that a foundation takes and ``is_safe`` allows."""
+        if not self.safe_now(position):
+            return None
+        targets = self.rules.foundation_targets(position)
+        home: HomeCount | None = None
+        for i, pile in enumerate(position.tableau):
+            if pile and pile[-1] in targets:
+                home = home or HomeCount(position.foundations, self.decks)
+                if self.is_safe(pile[-1], home):
+                    return Move(TABLEAU_PILES[i], 1, ANY_FOUNDATION)
+        waste = position.waste
+        if self.safe_from_waste and waste and waste[-1] in targets:
+            home = home or HomeCount(position.foundations, self.decks)
+            if self.is_safe(waste[-1], home):
+                return Move(WASTE_PILE, 1, ANY_FOUNDATION)
+        return None
+
+    def safe_now(self, position: Position) -> bool:
+        """Whether any card may go home without branching in ``position``."""
+        return True
+
+    def is_safe(self, card: Card, home: HomeCount) -> bool:
+        """Whether sending ``card`` (which a foundation takes) home never loses a win.
+        Unless a game says otherwise: alternate-colour building, as Sanibel and Shady Lanes
+        build."""
+        return home.no_lower_other_colour_out(card) and home.takes_no_copys_place(card)
+
+    def ordered_moves(self, position: Position) -> list[Action]:
+        """The legal moves worth trying, most promising first."""
+        raise NotImplementedError
+
+    def score(self, position: Position) -> int:
+        """How promising ``position`` looks (higher is better), for best-first and beam."""
+        raise NotImplementedError
+
+    def beam_moves(self, position: Position) -> list[Action]:
+        """The moves the (incomplete) beam search tries: by default the same as
+        ``ordered_moves``; a game may leave out moves that rarely help."""
+        return self.ordered_moves(position)
+
+    def beam_signature(self, position: Position) -> bytes | None:
+        """Positions with the same signature count as one when the beam picks the best
+        (the others come after every distinct one); None: no such grouping."""
+        return None
+
+    def is_dead(self, position: Position) -> bool:
+        """True only when ``position`` can certainly never be won (so its moves need no
+        search). Unless a game says otherwise, nothing is known to be dead."""
+        return False
+
+    def _first_empty_only(self, moves: list[Action], position: Position) -> list[Action]:
+        """Drop moves onto an empty tableau pile other than the leftmost empty one, and
+        moves of a whole pile (nothing face down) onto an empty pile: with interchangeable
+        piles both lead to a position another listed move (or none at all) reaches."""
+        tableau = position.tableau
+        first = next((i for i, pile in enumerate(tableau) if not pile), None)
+        if first is None:
+            return moves
+        kept: list[Action] = []
+        for move in moves:
+            if type(move) is Move and move.dst.kind == TABLEAU and not tableau[move.dst.index]:  # type: ignore[index]
+                if move.dst.index != first:
+                    continue
+                src = move.src
+                if (
+                    src.kind == TABLEAU
+                    and move.count == len(tableau[src.index])  # type: ignore[index]
+                    and position.face_down[src.index] == 0  # type: ignore[index]
+                ):
+                    continue
+            kept.append(move)
+        return kept
+
+
+def _ranked(moves: list[Action], score: Callable[[Action], int]) -> list[Action]:
+    return sorted(moves, key=score, reverse=True)
+
+
+class SanibelProfile(Profile):
+    """Ten interchangeable piles (the stock deals to the waste), Yukon-style group moves.
+
+    Safe: a card from the waste or a tableau top to a foundation once every card that
+    could ever be built on it (the four cards of the other colour one rank lower) is home,
+    and the other copy of the card is home too or has a foundation of its own ready.
+    """
+
+    safe_from_waste = True
+
+    def key(self, position: Position) -> bytes:
+        return (
+            _sorted_piles(position)
+            + PART_END
+            + bytes(position.waste)
+            + PART_END
+            + bytes((len(position.stock),))
+        )
+
+    def ordered_moves(self, position: Position) -> list[Action]:
+        moves = self._first_empty_only(self.rules.moves(position), position)
+        tableau, face_down = position.tableau, position.face_down
+        targets = self.rules.foundation_targets(position)
+
+        def score(action: Action) -> int:
+            if type(action) is not Move:
+                return -30  # deal: irreversible, try it after the rest
+            if action.dst.kind != TABLEAU:
+                return 100
+            onto_empty = not tableau[action.dst.index]  # type: ignore[index]
+            src = action.src
+            if src.kind != TABLEAU:
+                return 5 if onto_empty else 20
+            pile = tableau[src.index]  # type: ignore[index]
+            down = face_down[src.index]  # type: ignore[index]
+            bottom = len(pile) - action.count
+            if bottom == 0:
+                return 40
+            below = pile[bottom - 1]
+            value = 0
+            if bottom == down:
+                value += 60 - down
+            elif fits_alternate_colour(pile[bottom], below):
+                value -= 20  # leaves a proper build for an equal one
+            if below in targets:
+                value += 30
+            return value - 15 if onto_empty else value
+
+        return _ranked(moves, score)
+
+    def score(self, position: Position) -> int:
+        return 10 * position.progress() - 5 * sum(position.face_down)
+
+
+class ShadyLanesProfile(Profile):
+    """Four interchangeable tableau piles and four interchangeable one-card reserves.
+
+    Safe: only a tableau top to a foundation, on Sanibel's terms. A reserve or waste card
+    is never moved without branching: the reserve it leaves (now or later) refills, and
+    which card a refill takes can matter.
+    """
+
+    strategies = (("depth_first", 1), ("beam", 3))
+
+    def key(self, position: Position) -> bytes:
+        reserves = sorted(reserve[-1] if reserve else 0 for reserve in position.reserves)
+        return (
+            _sorted_piles(position)
+            + PART_END
+            + bytes(reserves)
+            + PART_END
+            + bytes(position.waste)
+            + PART_END
+            + bytes((len(position.stock),))
+        )
+
+    def ordered_moves(self, position: Position) -> list[Action]:
+        moves = self._first_empty_only(self.rules.moves(position), position)
+        tableau = position.tableau
+        targets = self.rules.foundation_targets(position)
+
+        def score(action: Action) -> int:
+            if type(action) is not Move:
+                return 0
+            src, dst = action.src, action.dst
+            if dst.kind != TABLEAU:
+                return 100
+            if src.kind == RESERVE:
+                return 15 if not tableau[dst.index] else 30  # type: ignore[index]
+            if src.kind != TABLEAU:
+                return 20
+            pile = tableau[src.index]  # type: ignore[index]
+            if len(pile) == 1:
+                return 25
+            return 40 if pile[-2] in targets else -10
+
+        return _ranked(moves, score)
+
+    def score(self, position: Position) -> int:
+        waste = position.waste
+        empty = sum(1 for pile in position.tableau if not pile)
+        return 10 * position.progress() - 2 * len(waste) - out_of_order(waste) + 5 * empty
+
+    def beam_moves(self, position: Position) -> list[Action]:
+        """Without moving a tableau card onto another pile, unless that empties its pile or
+        uncovers a card a foundation takes."""
+        tableau = position.tableau
+        targets = self.rules.foundation_targets(position)
+        kept: list[Action] = []
+        for move in self.ordered_moves(position):
+            if type(move) is Move and move.src.kind == TABLEAU and move.dst.kind == TABLEAU:
+                pile = tableau[move.src.index]  # type: ignore[index]
+                if len(pile) > 1 and pile[-2] not in targets:
+                    continue
+            kept.append(move)
+        return kept
+
+    def beam_signature(self, position: Position) -> bytes | None:
+        """The waste and the reserves: positions that differ only in their tableau."""
+        reserves = sorted(reserve[-1] if reserve else 0 for reserve in position.reserves)
+        return bytes(position.waste) + PART_END + bytes(reserves)
+
+
+class MountSunflowerProfile(Profile):
+    """Seven piles that a deal tells apart (it gives t0 first), interchangeable once the
+    stock is empty; same-suit runs move.
+
+    Safe: a tableau top to a foundation once the stock is empty and every card one rank
+    lower, of any suit, is home. While cards are left to deal, any card may be needed to
+    fill an empty pile (standard game: a deal needs every pile filled), so none is safe
+    there; in the easy game the fill is never needed and the stock does not matter.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__(rules)
+        self.fill_matters = bool(getattr(rules, "deal_needs_full_tableau", True))
+
+    def is_dead(self, position: Position) -> bool:
+        """Standard game: cards left to deal but fewer cards in the tableau than piles. No
+        move adds a card to the tableau but a deal, and a deal needs every pile filled."""
+        return (
+            self.fill_matters
+            and bool(position.stock)
+            and sum(map(len, position.tableau)) < len(position.tableau)
+        )
+
+    def key(self, position: Position) -> bytes:
+        piles = _piles_in_order(position) if position.stock else _sorted_piles(position)
+        return piles + PART_END + bytes((len(position.stock),))
+
+    def safe_now(self, position: Position) -> bool:
+        return not (position.stock and self.fill_matters)
+
+    def is_safe(self, card: Card, home: HomeCount) -> bool:
+        return home.no_lower_out(card)  # one deck: no other copy
+
+    def ordered_moves(self, position: Position) -> list[Action]:
+        moves = self.rules.moves(position)
+        if not position.stock:
+            moves = self._first_empty_only(moves, position)
+        tableau, face_down = position.tableau, position.face_down
+        targets = self.rules.foundation_targets(position)
+        # Standard game with few cards left out: deal while every pile still has a card.
+        deal_value = 150 if self.fill_matters and sum(map(len, tableau)) < 14 else -50
+
+        def score(action: Action) -> int:
+            if type(action) is not Move:
+                return deal_value
+            src, dst = action.src, action.dst
+            if dst.kind != TABLEAU:
+                return 100
+            pile = tableau[src.index]  # type: ignore[index]
+            down = face_down[src.index]  # type: ignore[index]
+            bottom = len(pile) - action.count
+            onto = tableau[dst.index]  # type: ignore[index]
+            value = 0
+            if onto and onto[-1] == pile[bottom] + 4:
+                value += 20  # joins a run in suit
+            if bottom == 0:
+                value += 30 if onto else -40
+            else:
+                below = pile[bottom - 1]
+                if bottom == down:
+                    value += 50
+                elif below == pile[bottom] + 4:
+                    value -= 30  # splits a run in suit
+                if below in targets:
+                    value += 40
+                if not onto:
+                    value -= 20
+            return value
+
+        return _ranked(moves, score)
+
+    def score(self, position: Position) -> int:
+        value = 10 * position.progress()
+        for pile, down in zip(position.tableau, position.face_down, strict=True):
+            if not pile:
+                value += 6
+                continue
+            value -= 2 * down + 2 * out_of_order(pile)
+            for k in range(max(down, 1), len(pile)):
+                if pile[k - 1] == pile[k] + 4:
+                    value += 3
+        return value
+
+
+class MountSunflowerEasyProfile(MountSunflowerProfile):
+    """The easy game allows every move of the standard game, and a deal at any time: a
+    standard win is an easy win, so the standard game's search runs alongside."""
+
+    stricter_game = "mount_sunflower"
+    strategies = (("depth_first", 1), ("best_first", 1), ("stricter_best_first", 1))
+
+
+PROFILES: dict[str, type[Profile]] = {
+    "sanibel": SanibelProfile,
+    "shady_lanes": ShadyLanesProfile,
+    "mount_sunflower": MountSunflowerProfile,
+    "mount_sunflower_easy": MountSunflowerEasyProfile,
+}
+
+
+def profile_for(rules: Rules) -> Profile:
+    """The solver's profile of ``rules``' game; BadGame if the solver does not know it."""
+    cls = PROFILES.get(rules.name)
+    if cls is None:
+        raise BadGame(f"the solver does not know the game {rules.name!r}", "unknown_game")
+    return cls(rules)

@@ -1,0 +1,158 @@
+"""``solve``: run the game's search strategies side by side on one node budget.
+
+Each strategy is a generator that works for a slice of nodes, yields, and in the end
+returns the winning actions or None. The strategies take turns (in proportion to their
+weights) until one wins; when a *complete* strategy ends without a win, it has searched the
+whole reachable space and the deal is unwinnable. When the budget runs out first, or
+only incomplete strategies were left and they gave up, the answer is ``unknown``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from protocol.engine import Rules
+from protocol.games import rules_for
+from protocol.notation import Action, Move
+from protocol.position import Position
+from protocol.solver.profiles import Profile, profile_for
+from protocol.solver.shorten import shorten
+from protocol.solver.strategies import STRATEGIES, Steps, Strategy
+
+WON: Final = "won"
+UNWINNABLE: Final = "unwinnable"
+UNKNOWN: Final = "unknown"
+VERDICTS: Final = (WON, UNWINNABLE, UNKNOWN)
+DEFAULT_MAX_NODES: Final = 1_000_000
+STOP_CHECK_INTERVAL: Final = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """The verdict; the winning actions in the notation (empty unless won; never ``undo``
+    or ``auto``); and ``nodes``, the positions the search generated (every applied move,
+    including those that led to a position seen before)."""
+
+    verdict: str
+    actions: tuple[str, ...]
+    nodes: int
+
+
+class OutOfBudget(Exception):
+    """The node budget is spent, or ``should_stop`` said to stop."""
+
+
+class Budget:
+    """Counts generated positions; ``spend`` raises OutOfBudget past ``max_nodes`` or when
+    ``should_stop`` (asked every STOP_CHECK_INTERVAL nodes) answers true."""
+
+    def __init__(self, max_nodes: int, should_stop: Callable[[], bool] | None) -> None:
+        self.max_nodes = max_nodes
+        self.should_stop = should_stop
+        self.nodes = 0
+
+    def spend(self) -> None:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            self.nodes = self.max_nodes
+            raise OutOfBudget
+        if self.nodes % STOP_CHECK_INTERVAL == 0 and self.should_stop and self.should_stop():
+            raise OutOfBudget
+
+
+class Context:
+    """What every strategy shares: the rules, the game's profile and the budget."""
+
+    def __init__(self, rules: Rules, profile: Profile, budget: Budget) -> None:
+        self.rules = rules
+        self.profile = profile
+        self.budget = budget
+        self.card_total = rules.card_total
+
+    def settle(self, position: Position, actions: list[Action]) -> Position:
+        """Make every safe foundation move, appending each to ``actions``."""
+        safe_move, play = self.profile.safe_move, self.rules.play_move
+        move = safe_move(position)
+        while move is not None:
+            position = play(position, move)[0]
+            actions.append(move)
+            move = safe_move(position)
+        return position
+
+    def step(self, position: Position, action: Action) -> tuple[Position, list[Action]]:
+        """The settled position after ``action`` (a legal move or deal), and the actions
+        taken: ``action`` then the safe moves. Counts one node."""
+        self.budget.spend()
+        if type(action) is Move:
+            after = self.rules.play_move(position, action)[0]
+        else:
+            after = self.rules.play_deal(position)[0]
+        taken = [action]
+        return self.settle(after, taken), taken
+
+    def is_won(self, position: Position) -> bool:
+        return position.progress() == self.card_total
+
+    def stricter(self) -> Context | None:
+        """The same search under the profile's stricter game (same options, same budget),
+        or None when it has none."""
+        game = self.profile.stricter_game
+        if game is None:
+            return None
+        rules = rules_for(game, self.rules.options)
+        return Context(rules, profile_for(rules), self.budget)
+
+
+def solve(
+    rules: Rules,
+    position: Position,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    should_stop: Callable[[], bool] | None = None,
+    shortened: bool = True,
+) -> Solution:
+    """Search for a win from ``position`` (every card known). At most ``max_nodes``
+    positions are generated; ``should_stop`` is asked every STOP_CHECK_INTERVAL nodes and
+    ends the search with ``unknown`` when it answers true. A win found is shortened (see
+    ``shorten``; that pass is not counted in ``nodes``) unless ``shortened`` is false.
+    BadGame for a game the solver does not know."""
+    profile = profile_for(rules)
+    budget = Budget(max_nodes, should_stop)
+    context = Context(rules, profile, budget)
+    try:
+        verdict, actions = _race(context, position, profile.strategies)
+    except OutOfBudget:
+        return Solution(UNKNOWN, (), budget.nodes)
+    texts = [str(action) for action in actions]
+    if shortened and verdict == WON:
+        texts = shorten(rules, position, texts)
+    return Solution(verdict, tuple(texts), budget.nodes)
+
+
+@dataclass
+class _Run:
+    strategy: Strategy
+    weight: int
+    steps: Steps
+
+
+def _race(
+    context: Context, position: Position, mix: tuple[tuple[str, int], ...]
+) -> tuple[str, list[Action]]:
+    runs = []
+    for name, weight in mix:
+        strategy = STRATEGIES[name]
+        runs.append(_Run(strategy, weight, strategy.run(context, position)))
+    while runs:
+        for run in list(runs):
+            try:
+                for _ in range(run.weight):
+                    next(run.steps)
+            except StopIteration as finished:
+                if finished.value is not None:
+                    return WON, finished.value
+                if run.strategy.complete:
+                    return UNWINNABLE, []
+                runs.remove(run)
+    return UNKNOWN, []
