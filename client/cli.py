@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from client.api import ServerError
 from protocol.errors import SolraceError
 
 USAGE_ERROR = 2
@@ -23,6 +24,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "deal": ("client.commands.deal", "print the layout of deals by number"),
     "replay": ("client.commands.replay", "replay actions on a deal and print the position"),
     "bench": ("client.commands.bench", "measure the engine or the server"),
+    "play": ("client.commands.play", "race, or play the daily challenge, in the terminal"),
+    "watch": ("client.commands.watch", "watch a race live: every racer's board"),
+    "board": ("client.commands.board", "the daily (or all-time) leaderboard of a game"),
+    "solve": ("client.commands.solve", "find a win for a deal, or prove there is none"),
+    "study": ("client.commands.study", "solve a range of deals and tally the verdicts"),
+    "bot": ("client.commands.bot", "bots that race through a server, seeing only their view"),
 }
 
 
@@ -56,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SolraceError as error:
         print(f"solrace: error: {error.message}", file=sys.stderr)
         return USAGE_ERROR
+    except ServerError as error:
+        print(f"solrace: the server refused: {error.message} [{error.code}]", file=sys.stderr)
+        return 1
     except OSError as error:
         print(
             f"solrace: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "),

@@ -1,9 +1,11 @@
 """The daily challenge's deal per game and day: chosen once, stored, served to everyone.
 
 The candidates come from ``protocol.daily.candidate_deals`` (with the operator's secret).
-When a certifier is given (the solver), the day's deal is the first candidate it proves
-winnable; otherwise the first candidate. The choice is stored with first-writer-wins, so
-every server process sharing the store serves the same deal.
+With certification on, the day's deal is the first candidate the solver proves winnable
+within its node budget (in a worker process, so the server keeps serving); otherwise the
+first candidate. The choice is stored with first-writer-wins, so every server process
+sharing the store serves the same deal; a process that finds a deal already stored checks
+it once with the same solver before calling it certified. The solution is never kept.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 
 from protocol.daily import DAY_MS, candidate_deals, day_of
-from protocol.games import GAMES
+from protocol.games import GAMES, rules_for
 from server.config import Settings
 from server.store import Store
 
@@ -26,49 +28,64 @@ MAX_CANDIDATES = 64  # candidates tried before falling back to an uncertified de
 Certifier = Callable[[str, int, int], bool]
 
 
+def prove_winnable(game: str, number: int, nodes: int) -> bool:
+    """The solver's verdict on deal ``number`` of ``game`` (standard options) is "won"."""
+    from protocol.solver import WON, solve
+
+    rules = rules_for(game)
+    return solve(rules, rules.deal(number), max_nodes=nodes).verdict == WON
+
+
 class DailyDeals:
     def __init__(
-        self, store: Store, settings: Settings, certifier: Certifier | None = None
+        self, store: Store, settings: Settings, certifier: Certifier | None = prove_winnable
     ) -> None:
         self.store = store
         self.secret = settings.daily_secret
         self.nodes = settings.daily_solver_nodes
         self.certifier = certifier if settings.daily_certify else None
         self.locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self.verdicts: dict[tuple[str, int], bool] = {}  # (game, deal) -> proven winnable
         self.executor: Executor | None = None
 
-    @property
-    def certifying(self) -> bool:
-        return self.certifier is not None
-
     async def deal_for(self, game: str, day: str) -> tuple[int, bool]:
-        """The day's deal of ``game`` and whether it was certified winnable."""
-        stored = await self.store.daily_deal(game, day)
-        if stored is None:
-            lock = self.locks.setdefault((game, day), asyncio.Lock())
-            async with lock:
-                stored = await self.store.daily_deal(game, day)
-                if stored is None:
-                    stored = await self.store.set_daily_deal(
-                        game, day, await self._choose(game, day)
-                    )
-        return stored, self.certifying
+        """The day's deal of ``game`` and whether it is certified winnable."""
+        async with self.locks.setdefault((game, day), asyncio.Lock()):
+            stored = await self.store.daily_deal(game, day)
+            if stored is None:
+                chosen = await self._choose(game, day)
+                stored = await self.store.set_daily_deal(game, day, chosen)
+            return stored, await self._proven(game, stored)
+
+    async def _proven(self, game: str, number: int) -> bool:
+        """The solver proved deal ``number`` winnable (asked once per process)."""
+        if self.certifier is None:
+            return False
+        key = (game, number)
+        if key not in self.verdicts:
+            if self.executor is None:
+                self.executor = ProcessPoolExecutor(max_workers=1)
+            loop = asyncio.get_running_loop()
+            self.verdicts[key] = await loop.run_in_executor(
+                self.executor, self.certifier, game, number, self.nodes
+            )
+        return self.verdicts[key]
 
     async def _choose(self, game: str, day: str) -> int:
         candidates = candidate_deals(game, day, self.secret)
         first = next(candidates)
         if self.certifier is None:
             return first
-        if self.executor is None:
-            self.executor = ProcessPoolExecutor(max_workers=1)
-        loop = asyncio.get_running_loop()
         number = first
         for _ in range(MAX_CANDIDATES):
-            if await loop.run_in_executor(self.executor, self.certifier, game, number, self.nodes):
+            if await self._proven(game, number):
                 log.info("daily deal certified", extra={"game": game, "day": day})
                 return number
             number = next(candidates)
-        log.error("no candidate proven winnable; using the first", extra={"game": game, "day": day})
+        log.error(
+            "no candidate proven winnable; the day's deal is not certified",
+            extra={"game": game, "day": day},
+        )
         return first
 
     async def prepare_ahead(self, now_wall_ms: int) -> None:
@@ -79,9 +96,12 @@ class DailyDeals:
                 try:
                     await self.deal_for(game, day)
                 except Exception:
-                    log.warning("could not prepare a daily deal", exc_info=True,
-                                extra={"game": game, "day": day})  # fmt: skip
+                    log.warning(
+                        "could not prepare a daily deal",
+                        exc_info=True,
+                        extra={"game": game, "day": day},
+                    )
 
     def close(self) -> None:
         if self.executor is not None:
-            self.executor.shutdown(cancel_futures=True)
+            self.executor.shutdown(wait=False, cancel_futures=True)

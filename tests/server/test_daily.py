@@ -4,6 +4,7 @@ practice, and the leaderboards — on the in-memory store and on a real Redis.""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import AsyncIterator
 
@@ -12,6 +13,10 @@ from harness import player, running_server, winning_actions
 
 from client.api import ServerError
 from protocol.daily import DAY_MS, candidate_deals, day_of, next_day_start_ms
+from protocol.games import rules_for
+from protocol.replay import replay
+from protocol.solver import solve
+from protocol.wire import decode_from_server
 from server.store import MemoryStore, Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -104,3 +109,23 @@ async def test_an_attempt_in_progress_must_end_before_another_starts() -> None:
         with pytest.raises(ServerError) as refused:
             await ann.daily_start(GAME)
         assert refused.value.code == "attempt_in_progress"
+
+
+async def test_a_certified_daily_deal_is_proven_winnable_and_its_solution_is_never_sent() -> None:
+    async with running_server(daily_certify=True, daily_solver_nodes=100_000) as server:
+        ann = await player(server, "Ann", record=True)
+        started = await ann.daily_start("sanibel")
+        assert started["certified"] is True
+        deal = await server.store.daily_deal("sanibel", started["day"])
+        assert deal is not None and deal in list(
+            itertools.islice(candidate_deals("sanibel", started["day"]), 64)
+        )
+        rules = rules_for("sanibel")
+        solution = solve(rules, rules.deal(deal), max_nodes=100_000)
+        assert solution.verdict == "won"
+        assert rules.is_won(replay(rules, deal, solution.actions).position)
+        for frame in ann.received:  # no message carries a list of actions
+            message = decode_from_server(frame, ann.encoding)
+            assert "actions" not in message or isinstance(message["actions"], int)
+            assert not any(isinstance(v, list) and len(v) > 40 for v in message.values())
+        await ann.close()
