@@ -45,6 +45,7 @@ class Figures:
     actions_per_s: float
     server_cpu_pct: float
     actions: int
+    load_cpu_pct: float = 0.0  # the load generator's own CPU: near 100% means it limits
 
 
 def playouts(game: str, count: int, length: int, seed: int) -> dict[int, list[str]]:
@@ -121,6 +122,11 @@ async def connect_all(url: str, count: int, subprotocol: str | None) -> list[Pla
     return players
 
 
+def own_cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
 def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as handle:
         fields = handle.read().rsplit(")", 1)[1].split()
@@ -151,11 +157,11 @@ async def rate_phase(players: list[Player], rate: float, seconds: float, pid: in
 
     tasks = [asyncio.create_task(pace(p)) for p in players]
     await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
-    cpu0, wall0 = cpu_seconds(pid), time.perf_counter()
+    cpu0, own0, wall0 = cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
     await asyncio.sleep(max(0.0, measure_to - time.perf_counter()))
-    cpu1, wall1 = cpu_seconds(pid), time.perf_counter()
+    cpu1, own1, wall1 = cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
     await asyncio.gather(*tasks)
-    return _figures(latencies, wall1 - max(wall0, measure_from), cpu1 - cpu0, wall1 - wall0)
+    return _figures(latencies, wall1 - wall0, cpu1 - cpu0, own1 - own0)
 
 
 async def saturation_phase(players: list[Player], seconds: float, pid: int) -> Figures:
@@ -169,13 +175,13 @@ async def saturation_phase(players: list[Player], seconds: float, pid: int) -> F
             await player.act()
             latencies.append(time.perf_counter() - sent)
 
-    cpu0, wall0 = cpu_seconds(pid), time.perf_counter()
+    cpu0, own0, wall0 = cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
     await asyncio.gather(*(run(p) for p in players))
     wall = time.perf_counter() - wall0
-    return _figures(latencies, wall, cpu_seconds(pid) - cpu0, wall)
+    return _figures(latencies, wall, cpu_seconds(pid) - cpu0, own_cpu_seconds() - own0)
 
 
-def _figures(latencies: list[float], wall: float, cpu: float, cpu_wall: float) -> Figures:
+def _figures(latencies: list[float], wall: float, cpu: float, own_cpu: float) -> Figures:
     ordered = sorted(latencies)
     if not ordered:
         return Figures(0, 0, 0, 0, 0)
@@ -184,8 +190,9 @@ def _figures(latencies: list[float], wall: float, cpu: float, cpu_wall: float) -
         p50_ms=round(statistics.median(ordered) * 1000, 2),
         p99_ms=round(p99 * 1000, 2),
         actions_per_s=round(len(ordered) / wall),
-        server_cpu_pct=round(100 * cpu / cpu_wall, 1),
+        server_cpu_pct=round(100 * cpu / wall, 1),
         actions=len(ordered),
+        load_cpu_pct=round(100 * own_cpu / wall, 1),
     )
 
 
@@ -267,15 +274,26 @@ async def bench_solrace(options: dict[str, Any], pool: dict[int, list[str]]) -> 
         )
         figures = {"rate": rate, "saturation": saturation}
         if options["spectators"]:
-            watchers = await connect_all(url, options["spectators"], "solrace.v1.msgpack")
-            await asyncio.gather(*(w.call("hello", protocol=1, name="fan") for w in watchers))
-            await asyncio.gather(*(w.call("spectate", race=players[0].race) for w in watchers))
-            readers = [asyncio.create_task(w.drain_events()) for w in watchers]
-            figures["spectated"] = await rate_phase(
-                players, options["rate"], options["seconds"], process.pid
+            # The spectators live in a process of their own, so that reading their feed
+            # never delays this process's measurement of the players' round trips.
+            watchers = _spawn(
+                [
+                    sys.executable,
+                    "-m",
+                    "client.loadtest",
+                    url,
+                    players[0].race,
+                    str(options["spectators"]),
+                ],
+                "watching",
             )
-            await asyncio.gather(*(w.connection.close() for w in watchers))
-            await asyncio.gather(*readers, return_exceptions=True)
+            try:
+                figures["spectated"] = await rate_phase(
+                    players, options["rate"], options["seconds"], process.pid
+                )
+            finally:
+                watchers.terminate()
+                watchers.wait(20)
         await asyncio.gather(*(p.connection.close() for p in players))
         return figures
     finally:
@@ -313,7 +331,9 @@ def print_table(result: dict[str, Any]) -> None:
         f"{settings['seconds']} s; saturation with {settings['saturation_clients']} clients; "
         f"{settings['spectators']} spectators on one race"
     )
-    print(f"{'':34} {'p50 ms':>8} {'p99 ms':>8} {'actions/s':>10} {'server CPU':>11}")
+    print(
+        f"{'':34} {'p50 ms':>8} {'p99 ms':>8} {'actions/s':>10} {'server CPU':>11} {'load CPU':>9}"
+    )
     rows = [
         ("echo baseline, paced", result["echo"]["rate"]),
         ("solrace, paced", result["solrace"]["rate"]),
@@ -325,6 +345,19 @@ def print_table(result: dict[str, Any]) -> None:
     for label, row in rows:
         print(
             f"{label:34} {row['p50_ms']:>8} {row['p99_ms']:>8} {row['actions_per_s']:>10} "
-            f"{row['server_cpu_pct']:>10}%"
+            f"{row['server_cpu_pct']:>10}% {row['load_cpu_pct']:>8}%"
         )
     print("ratios:", json.dumps(result["ratios"]))
+
+
+async def watch_swarm(url: str, race: str, count: int) -> None:
+    """``count`` spectators of ``race`` that read everything until the process is ended."""
+    watchers = await connect_all(url, count, "solrace.v1.msgpack")
+    await asyncio.gather(*(w.call("hello", protocol=1, name="fan") for w in watchers))
+    await asyncio.gather(*(w.call("spectate", race=race) for w in watchers))
+    print("watching", flush=True)
+    await asyncio.gather(*(w.drain_events() for w in watchers))
+
+
+if __name__ == "__main__":
+    asyncio.run(watch_swarm(sys.argv[1], sys.argv[2], int(sys.argv[3])))

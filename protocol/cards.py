@@ -43,13 +43,11 @@ def colour_name(card: Card) -> str:
 
 def name(card: Card) -> str:
     """The notation of a card: ``10H``; ``??`` for a hidden card."""
-    if card == HIDDEN:
-        return "??"
-    return RANKS[card >> 2] + SUITS[card & 3]
+    return _NAMES[card]
 
 
 def names(cards: tuple[Card, ...] | list[Card]) -> list[str]:
-    return [name(card) for card in cards]
+    return [_NAMES[card] for card in cards]
 
 
 def rank_phrase(rank_value: int) -> str:
@@ -59,6 +57,9 @@ def rank_phrase(rank_value: int) -> str:
 
 
 _BY_NAME = {RANKS[r] + SUITS[s]: make(r, s) for r in range(ACE, KING + 1) for s in range(4)}
+_NAMES = ["??"] * (make(KING, 3) + 1)  # notation by card number, looked up on every message
+for _text, _card in _BY_NAME.items():
+    _NAMES[_card] = _text
 
 
 def parse(text: str) -> Card:

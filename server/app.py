@@ -97,6 +97,7 @@ class RaceServer:
         self.tokens: dict[str, Session] = {}
         self.identities: dict[str, str] = {}  # token -> player id, kept after sessions end
         self.rooms: dict[str, Room] = {}
+        self.feeding: set[Room] = set()  # rooms whose spectator feed has work to do
         self.persister = Persister()
         self.daily = DailyDeals(store, settings)
         self.http = HttpRoutes(self)
@@ -174,6 +175,7 @@ class RaceServer:
         await asyncio.gather(*self.tasks, return_exceptions=True)
         self.daily.close()
         await self.store.close()
+        gc.unfreeze()
 
     # ================================================================== connections
 
@@ -376,7 +378,7 @@ class RaceServer:
         rules = rules_for(settings.game, settings.options)
         race = Race(new_id(), settings, rules, host.player)
         race.join(host.player, host.name)
-        room = Room(race, moment.mono_ms)
+        room = Room(race, moment.mono_ms, self.feeding)
         self.rooms[race.id] = room
         host.racing.add(race.id)
         self._persist("race record", self.store.save_race, race.id, settings.as_dict())
@@ -647,7 +649,7 @@ class RaceServer:
         rules = rules_for(settings.game, settings.options)
         race = Race(attempt, settings, rules, session.player)
         race.join(session.player, session.name)
-        room = Room(race, moment.mono_ms)
+        room = Room(race, moment.mono_ms, self.feeding)
         self.rooms[attempt] = room
         session.racing.add(attempt)
         self._persist("race record", self.store.save_race, attempt, settings.as_dict())
@@ -703,7 +705,7 @@ class RaceServer:
             raise RaceError("you cannot watch a race you are in", "spectate_refused")
         if race.settings.mode == "daily" and race.settings.day is not None:
             await self._check_daily_done(session, race.settings.game, race.settings.day)
-        room.spectators[session] = None
+        room.watch(session)
         session.watching.add(room.id)
         return {"race": room.spectator_snapshot()}
 
@@ -727,37 +729,43 @@ class RaceServer:
         session.watching.discard(race_id)
         room = self.rooms.get(race_id)
         if room is not None:
-            room.spectators.pop(session, None)
+            room.unwatch(session)
 
     # ================================================================== timers
 
     async def _ticker(self) -> None:
-        """Flush spectator feeds, push standings to idle racers, end overlong races,
-        forget old ones."""
-        interval = self.settings.feed_interval_ms / 1000
-        standings_every = max(
-            1, self.settings.standings_interval_ms // self.settings.feed_interval_ms
-        )
-        freeze_every = max(1, 1000 // self.settings.feed_interval_ms)
+        """Every tick (50 ms): freeze what the garbage collector has seen, flush the
+        spectator feeds that have something to send, and look after a slice of all races
+        (standings for idle racers, time limits, forgetting), so each race is visited
+        once per standings interval and no tick is one long pause.
+
+        Races keep every earlier position (for undo and replay): millions of long-lived
+        objects that a full collection would scan for hundreds of milliseconds while every
+        player waits. Freezing them each tick keeps full collections down to what the last
+        50 ms made; young cyclic garbage is still collected as usual, and reference
+        counting frees a race's objects when the race is forgotten."""
+        settings = self.settings
+        interval = settings.feed_interval_ms / 1000
+        slices = max(1, settings.standings_interval_ms // settings.feed_interval_ms)
         tick = 0
         while True:
             await asyncio.sleep(interval)
             tick += 1
             moment = now()
-            if tick % freeze_every == 0:
-                # Races keep every earlier position (for undo and replay): millions of
-                # long-lived objects that a full garbage collection would scan for
-                # hundreds of milliseconds, stalling every player. Once a second they are
-                # moved out of the collector's sight; refcounting still frees them, and
-                # cyclic garbage, which dies young, is still collected before this.
-                gc.freeze()
-            for room in list(self.rooms.values()):
-                try:
-                    self._tick_room(room, moment, tick % standings_every == 0)
-                except Exception:
-                    log.exception("ticker failed for a race", extra={"race": room.id})
+            gc.freeze()
+            for room in list(self.feeding):
+                self._guarded(self._feed, room, moment)
+            for room in list(self.rooms.values())[tick % slices :: slices]:
+                self._guarded(self._look_after, room, moment)
 
-    def _tick_room(self, room: Room, moment: Now, standings: bool) -> None:
+    def _guarded(self, work: Callable[[Room, Now], None], room: Room, moment: Now) -> None:
+        try:
+            work(room, moment)
+        except Exception:
+            log.exception("ticker failed for a race", extra={"race": room.id})
+
+    def _feed(self, room: Room, moment: Now) -> None:
+        """Send a race's spectators what is due, and its spectator count when it changed."""
         settings = self.settings
         if len(room.spectators) != room.spectator_count_shown:
             room.spectator_count_shown = len(room.spectators)
@@ -768,8 +776,14 @@ class RaceServer:
         ):
             self._stop_watching(laggard, room.id)
             laggard.push("watch_ended", {"race": room.id, "reason": "too_slow"})
+        if not room.pending and room.spectator_count_shown == len(room.spectators):
+            self.feeding.discard(room)
+
+    def _look_after(self, room: Room, moment: Now) -> None:
+        """Standings for idle racers, the race's time limit, forgetting it when old."""
+        settings = self.settings
         race = room.race
-        if standings and race.phase is Phase.RUNNING and len(race.racers) > 1:
+        if race.phase is Phase.RUNNING and len(race.racers) > 1:
             self._push_standings(room, idle_since=moment.mono_ms - settings.standings_interval_ms)
         if (
             race.phase is Phase.RUNNING
@@ -787,6 +801,7 @@ class RaceServer:
 
     def _forget(self, room: Room) -> None:
         self.rooms.pop(room.id, None)
+        self.feeding.discard(room)
         for player in room.race.racers:
             session = self.sessions.get(player)
             if session is not None:

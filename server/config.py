@@ -25,7 +25,7 @@ class Settings:
     event_buffer: int = 512  # events kept per player for resume
     standings_interval_ms: int = 500  # idle racers get opponents' progress this often
     feed_interval_ms: int = 50  # spectator feeds flush this often
-    spectator_chunk: int = 100  # spectators served per loop turn, so players never wait
+    spectator_chunk: int = 50  # spectators served per loop turn, so players never wait
     max_write_buffer: int = 1 << 20  # a connection this far behind is closed (players)
     spectator_write_buffer: int = 256 << 10  # a spectator this far behind stops watching
     daily_secret: str = ""  # mixed into the daily deal rule, so the deal can't be precomputed

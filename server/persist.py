@@ -94,7 +94,7 @@ class Persister:
 class ActionBatch:
     """Action-log entries written in one call, in order."""
 
-    LIMIT = 500
+    LIMIT = 100  # entries per write: small enough never to hold the loop up for long
 
     def __init__(self, store: Store, entries: list[tuple[str, dict[str, Any]]]) -> None:
         self.store = store

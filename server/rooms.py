@@ -12,22 +12,24 @@ import asyncio
 from collections import deque
 from typing import Any
 
-from websockets.asyncio.server import broadcast
+from websockets.asyncio.server import ServerConnection
+from websockets.protocol import State
 
 from protocol.engine import GameState
 from protocol.messages import Watch, encode_server
 from protocol.notation import parse_action
 from protocol.race import Race
 from protocol.wire import SUBPROTOCOLS, encode
-from server.sessions import Session
+from server.sessions import Session, frame_bytes
 
 NOTHING_SHOWN: dict[str, Any] = {"progress": 0, "actions": 0, "outcome": None, "time_ms": None}
 PHASE_OF = {"countdown": "countdown", "started": "running", "result": "done"}
 
 
 class Room:
-    def __init__(self, race: Race, created_mono: int) -> None:
+    def __init__(self, race: Race, created_mono: int, feeding: set[Room]) -> None:
         self.race = race
+        self.feeding = feeding  # the server's set of rooms whose feed has work to do
         self.created_mono = created_mono
         self.spectators: dict[Session, None] = {}  # an ordered set
         self.pending: deque[tuple[int, Watch, str | None]] = deque()  # (due, item, racer)
@@ -62,6 +64,15 @@ class Room:
             self._release(item, racer)  # nobody to send it to; a snapshot will cover it
             return
         self.pending.append((now_mono + self.delay_ms, item, racer))
+        self.feeding.add(self)
+
+    def watch(self, session: Session) -> None:
+        self.spectators[session] = None
+        self.feeding.add(self)  # the spectator count changed
+
+    def unwatch(self, session: Session) -> None:
+        self.spectators.pop(session, None)
+        self.feeding.add(self)  # the spectator count may have changed
 
     def due_items(self, now_mono: int) -> list[Watch]:
         """Feed items whose time has come, in order; they count as shown from now on."""
@@ -108,7 +119,7 @@ class Room:
         if not items or not self.spectators:
             return []
         laggards: list[Session] = []
-        by_encoding: dict[str, list[Any]] = {encoding: [] for encoding in SUBPROTOCOLS}
+        by_encoding: dict[str, list[ServerConnection]] = {e: [] for e in SUBPROTOCOLS}
         for session in self.spectators:
             connection = session.connection
             if connection is None:
@@ -119,18 +130,30 @@ class Room:
                 continue
             by_encoding[session.encoding].append(connection)
         payloads = {
-            encoding: [encode(encode_server(item), encoding) for item in items]
+            encoding: [frame_bytes(encode(encode_server(item), encoding)) for item in items]
             for encoding, connections in by_encoding.items()
             if connections
         }
-        loop = asyncio.get_running_loop()
-        for encoding, connections in by_encoding.items():
-            for start in range(0, len(connections), chunk):
-                part = connections[start : start + chunk]
-                loop.call_soon(_send_all, part, payloads.get(encoding, []))
+        parts = [
+            (connections[start : start + chunk], payloads[encoding])
+            for encoding, connections in by_encoding.items()
+            for start in range(0, len(connections), chunk)
+        ]
+        _send_in_turns(asyncio.get_running_loop(), parts)
         return laggards
 
 
-def _send_all(connections: list[Any], payloads: list[bytes | str]) -> None:
-    for payload in payloads:
-        broadcast(connections, payload)
+def _send_in_turns(
+    loop: asyncio.AbstractEventLoop, parts: list[tuple[list[ServerConnection], list[bytes]]]
+) -> None:
+    """Write each part (some connections, the frames for them) in a loop turn of its own,
+    each scheduling the next, so the loop reads players' requests in between."""
+    if not parts:
+        return
+    connections, frames = parts[0]
+    data = b"".join(frames)
+    for connection in connections:
+        if connection.protocol.state is State.OPEN and connection.transport is not None:
+            connection.transport.write(data)
+    if len(parts) > 1:
+        loop.call_soon(_send_in_turns, loop, parts[1:])

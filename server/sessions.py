@@ -14,7 +14,9 @@ import secrets
 from collections import deque
 from typing import Any
 
-from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.asyncio.server import ServerConnection
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
 
 from protocol.messages import Event, ServerMessage, encode_server
 from protocol.wire import encode
@@ -68,7 +70,8 @@ class Session:
     @staticmethod
     def send_to(connection: ServerConnection, encoding: str, message: ServerMessage) -> None:
         """Send ``message`` on ``connection`` at once (no waiting for the socket)."""
-        broadcast((connection,), encode(encode_server(message), encoding))
+        if connection.protocol.state is State.OPEN and connection.transport is not None:
+            connection.transport.write(frame_bytes(encode(encode_server(message), encoding)))
 
     def push(self, kind: str, data: dict[str, Any]) -> None:
         """Number, keep and send an event."""
@@ -84,3 +87,13 @@ class Session:
         if not self.events or self.events[0].n > last_seen + 1:
             return None
         return [event for event in self.events if event.n > last_seen]
+
+
+def frame_bytes(payload: bytes | str) -> bytes:
+    """A complete server-to-client websocket frame for ``payload``: a text frame for a
+    string, a binary frame for bytes. Server frames are not masked and compression is off,
+    so the bytes are the same for any connection; writing them to the transport is what
+    ``websockets.broadcast`` does, without building the frame again per connection."""
+    if isinstance(payload, str):
+        return Frame(Opcode.TEXT, payload.encode()).serialize(mask=False)
+    return Frame(Opcode.BINARY, payload).serialize(mask=False)

@@ -1,20 +1,45 @@
-"""``solrace bench engine|server``: benchmarks that print figures (never timed tests)."""
+"""``solrace bench engine|solver|server``: benchmarks that print figures (never timed
+tests). The server benchmark lives in client/loadtest.py."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import random
 import time
 
+from client.commands.solve import deadline
 from protocol.engine import Rules
 from protocol.games import GAMES, rules_for
 from protocol.notation import UNDO, Action
+from protocol.solver import WON, solve
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", choices=["engine"], help="what to measure")
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per game (engine)")
+    parser.add_argument("target", choices=["engine", "solver", "server"], help="what to measure")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="time per game (engine, solver: 3) or per paced phase (server: 15)",
+    )
+    server = parser.add_argument_group("server")
+    server.add_argument("--players", type=int, default=2000, help="connected players")
+    server.add_argument("--rate", type=float, default=4000, help="actions per second in all")
+    server.add_argument(
+        "--saturation-clients",
+        type=int,
+        default=200,
+        help="clients sending flat out in the saturation phase",
+    )
+    server.add_argument("--saturation-seconds", type=float, default=8.0)
+    server.add_argument(
+        "--spectators",
+        type=int,
+        default=1000,
+        help="spectators on one race in the last phase (0: skip it)",
+    )
     parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
     parser.add_argument("--seed", type=int, default=1, help="seed of the random playouts")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -51,7 +76,38 @@ def measure_engine(rules: Rules, seconds: float, seed: int) -> dict[str, float]:
     }
 
 
+SOLVER_NODES_PER_DEAL = 50_000
+
+
+def measure_solver(rules: Rules, seconds: float) -> dict[str, float]:
+    """Solve deals 1, 2, ... with a budget of SOLVER_NODES_PER_DEAL positions each until
+    ``seconds`` are spent: positions generated per second (the search alone: wins are not
+    shortened here), and the deals tried and won."""
+    spent = 0.0
+    nodes = deals = won = 0
+    while spent < seconds:
+        deals += 1
+        t0 = time.perf_counter()
+        solution = solve(
+            rules,
+            rules.deal(deals),
+            max_nodes=SOLVER_NODES_PER_DEAL,
+            should_stop=deadline(seconds - spent),
+            shortened=False,
+        )
+        spent += time.perf_counter() - t0
+        nodes += solution.nodes
+        won += solution.verdict == WON
+    return {"positions_per_s": round(nodes / spent), "deals": deals, "won": won}
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.target == "server":
+        return run_server(args)
+    if args.seconds is None:
+        args.seconds = 3.0
+    if args.target == "solver":
+        return run_solver(args)
     figures = {
         game: measure_engine(rules_for(game), args.seconds, args.seed) for game in args.games
     }
@@ -61,4 +117,37 @@ def run(args: argparse.Namespace) -> int:
         print(f"{'game':22} {'actions applied/s':>18} {'enumerations/s':>15}")
         for game, row in figures.items():
             print(f"{game:22} {row['apply_per_s']:>18,} {row['enumerate_per_s']:>15,}")
+    return 0
+
+
+def run_solver(args: argparse.Namespace) -> int:
+    figures = {game: measure_solver(rules_for(game), args.seconds) for game in args.games}
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        print(f"{'game':22} {'positions/s':>12} {'deals won/tried':>16}")
+        for game, row in figures.items():
+            tried = f"{row['won']}/{row['deals']}"
+            print(f"{game:22} {row['positions_per_s']:>12,} {tried:>16}")
+    return 0
+
+
+def run_server(args: argparse.Namespace) -> int:
+    from client.loadtest import print_table, run_bench
+
+    options = {
+        "players": args.players,
+        "rate": args.rate,
+        "seconds": args.seconds or 15.0,
+        "saturation_clients": args.saturation_clients,
+        "saturation_seconds": args.saturation_seconds,
+        "spectators": args.spectators,
+    }
+    if args.players < 2 or args.players % 2 or args.saturation_clients > args.players:
+        raise SystemExit("error: --players must be even, and at least --saturation-clients")
+    result = asyncio.run(run_bench(options))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_table(result)
     return 0

@@ -98,11 +98,7 @@ def test_numbers_older_than_the_remembered_answers_are_stale() -> None:
 
 def test_the_finish_time_runs_from_the_start_signal_to_the_winning_action() -> None:
     race = started(make_race(max_players=1), at=1000)
-    moves = [
-        line
-        for line in WIN.read_text().splitlines()
-        if line and not line.startswith("#")
-    ]
+    moves = [line for line in WIN.read_text().splitlines() if line and not line.startswith("#")]
     for seq, action in enumerate(moves, 1):
         result = race.act("ann", seq, action, Now(1000 + seq * 10, 50_000 + seq))
     assert result.reply["outcome"] == "finished"
