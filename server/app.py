@@ -632,7 +632,14 @@ class RaceServer:
                 raise RaceError(
                     "finish or resign your attempt in progress first", "attempt_in_progress"
                 )
-        deal, certified = await self.daily.deal_for(request.game, day)
+        ready = await self.daily.ready(request.game, day)
+        if ready is None:
+            title = rules_for(request.game).title
+            raise RaceError(
+                f"today's {title} deal is still being proven winnable: try again in a minute",
+                "daily_not_ready",
+            )
+        deal, certified = ready
         attempt = new_id()
         ranked = await self.store.claim_daily(request.game, day, session.player, attempt)
         settings = RaceSettings(

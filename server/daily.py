@@ -23,6 +23,8 @@ from server.store import Store
 log = logging.getLogger("solrace.daily")
 
 MAX_CANDIDATES = 64  # candidates tried before falling back to an uncertified deal
+SLOW_TO_PROVE = {"shady_lanes"}
+PREPARE_ORDER = tuple(sorted(GAMES, key=lambda game: game in SLOW_TO_PROVE))
 
 # (game, deal number, node budget) -> True when proven winnable
 Certifier = Callable[[str, int, int], bool]
@@ -38,7 +40,11 @@ def prove_winnable(game: str, number: int, nodes: int) -> bool:
 
 class DailyDeals:
     def __init__(
-        self, store: Store, settings: Settings, certifier: Certifier | None = prove_winnable
+        self,
+        store: Store,
+        settings: Settings,
+        certifier: Certifier | None = prove_winnable,
+        executor: Executor | None = None,
     ) -> None:
         self.store = store
         self.secret = settings.daily_secret
@@ -46,7 +52,22 @@ class DailyDeals:
         self.certifier = certifier if settings.daily_certify else None
         self.locks: dict[tuple[str, str], asyncio.Lock] = {}
         self.verdicts: dict[tuple[str, int], bool] = {}  # (game, deal) -> proven winnable
-        self.executor: Executor | None = None
+        self.executor = executor  # None: a worker process, made when first needed
+        self.preparing: dict[tuple[str, str], asyncio.Task[tuple[int, bool]]] = {}
+
+    async def ready(self, game: str, day: str) -> tuple[int, bool] | None:
+        """The day's deal and whether it is proven winnable, when that is settled; None
+        while the solver is still at work on it (it is set to work if it was not). A
+        player is never kept waiting minutes for a proof: they are told to come back."""
+        if self.certifier is None:
+            return await self.deal_for(game, day)
+        stored = await self.store.daily_deal(game, day)
+        if stored is not None and (game, stored) in self.verdicts:
+            return stored, self.verdicts[(game, stored)]
+        task = self.preparing.get((game, day))
+        if task is None or task.done():
+            self.preparing[(game, day)] = asyncio.create_task(self.deal_for(game, day))
+        return None
 
     async def deal_for(self, game: str, day: str) -> tuple[int, bool]:
         """The day's deal of ``game`` and whether it is certified winnable."""
@@ -89,10 +110,12 @@ class DailyDeals:
         return first
 
     async def prepare_ahead(self, now_wall_ms: int) -> None:
-        """Choose today's and tomorrow's deals in the background, so nobody waits."""
+        """Choose today's and tomorrow's deals in the background, so nobody waits: today's
+        first, the games the solver proves quickly first (Shady Lanes, whose deals it
+        rarely proves, can take minutes on a fresh start)."""
         for offset in (0, DAY_MS):
             day = day_of(now_wall_ms + offset)
-            for game in GAMES:
+            for game in PREPARE_ORDER:
                 try:
                     await self.deal_for(game, day)
                 except Exception:
@@ -103,5 +126,7 @@ class DailyDeals:
                     )
 
     def close(self) -> None:
+        for task in self.preparing.values():
+            task.cancel()
         if self.executor is not None:
             self.executor.shutdown(wait=False, cancel_futures=True)

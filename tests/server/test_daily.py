@@ -4,9 +4,12 @@ practice, and the leaderboards — on the in-memory store and on a real Redis.""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
+import threading
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from harness import player, running_server, winning_actions
@@ -17,6 +20,8 @@ from protocol.games import rules_for
 from protocol.replay import replay
 from protocol.solver import solve
 from protocol.wire import decode_from_server
+from server.config import Settings
+from server.daily import DailyDeals
 from server.store import MemoryStore, Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -114,7 +119,13 @@ async def test_an_attempt_in_progress_must_end_before_another_starts() -> None:
 async def test_a_certified_daily_deal_is_proven_winnable_and_its_solution_is_never_sent() -> None:
     async with running_server(daily_certify=True, daily_solver_nodes=100_000) as server:
         ann = await player(server, "Ann", record=True)
-        started = await ann.daily_start("sanibel")
+        for _ in range(100):  # the server proves the day's deal in the background
+            try:
+                started = await ann.daily_start("sanibel")
+                break
+            except ServerError as error:
+                assert error.code == "daily_not_ready"
+                await asyncio.sleep(0.1)
         assert started["certified"] is True
         deal = await server.store.daily_deal("sanibel", started["day"])
         assert deal is not None and deal in list(
@@ -129,3 +140,21 @@ async def test_a_certified_daily_deal_is_proven_winnable_and_its_solution_is_nev
             assert "actions" not in message or isinstance(message["actions"], int)
             assert not any(isinstance(v, list) and len(v) > 40 for v in message.values())
         await ann.close()
+
+
+async def test_a_player_is_told_to_come_back_while_the_day_s_deal_is_being_proven() -> None:
+    proof_may_finish = threading.Event()
+
+    def slow_certifier(game: str, number: int, nodes: int) -> bool:
+        proof_may_finish.wait(10)
+        return True
+
+    settings = dataclasses.replace(Settings(), daily_certify=True)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        deals = DailyDeals(MemoryStore(), settings, slow_certifier, pool)
+        assert await deals.ready("shady_lanes", "2026-11-29") is None  # answered at once
+        assert await deals.ready("shady_lanes", "2026-11-29") is None  # still at work
+        proof_may_finish.set()
+        await deals.preparing[("shady_lanes", "2026-11-29")]
+        first = next(candidate_deals("shady_lanes", "2026-11-29"))
+        assert await deals.ready("shady_lanes", "2026-11-29") == (first, True)
