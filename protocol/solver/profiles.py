@@ -12,6 +12,7 @@ beam's hooks only decide what is tried first.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -101,7 +102,7 @@ def out_of_order(cards: tuple[Card, ...]) -> int:
     return count
 
 
-class Profile:
+class Profile(ABC):
     """The solver's view of one game. Subclasses fill in the hooks and ``strategies``:
     which search strategies ``solve`` runs side by side, with their shares of the budget."""
 
@@ -114,11 +115,11 @@ class Profile:
         self.rules = rules
         self.decks = rules.decks
 
+    @abstractmethod
     def key(self, position: Position) -> bytes:
         """Equal for positions that are the same up to exchanging interchangeable piles,
         and (for positions reached from one start) different otherwise. The foundations
         are left out: they hold exactly the cards the other piles lack."""
-        raise NotImplementedError
 
     safe_from_waste: ClassVar[bool] = False
 
@@ -151,13 +152,13 @@ class Profile:
         build."""
         return home.no_lower_other_colour_out(card) and home.takes_no_copys_place(card)
 
+    @abstractmethod
     def ordered_moves(self, position: Position) -> list[Action]:
         """The legal moves worth trying, most promising first."""
-        raise NotImplementedError
 
+    @abstractmethod
     def score(self, position: Position) -> int:
         """How promising ``position`` looks (higher is better), for best-first and beam."""
-        raise NotImplementedError
 
     def beam_moves(self, position: Position) -> list[Action]:
         """The moves the (incomplete) beam search tries: by default the same as
