@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from protocol.daily import DAY_MS, day_of
 from protocol.errors import IllegalAction
@@ -529,3 +529,29 @@ def test_the_desktop_race_screen_is_laid_out_as_a_card_table(
         for r, t, f in zip(reserves, tableau, foundations, strict=False)
     )
     screenshot(page, "shady-lanes-desktop.png")
+
+
+def test_two_tabs_of_one_browser_are_two_players_who_can_race(
+    server: ServerThread, browser: Browser
+) -> None:
+    context = browser.new_context(viewport=DESKTOP)
+    context.set_default_timeout(10_000)
+    try:
+        first = context.new_page()
+        first.goto(server.url)
+        sign_in(first, "Ann")
+        race = create_race(first, GAME, DEAL, players=2)
+        second = context.new_page()  # same browser: shares localStorage, not the session
+        second.goto(f"{server.url}#race={race}")  # signed in at once with the remembered name
+        expect(second.locator("#connection")).to_have_attribute("data-status", "online")
+        assert player_id(first) != player_id(second)
+        start = expected_board(GAME, DEAL, [])
+        for page in (first, second):  # both joined: the full race started in both tabs
+            expect(page.locator("#screen-race")).to_have_attribute("data-race", race)
+            wait_for_board(my_board(page), start)
+        expect(first.locator("#connection")).to_have_attribute("data-status", "online")
+        second.reload()  # a reload resumes this tab's own session
+        expect(second.locator("#connection")).to_have_attribute("data-status", "online")
+        assert player_id(second) != player_id(first)
+    finally:
+        context.close()

@@ -1,21 +1,22 @@
-// What the page remembers between visits: the display name and the resume token (the
-// player's identity, so boards still find "me" and a reload resumes the session).
+// What the page remembers: the display name between visits (localStorage), and the resume
+// token (the player's identity) for this tab only (sessionStorage), so a reload resumes the
+// session while another tab is another player: two tabs of one browser can race each other.
 
 const NAME = "solrace.name";
 const TOKEN = "solrace.token";
 
-function read(key) {
+function read(key, storage = localStorage) {
   try {
-    return localStorage.getItem(key);
+    return storage.getItem(key);
   } catch {
     return null;
   }
 }
 
-function write(key, value) {
+function write(key, value, storage = localStorage) {
   try {
-    if (value === null) localStorage.removeItem(key);
-    else localStorage.setItem(key, value);
+    if (value === null) storage.removeItem(key);
+    else storage.setItem(key, value);
   } catch {
     // storage refused (private mode): the session still works until the page closes
   }
@@ -29,9 +30,9 @@ export const remembered = {
     write(NAME, value);
   },
   get token() {
-    return read(TOKEN);
+    return read(TOKEN, sessionStorage);
   },
   set token(value) {
-    write(TOKEN, value);
+    write(TOKEN, value, sessionStorage);
   },
 };
