@@ -9,8 +9,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from harness import running_server, url
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from redis_server import free_port
 
 from client.bot import guess, position_from_view, run_bots
 from client.views import after_action
@@ -21,8 +23,6 @@ from protocol.race import view_json
 from server.store import MemoryStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
-from harness import running_server, url
-from redis_server import free_port
 
 
 async def test_two_bots_finish_a_race_against_the_real_server() -> None:

@@ -10,6 +10,7 @@ view the engine gives for them.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import threading
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import TEST_SETTINGS, winning_actions
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from protocol.daily import DAY_MS, day_of
@@ -30,19 +32,17 @@ from server.config import Settings
 from server.store import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[2]
-WINS = ROOT / "tests" / "data" / "wins"
 ARTIFACTS = ROOT / "test-artifacts"
 
 GAME, DEAL = "mount_sunflower", 18  # a deal with a proven win in tests/data/wins
-SETTINGS = Settings(
-    host="127.0.0.1",
-    port=0,
-    countdown_ms=1_500,
+SETTINGS = dataclasses.replace(
+    TEST_SETTINGS,
+    countdown_ms=1_500,  # long enough to see the countdown on the page
     grace_ms=20_000,
-    daily_certify=False,
     feed_interval_ms=20,
     standings_interval_ms=100,
-    shutdown_grace_s=2,
+    rate_per_s=Settings().rate_per_s,  # the page keeps under the real limits by itself
+    burst=Settings().burst,
 )
 
 OpenPage = Callable[..., Page]
@@ -121,12 +121,6 @@ def server() -> Iterator[ServerThread]:
 
 
 # ====================================================================== the rules' side
-
-
-def winning_actions(game: str, deal: int) -> list[str]:
-    """A winning action list kept as test data (proven by the solver, checked by replay)."""
-    lines = (WINS / f"{game}-{deal}.txt").read_text().splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
 def expected_board(game: str, deal: int, actions: list[str]) -> dict[str, Any]:

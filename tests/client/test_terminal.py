@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import TEST_SETTINGS, winning_actions
 
 from client.api import Client
 from client.cli import main
@@ -32,26 +33,11 @@ from protocol.notation import TABLEAU_PILES, Move
 from protocol.race import view_json
 from protocol.replay import replay
 from server.app import RaceServer
-from server.config import Settings
 from server.store import MemoryStore
 
 SOLRACE = Path(sys.executable).with_name("solrace")
-WINS = Path(__file__).resolve().parents[1] / "data" / "wins"
 GAME, DEAL = "mount_sunflower", 18  # a deal with a winning action list in tests/data/wins
-SETTINGS = Settings(
-    host="127.0.0.1",
-    port=0,
-    countdown_ms=100,
-    grace_ms=5_000,
-    daily_certify=False,
-    ping_interval_s=5,
-    ping_timeout_s=5,
-    feed_interval_ms=10,
-    standings_interval_ms=50,
-    shutdown_grace_s=2,
-    rate_per_s=1000.0,  # the tests type faster than anyone
-    burst=1000,
-)
+SETTINGS = dataclasses.replace(TEST_SETTINGS, grace_ms=5_000)
 PROMPT = "Your move (a number, an action, or help):"
 NUMBERED = re.compile(r"(\d+)\) (deal|auto|undo|[a-z]\d? \d+ [a-z]\d?)")
 
@@ -78,11 +64,6 @@ async def drop_connection_of(url: str, name: str) -> None:
     (session,) = [s for s in SERVERS[url].sessions.values() if s.name == name]
     assert session.connection is not None and session.connection.transport is not None
     session.connection.transport.abort()
-
-
-def winning_actions(game: str, deal: int) -> list[str]:
-    lines = (WINS / f"{game}-{deal}.txt").read_text().splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
 class Terminal:

@@ -1,4 +1,6 @@
-"""A real race server in the test's event loop, on a real socket of 127.0.0.1."""
+"""Shared by the tests of every package: a real race server in the test's event loop on a
+real socket of 127.0.0.1, the settings tests run it with, and the winning action lists kept
+as test data."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from server.app import RaceServer
 from server.config import Settings
 from server.store import MemoryStore, Store
 
-WINS = Path(__file__).resolve().parent.parent / "data" / "wins"
+WINS = Path(__file__).resolve().parents[1] / "data" / "wins"
 
 TEST_SETTINGS = Settings(
     host="127.0.0.1",

@@ -2,7 +2,7 @@
 directory, without persistence; it can be killed and started again on the same port.
 
 Tests get it through the fixtures of ``tests/server/conftest.py`` (``redis_url``,
-``redis_server_factory``); modules under ``tests/server`` may also ``import redis_server``.
+``redis_server_factory``); any test may also ``import redis_server``.
 """
 
 from __future__ import annotations
