@@ -171,11 +171,6 @@ class Client:
         assert isinstance(answer, Result)
         return answer.data
 
-    async def send_raw(self, frame: bytes | str) -> None:
-        """Send a frame as it is (for tests of bad input)."""
-        assert self.connection is not None
-        await self.connection.send(frame)
-
     async def create_race(
         self,
         game: str,

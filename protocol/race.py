@@ -22,6 +22,7 @@ from protocol.engine import GameState, Rules, View
 from protocol.errors import SolraceError
 from protocol.notation import Undo, parse_action
 from protocol.ranking import Run, ranked
+from protocol.replay import replay
 
 REPLY_CACHE = 16  # answers kept per racer for resent actions (only in-flight ones are resent)
 
@@ -387,17 +388,10 @@ class Race:
                 standing["view"] = view_json(self.rules.view(state))
         return picture
 
-    def state_at(self, player: str, t_ms: int) -> GameState | None:
-        """``player``'s state as it was ``t_ms`` after the start, rebuilt from the log."""
-        racer = self.racer(player)
-        if racer.state is None:
-            return None
-        state = self.rules.start(self.settings.deal)
-        for entry in racer.log:
-            if entry.t_ms > t_ms:
-                break
-            state = self.rules.apply(state, parse_action(entry.action)).state
-        return state
+    def state_after(self, player: str, count: int) -> GameState:
+        """``player``'s state after their first ``count`` accepted actions (replayed)."""
+        log = self.racer(player).log[:count]
+        return replay(self.rules, self.settings.deal, [entry.action for entry in log])
 
     def _cards(self, state: GameState) -> dict[str, Any]:
         return {

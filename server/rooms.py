@@ -17,7 +17,6 @@ from websockets.protocol import State
 
 from protocol.engine import GameState
 from protocol.messages import Watch, encode_server
-from protocol.notation import parse_action
 from protocol.race import Race
 from protocol.wire import SUBPROTOCOLS, encode
 from server.sessions import Session, frame_bytes
@@ -96,14 +95,11 @@ class Room:
     def spectator_snapshot(self) -> dict[str, Any]:
         """Every racer's face-up cards and standing as of the last released feed item."""
         states: dict[str, GameState] = {}
-        rules, race = self.race.rules, self.race
+        race = self.race
         for player, racer in race.racers.items():
             shown = self.released_entries.get(player, 0)
             if racer.state is not None and shown < len(racer.log):
-                state = rules.start(race.settings.deal)
-                for entry in racer.log[:shown]:
-                    state = rules.apply(state, parse_action(entry.action)).state
-                states[player] = state
+                states[player] = race.state_after(player, shown)
         picture = race.spectator_view(states)
         for standing in picture["players"]:
             standing.update(self.shown.get(standing["player"], NOTHING_SHOWN))
