@@ -246,7 +246,7 @@ class Race:
         text = str(action)
         entry = LogEntry(player, seq, text, t_ms)
         racer.log.append(entry)
-        if self.rules.is_won(position):
+        if progress == self.rules.card_total:  # won: every card home (progress is at hand)
             racer.outcome, racer.time_ms, racer.done_at = Ending.FINISHED, t_ms, now.wall_ms
         elif not self.rules.undo_allowed and self.rules.is_stuck(outcome.state):
             racer.outcome, racer.done_at = Ending.STUCK, now.wall_ms
