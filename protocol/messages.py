@@ -45,6 +45,10 @@ class Text:
     pattern: str | None = None
     choices: tuple[str, ...] = ()
     hint: str = ""
+    matches: Any = dataclasses.field(init=False, repr=False, compare=False)  # the compiled pattern
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "matches", self.pattern and re.compile(self.pattern).fullmatch)
 
     def check(self, name: str, value: Any) -> Any:
         if not isinstance(value, str):
@@ -55,7 +59,7 @@ class Text:
             )
         if self.choices and value not in self.choices:
             raise ProtocolError(f"'{name}' must be one of {', '.join(self.choices)}", "bad_field")
-        if self.pattern and not re.fullmatch(self.pattern, value):
+        if self.matches and not self.matches(value):
             raise ProtocolError(
                 f"'{name}' {self.hint or 'has characters not allowed'}", "bad_field"
             )
@@ -337,9 +341,9 @@ def decode_request(message: dict[str, Any]) -> Request:
                 continue
             value = message[name]
             values[name] = None if value is None and optional else rule.check(name, value)
-        extra = set(message) - _NAMES[kind]
-        if extra:
-            raise ProtocolError(f"{kind} has no field '{sorted(extra)[0][:32]}'", "unknown_field")
+        if len(message) > len(values) + 1:  # more than 'type' and the known fields
+            extra = sorted(set(message) - _NAMES[kind])[0]
+            raise ProtocolError(f"{kind} has no field '{extra[:32]}'", "unknown_field")
     except ProtocolError as error:
         error.request_id = _safe_id(request_id)
         raise

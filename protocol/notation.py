@@ -7,7 +7,8 @@ when they are the same action, so ``parse(format(a)) == a``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 from typing import Final
 
 from protocol.errors import MalformedAction
@@ -27,9 +28,14 @@ class Pile:
 
     kind: str
     index: int | None = None
+    text: str = field(init=False, repr=False, compare=False)  # the notation, made once
+
+    def __post_init__(self) -> None:
+        text = self.kind if self.index is None else f"{self.kind}{self.index}"
+        object.__setattr__(self, "text", text)
 
     def __str__(self) -> str:
-        return self.kind if self.index is None else f"{self.kind}{self.index}"
+        return self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +47,7 @@ class Move:
     dst: Pile
 
     def __str__(self) -> str:
-        return f"{self.src} {self.count} {self.dst}"
+        return f"{self.src.text} {self.count} {self.dst.text}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +118,14 @@ def parse_action(text: str) -> Action:
     if not count.isdecimal() or not count.isascii() or count.startswith("0"):
         raise MalformedAction(f"{count!r} is not a card count: write a whole number from 1")
     return Move(parse_pile(src), int(count), parse_pile(dst))
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_canonical(text: str) -> tuple[Action, str]:
+    """``parse_action(text)`` and the action's own notation, remembered for the last few
+    thousand texts: a server parses the same few hundred actions over and over."""
+    action = parse_action(text)
+    return action, str(action)
 
 
 def format_action(action: Action) -> str:
