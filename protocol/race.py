@@ -13,14 +13,13 @@ spectator sees every racer's face-up cards; nobody ever sees a face-down or stoc
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
 from protocol.engine import GameState, Rules, View
 from protocol.errors import SolraceError
-from protocol.notation import Undo, parse_action
+from protocol.notation import Undo, parse_canonical
 from protocol.ranking import Run, ranked
 from protocol.replay import replay
 
@@ -111,7 +110,7 @@ class Racer:
     name: str
     state: GameState | None = None
     last_seq: int = 0
-    replies: OrderedDict[int, tuple[bool, dict[str, Any]]] = field(default_factory=OrderedDict)
+    replies: dict[int, tuple[bool, dict[str, Any]]] = field(default_factory=dict)  # by seq
     actions: int = 0
     progress: int = 0
     progress_ms: int = 0  # ms from the start to the last change of progress
@@ -142,7 +141,6 @@ class ActResult:
     reply: dict[str, Any]
     repeated: bool = False
     entry: LogEntry | None = None  # the accepted action, for the action log
-    watch: dict[str, Any] | None = None  # the spectator feed's item
     racer_done: bool = False
 
 
@@ -232,10 +230,12 @@ class Race:
         assert state is not None and self.start_mono is not None
         racer.last_seq = seq
         try:
-            action = parse_action(text)
+            action, text = parse_canonical(text)
             outcome = self.rules.apply(state, action)
         except SolraceError as error:
-            return self._remember(racer, seq, False, error.as_dict())
+            refusal = error.as_dict()
+            self._remember(racer, seq, False, refusal)
+            return ActResult(False, refusal)
         t_ms = now.mono_ms - self.start_mono
         racer.state = outcome.state
         racer.actions += outcome.counted
@@ -243,7 +243,6 @@ class Race:
         progress = position.progress()
         if progress != racer.progress:
             racer.progress, racer.progress_ms, racer.progress_at = progress, t_ms, now.wall_ms
-        text = str(action)
         entry = LogEntry(player, seq, text, t_ms)
         racer.log.append(entry)
         if progress == self.rules.card_total:  # won: every card home (progress is at hand)
@@ -262,22 +261,17 @@ class Race:
         }
         if type(action) is Undo:
             reply["view"] = view_json(self.rules.view(outcome.state))
-        watch = {**reply, "player": player}  # what spectators see: the same, and whose
-        del watch["seq"]  # a feed item's ``seq`` numbers the feed
         if want_legal:
             reply["legal"] = [str(a) for a in self.rules.legal_actions(outcome.state)]
         self._remember(racer, seq, True, reply)
         if racer.outcome is not None:
             self._finish_if_all_done()
-        return ActResult(
-            True, reply, entry=entry, watch=watch, racer_done=racer.outcome is not None
-        )
+        return ActResult(True, reply, entry=entry, racer_done=racer.outcome is not None)
 
-    def _remember(self, racer: Racer, seq: int, ok: bool, reply: dict[str, Any]) -> ActResult:
+    def _remember(self, racer: Racer, seq: int, ok: bool, reply: dict[str, Any]) -> None:
         racer.replies[seq] = (ok, reply)
         if len(racer.replies) > REPLY_CACHE:
-            racer.replies.popitem(last=False)
-        return ActResult(ok, reply)
+            del racer.replies[next(iter(racer.replies))]  # the oldest
 
     def retire(self, player: str, outcome: Ending, now: Now) -> bool:
         """``player`` stops without finishing (resigned, dropped, timed out). True if that

@@ -56,6 +56,7 @@ from protocol.wire import JSON, PROTOCOL_VERSION, SUBPROTOCOLS, WireError, decod
 from server.config import Settings
 from server.daily import DailyDeals
 from server.http import HttpRoutes
+from server.outbox import Outbox
 from server.persist import Persister
 from server.ratelimit import FloodGuard, TokenBucket
 from server.rooms import Room
@@ -99,6 +100,7 @@ class RaceServer:
         self.rooms: dict[str, Room] = {}
         self.feeding: set[Room] = set()  # rooms whose spectator feed has work to do
         self.persister = Persister()
+        self.outbox = Outbox()
         self.daily = DailyDeals(store, settings)
         self.http = HttpRoutes(self)
         self.server: Server | None = None
@@ -273,7 +275,7 @@ class RaceServer:
         if session is not None and session.connection is client.connection:
             session.send(message)
         else:
-            Session.send_to(client.connection, client.encoding, message)
+            self.outbox.send(client.connection, client.encoding, message)
 
     def _detach(self, client: Client) -> None:
         session = client.session
@@ -320,7 +322,11 @@ class RaceServer:
             # A token whose session has ended still names the same player (their boards).
             known = self.identities.pop(request.token, None) if request.token else None
             session = Session(
-                request.name, self.settings.event_buffer, known, known and request.token
+                request.name,
+                self.settings.event_buffer,
+                self.outbox,
+                known,
+                known and request.token,
             )
             session.write_limit = self.settings.max_write_buffer
             self.sessions[session.player] = session
@@ -491,16 +497,23 @@ class RaceServer:
             return
         data = result.reply
         # Opponents' standings ride on the reply when they changed since this racer last
-        # heard of them; the racer's own change needs no telling.
-        behind = session.standings_sent.get(room.id, 0) != room.standings_version
+        # heard of them, at most every ``standings_every_ms``; the racer's own change needs
+        # no telling.
+        told_version, told_ms = session.standings_sent.get(room.id, (0, 0))
+        behind = told_version != room.standings_version
         if not result.repeated:
-            assert result.entry is not None and result.watch is not None
-            self.persister.add_action(self.store, room.id, result.entry.as_dict())
+            assert result.entry is not None
+            self.persister.add_action(self.store, room.id, result.entry)
             room.standings_version += 1
-            room.post("act", result.watch, moment.mono_ms, racer=session.player)
-        session.standings_sent[room.id] = room.standings_version
+            room.post_act(session.player, data, moment.mono_ms)
         session.last_act_ms[room.id] = moment.mono_ms
-        if behind and len(room.race.racers) > 1:
+        if not behind:
+            session.standings_sent[room.id] = (room.standings_version, told_ms)
+        elif (
+            moment.mono_ms - told_ms >= self.settings.standings_every_ms
+            and len(room.race.racers) > 1
+        ):
+            session.standings_sent[room.id] = (room.standings_version, moment.mono_ms)
             data = {**data, "standings": room.race.standings()}
         session.send(Result(request.id, "act", data))
         if result.racer_done:
@@ -510,7 +523,7 @@ class RaceServer:
         if room.race.phase is Phase.DONE:
             self._finish(room, moment)
         else:
-            self._push_standings(room, except_player=player)
+            self._push_standings(room, moment, except_player=player)
 
     def _retire(self, room: Room, player: str, ending: Ending, moment: Now) -> None:
         if not room.race.retire(player, ending, moment):
@@ -779,7 +792,7 @@ class RaceServer:
             room.post("spectators", {"count": len(room.spectators)}, moment.mono_ms)
         items = room.due_items(moment.mono_ms)
         for laggard in room.fan_out(
-            items, settings.spectator_chunk, settings.spectator_write_buffer
+            items, settings.spectator_chunk, settings.spectator_write_buffer, self.outbox
         ):
             self._stop_watching(laggard, room.id)
             laggard.push("watch_ended", {"race": room.id, "reason": "too_slow"})
@@ -791,7 +804,9 @@ class RaceServer:
         settings = self.settings
         race = room.race
         if race.phase is Phase.RUNNING and len(race.racers) > 1:
-            self._push_standings(room, idle_since=moment.mono_ms - settings.standings_interval_ms)
+            self._push_standings(
+                room, moment, idle_since=moment.mono_ms - settings.standings_interval_ms
+            )
         if (
             race.phase is Phase.RUNNING
             and race.start_mono is not None
@@ -829,7 +844,12 @@ class RaceServer:
                 session.push(kind, data)
 
     def _push_standings(
-        self, room: Room, *, idle_since: int | None = None, except_player: str | None = None
+        self,
+        room: Room,
+        moment: Now,
+        *,
+        idle_since: int | None = None,
+        except_player: str | None = None,
     ) -> None:
         """Send every racer (but ``except_player``) the standings. With ``idle_since``, only
         racers who are behind and have not acted since then: the others get them on
@@ -840,11 +860,11 @@ class RaceServer:
             if session is None or player == except_player:
                 continue
             if idle_since is not None and (
-                session.standings_sent.get(room.id) == room.standings_version
+                session.standings_sent.get(room.id, (0, 0))[0] == room.standings_version
                 or session.last_act_ms.get(room.id, 0) > idle_since
             ):
                 continue
-            session.standings_sent[room.id] = room.standings_version
+            session.standings_sent[room.id] = (room.standings_version, moment.mono_ms)
             session.push("standings", {"race": room.id, "players": players})
 
     def _persist(self, what: str, method: Callable[..., Awaitable[Any]], *args: Any) -> None:

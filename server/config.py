@@ -24,6 +24,7 @@ class Settings:
     close_timeout_s: float = 2.0  # a peer that does not finish the closing handshake
     event_buffer: int = 512  # events kept per player for resume
     standings_interval_ms: int = 500  # idle racers get opponents' progress this often
+    standings_every_ms: int = 200  # an acting racer's results carry it at most this often
     feed_interval_ms: int = 50  # spectator feeds flush this often
     spectator_chunk: int = 50  # spectators served per loop turn, so players never wait
     max_write_buffer: int = 1 << 20  # a connection this far behind is closed (players)

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from protocol.race import LogEntry
 from server.store import Store, StoreUnavailable
 
 log = logging.getLogger("solrace.persist")
@@ -38,7 +39,7 @@ class Persister:
         self.idle.clear()
         self.wakeup.set()
 
-    def add_action(self, store: Store, race: str, entry: dict[str, Any]) -> None:
+    def add_action(self, store: Store, race: str, entry: LogEntry) -> None:
         """Queue one entry of a race's action log; consecutive entries are written together
         in one batch, so the log keeps up with thousands of actions a second."""
         if len(self.jobs) > 1 and isinstance(self.jobs[-1][1], ActionBatch):
@@ -96,7 +97,7 @@ class ActionBatch:
 
     LIMIT = 100  # entries per write: small enough never to hold the loop up for long
 
-    def __init__(self, store: Store, entries: list[tuple[str, dict[str, Any]]]) -> None:
+    def __init__(self, store: Store, entries: list[tuple[str, LogEntry]]) -> None:
         self.store = store
         self.entries = entries
 

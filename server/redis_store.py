@@ -23,6 +23,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ReadOnlyError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from protocol.race import LogEntry
 from protocol.ranking import Run
 from server.store import (
     RESEND_WINDOW,
@@ -34,6 +35,8 @@ from server.store import (
     check_game,
     check_window,
     encode_json,
+    entry_from_json,
+    entry_json,
     log_batches,
     run_from_json,
     run_json,
@@ -313,8 +316,11 @@ class RedisStore(Store):
     async def load_race(self, race: str) -> dict[str, Any] | None:
         return _loaded(await self._call(self._redis.get(self._race_key(race, "race"))))
 
-    async def append_actions(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
-        batches = log_batches(entries)
+    async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
+        batches = {
+            race: [entry_json(entry) for entry in batch]
+            for race, batch in log_batches(entries).items()
+        }
         if batches:
             await self._call(self._append_batches(batches))
 
@@ -326,13 +332,13 @@ class RedisStore(Store):
                 await self._append_actions(keys=keys, args=[RESEND_WINDOW, *texts], client=pipe)
             await pipe.execute()
 
-    async def actions(self, race: str) -> list[dict[str, Any]]:
+    async def actions(self, race: str) -> list[LogEntry]:
         key = self._race_key(race, "log")
-        entries: list[dict[str, Any]] = []
+        entries: list[LogEntry] = []
         start = "-"
         while True:
             page = await self._call(self._redis.xrange(key, min=start, count=LOG_PAGE))
-            entries.extend(json.loads(fields["entry"]) for _, fields in page)
+            entries.extend(entry_from_json(fields["entry"]) for _, fields in page)
             if len(page) < LOG_PAGE:
                 return entries
             start = "(" + page[-1][0]

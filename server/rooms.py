@@ -13,13 +13,13 @@ from collections import deque
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
-from websockets.protocol import State
 
 from protocol.engine import GameState
 from protocol.messages import Watch, encode_server
 from protocol.race import Race
 from protocol.wire import SUBPROTOCOLS, encode
-from server.sessions import Session, frame_bytes
+from server.outbox import Outbox, frame_bytes
+from server.sessions import Session
 
 NOTHING_SHOWN: dict[str, Any] = {"progress": 0, "actions": 0, "outcome": None, "time_ms": None}
 PHASE_OF = {"countdown": "countdown", "started": "running", "result": "done"}
@@ -65,6 +65,17 @@ class Room:
         self.pending.append((now_mono + self.delay_ms, item, racer))
         self.feeding.add(self)
 
+    def post_act(self, racer: str, reply: dict[str, Any], now_mono: int) -> None:
+        """Queue ``racer``'s accepted action, given as the answer they got: spectators see
+        the same, but for its ``seq`` (a feed item's ``seq`` numbers the feed) and ``legal``,
+        and with whose it is. (With nobody to send it to, the answer itself is released.)"""
+        data = reply
+        if self.spectators or self.delay_ms:
+            data = {**reply, "player": racer}
+            del data["seq"]
+            data.pop("legal", None)
+        self.post("act", data, now_mono, racer=racer)
+
     def watch(self, session: Session) -> None:
         self.spectators[session] = None
         self.feeding.add(self)  # the spectator count changed
@@ -88,7 +99,10 @@ class Room:
             self.shown_phase = PHASE_OF[item.kind]
         if racer is not None:
             known = self.shown.setdefault(racer, dict(NOTHING_SHOWN))
-            known.update((k, item.data[k]) for k in NOTHING_SHOWN if k in item.data)
+            data = item.data
+            for key in NOTHING_SHOWN:
+                if key in data:
+                    known[key] = data[key]
             if item.kind == "act":
                 self.released_entries[racer] = self.released_entries.get(racer, 0) + 1
 
@@ -108,7 +122,9 @@ class Room:
         picture["spectators"] = len(self.spectators)
         return picture
 
-    def fan_out(self, items: list[Watch], chunk: int, write_limit: int) -> list[Session]:
+    def fan_out(
+        self, items: list[Watch], chunk: int, write_limit: int, outbox: Outbox
+    ) -> list[Session]:
         """Send ``items`` to every spectator, ``chunk`` spectators per loop turn so that
         players' replies are never queued behind them. Returns spectators too far behind
         to keep (the caller drops them)."""
@@ -135,21 +151,22 @@ class Room:
             for encoding, connections in by_encoding.items()
             for start in range(0, len(connections), chunk)
         ]
-        _send_in_turns(asyncio.get_running_loop(), parts)
+        _send_in_turns(asyncio.get_running_loop(), outbox, parts)
         return laggards
 
 
 def _send_in_turns(
-    loop: asyncio.AbstractEventLoop, parts: list[tuple[list[ServerConnection], list[bytes]]]
+    loop: asyncio.AbstractEventLoop,
+    outbox: Outbox,
+    parts: list[tuple[list[ServerConnection], list[bytes]]],
 ) -> None:
-    """Write each part (some connections, the frames for them) in a loop turn of its own,
+    """Send each part (some connections, the frames for them) in a loop turn of its own,
     each scheduling the next, so the loop reads players' requests in between."""
     if not parts:
         return
     connections, frames = parts[0]
     data = b"".join(frames)
     for connection in connections:
-        if connection.protocol.state is State.OPEN and connection.transport is not None:
-            connection.transport.write(data)
+        outbox.write(connection, data)
     if len(parts) > 1:
-        loop.call_soon(_send_in_turns, loop, parts[1:])
+        loop.call_soon(_send_in_turns, loop, outbox, parts[1:])

@@ -15,11 +15,9 @@ from collections import deque
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
-from websockets.frames import Frame, Opcode
-from websockets.protocol import State
 
-from protocol.messages import Event, ServerMessage, encode_server
-from protocol.wire import encode
+from protocol.messages import Event, ServerMessage
+from server.outbox import Outbox
 
 log = logging.getLogger("solrace.sessions")
 _closing: set[asyncio.Future[None]] = set()  # keeps close tasks alive until they finish
@@ -34,8 +32,14 @@ def close_soon(connection: ServerConnection, code: int, reason: str) -> None:
 
 class Session:
     def __init__(
-        self, name: str, buffer: int, player: str | None = None, token: str | None = None
+        self,
+        name: str,
+        buffer: int,
+        outbox: Outbox,
+        player: str | None = None,
+        token: str | None = None,
     ) -> None:
+        self.outbox = outbox
         self.player = player or "p" + secrets.token_hex(6)
         self.token = token or secrets.token_urlsafe(24)
         self.name = name
@@ -45,7 +49,8 @@ class Session:
         self.last_event = 0
         self.racing: set[str] = set()  # race ids this player races in
         self.watching: set[str] = set()  # race ids this player spectates
-        self.standings_sent: dict[str, int] = {}  # race id -> standings version sent
+        # race id -> (the standings version last sent, when it was sent on the mono clock)
+        self.standings_sent: dict[str, tuple[int, int]] = {}
         self.last_act_ms: dict[str, int] = {}  # race id -> when this player last acted
         self.grace: asyncio.TimerHandle | None = None
         self.write_limit = 1 << 20
@@ -55,8 +60,8 @@ class Session:
         return self.connection is not None
 
     def send(self, message: ServerMessage) -> None:
-        """Send now, without waiting; a connection too far behind is closed (the player
-        resumes and catches up from the numbered events)."""
+        """Send without waiting (at the end of this loop turn); a connection too far behind
+        is closed (the player resumes and catches up from the numbered events)."""
         connection = self.connection
         if connection is None:
             return
@@ -65,13 +70,7 @@ class Session:
             log.warning("closing a connection that does not read", extra={"player": self.player})
             close_soon(connection, 1008, "not reading its messages")
             return
-        self.send_to(connection, self.encoding, message)
-
-    @staticmethod
-    def send_to(connection: ServerConnection, encoding: str, message: ServerMessage) -> None:
-        """Send ``message`` on ``connection`` at once (no waiting for the socket)."""
-        if connection.protocol.state is State.OPEN and connection.transport is not None:
-            connection.transport.write(frame_bytes(encode(encode_server(message), encoding)))
+        self.outbox.send(connection, self.encoding, message)
 
     def push(self, kind: str, data: dict[str, Any]) -> None:
         """Number, keep and send an event."""
@@ -87,13 +86,3 @@ class Session:
         if not self.events or self.events[0].n > last_seen + 1:
             return None
         return [event for event in self.events if event.n > last_seen]
-
-
-def frame_bytes(payload: bytes | str) -> bytes:
-    """A complete server-to-client websocket frame for ``payload``: a text frame for a
-    string, a binary frame for bytes. Server frames are not masked and compression is off,
-    so the bytes are the same for any connection; writing them to the transport is what
-    ``websockets.broadcast`` does, without building the frame again per connection."""
-    if isinstance(payload, str):
-        return Frame(Opcode.TEXT, payload.encode()).serialize(mask=False)
-    return Frame(Opcode.BINARY, payload).serialize(mask=False)

@@ -19,6 +19,7 @@ from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol.race import LogEntry
 from protocol.ranking import Run
 
 RESEND_WINDOW = 16  # an action entry equal to one of the last 16 of its log is a resend
@@ -121,12 +122,12 @@ class Store(ABC):
     async def load_race(self, race: str) -> dict[str, Any] | None:
         """The race's definition as saved, or None."""
 
-    async def append_action(self, race: str, entry: dict[str, Any]) -> None:
-        """Append one accepted action (a JSON-able dict) to the race's log, in order."""
+    async def append_action(self, race: str, entry: LogEntry) -> None:
+        """Append one accepted action to the race's log, in order."""
         await self.append_actions([(race, entry)])
 
     @abstractmethod
-    async def append_actions(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
+    async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
         """Append ``(race, entry)`` pairs to the races' logs, each log in the given order.
 
         Idempotent, so a batch may be sent again after a failure: an entry equal to one of
@@ -135,7 +136,7 @@ class Store(ABC):
         """
 
     @abstractmethod
-    async def actions(self, race: str) -> list[dict[str, Any]]:
+    async def actions(self, race: str) -> list[LogEntry]:
         """Every entry of the race's log, in order, as appended ([] for an unknown race)."""
 
     @abstractmethod
@@ -186,13 +187,20 @@ def board_key(run: Run) -> tuple[float, str]:
     return (run.score(), run.member())
 
 
-def log_batches(entries: list[tuple[str, dict[str, Any]]]) -> dict[str, list[str]]:
-    """Each race's entries as JSON texts, in the given order. All are encoded before any is
-    stored, so an entry that is not JSON-able stores nothing."""
-    batches: dict[str, list[str]] = {}
+def log_batches(entries: list[tuple[str, LogEntry]]) -> dict[str, list[LogEntry]]:
+    """Each race's entries, in the given order."""
+    batches: dict[str, list[LogEntry]] = {}
     for race, entry in entries:
-        batches.setdefault(race, []).append(encode_json(entry))
+        batches.setdefault(race, []).append(entry)
     return batches
+
+
+def entry_json(entry: LogEntry) -> str:
+    return encode_json(entry.as_dict())
+
+
+def entry_from_json(text: str) -> LogEntry:
+    return LogEntry(**json.loads(text))
 
 
 def check_window(top: int, around: int) -> None:
@@ -269,7 +277,7 @@ class MemoryStore(Store):
         self._best: dict[str, RankedRuns] = {}
         self._races: dict[str, str] = {}
         self._results: dict[str, str] = {}
-        self._logs: dict[str, list[str]] = {}
+        self._logs: dict[str, list[LogEntry]] = {}
 
     def _day(self, game: str, day: str) -> DailyState:
         return self._days.setdefault((game, day), DailyState())
@@ -338,17 +346,17 @@ class MemoryStore(Store):
     async def load_race(self, race: str) -> dict[str, Any] | None:
         return _loaded(self._races.get(race))
 
-    async def append_actions(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
-        for race, texts in log_batches(entries).items():
+    async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
+        for race, batch in log_batches(entries).items():
             log = self._logs.setdefault(race, [])
-            seen = set(log[-(RESEND_WINDOW + len(texts)) :])
-            for text in texts:
-                if text not in seen:
-                    log.append(text)
-                    seen.add(text)
+            seen = set(log[-(RESEND_WINDOW + len(batch)) :])
+            for entry in batch:
+                if entry not in seen:
+                    log.append(entry)
+                    seen.add(entry)
 
-    async def actions(self, race: str) -> list[dict[str, Any]]:
-        return [json.loads(text) for text in self._logs.get(race, [])]
+    async def actions(self, race: str) -> list[LogEntry]:
+        return list(self._logs.get(race, []))
 
     async def save_result(self, race: str, result: dict[str, Any]) -> None:
         self._results[race] = encode_json(result)

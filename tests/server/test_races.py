@@ -229,7 +229,7 @@ async def test_a_finished_race_can_be_replayed_from_its_stored_log() -> None:
         log = await server.store.actions(race)
         assert record is not None
         rules = rules_for(record["game"], record["options"])
-        final = replay(rules, int(record["deal"]), [entry["action"] for entry in log])
+        final = replay(rules, int(record["deal"]), [entry.action for entry in log])
         assert rules.is_won(final.position)
         stored = await server.store.load_result(race)
         assert stored is not None and stored["ranking"][0]["actions"] == counted_actions(wins)

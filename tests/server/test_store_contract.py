@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from redis_server import RedisServer, free_port
 
+from protocol.race import LogEntry
 from protocol.ranking import Run, ranked
 from server.redis_store import RedisStore
 from server.store import Entry, MemoryStore, Store, StoreUnavailable, open_store
@@ -391,21 +392,18 @@ async def test_a_saved_result_replaces_the_one_before(store: Store) -> None:
 
 
 async def test_the_action_log_keeps_order_and_types_of_many_entries(store: Store) -> None:
-    entries = [
-        {"player": f"p{i % 3}", "seq": i // 3, "action": f"t{i % 10} 1 f", "t_ms": 37 * i}
-        for i in range(1_200)
-    ]
+    entries = [LogEntry(f"p{i % 3}", i // 3, f"t{i % 10} 1 f", 37 * i) for i in range(1_200)]
     for entry in entries:
         await store.append_action("r1", entry)
     logged = await store.actions("r1")
     assert logged == entries
-    assert all(type(e["seq"]) is int and type(e["t_ms"]) is int for e in logged)
+    assert all(type(e.seq) is int and type(e.t_ms) is int for e in logged)
     assert await store.actions("r2") == []
 
 
 async def test_a_resent_action_entry_is_not_logged_twice(store: Store) -> None:
-    first = {"player": "ann", "seq": 1, "action": "deal", "t_ms": 100}
-    second = {"player": "bob", "seq": 1, "action": "t0 1 t1", "t_ms": 120}
+    first = LogEntry("ann", 1, "deal", 100)
+    second = LogEntry("bob", 1, "t0 1 t1", 120)
     await store.append_action("r1", first)
     await store.append_action("r1", second)
     await store.append_action("r1", first)
@@ -413,16 +411,16 @@ async def test_a_resent_action_entry_is_not_logged_twice(store: Store) -> None:
 
 
 async def test_a_batch_of_actions_keeps_each_races_order(store: Store) -> None:
-    a1, a2, a3 = ({"player": "ann", "seq": i, "action": "deal", "t_ms": i} for i in range(3))
-    b1, b2 = ({"player": "bob", "seq": i, "action": "auto", "t_ms": i} for i in range(2))
+    a1, a2, a3 = (LogEntry("ann", i, "deal", i) for i in range(3))
+    b1, b2 = (LogEntry("bob", i, "auto", i) for i in range(2))
     await store.append_actions([("ra", a1), ("rb", b1), ("ra", a2), ("rb", b2), ("ra", a3)])
     assert await store.actions("ra") == [a1, a2, a3]
     assert await store.actions("rb") == [b1, b2]
 
 
 async def test_a_batch_sent_again_after_a_failure_is_not_logged_twice(store: Store) -> None:
-    batch = [("r1", {"player": "ann", "seq": i, "action": "deal", "t_ms": i}) for i in range(500)]
-    later = [("r1", {"player": "ann", "seq": 500, "action": "auto", "t_ms": 500})]
+    batch = [("r1", LogEntry("ann", i, "deal", i)) for i in range(500)]
+    later = [("r1", LogEntry("ann", 500, "auto", 500))]
     await store.append_actions(batch)
     await store.append_actions(batch)
     await store.append_actions(later)

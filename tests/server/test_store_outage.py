@@ -56,7 +56,7 @@ async def test_results_written_while_redis_is_down_land_when_it_is_back(
     try:
         result = await reader.load_result(race)
         assert result is not None and result["ranking"][0]["outcome"] == "finished"
-        logged = [entry["action"] for entry in await reader.actions(race)]
+        logged = [entry.action for entry in await reader.actions(race)]
         # This test's Redis keeps nothing on disk, so what it held before the crash is
         # gone; everything played while it was down must be there, in order.
         assert len(logged) >= len(wins) - 50 and logged == wins[len(wins) - len(logged) :]

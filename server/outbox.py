@@ -1,0 +1,52 @@
+"""Every frame the server sends, written at the end of the loop turn that made it.
+
+One turn of the event loop answers every request that arrived together. Writing those
+answers one after another once the turn is over, rather than each the moment it is ready,
+lets a peer's process wake once for many of them (Redis writes its replies the same way,
+just before it polls again). Frames to one connection keep their order, and a frame to a
+connection that has begun closing is dropped, as websockets itself would drop it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from websockets.asyncio.server import ServerConnection
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+
+from protocol.messages import ServerMessage, encode_server
+from protocol.wire import encode
+
+
+class Outbox:
+    def __init__(self) -> None:
+        self._frames: list[tuple[ServerConnection, bytes]] = []
+
+    def send(self, connection: ServerConnection, encoding: str, message: ServerMessage) -> None:
+        """Queue ``message``, encoded as the connection speaks, for the end of this turn."""
+        self.write(connection, frame_bytes(encode(encode_server(message), encoding)))
+
+    def write(self, connection: ServerConnection, frame: bytes) -> None:
+        """Queue a complete frame (see ``frame_bytes``) for the end of this turn."""
+        if not self._frames:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._frames.append((connection, frame))
+
+    def flush(self) -> None:
+        """Write what is queued (the loop calls this once the turn is over)."""
+        frames, self._frames = self._frames, []
+        for connection, frame in frames:
+            transport = connection.transport
+            if connection.protocol.state is State.OPEN and transport is not None:
+                transport.write(frame)
+
+
+def frame_bytes(payload: bytes | str) -> bytes:
+    """A complete server-to-client websocket frame for ``payload``: a text frame for a
+    string, a binary frame for bytes. Server frames are not masked and compression is off,
+    so the bytes are the same for any connection; writing them to the transport is what
+    ``websockets.broadcast`` does, without building the frame again per connection."""
+    if isinstance(payload, str):
+        return Frame(Opcode.TEXT, payload.encode()).serialize(mask=False)
+    return Frame(Opcode.BINARY, payload).serialize(mask=False)
