@@ -132,8 +132,7 @@ class Racer:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ActResult:
+class ActResult(NamedTuple):
     """The answer to ``act``: ``ok`` and the reply fields (or an error's code and message),
     whether it was a resend answered from the cache, and what else follows from it."""
 

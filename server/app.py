@@ -204,13 +204,18 @@ class RaceServer:
                         "too many requests: slow down and send this again",
                     )
                     continue
-                await self.on_frame(client, frame)
+                answering = self.on_frame(client, frame)
+                if answering is not None:
+                    await answering
         except ConnectionClosed:
             pass
         finally:
             self._detach(client)
 
-    async def on_frame(self, client: Client, frame: str | bytes) -> None:
+    def on_frame(self, client: Client, frame: str | bytes) -> Awaitable[None] | None:
+        """Answer one frame: at once when nothing needs waiting for (actions, hello, every
+        refusal), else by the returned coroutine, which the connection's reader awaits so
+        that one connection's requests are answered in order."""
         request_id: Any = None
         kind: str | None = None
         try:
@@ -222,45 +227,47 @@ class RaceServer:
                 if session is None:
                     raise ProtocolError("say hello first", "hello_first")
                 self.on_act(client, session, request)
-                return
+                return None
             if type(request) is Hello:
                 self.on_hello(client, request)
-                return
+                return None
             if session is None:
                 raise ProtocolError("say hello first", "hello_first")
+            return self._answer(client, request)
+        except Exception as error:
+            if isinstance(error, ProtocolError) and error.request_id is not None:
+                request_id = error.request_id
+            self._send_failure(client, error, request_id, kind or message_type(frame, client))
+            return None
+
+    async def _answer(self, client: Client, request: Request) -> None:
+        try:
             data = await self.handlers[type(request)](client, request)
-            self._send(client, Result(request_id, kind, data))
-        except ProtocolError as error:
-            request_id = request_id if error.request_id is None else error.request_id
-            kind = kind or message_type(frame, client)
-            self._send(client, Error(request_id, kind, error.code, error.message))
-        except WireError as error:
-            self._send(client, Error(None, None, error.code, error.message))
-        except SolraceError as error:
-            self._send(client, Error(request_id, kind, error.code, error.message))
-        except StoreError:
-            log.warning("store error answering a request", exc_info=True)
-            self._send(
-                client,
-                Error(
-                    request_id,
-                    kind,
-                    "store_unavailable",
-                    "the leaderboard store is not answering; try again shortly",
-                ),
+        except Exception as error:
+            self._send_failure(client, error, request.id, request.type)
+        else:
+            self._send(client, Result(request.id, request.type, data))
+
+    def _send_failure(
+        self, client: Client, error: Exception, request_id: Any, kind: str | None
+    ) -> None:
+        """The error answer to a request that failed with ``error``."""
+        if isinstance(error, WireError):
+            code, text, request_id, kind = error.code, error.message, None, None
+        elif isinstance(error, SolraceError):  # protocol errors, refused races and moves
+            code, text = error.code, error.message
+        elif isinstance(error, StoreError):
+            log.warning("store error answering a request", exc_info=error)
+            code = "store_unavailable"
+            text = "the leaderboard store is not answering; try again shortly"
+        else:
+            log.exception("request failed", extra={"request": kind}, exc_info=error)
+            code = "internal_error"
+            text = (
+                "the server failed to answer this request; it has been logged, and "
+                "nothing was changed by it"
             )
-        except Exception:
-            log.exception("request failed", extra={"request": kind})
-            self._send(
-                client,
-                Error(
-                    request_id,
-                    kind,
-                    "internal_error",
-                    "the server failed to answer this request; it has been "
-                    "logged, and nothing was changed by it",
-                ),
-            )
+        self._send(client, Error(request_id, kind, code, text))
 
     def _refuse(self, client: Client, frame: str | bytes, code: str, text: str) -> None:
         request_id = None

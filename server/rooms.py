@@ -58,10 +58,11 @@ class Room:
         (progress, actions, outcome, time_ms) become what spectators know of them, and an
         ``act`` item advances that racer's action log by one."""
         self.feed_seq += 1
-        item = Watch(self.id, self.feed_seq, kind, data)
         if not self.spectators and not self.delay_ms:
-            self._release(item, racer)  # nobody to send it to; a snapshot will cover it
+            # nobody to send it to; a snapshot will cover it
+            self._release(self.feed_seq, kind, data, racer)
             return
+        item = Watch(self.id, self.feed_seq, kind, data)
         self.pending.append((now_mono + self.delay_ms, item, racer))
         self.feeding.add(self)
 
@@ -89,21 +90,20 @@ class Room:
         items = []
         while self.pending and self.pending[0][0] <= now_mono:
             _, item, racer = self.pending.popleft()
-            self._release(item, racer)
+            self._release(item.seq, item.kind, item.data, racer)
             items.append(item)
         return items
 
-    def _release(self, item: Watch, racer: str | None) -> None:
-        self.released_seq = item.seq
-        if item.kind in PHASE_OF:
-            self.shown_phase = PHASE_OF[item.kind]
+    def _release(self, seq: int, kind: str, data: dict[str, Any], racer: str | None) -> None:
+        self.released_seq = seq
+        if kind in PHASE_OF:
+            self.shown_phase = PHASE_OF[kind]
         if racer is not None:
             known = self.shown.setdefault(racer, dict(NOTHING_SHOWN))
-            data = item.data
             for key in NOTHING_SHOWN:
                 if key in data:
                     known[key] = data[key]
-            if item.kind == "act":
+            if kind == "act":
                 self.released_entries[racer] = self.released_entries.get(racer, 0) + 1
 
     def spectator_snapshot(self) -> dict[str, Any]:
