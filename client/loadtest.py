@@ -8,7 +8,7 @@ Phases, each run against both servers with the same load generator:
 2. *saturation*: ``--saturation-clients`` connections send as fast as answers come back;
    actions answered per second.
 3. *spectators* (solrace only): ``--spectators`` connections watch one of the races, then
-   phase 1 again.
+   phase 1 again; twice, with the spectators' process at equal priority and niced.
 Server CPU is read from /proc for the server process over each phase. Players race in
 pairs on Sanibel deals, replaying random playouts computed beforehand with the engine, so
 every action is legal and does real work.
@@ -275,25 +275,31 @@ async def bench_solrace(options: dict[str, Any], pool: dict[int, list[str]]) -> 
         figures = {"rate": rate, "saturation": saturation}
         if options["spectators"]:
             # The spectators live in a process of their own, so that reading their feed
-            # never delays this process's measurement of the players' round trips.
-            watchers = _spawn(
-                [
-                    sys.executable,
-                    "-m",
-                    "client.loadtest",
-                    url,
-                    players[0].race,
-                    str(options["spectators"]),
-                ],
-                "watching",
-            )
-            try:
-                figures["spectated"] = await rate_phase(
-                    players, options["rate"], options["seconds"], process.pid
+            # never delays this process's measurement of the players' round trips. On this
+            # one machine their process also takes CPU the server and the players need;
+            # spectators are on other machines in real use, so the phase runs twice: at
+            # equal priority, and with the spectators' process niced (what the target is
+            # judged on).
+            for label, niceness in (("spectated", 0), ("spectated_niced", 10)):
+                watchers = _spawn(
+                    [
+                        *(["nice", "-n", str(niceness)] if niceness else []),
+                        sys.executable,
+                        "-m",
+                        "client.loadtest",
+                        url,
+                        players[0].race,
+                        str(options["spectators"]),
+                    ],
+                    "watching",
                 )
-            finally:
-                watchers.terminate()
-                watchers.wait(20)
+                try:
+                    figures[label] = await rate_phase(
+                        players, options["rate"], options["seconds"], process.pid
+                    )
+                finally:
+                    watchers.terminate()
+                    watchers.wait(20)
         await asyncio.gather(*(p.connection.close() for p in players))
         return figures
     finally:
@@ -317,10 +323,12 @@ async def run_bench(options: dict[str, Any]) -> dict[str, Any]:
             solrace["saturation"].actions_per_s / max(1, echo["saturation"].actions_per_s), 2
         ),
     }
-    if "spectated" in solrace:
-        result["ratios"]["p99_increase_with_spectators_ms"] = round(
-            solrace["spectated"].p99_ms - s.p99_ms, 2
-        )
+    for label, key in (
+        ("spectated", "p99_increase_with_spectators_ms"),
+        ("spectated_niced", "p99_increase_with_spectators_niced_ms"),
+    ):
+        if label in solrace:
+            result["ratios"][key] = round(solrace[label].p99_ms - s.p99_ms, 2)
     return result
 
 
@@ -342,6 +350,7 @@ def print_table(result: dict[str, Any]) -> None:
     ]
     if "spectated" in result["solrace"]:
         rows.append(("solrace, paced, with spectators", result["solrace"]["spectated"]))
+        rows.append(("  the same, spectators niced", result["solrace"]["spectated_niced"]))
     for label, row in rows:
         print(
             f"{label:34} {row['p50_ms']:>8} {row['p99_ms']:>8} {row['actions_per_s']:>10} "

@@ -792,14 +792,21 @@ class RaceServer:
             log.exception("ticker failed for a race", extra={"race": room.id})
 
     def _feed(self, room: Room, moment: Now) -> None:
-        """Send a race's spectators what is due, and its spectator count when it changed."""
+        """Send a race's spectators what is due, and its spectator count when it changed.
+        While an earlier fan-out is still being written, wait for the next tick."""
         settings = self.settings
+        if room.sending:
+            return
         if len(room.spectators) != room.spectator_count_shown:
             room.spectator_count_shown = len(room.spectators)
             room.post("spectators", {"count": len(room.spectators)}, moment.mono_ms)
         items = room.due_items(moment.mono_ms)
         for laggard in room.fan_out(
-            items, settings.spectator_chunk, settings.spectator_write_buffer, self.outbox
+            items,
+            settings.spectator_chunk,
+            settings.spectator_pause_ms / 1000,
+            settings.spectator_write_buffer,
+            self.outbox,
         ):
             self._stop_watching(laggard, room.id)
             laggard.push("watch_ended", {"race": room.id, "reason": "too_slow"})

@@ -26,7 +26,8 @@ class Settings:
     standings_interval_ms: int = 500  # idle racers get opponents' progress this often
     standings_every_ms: int = 200  # an acting racer's results carry it at most this often
     feed_interval_ms: int = 50  # spectator feeds flush this often
-    spectator_chunk: int = 50  # spectators served per loop turn, so players never wait
+    spectator_chunk: int = 10  # spectators written to at a time, so players never wait
+    spectator_pause_ms: float = 2.0  # between those chunks (1,000 spectators: ~200 ms)
     max_write_buffer: int = 1 << 20  # a connection this far behind is closed (players)
     spectator_write_buffer: int = 256 << 10  # a spectator this far behind stops watching
     daily_secret: str = ""  # mixed into the daily deal rule, so the deal can't be precomputed

@@ -12,12 +12,10 @@ import asyncio
 from collections import deque
 from typing import Any
 
-from websockets.asyncio.server import ServerConnection
-
 from protocol.engine import GameState
 from protocol.messages import Watch, encode_server
 from protocol.race import Race
-from protocol.wire import SUBPROTOCOLS, encode
+from protocol.wire import encode
 from server.outbox import Outbox, frame_bytes
 from server.sessions import Session
 
@@ -42,6 +40,7 @@ class Room:
         self.start_handle: asyncio.TimerHandle | None = None
         self.done_mono: int | None = None
         self.rematch: str | None = None
+        self.sending = False  # a fan-out of feed items is still being written
 
     @property
     def id(self) -> str:
@@ -123,50 +122,49 @@ class Room:
         return picture
 
     def fan_out(
-        self, items: list[Watch], chunk: int, write_limit: int, outbox: Outbox
+        self, items: list[Watch], chunk: int, pause_s: float, write_limit: int, outbox: Outbox
     ) -> list[Session]:
-        """Send ``items`` to every spectator, ``chunk`` spectators per loop turn so that
-        players' replies are never queued behind them. Returns spectators too far behind
-        to keep (the caller drops them)."""
+        """Send ``items`` to every spectator, ``chunk`` spectators at a time with ``pause_s``
+        between chunks, so that players' replies never queue behind spectator traffic and
+        the spectators' machines are not all woken at once. Until the last chunk is
+        written ``sending`` is true, and the caller releases no newer items (they would
+        overtake these). Returns spectators too far behind to keep (the caller drops them)."""
         if not items or not self.spectators:
             return []
         laggards: list[Session] = []
-        by_encoding: dict[str, list[ServerConnection]] = {e: [] for e in SUBPROTOCOLS}
+        audience: list[Session] = []
         for session in self.spectators:
             connection = session.connection
-            if connection is None:
-                continue
-            transport = connection.transport
+            transport = connection.transport if connection is not None else None
             if transport is not None and transport.get_write_buffer_size() > write_limit:
                 laggards.append(session)
-                continue
-            by_encoding[session.encoding].append(connection)
-        payloads = {
-            encoding: [frame_bytes(encode(encode_server(item), encoding)) for item in items]
-            for encoding, connections in by_encoding.items()
-            if connections
+            else:
+                audience.append(session)
+        encodings = {session.encoding for session in audience}
+        frames = {
+            encoding: b"".join(frame_bytes(encode(encode_server(item), encoding)) for item in items)
+            for encoding in encodings
         }
-        parts = [
-            (connections[start : start + chunk], payloads[encoding])
-            for encoding, connections in by_encoding.items()
-            for start in range(0, len(connections), chunk)
-        ]
-        _send_in_turns(asyncio.get_running_loop(), outbox, parts)
+        self.sending = True
+        self._send_chunk(audience, 0, chunk, frames, pause_s, outbox)
         return laggards
 
-
-def _send_in_turns(
-    loop: asyncio.AbstractEventLoop,
-    outbox: Outbox,
-    parts: list[tuple[list[ServerConnection], list[bytes]]],
-) -> None:
-    """Send each part (some connections, the frames for them) in a loop turn of its own,
-    each scheduling the next, so the loop reads players' requests in between."""
-    if not parts:
-        return
-    connections, frames = parts[0]
-    data = b"".join(frames)
-    for connection in connections:
-        outbox.write(connection, data)
-    if len(parts) > 1:
-        loop.call_soon(_send_in_turns, loop, outbox, parts[1:])
+    def _send_chunk(
+        self,
+        audience: list[Session],
+        start: int,
+        chunk: int,
+        frames: dict[str, bytes],
+        pause_s: float,
+        outbox: Outbox,
+    ) -> None:
+        for session in audience[start : start + chunk]:
+            if session.connection is not None and self.id in session.watching:
+                outbox.write(session.connection, frames[session.encoding])
+        start += chunk
+        if start < len(audience):
+            asyncio.get_running_loop().call_later(
+                pause_s, self._send_chunk, audience, start, chunk, frames, pause_s, outbox
+            )
+        else:
+            self.sending = False

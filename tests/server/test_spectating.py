@@ -107,6 +107,28 @@ async def test_a_spectator_gets_a_snapshot_of_every_racer_and_the_live_count() -
             await client.close()
 
 
+async def test_a_feed_written_in_paced_chunks_reaches_every_spectator_whole_and_in_order() -> None:
+    wins = winning_actions(GAME, DEAL)
+    # Two spectators per chunk, 5 ms apart: writing to seven spectators outlasts the 10 ms
+    # feed tick, so fan-outs of successive items overlap in time.
+    async with running_server(countdown_ms=0, spectator_chunk=2, spectator_pause_ms=5) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        await ann.next_event("started")
+        fans = [await player(server, f"Fan{i}") for i in range(7)]
+        starts = [(await fan.spectate(race))["feed_seq"] for fan in fans]
+        for action in wins[:30]:
+            await ann.act(race, action)
+        for fan, start in zip(fans, starts, strict=True):
+            items = [await fan.next_event("act", timeout=5) for _ in range(30)]
+            assert [item.data["action"] for item in items] == wins[:30]
+            seqs = [item.seq for item in items]
+            assert seqs == sorted(seqs) and seqs[0] > start
+        for client in (ann, bob, *fans):
+            await client.close()
+
+
 async def test_racers_cannot_spectate_their_own_race() -> None:
     async with running_server(countdown_ms=0) as server:
         ann, bob = await player(server, "Ann"), await player(server, "Bob")

@@ -1,0 +1,44 @@
+"""``solrace bench server`` runs end to end on a small load and reports every phase for both
+servers (the figures themselves are for people to read, not for tests to time)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
+    command = [
+        sys.executable,
+        "-m",
+        "client.cli",
+        "bench",
+        "server",
+        "--players",
+        "20",
+        "--rate",
+        "40",
+        "--seconds",
+        "2",
+        "--saturation-clients",
+        "10",
+        "--saturation-seconds",
+        "1",
+        "--spectators",
+        "10",
+        "--json",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=True)
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert set(result["echo"]) == {"rate", "saturation"}
+    assert set(result["solrace"]) == {"rate", "saturation", "spectated", "spectated_niced"}
+    for server in ("echo", "solrace"):
+        for phase in result[server].values():
+            assert phase["actions"] > 0 and 0 < phase["p50_ms"] <= phase["p99_ms"]
+    assert set(result["ratios"]) == {
+        "p99_vs_echo",
+        "saturation_vs_echo",
+        "p99_increase_with_spectators_ms",
+        "p99_increase_with_spectators_niced_ms",
+    }
