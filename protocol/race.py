@@ -202,6 +202,7 @@ class Race:
         start = self.rules.start(self.settings.deal)
         for racer in self.racers.values():
             racer.state = start
+            racer.progress = start.position.progress()
             racer.progress_at = self.start_wall or 0
 
     # ------------------------------------------------------------------ play
@@ -239,7 +240,9 @@ class Race:
         racer.state = outcome.state
         racer.actions += outcome.counted
         position = outcome.state.position
-        progress = position.progress()
+        # The same foundations (the very tuple, as after most moves) hold the same cards.
+        same = position.foundations is state.position.foundations
+        progress = racer.progress if same else position.progress()
         if progress != racer.progress:
             racer.progress, racer.progress_ms, racer.progress_at = progress, t_ms, now.wall_ms
         entry = LogEntry(player, seq, text, t_ms)

@@ -349,11 +349,10 @@ class MemoryStore(Store):
     async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
         for race, batch in log_batches(entries).items():
             log = self._logs.setdefault(race, [])
-            seen = set(log[-(RESEND_WINDOW + len(batch)) :])
+            start = max(0, len(log) - RESEND_WINDOW - len(batch))
             for entry in batch:
-                if entry not in seen:
+                if entry not in log[start:]:  # a few dozen tuples at most
                     log.append(entry)
-                    seen.add(entry)
 
     async def actions(self, race: str) -> list[LogEntry]:
         return list(self._logs.get(race, []))
