@@ -110,7 +110,10 @@ class Racer:
     name: str
     state: GameState | None = None
     last_seq: int = 0
-    replies: dict[int, tuple[bool, dict[str, Any]]] = field(default_factory=dict)  # by seq
+    # the last answers, (seq, ok, reply), in slot seq % REPLY_CACHE
+    replies: list[tuple[int, bool, dict[str, Any]] | None] = field(
+        default_factory=lambda: [None] * REPLY_CACHE
+    )
     actions: int = 0
     progress: int = 0
     progress_ms: int = 0  # ms from the start to the last change of progress
@@ -214,14 +217,14 @@ class Race:
         changes nothing; an error answer is final for that ``seq`` too."""
         racer = self.racer(player)
         if seq <= racer.last_seq:
-            cached = racer.replies.get(seq)
-            if cached is None:
+            cached = racer.replies[seq % REPLY_CACHE]
+            if cached is None or cached[0] != seq:
                 raise RaceError(
                     f"action {seq} was answered long ago; number new actions after "
                     f"{racer.last_seq}",
                     "stale_seq",
                 )
-            return ActResult(cached[0], cached[1], repeated=True)
+            return ActResult(cached[1], cached[2], repeated=True)
         if self.phase in (Phase.OPEN, Phase.COUNTDOWN) or now.mono_ms < (self.start_mono or 0):
             raise RaceError("the race has not started yet", "race_not_started")
         if racer.outcome is not None or self.phase is Phase.DONE:
@@ -271,9 +274,7 @@ class Race:
         return ActResult(True, reply, entry=entry, racer_done=racer.outcome is not None)
 
     def _remember(self, racer: Racer, seq: int, ok: bool, reply: dict[str, Any]) -> None:
-        racer.replies[seq] = (ok, reply)
-        if len(racer.replies) > REPLY_CACHE:
-            del racer.replies[next(iter(racer.replies))]  # the oldest
+        racer.replies[seq % REPLY_CACHE] = (seq, ok, reply)
 
     def retire(self, player: str, outcome: Ending, now: Now) -> bool:
         """``player`` stops without finishing (resigned, dropped, timed out). True if that

@@ -16,11 +16,11 @@ import gc
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
 
 from protocol.daily import day_of, next_day_start_ms, parse_day
 from protocol.deals import MAX_DEAL, check_deal_number
@@ -54,6 +54,7 @@ from protocol.race import Ending, Now, Phase, Race, RaceError, RaceSettings, vie
 from protocol.ranking import Run
 from protocol.wire import JSON, PROTOCOL_VERSION, SUBPROTOCOLS, WireError, decode
 from server.config import Settings
+from server.connection import MessageConnection
 from server.daily import DailyDeals
 from server.http import HttpRoutes
 from server.outbox import Outbox
@@ -67,6 +68,7 @@ log = logging.getLogger("solrace.server")
 
 CLOSE_REPLACED = 4001  # another connection resumed this player's session
 CLOSE_POLICY = 1008  # flooding
+MAX_QUEUED = 16  # messages queued behind a waiting request before reading pauses
 
 
 def now() -> Now:
@@ -83,6 +85,8 @@ class Client:
         self.flood = FloodGuard(settings.flood_strikes)
         self.session: Session | None = None
         self.closing = False  # closing for abuse: frames are read and dropped
+        self.waiting: asyncio.Task[None] | None = None  # a request waiting on the store
+        self.queued: deque[str | bytes] = deque()  # messages read meanwhile, in order
 
     @property
     def replaced(self) -> bool:
@@ -137,7 +141,7 @@ class RaceServer:
             origins=list(settings.origins) or None,  # type: ignore[arg-type]
             compression=None,
             max_size=4096,
-            max_queue=16,
+            create_connection=MessageConnection,
             ping_interval=settings.ping_interval_s,
             ping_timeout=settings.ping_timeout_s,
             close_timeout=settings.close_timeout_s,
@@ -182,35 +186,57 @@ class RaceServer:
     # ================================================================== connections
 
     async def handle(self, connection: ServerConnection) -> None:
-        loop = asyncio.get_running_loop()
-        client = Client(connection, self.settings, loop.time())
+        """Serve one connection until it closes: each message is answered as it is read
+        (``on_message``); the connection's task only waits for the end."""
+        assert isinstance(connection, MessageConnection)
+        client = Client(connection, self.settings, asyncio.get_running_loop().time())
         try:
-            async for frame in connection:
-                if client.closing or client.replaced:
-                    continue  # read on, so the closing handshake can finish
-                if not client.bucket.allow(loop.time()):
-                    if client.flood.strike(loop.time()):
-                        log.warning(
-                            "closing a flooding connection",
-                            extra={"remote": str(connection.remote_address)},
-                        )
-                        client.closing = True
-                        close_soon(connection, CLOSE_POLICY, "too many requests")
-                        continue
-                    self._refuse(
-                        client,
-                        frame,
-                        "rate_limited",
-                        "too many requests: slow down and send this again",
-                    )
-                    continue
-                answering = self.on_frame(client, frame)
-                if answering is not None:
-                    await answering
-        except ConnectionClosed:
-            pass
+            connection.listen(lambda message: self.on_message(client, message))
+            await connection.wait_closed()
         finally:
             self._detach(client)
+
+    def on_message(self, client: Client, frame: str | bytes) -> None:
+        """One message, as it is read: rate-limited, then answered at once, or, while a
+        request of this connection waits on the store, queued behind it (reading pauses
+        while too many are queued), so every connection's answers keep its order."""
+        if client.closing or client.replaced:
+            return  # read on, so the closing handshake can finish
+        now_s = asyncio.get_running_loop().time()
+        if not client.bucket.allow(now_s):
+            if client.flood.strike(now_s):
+                log.warning(
+                    "closing a flooding connection",
+                    extra={"remote": str(client.connection.remote_address)},
+                )
+                client.closing = True
+                close_soon(client.connection, CLOSE_POLICY, "too many requests")
+                return
+            self._refuse(
+                client, frame, "rate_limited", "too many requests: slow down and send this again"
+            )
+            return
+        if client.waiting is not None:
+            client.queued.append(frame)
+            if len(client.queued) == MAX_QUEUED and client.connection.transport is not None:
+                client.connection.transport.pause_reading()
+            return
+        answering = self.on_frame(client, frame)
+        if answering is not None:
+            client.waiting = asyncio.create_task(self._answer_in_order(client, answering))
+
+    async def _answer_in_order(self, client: Client, answering: Awaitable[None]) -> None:
+        """Finish a request that waits on the store, then the ones queued behind it."""
+        try:
+            await answering
+            while client.queued:
+                if len(client.queued) == MAX_QUEUED and client.connection.transport is not None:
+                    client.connection.transport.resume_reading()
+                later = self.on_frame(client, client.queued.popleft())
+                if later is not None:
+                    await later
+        finally:
+            client.waiting = None
 
     def on_frame(self, client: Client, frame: str | bytes) -> Awaitable[None] | None:
         """Answer one frame: at once when nothing needs waiting for (actions, hello, every

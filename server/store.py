@@ -278,6 +278,7 @@ class MemoryStore(Store):
         self._races: dict[str, str] = {}
         self._results: dict[str, str] = {}
         self._logs: dict[str, list[LogEntry]] = {}
+        self._latest_t: dict[str, int] = {}  # race -> the latest t_ms in its log
 
     def _day(self, game: str, day: str) -> DailyState:
         return self._days.setdefault((game, day), DailyState())
@@ -350,9 +351,14 @@ class MemoryStore(Store):
         for race, batch in log_batches(entries).items():
             log = self._logs.setdefault(race, [])
             start = max(0, len(log) - RESEND_WINDOW - len(batch))
+            latest = self._latest_t.get(race, -1)
             for entry in batch:
-                if entry not in log[start:]:  # a few dozen tuples at most
+                # An entry later than every logged one equals none of them; others are
+                # looked for in the window (a few dozen tuples at most).
+                if entry.t_ms > latest or entry not in log[start:]:
                     log.append(entry)
+                    latest = max(latest, entry.t_ms)
+            self._latest_t[race] = latest
 
     async def actions(self, race: str) -> list[LogEntry]:
         return list(self._logs.get(race, []))

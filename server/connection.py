@@ -1,0 +1,67 @@
+"""A websockets server connection that hands each whole message to a callback as it is read.
+
+websockets' asyncio connection queues every message for a reader task: a future, a queue
+and a task wake-up per message. This server answers most requests in the same step, so
+``MessageConnection`` (given to ``serve`` as its ``create_connection``) passes each
+complete data message to ``on_message`` straight from the sans-I/O protocol's events, in
+the order received. Control frames, the handshake, keepalive and closing stay websockets'
+own. Messages that arrive before a callback is set are kept and handed over by ``listen``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.frames import DATA_OPCODES, CloseCode, Frame, Opcode
+from websockets.protocol import Event
+
+from server.sessions import close_soon
+
+Message = str | bytes
+
+
+class MessageConnection(ServerConnection):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.on_message: Callable[[Message], None] | None = None
+        self._early: list[Message] = []  # whole messages before ``listen``
+        self._fragments: list[bytes] = []  # the message being read, frame by frame
+        self._text = False
+
+    def listen(self, on_message: Callable[[Message], None]) -> None:
+        """From now on, give every whole message to ``on_message``, starting with any that
+        came before this call."""
+        early, self._early = self._early, []
+        self.on_message = on_message
+        for message in early:
+            on_message(message)
+
+    def process_event(self, event: Event) -> None:
+        if self.request is None or not isinstance(event, Frame):
+            super().process_event(event)  # the handshake
+            return
+        if event.opcode not in DATA_OPCODES:
+            super().process_event(event)  # control frames: pongs acknowledge pings
+            return
+        fragments = self._fragments
+        if event.opcode is not Opcode.CONT:
+            fragments.clear()
+            self._text = event.opcode is Opcode.TEXT
+        fragments.append(bytes(event.data))  # the same object when it is bytes
+        if not event.fin:
+            return
+        data = fragments[0] if len(fragments) == 1 else b"".join(fragments)
+        fragments.clear()
+        message: Message = data
+        if self._text:
+            try:
+                message = data.decode()
+            except UnicodeDecodeError:
+                close_soon(self, CloseCode.INVALID_DATA, "a text frame must be UTF-8")
+                return
+        if self.on_message is None:
+            self._early.append(message)
+        else:
+            self.on_message(message)
