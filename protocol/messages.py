@@ -51,7 +51,7 @@ class Text:
         object.__setattr__(self, "matches", self.pattern and re.compile(self.pattern).fullmatch)
 
     def check(self, name: str, value: Any) -> Any:
-        if not isinstance(value, str):
+        if type(value) is not str:  # decoded values are never subclasses
             raise ProtocolError(f"'{name}' must be a string", "bad_field")
         if not self.min_len <= len(value) <= self.max_len:
             raise ProtocolError(
@@ -74,7 +74,7 @@ class Int:
     hi: int
 
     def check(self, name: str, value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, int):
+        if type(value) is not int:  # not bool either
             raise ProtocolError(f"'{name}' must be a whole number", "bad_field")
         if not self.lo <= value <= self.hi:
             raise ProtocolError(f"'{name}' must be from {self.lo} to {self.hi}", "bad_field")
@@ -92,12 +92,15 @@ class Flag:
 @dataclass(frozen=True, slots=True)
 class RequestIdRule:
     def check(self, name: str, value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, int | str):
+        kind = type(value)
+        if kind is int:
+            if not 0 <= value < 2**53:
+                raise ProtocolError("'id' must be from 0 to 2**53-1", "bad_field")
+        elif kind is str:
+            if len(value) > 64:
+                raise ProtocolError("'id' is at most 64 characters", "bad_field")
+        else:
             raise ProtocolError("'id' must be an integer or a string", "bad_field")
-        if isinstance(value, int) and not 0 <= value < 2**53:
-            raise ProtocolError("'id' must be from 0 to 2**53-1", "bad_field")
-        if isinstance(value, str) and len(value) > 64:
-            raise ProtocolError("'id' is at most 64 characters", "bad_field")
         return value
 
 
@@ -140,13 +143,16 @@ MAX_BOARD_AROUND: Final = 25
 # ---------------------------------------------------------------------- requests
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Request:
+    """Not frozen: a request lives only while it is answered, and building a frozen one
+    cost a third of decoding it."""
+
     type: ClassVar[str]
     id: RequestId
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Hello(Request):
     """Open a session: a new player with ``name``, or resume one with ``token``."""
 
@@ -157,7 +163,7 @@ class Hello(Request):
     last_event: Annotated[int, Int(0, 2**53 - 1)] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CreateRace(Request):
     type: ClassVar[str] = "create_race"
     game: GameName
@@ -169,20 +175,20 @@ class CreateRace(Request):
     spectator_delay_ms: Annotated[int, Int(0, MAX_SPECTATOR_DELAY_MS)] = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ListRaces(Request):
     """Open public races that can be joined."""
 
     type: ClassVar[str] = "list_races"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JoinRace(Request):
     type: ClassVar[str] = "join_race"
     race: RaceId
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StartRace(Request):
     """The host starts the countdown (a full race starts by itself)."""
 
@@ -190,7 +196,7 @@ class StartRace(Request):
     race: RaceId
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LeaveRace(Request):
     """Leave a race before it starts (after the start, use ``resign``)."""
 
@@ -198,7 +204,7 @@ class LeaveRace(Request):
     race: RaceId
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Act(Request):
     """Play ``action`` (notation) in ``race``; ``seq`` numbers the player's actions from 1."""
 
@@ -209,13 +215,13 @@ class Act(Request):
     legal: Annotated[bool, Flag()] = False  # include the legal actions in the result
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Resign(Request):
     type: ClassVar[str] = "resign"
     race: RaceId
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Rematch(Request):
     """A new race with the same settings on a new deal, offered to the other racers."""
 
@@ -223,7 +229,7 @@ class Rematch(Request):
     race: RaceId
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Snapshot(Request):
     """The whole picture of a race as this player may see it."""
 
@@ -231,7 +237,7 @@ class Snapshot(Request):
     race: RaceId
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DailyStart(Request):
     """Start an attempt at today's daily challenge of ``game``."""
 
@@ -239,7 +245,7 @@ class DailyStart(Request):
     game: GameName
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DailyBoard(Request):
     type: ClassVar[str] = "daily_board"
     game: GameName
@@ -248,7 +254,7 @@ class DailyBoard(Request):
     around: Annotated[int, Int(0, MAX_BOARD_AROUND)] = 3
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BestBoard(Request):
     """The all-time best board of ``game``: each player's best ranked daily run."""
 
@@ -258,20 +264,20 @@ class BestBoard(Request):
     around: Annotated[int, Int(0, MAX_BOARD_AROUND)] = 3
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ListLive(Request):
     """Live races and daily attempts that can be spectated."""
 
     type: ClassVar[str] = "list_live"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Spectate(Request):
     type: ClassVar[str] = "spectate"
     race: RaceId
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Unspectate(Request):
     type: ClassVar[str] = "unspectate"
     race: RaceId

@@ -202,7 +202,7 @@ class RaceServer:
         while too many are queued), so every connection's answers keep its order."""
         if client.closing or client.replaced:
             return  # read on, so the closing handshake can finish
-        now_s = asyncio.get_running_loop().time()
+        now_s = time.monotonic()  # the loop's own clock
         if not client.bucket.allow(now_s):
             if client.flood.strike(now_s):
                 log.warning(
