@@ -47,7 +47,7 @@ def name(card: Card) -> str:
 
 
 def names(cards: tuple[Card, ...] | list[Card]) -> list[str]:
-    return [_NAMES[card] for card in cards]
+    return list(map(_NAMES.__getitem__, cards))
 
 
 def rank_phrase(rank_value: int) -> str:

@@ -24,8 +24,8 @@ class Moved:
     def as_dict(self) -> dict[str, Any]:
         return {
             "type": "moved",
-            "src": str(self.src),
-            "dst": str(self.dst),
+            "src": self.src.text,
+            "dst": self.dst.text,
             "cards": names(self.cards),
         }
 

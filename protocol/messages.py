@@ -391,7 +391,7 @@ class Welcome:
     last_event: int  # the number of the last event the server has sent this player
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: like a request, it lives only while it is sent
 class Result:
     """A request succeeded; ``data`` holds the fields documented for that request."""
 
@@ -433,10 +433,10 @@ ServerMessage = Welcome | Result | Error | Event | Watch
 
 
 def encode_server(message: ServerMessage) -> dict[str, Any]:
+    if isinstance(message, Result):  # the commonest first
+        return {**message.data, "type": "result", "id": message.id, "of": message.of}
     if isinstance(message, Welcome):
         return {"type": "welcome", **dataclasses.asdict(message)}
-    if isinstance(message, Result):
-        return {**message.data, "type": "result", "id": message.id, "of": message.of}
     if isinstance(message, Error):
         return {
             "type": "error",

@@ -98,7 +98,9 @@ class Room:
         if kind in PHASE_OF:
             self.shown_phase = PHASE_OF[kind]
         if racer is not None:
-            known = self.shown.setdefault(racer, dict(NOTHING_SHOWN))
+            known = self.shown.get(racer)
+            if known is None:
+                known = self.shown[racer] = dict(NOTHING_SHOWN)
             for key in NOTHING_SHOWN:
                 if key in data:
                     known[key] = data[key]
