@@ -22,7 +22,15 @@ async def echo(connection: ServerConnection) -> None:
 
 
 async def main(port: int) -> None:
-    async with serve(echo, "127.0.0.1", port, compression=None, max_size=4096, backlog=1024):
+    async with serve(
+        echo,
+        "127.0.0.1",
+        port,
+        compression=None,
+        max_size=4096,
+        backlog=1024,
+        ping_interval=None,  # bare: no keepalive
+    ):
         print("echo serving", flush=True)
         await asyncio.Future()
 

@@ -6,7 +6,9 @@ Phases, each run against both servers with the same load generator:
    player at an even pace, starting at a random phase), closed loop per player; the round
    trip of every action is measured from send to answer.
 2. *saturation*: ``--saturation-clients`` connections send as fast as answers come back;
-   actions answered per second.
+   actions answered per second. Both servers run side by side and this phase alternates
+   between them for ``--saturation-rounds`` rounds; the round with the median ratio is
+   reported, with every round's ratio.
 3. *spectators* (solrace only): ``--spectators`` connections watch one of the races, then
    phase 1 again; twice, with the spectators' process at equal priority and niced.
 Server CPU is read from /proc for the server process over each phase. Players race in
@@ -24,6 +26,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -33,7 +37,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from protocol.games import rules_for
 from protocol.notation import UNDO
 
-PLAYOUT_LENGTH = 1500
+PLAYOUT_LENGTH = 4000  # no player reaches the end (then it would undo) in the default phases
 DEALS = 24
 CONNECT_BATCH = 200
 
@@ -114,6 +118,7 @@ async def connect_all(url: str, count: int, subprotocol: str | None) -> list[Pla
                     compression=None,
                     max_size=2**22,
                     open_timeout=60,
+                    ping_interval=None,  # thousands of keepalive pings at once would be noise
                 )
                 for _ in range(batch)
             )
@@ -215,26 +220,36 @@ def _free_port() -> int:
         return port
 
 
-async def bench_echo(options: dict[str, Any], pool: dict[int, list[str]]) -> dict[str, Figures]:
+@dataclass
+class Target:
+    """A server process under test and its connected players."""
+
+    process: subprocess.Popen[str]
+    url: str
+    players: list[Player]
+
+
+@asynccontextmanager
+async def echo_target(options: dict[str, Any], pool: dict[int, list[str]]) -> AsyncIterator[Target]:
     port = _free_port()
     process = _spawn([sys.executable, "-m", "client.echo_server", str(port)], "echo serving")
     try:
-        players = await connect_all(f"ws://127.0.0.1:{port}/", options["players"], None)
+        url = f"ws://127.0.0.1:{port}/"
+        players = await connect_all(url, options["players"], None)
         deals = list(pool)
         for i, player in enumerate(players):
             player.race, player.actions = "echo", pool[deals[(i // 2) % len(deals)]]
-        rate = await rate_phase(players, options["rate"], options["seconds"], process.pid)
-        saturation = await saturation_phase(
-            players[: options["saturation_clients"]], options["saturation_seconds"], process.pid
-        )
+        yield Target(process, url, players)
         await asyncio.gather(*(p.connection.close() for p in players))
-        return {"rate": rate, "saturation": saturation}
     finally:
         process.terminate()
         process.wait(10)
 
 
-async def bench_solrace(options: dict[str, Any], pool: dict[int, list[str]]) -> dict[str, Figures]:
+@asynccontextmanager
+async def solrace_target(
+    options: dict[str, Any], pool: dict[int, list[str]]
+) -> AsyncIterator[Target]:
     port = _free_port()
     command = [
         *os.environ.get("SOLRACE_BENCH_SERVER", f"{sys.executable} -m client.cli").split(),
@@ -268,67 +283,90 @@ async def bench_solrace(options: dict[str, Any], pool: dict[int, list[str]]) -> 
             for racer in (host, guest):
                 racer.race, racer.actions = race, pool[deal]
         await asyncio.sleep(0.5)  # the races start
-        rate = await rate_phase(players, options["rate"], options["seconds"], process.pid)
-        saturation = await saturation_phase(
-            players[: options["saturation_clients"]], options["saturation_seconds"], process.pid
-        )
-        figures = {"rate": rate, "saturation": saturation}
-        if options["spectators"]:
-            # The spectators live in a process of their own, so that reading their feed
-            # never delays this process's measurement of the players' round trips. On this
-            # one machine their process also takes CPU the server and the players need;
-            # spectators are on other machines in real use, so the phase runs twice: at
-            # equal priority, and with the spectators' process niced (what the target is
-            # judged on).
-            for label, niceness in (("spectated", 0), ("spectated_niced", 10)):
-                watchers = _spawn(
-                    [
-                        *(["nice", "-n", str(niceness)] if niceness else []),
-                        sys.executable,
-                        "-m",
-                        "client.loadtest",
-                        url,
-                        players[0].race,
-                        str(options["spectators"]),
-                    ],
-                    "watching",
-                )
-                try:
-                    figures[label] = await rate_phase(
-                        players, options["rate"], options["seconds"], process.pid
-                    )
-                finally:
-                    watchers.terminate()
-                    watchers.wait(20)
+        yield Target(process, url, players)
         await asyncio.gather(*(p.connection.close() for p in players))
-        return figures
     finally:
         process.terminate()
         process.wait(20)
 
 
+async def spectated_phases(options: dict[str, Any], solrace: Target) -> dict[str, Figures]:
+    """Phase 1 again with spectators watching one race. The spectators live in a process of
+    their own, so that reading their feed never delays this process's measurement of the
+    players' round trips. On this one machine their process also takes CPU the server and
+    the players need; spectators are on other machines in real use, so the phase runs
+    twice: at equal priority, and with the spectators' process niced (what the target is
+    judged on)."""
+    figures: dict[str, Figures] = {}
+    for label, niceness in (("spectated", 0), ("spectated_niced", 10)):
+        watchers = _spawn(
+            [
+                *(["nice", "-n", str(niceness)] if niceness else []),
+                sys.executable,
+                "-m",
+                "client.loadtest",
+                solrace.url,
+                solrace.players[0].race,
+                str(options["spectators"]),
+            ],
+            "watching",
+        )
+        try:
+            figures[label] = await rate_phase(
+                solrace.players, options["rate"], options["seconds"], solrace.process.pid
+            )
+        finally:
+            watchers.terminate()
+            watchers.wait(20)
+    return figures
+
+
 async def run_bench(options: dict[str, Any]) -> dict[str, Any]:
+    """Both servers run side by side, each with its own players (idle while the other is
+    measured). The paced phase runs on each in turn; saturation alternates between them for
+    ``saturation_rounds`` rounds, so that both are measured under the same conditions of a
+    machine whose speed drifts, and the round with the median ratio is reported."""
     pool = playouts("sanibel", DEALS, PLAYOUT_LENGTH, seed=7)
-    echo = await bench_echo(options, pool)
-    solrace = await bench_solrace(options, pool)
+    async with echo_target(options, pool) as echo, solrace_target(options, pool) as solrace:
+        echo_rate = await rate_phase(
+            echo.players, options["rate"], options["seconds"], echo.process.pid
+        )
+        solrace_rate = await rate_phase(
+            solrace.players, options["rate"], options["seconds"], solrace.process.pid
+        )
+        clients, seconds = options["saturation_clients"], options["saturation_seconds"]
+        rounds = []
+        for _ in range(options["saturation_rounds"]):
+            echo_round = await saturation_phase(echo.players[:clients], seconds, echo.process.pid)
+            solrace_round = await saturation_phase(
+                solrace.players[:clients], seconds, solrace.process.pid
+            )
+            rounds.append((echo_round, solrace_round))
+        spectated = await spectated_phases(options, solrace) if options["spectators"] else {}
+    ratios = [s.actions_per_s / max(1.0, e.actions_per_s) for e, s in rounds]
+    echo_saturation, solrace_saturation = rounds[ratios.index(statistics.median_low(ratios))]
     result: dict[str, Any] = {
         "settings": options,
-        "echo": {k: asdict(v) for k, v in echo.items()},
-        "solrace": {k: asdict(v) for k, v in solrace.items()},
+        "echo": {"rate": asdict(echo_rate), "saturation": asdict(echo_saturation)},
+        "solrace": {
+            "rate": asdict(solrace_rate),
+            "saturation": asdict(solrace_saturation),
+            **{label: asdict(figures) for label, figures in spectated.items()},
+        },
     }
-    e, s = echo["rate"], solrace["rate"]
     result["ratios"] = {
-        "p99_vs_echo": round(s.p99_ms / e.p99_ms, 2) if e.p99_ms else None,
-        "saturation_vs_echo": round(
-            solrace["saturation"].actions_per_s / max(1, echo["saturation"].actions_per_s), 2
-        ),
+        "p99_vs_echo": round(solrace_rate.p99_ms / echo_rate.p99_ms, 2)
+        if echo_rate.p99_ms
+        else None,
+        "saturation_vs_echo": round(statistics.median_low(ratios), 2),
+        "saturation_vs_echo_by_round": [round(r, 2) for r in ratios],
     }
     for label, key in (
         ("spectated", "p99_increase_with_spectators_ms"),
         ("spectated_niced", "p99_increase_with_spectators_niced_ms"),
     ):
-        if label in solrace:
-            result["ratios"][key] = round(solrace[label].p99_ms - s.p99_ms, 2)
+        if label in spectated:
+            result["ratios"][key] = round(spectated[label].p99_ms - solrace_rate.p99_ms, 2)
     return result
 
 

@@ -33,7 +33,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=200,
         help="clients sending flat out in the saturation phase",
     )
-    server.add_argument("--saturation-seconds", type=float, default=8.0)
+    server.add_argument(
+        "--saturation-seconds", type=float, default=5.0, help="each round, for each server"
+    )
+    server.add_argument(
+        "--saturation-rounds",
+        type=int,
+        default=3,
+        help="rounds of saturation, alternating between the echo and solrace",
+    )
     server.add_argument(
         "--spectators",
         type=int,
@@ -141,10 +149,13 @@ def run_server(args: argparse.Namespace) -> int:
         "seconds": args.seconds or 15.0,
         "saturation_clients": args.saturation_clients,
         "saturation_seconds": args.saturation_seconds,
+        "saturation_rounds": args.saturation_rounds,
         "spectators": args.spectators,
     }
     if args.players < 2 or args.players % 2 or args.saturation_clients > args.players:
         raise SystemExit("error: --players must be even, and at least --saturation-clients")
+    if args.saturation_rounds < 1:
+        raise SystemExit("error: --saturation-rounds must be at least 1")
     result = asyncio.run(run_bench(options))
     if args.json:
         print(json.dumps(result))

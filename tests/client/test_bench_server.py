@@ -25,6 +25,8 @@ def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
         "10",
         "--saturation-seconds",
         "1",
+        "--saturation-rounds",
+        "2",
         "--spectators",
         "10",
         "--json",
@@ -36,9 +38,12 @@ def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
     for server in ("echo", "solrace"):
         for phase in result[server].values():
             assert phase["actions"] > 0 and 0 < phase["p50_ms"] <= phase["p99_ms"]
+    assert len(result["ratios"]["saturation_vs_echo_by_round"]) == 2
+    assert result["ratios"]["saturation_vs_echo"] in result["ratios"]["saturation_vs_echo_by_round"]
     assert set(result["ratios"]) == {
         "p99_vs_echo",
         "saturation_vs_echo",
+        "saturation_vs_echo_by_round",
         "p99_increase_with_spectators_ms",
         "p99_increase_with_spectators_niced_ms",
     }
