@@ -26,6 +26,7 @@ PHASE_OF = {"countdown": "countdown", "started": "running", "result": "done"}
 class Room:
     def __init__(self, race: Race, created_mono: int, feeding: set[Room]) -> None:
         self.race = race
+        self.delay_ms = race.settings.spectator_delay_ms
         self.feeding = feeding  # the server's set of rooms whose feed has work to do
         self.created_mono = created_mono
         self.spectators: dict[Session, None] = {}  # an ordered set
@@ -41,14 +42,14 @@ class Room:
         self.done_mono: int | None = None
         self.rematch: str | None = None
         self.sending = False  # a fan-out of feed items is still being written
+        # Nobody watches, nothing is delayed or queued: every item is released as it comes,
+        # so what spectators would know is the race as it is, and nothing is tracked until
+        # a spectator arrives (``watch`` then catches up).
+        self.synced = not self.delay_ms
 
     @property
     def id(self) -> str:
         return self.race.id
-
-    @property
-    def delay_ms(self) -> int:
-        return self.race.settings.spectator_delay_ms
 
     def post(
         self, kind: str, data: dict[str, Any], now_mono: int, racer: str | None = None
@@ -57,9 +58,8 @@ class Room:
         (progress, actions, outcome, time_ms) become what spectators know of them, and an
         ``act`` item advances that racer's action log by one."""
         self.feed_seq += 1
-        if not self.spectators and not self.delay_ms:
-            # nobody to send it to; a snapshot will cover it
-            self._release(self.feed_seq, kind, data, racer)
+        if self._unwatched():
+            self.synced = True  # nobody to send it to; a snapshot will cover it
             return
         item = Watch(self.id, self.feed_seq, kind, data)
         self.pending.append((now_mono + self.delay_ms, item, racer))
@@ -70,13 +70,31 @@ class Room:
         the same, but for its ``seq`` (a feed item's ``seq`` numbers the feed) and ``legal``,
         and with whose it is. (With nobody to send it to, the answer itself is released.)"""
         data = reply
-        if self.spectators or self.delay_ms:
+        if not self._unwatched():
             data = {**reply, "player": racer}
             del data["seq"]
             data.pop("legal", None)
         self.post("act", data, now_mono, racer=racer)
 
+    def _unwatched(self) -> bool:
+        """An item posted now would be released at once, to nobody."""
+        return not self.spectators and not self.delay_ms and not self.pending
+
+    def _catch_up(self) -> None:
+        """What spectators know, taken from the race itself (see ``synced``)."""
+        race = self.race
+        self.shown = {
+            player: {key: value for key, value in racer.standing().items() if key in NOTHING_SHOWN}
+            for player, racer in race.racers.items()
+        }
+        self.released_entries = {player: len(racer.log) for player, racer in race.racers.items()}
+        self.shown_phase = race.phase.value
+        self.released_seq = self.feed_seq
+        self.synced = False
+
     def watch(self, session: Session) -> None:
+        if self.synced:
+            self._catch_up()
         self.spectators[session] = None
         self.feeding.add(self)  # the spectator count changed
 

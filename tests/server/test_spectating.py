@@ -90,12 +90,14 @@ async def test_a_spectator_gets_a_snapshot_of_every_racer_and_the_live_count() -
         await bob.join_race(race)
         await ann.next_event("started")
         for action in wins[:20]:
-            await ann.act(race, action)
+            last = await ann.act(race, action)
         live = await sam.list_live()
         assert [r["race"] for r in live] == [race]
         picture = await sam.spectate(race)
         views = {p["name"]: p["view"] for p in picture["players"]}
         assert views["Ann"] == (await ann.snapshot(race))["you"]["view"]
+        actions = {p["name"]: p["actions"] for p in picture["players"]}
+        assert actions == {"Ann": last["actions"], "Bob": 0} and picture["phase"] == "running"
         assert views["Bob"]["stock"] == 24 and picture["feed_seq"] >= 1
         await sue.spectate(race)
         count = await sam.next_event("spectators", where=lambda d: d["count"] == 2)
