@@ -257,7 +257,7 @@ class Rules(ABC):
             assert target is not None
             if target >= self.tableau_piles:
                 raise IllegalAction(f"this game has no pile {dst}", "unknown_pile")
-            if dst == src:
+            if src.index == target and src.kind == TABLEAU:  # dst == src, without __eq__
                 raise IllegalAction("a pile cannot move onto itself", "same_pile")
             onto = tableau[target]
             if onto:
