@@ -180,6 +180,9 @@ class RaceServer:
         )
         self.server.close(code=1001, reason="server shutting down")
         await self.server.wait_closed()
+        for session in self.sessions.values():
+            if session.grace is not None:
+                session.grace.cancel()  # the process is ending: nobody comes back
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
@@ -329,6 +332,7 @@ class RaceServer:
     def _expire(self, session: Session) -> None:
         """The grace period passed without a resume: the player's races go on without
         them (did not finish), and the session ends."""
+        session.grace = None  # the timer refers to the session: no cycle left behind
         if session.connection is not None:
             return
         moment = now()

@@ -38,6 +38,21 @@ class MessageConnection(ServerConnection):
         for message in early:
             on_message(message)
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Also break the reference cycles this connection is part of, so it is freed as
+        soon as it is dropped: the server freezes long-lived objects for the garbage
+        collector (see ``RaceServer._ticker``), and a frozen cycle is never collected.
+        Our callback refers to a client that refers to this connection; websockets' own
+        closure for ``select_subprotocol`` refers to this connection from its protocol.
+        A test checks that closed connections leave no garbage behind."""
+        super().connection_lost(exc)
+        self.on_message = None
+        self.protocol.__dict__.pop("select_subprotocol", None)
+        # CPython 3.11's socket transport keeps a bound method of itself (its read
+        # callback) after closing: clear it, or every closed transport is a frozen cycle.
+        if hasattr(self.transport, "_read_ready_cb"):
+            self.transport._read_ready_cb = None
+
     def process_event(self, event: Event) -> None:
         if self.request is None or not isinstance(event, Frame):
             super().process_event(event)  # the handshake
