@@ -248,8 +248,8 @@ class RaceServer:
 
     def on_frame(self, client: Client, frame: str | bytes) -> Awaitable[None] | None:
         """Answer one frame: at once when nothing needs waiting for (actions, hello, every
-        refusal), else by the returned coroutine, which the connection's reader awaits so
-        that one connection's requests are answered in order."""
+        refusal), else by the returned coroutine (``on_message`` runs it, and holds this
+        connection's later messages until it is done)."""
         request_id: Any = None
         kind: str | None = None
         try:
