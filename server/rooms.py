@@ -83,9 +83,10 @@ class Room:
     def _catch_up(self) -> None:
         """What spectators know, taken from the race itself (see ``synced``)."""
         race = self.race
+        standings = {player: racer.standing() for player, racer in race.racers.items()}
         self.shown = {
-            player: {key: value for key, value in racer.standing().items() if key in NOTHING_SHOWN}
-            for player, racer in race.racers.items()
+            player: {key: standing[key] for key in NOTHING_SHOWN}
+            for player, standing in standings.items()
         }
         self.released_entries = {player: len(racer.log) for player, racer in race.racers.items()}
         self.shown_phase = race.phase.value
