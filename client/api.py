@@ -199,6 +199,11 @@ class Client:
         races: list[dict[str, Any]] = (await self.request("list_races"))["races"]
         return races
 
+    async def my_races(self) -> list[dict[str, Any]]:
+        """The races I am in that are not over (racer views)."""
+        races: list[dict[str, Any]] = (await self.request("my_races"))["races"]
+        return races
+
     async def join_race(self, race: str) -> dict[str, Any]:
         info: dict[str, Any] = (await self.request("join_race", race=race))["race"]
         return info

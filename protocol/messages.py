@@ -183,6 +183,13 @@ class ListRaces(Request):
 
 
 @dataclass(slots=True)
+class MyRaces(Request):
+    """The races this player is in that are not over yet (a way back into them)."""
+
+    type: ClassVar[str] = "my_races"
+
+
+@dataclass(slots=True)
 class JoinRace(Request):
     type: ClassVar[str] = "join_race"
     race: RaceId
@@ -289,6 +296,7 @@ REQUESTS: Final[dict[str, type[Request]]] = {
         Hello,
         CreateRace,
         ListRaces,
+        MyRaces,
         JoinRace,
         StartRace,
         LeaveRace,

@@ -38,6 +38,7 @@ from protocol.messages import (
     LeaveRace,
     ListLive,
     ListRaces,
+    MyRaces,
     ProtocolError,
     Rematch,
     Request,
@@ -115,6 +116,7 @@ class RaceServer:
         self.handlers: dict[type[Request], Callable[[Client, Any], Awaitable[dict[str, Any]]]] = {
             CreateRace: self.on_create_race,
             ListRaces: self.on_list_races,
+            MyRaces: self.on_my_races,
             JoinRace: self.on_join_race,
             StartRace: self.on_start_race,
             LeaveRace: self.on_leave_race,
@@ -465,6 +467,15 @@ class RaceServer:
             and room.race.settings.mode == "race"
             and not room.race.full
         ]
+        return {"races": races}
+
+    async def on_my_races(self, client: Client, request: MyRaces) -> dict[str, Any]:
+        session = _session(client)
+        races = []
+        for race_id in sorted(session.racing):
+            room = self.rooms.get(race_id)
+            if room is not None and room.race.phase is not Phase.DONE:
+                races.append(room.race.racer_view(session.player))
         return {"races": races}
 
     async def on_join_race(self, client: Client, request: JoinRace) -> dict[str, Any]:

@@ -233,3 +233,21 @@ async def test_a_finished_race_can_be_replayed_from_its_stored_log() -> None:
         assert rules.is_won(final.position)
         stored = await server.store.load_result(race)
         assert stored is not None and stored["ranking"][0]["actions"] == counted_actions(wins)
+
+
+async def test_my_races_lists_the_races_i_am_in_until_they_are_over() -> None:
+    async with running_server() as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        assert await ann.my_races() == []
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        other = (await bob.create_race(GAME))["race"]
+        mine = await ann.my_races()
+        assert [info["race"] for info in mine] == [race]
+        assert mine[0]["you"] == {"seq": 0}
+        await bob.join_race(race)
+        await ann.next_event("started")
+        assert {info["race"] for info in await bob.my_races()} == {race, other}
+        await ann.resign(race)
+        await bob.resign(race)
+        assert await ann.my_races() == []
+        assert [info["race"] for info in await bob.my_races()] == [other]
