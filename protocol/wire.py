@@ -6,6 +6,7 @@ lengths and nesting before anything else looks at a message.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final
 
 import msgpack
@@ -21,6 +22,7 @@ MAX_MESSAGE_BYTES: Final = 4096  # a client message; the server closes with 1009
 MAX_STRING: Final = 256  # characters in any string of a client message
 MAX_ITEMS: Final = 64  # entries in any map or array of a client message
 MAX_DEPTH: Final = 4  # nesting of maps and arrays in a client message
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")  # only JSON's \uXXXX escapes make them
 
 
 class WireError(SolraceError):
@@ -30,9 +32,15 @@ class WireError(SolraceError):
 
 
 def encode(message: dict[str, Any], encoding: str) -> bytes | str:
-    """One frame's payload: bytes for MessagePack, text for JSON."""
+    """One frame's payload: bytes for MessagePack, text for JSON. Never fails for plain
+    data: a string that is not valid Unicode (a lone surrogate, from a store written
+    before such strings were refused) goes out with that character replaced by '?'
+    (``frame_bytes`` does the same for JSON text)."""
     if encoding == MSGPACK:
-        data: bytes = msgpack.packb(message, use_bin_type=True)
+        try:
+            data: bytes = msgpack.packb(message, use_bin_type=True)
+        except UnicodeEncodeError:
+            data = msgpack.packb(message, use_bin_type=True, unicode_errors="replace")
         return data
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
@@ -90,8 +98,7 @@ def _check_shape(value: Any, depth: int) -> None:
         for key in value:
             if type(key) is not str:
                 raise WireError("map keys are strings")
-            if len(key) > MAX_STRING:
-                raise WireError(f"a string is at most {MAX_STRING} characters")
+            _check_string(key)
         items: Any = value.values()
     else:
         if len(value) > MAX_ITEMS:
@@ -100,8 +107,7 @@ def _check_shape(value: Any, depth: int) -> None:
     for item in items:
         kind = type(item)
         if kind is str:
-            if len(item) > MAX_STRING:
-                raise WireError(f"a string is at most {MAX_STRING} characters")
+            _check_string(item)
         elif kind is dict or kind is list:
             _check_shape(item, depth + 1)
         elif kind is float:
@@ -109,3 +115,10 @@ def _check_shape(value: Any, depth: int) -> None:
                 raise WireError("NaN is not a value")
         elif not (item is None or kind is bool or kind is int):
             raise WireError(f"a message holds no {kind.__name__} values")
+
+
+def _check_string(text: str) -> None:
+    if len(text) > MAX_STRING:
+        raise WireError(f"a string is at most {MAX_STRING} characters")
+    if not text.isascii() and _SURROGATE.search(text):
+        raise WireError("a string holds a lone surrogate (\\ud800-\\udfff): not valid Unicode")

@@ -57,7 +57,10 @@ def frame_bytes(payload: bytes | str) -> bytes:
     ``Frame.serialize`` costs ten times as much on the server's hottest path; a test
     checks these bytes against ``Frame.serialize`` for every length encoding."""
     if isinstance(payload, str):
-        data, first = payload.encode(), 0x81  # FIN, text
+        try:
+            data, first = payload.encode(), 0x81  # FIN, text
+        except UnicodeEncodeError:  # a lone surrogate stored before they were refused
+            data, first = payload.encode(errors="replace"), 0x81
     else:
         data, first = payload, 0x82  # FIN, binary
     length = len(data)

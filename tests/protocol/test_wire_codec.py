@@ -77,3 +77,28 @@ def test_json_deep_nesting_is_refused_without_recursing_forever() -> None:
         decode(json.dumps({"a": {"b": {"c": {"d": {"e": 1}}}}}), JSON)
     assert "nests" in refused.value.message
     assert decode(json.dumps({"a": {"b": {"c": {"d": 1}}}}), JSON)  # four maps deep is fine
+
+
+@pytest.mark.parametrize(
+    "frame",
+    ['{"type": "hello", "name": "\\ud800"}', '{"type": "x", "id": "a\\udfffb"}', '{"\\udc00": 1}'],
+)
+def test_a_lone_surrogate_in_json_is_refused_at_decode(frame: str) -> None:
+    with pytest.raises(WireError, match="surrogate"):
+        decode(frame, JSON)
+
+
+def test_a_lone_surrogate_in_msgpack_is_refused_at_decode() -> None:
+    frame = msgpack.packb({"type": "hello", "name": "\ud800"}, unicode_errors="surrogatepass")
+    with pytest.raises(WireError, match="MessagePack"):
+        decode(frame, MSGPACK)
+
+
+def test_a_surrogate_pair_written_as_escapes_is_a_real_character_and_is_kept() -> None:
+    assert decode('{"type": "\\ud83d\\ude00"}', JSON) == {"type": "\U0001f600"}
+
+
+def test_encoding_a_stored_lone_surrogate_cannot_fail() -> None:
+    message = {"name": "Ann\ud800"}
+    assert msgpack.unpackb(encode(message, MSGPACK)) == {"name": "Ann?"}
+    assert json.loads(encode(message, JSON).encode(errors="replace")) == {"name": "Ann?"}

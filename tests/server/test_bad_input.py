@@ -198,3 +198,29 @@ async def test_actions_in_the_wrong_state_are_refused_and_change_nothing() -> No
         assert refused.value.code == "already_finished"
         for client in (ann, bob, cy):
             await client.close()
+
+
+@pytest.mark.parametrize("encoding", [JSON, MSGPACK])
+async def test_a_hello_with_a_lone_surrogate_is_refused_and_opens_no_session(
+    encoding: str,
+) -> None:
+    hello = {"type": "hello", "id": 1, "protocol": 1, "name": "\ud800"}
+    frame = (
+        json.dumps(hello)
+        if encoding == JSON
+        else msgpack.packb(hello, unicode_errors="surrogatepass")
+    )
+    async with running_server() as server:
+        connection = await connect(url(server), subprotocols=[encoding], compression=None)
+        error = await answer(connection, frame)
+        assert error["code"] == "malformed_message"
+        after = await answer(
+            connection,
+            json.dumps({"type": "list_races", "id": 2})
+            if encoding == JSON
+            else msgpack.packb({"type": "list_races", "id": 2}),
+        )
+        assert after["code"] == "hello_first"
+        bystander = await player(server, "Bob")
+        assert await bystander.list_races() == []
+        await connection.close()
