@@ -327,26 +327,25 @@ class Race:
             )
         return ranked(runs)
 
-    def result(self) -> dict[str, Any]:
-        """The final ranking, best first, with each racer's outcome."""
+    def result(self, today: str | None = None) -> dict[str, Any]:
+        """The final ranking, best first, with each racer's outcome; the deal number in
+        it (and in each entry) only when ``deal_shown``, else null."""
         outcomes = {p: r.outcome and r.outcome.value for p, r in self.racers.items()}
+        shown = self.deal_shown(today)
         return {
             "race": self.id,
+            "deal": str(self.settings.deal) if shown else None,
             "ranking": [
-                {"rank": i + 1, **run.as_dict(), "outcome": outcomes[run.player]}
+                {"rank": i + 1, **run_json(run, shown), "outcome": outcomes[run.player]}
                 for i, run in enumerate(self.runs())
             ],
         }
 
     # ------------------------------------------------------------------ what people see
 
-    def deal_shown(self) -> bool:
-        """The deal number may be shown: the creator chose it, or a race (not a daily
-        attempt, whose day is still running) is over. A random deal's number would let
-        anyone look up the hidden cards, so it stays secret until then."""
-        return self.settings.deal_chosen or (
-            self.phase is Phase.DONE and self.settings.mode == "race"
-        )
+    def deal_shown(self, today: str | None = None) -> bool:
+        """The deal number may be shown now (see ``deal_shown``)."""
+        return deal_shown(self.settings, self.phase, today)
 
     def public_info(self) -> dict[str, Any]:
         """The race as anyone may see it: settings, phase, racers' standings. No cards,
@@ -402,6 +401,29 @@ class Race:
         if racer is None:
             raise RaceError("you are not a racer in this race", "not_in_race")
         return racer
+
+
+def deal_shown(settings: RaceSettings, phase: Phase, today: str | None = None) -> bool:
+    """The one rule for showing a deal number, which reveals every hidden card (anyone
+    can deal it): a daily deal once its day is over (``today``, the UTC day now, is
+    later: every message about a daily run goes through here, boards included); a race's
+    when the creator chose it, or once the race is done."""
+    if settings.mode == "daily":
+        return daily_deal_shown(settings.day, today)
+    return settings.deal_chosen or phase is Phase.DONE
+
+
+def daily_deal_shown(day: str | None, today: str | None) -> bool:
+    """A daily deal of ``day`` may be shown on ``today``: its day is over."""
+    return day is not None and today is not None and day < today
+
+
+def run_json(run: Run, deal_shown: bool) -> dict[str, Any]:
+    """A run on the wire: its deal number only when it may be shown (else null)."""
+    data = run.as_dict()
+    if not deal_shown:
+        data["deal"] = None
+    return data
 
 
 def view_json(view: View) -> dict[str, Any]:

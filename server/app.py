@@ -51,8 +51,17 @@ from protocol.messages import (
     Welcome,
     decode_request,
 )
-from protocol.race import Ending, Now, Phase, Race, RaceError, RaceSettings, view_json
-from protocol.ranking import Run
+from protocol.race import (
+    Ending,
+    Now,
+    Phase,
+    Race,
+    RaceError,
+    RaceSettings,
+    daily_deal_shown,
+    run_json,
+    view_json,
+)
 from protocol.wire import JSON, PROTOCOL_VERSION, SUBPROTOCOLS, WireError, decode
 from server.config import Settings
 from server.connection import MessageConnection
@@ -610,8 +619,6 @@ class RaceServer:
         if room.start_handle is not None:
             room.start_handle.cancel()
         result = race.result()
-        if race.deal_shown():
-            result["deal"] = str(race.settings.deal)
         self._persist(
             "race result",
             self.store.save_result,
@@ -743,14 +750,16 @@ class RaceServer:
         board = await self.store.daily_board(
             request.game, day, request.top, session.player, request.around
         )
-        deal = await self.store.daily_deal(request.game, day) if day < today else None
+        deal = await self.store.daily_deal(request.game, day)
+        if not daily_deal_shown(day, today):
+            deal = None
         return {
             "game": request.game,
             "day": day,
             "today": today,
             "deal": deal and str(deal),
             "next_day_ms": next_day_start_ms(today),
-            **board_json(board, day < today),
+            **board_json(board, daily_deal_shown(day, today)),
         }
 
     async def on_best_board(self, client: Client, request: BestBoard) -> dict[str, Any]:
@@ -966,11 +975,7 @@ def board_json(board: Board, show_deals: bool) -> dict[str, Any]:
     def entry(item: Entry | None) -> dict[str, Any] | None:
         if item is None:
             return None
-        run: Run = item.run
-        data = {"rank": item.rank, **run.as_dict()}
-        if not show_deals:
-            data["deal"] = None
-        return data
+        return {"rank": item.rank, **run_json(item.run, show_deals)}
 
     return {
         "total": board.total,

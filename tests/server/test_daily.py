@@ -158,3 +158,37 @@ async def test_a_player_is_told_to_come_back_while_the_day_s_deal_is_being_prove
         await deals.preparing[("shady_lanes", "2026-11-29")]
         first = next(candidate_deals("shady_lanes", "2026-11-29"))
         assert await deals.ready("shady_lanes", "2026-11-29") == (first, True)
+
+
+def deals_in(message: object) -> list[object]:
+    """Every value of a ``deal`` field anywhere in a message."""
+    if isinstance(message, dict):
+        found = [message["deal"]] if "deal" in message else []
+        return found + [d for value in message.values() for d in deals_in(value)]
+    if isinstance(message, list):
+        return [d for item in message for d in deals_in(item)]
+    return []
+
+
+async def test_no_message_shows_a_daily_deal_while_its_day_runs() -> None:
+    store = MemoryStore()
+    today = day_of(int(time.time() * 1000))
+    await store.set_daily_deal(GAME, today, DEAL)
+    async with running_server(store) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        seen: list[object] = []
+        first = await bob.daily_start(GAME)  # Bob plays first, so he may watch Ann
+        seen.append(first)
+        await bob.resign(first["race"]["race"])
+        seen.append((await bob.next_event("result")).data)
+        attempt = await ann.daily_start(GAME)
+        race = attempt["race"]["race"]
+        seen += [attempt, await bob.spectate(race)]
+        seen.append(await ann.act(race, winning_actions(GAME, DEAL)[0]))
+        seen.append(await ann.resign(race))
+        seen.append((await ann.next_event("result")).data)
+        seen.append((await bob.next_event("result")).data)  # the spectator feed's
+        seen += [await ann.snapshot(race), await bob.snapshot(race)]
+        seen.append(await ann.daily_board(GAME))
+        seen.append(await ann.best_board(GAME))
+        assert deals_in(seen) and set(deals_in(seen)) == {None}
