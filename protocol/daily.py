@@ -3,8 +3,9 @@
 A day is a UTC date written ``YYYY-MM-DD``. For each (game, day) there is an endless,
 deterministic sequence of candidate deal numbers: candidate ``k`` is the first 9 bytes of
 BLAKE2b("solrace-daily:{secret}:{game}:{day}:{k}"), read big-endian, reduced into the
-Mersenne Twister deal range 32000 .. 10**20-1. ``secret`` is the operator's (empty by
-default); with one set, nobody can work out a day's deal, and so its hidden cards, ahead.
+Mersenne Twister deal range 32000 .. 10**20-1. ``secret`` is the deployment's (the
+operator's, or a random one the server makes and keeps): without it nobody can work out a
+day's deal, and so its hidden cards, ahead.
 The day's deal is the first candidate that the server's policy accepts (see
 ``server/daily.py``), so the rule can be replaced by a list of certified deals without
 changing anything that consumes it.

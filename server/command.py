@@ -87,7 +87,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add(
         "--daily-secret",
         default=_env("DAILY_SECRET", DEFAULTS.daily_secret),
-        help="secret mixed into the daily deal rule [SOLRACE_DAILY_SECRET]",
+        help="secret mixed into the daily deal rule (16+ characters); none: a random one, "
+        "kept in Redis (or per process without Redis) [SOLRACE_DAILY_SECRET]",
     )
     add(
         "--no-certify",

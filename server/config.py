@@ -30,7 +30,9 @@ class Settings:
     spectator_pause_ms: float = 2.0  # between those chunks (1,000 spectators: ~200 ms)
     max_write_buffer: int = 1 << 20  # a connection this far behind is closed (players)
     spectator_write_buffer: int = 256 << 10  # a spectator this far behind stops watching
-    daily_secret: str = ""  # mixed into the daily deal rule, so the deal can't be precomputed
+    # mixed into the daily deal rule, so the deal can't be worked out ahead; None: a random
+    # one, kept in the store (first start of a deployment on Redis, or per process)
+    daily_secret: str | None = None
     daily_certify: bool = True  # daily deals must be proven winnable by the solver
     daily_solver_nodes: int = 200_000
     shutdown_grace_s: float = 10.0  # time to finish writes on SIGTERM

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 
@@ -23,6 +24,7 @@ from server.store import Store
 log = logging.getLogger("solrace.daily")
 
 MAX_CANDIDATES = 64  # candidates tried before falling back to an uncertified deal
+SHORT_SECRET = 16  # characters: an operator's secret shorter than this is warned about
 SLOW_TO_PROVE = {"shady_lanes"}
 PREPARE_ORDER = tuple(sorted(GAMES, key=lambda game: game in SLOW_TO_PROVE))
 
@@ -47,7 +49,12 @@ class DailyDeals:
         executor: Executor | None = None,
     ) -> None:
         self.store = store
-        self.secret = settings.daily_secret
+        self.secret = settings.daily_secret or None  # None: the store's, made on first use
+        if self.secret is not None and len(self.secret) < SHORT_SECRET:
+            log.warning(
+                "the daily secret is short: a guessed secret reveals every day's deal",
+                extra={"length": len(self.secret), "advised": f">= {SHORT_SECRET}"},
+            )
         self.nodes = settings.daily_solver_nodes
         self.certifier = certifier if settings.daily_certify else None
         self.locks: dict[tuple[str, str], asyncio.Lock] = {}
@@ -92,8 +99,14 @@ class DailyDeals:
             )
         return self.verdicts[key]
 
+    async def _secret(self) -> str:
+        """The operator's secret, or else the deployment's random one from the store."""
+        if self.secret is None:
+            self.secret = await self.store.daily_secret(secrets.token_urlsafe(32))
+        return self.secret
+
     async def _choose(self, game: str, day: str) -> int:
-        candidates = candidate_deals(game, day, self.secret)
+        candidates = candidate_deals(game, day, await self._secret())
         first = next(candidates)
         if self.certifier is None:
             return first

@@ -50,8 +50,8 @@ SOCKET_TIMEOUT_S = 2.0
 CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
 LOG_PAGE = 1000  # stream entries read per XRANGE
 
-# KEYS[1] deal; ARGV[1] number. The first writer wins.
-SET_DEAL = """
+# KEYS[1] a value; ARGV[1] the value proposed. The first writer wins.
+FIRST_WRITER = """
 local stored = redis.call('GET', KEYS[1])
 if stored then return stored end
 redis.call('SET', KEYS[1], ARGV[1])
@@ -191,7 +191,7 @@ class RedisStore(Store):
             retry=Retry(ExponentialBackoff(cap=BACKOFF_CAP_S, base=BACKOFF_BASE_S), RETRIES),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
         )
-        self._set_deal = self._redis.register_script(SET_DEAL)
+        self._first_writer = self._redis.register_script(FIRST_WRITER)
         self._claim = self._redis.register_script(CLAIM)
         self._record_daily = self._redis.register_script(RECORD_DAILY)
         self._offer_best = self._redis.register_script(OFFER_BEST)
@@ -244,13 +244,17 @@ class RedisStore(Store):
 
     # daily challenge
 
+    async def daily_secret(self, proposed: str) -> str:
+        key = f"{self.prefix}daily-secret"
+        return str(await self._call(self._first_writer(keys=[key], args=[proposed])))
+
     async def daily_deal(self, game: str, day: str) -> int | None:
         stored: str | None = await self._call(self._redis.get(self._daily_key(game, day, "deal")))
         return None if stored is None else int(stored)
 
     async def set_daily_deal(self, game: str, day: str, number: int) -> int:
         key = self._daily_key(game, day, "deal")
-        return int(await self._call(self._set_deal(keys=[key], args=[number])))
+        return int(await self._call(self._first_writer(keys=[key], args=[number])))
 
     async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:
         key = self._daily_key(game, day, "claims")

@@ -63,6 +63,11 @@ class Store(ABC):
     # daily challenge
 
     @abstractmethod
+    async def daily_secret(self, proposed: str) -> str:
+        """The deployment's secret for the daily deal rule: ``proposed`` unless a secret is
+        stored already; return the stored one (the first writer wins, and it is kept)."""
+
+    @abstractmethod
     async def daily_deal(self, game: str, day: str) -> int | None:
         """The deal number stored for ``game`` on ``day``, or None."""
 
@@ -273,6 +278,7 @@ class MemoryStore(Store):
     """
 
     def __init__(self) -> None:
+        self._secret: str | None = None
         self._days: dict[tuple[str, str], DailyState] = {}
         self._best: dict[str, RankedRuns] = {}
         self._races: dict[str, str] = {}
@@ -282,6 +288,11 @@ class MemoryStore(Store):
 
     def _day(self, game: str, day: str) -> DailyState:
         return self._days.setdefault((game, day), DailyState())
+
+    async def daily_secret(self, proposed: str) -> str:
+        if self._secret is None:
+            self._secret = proposed
+        return self._secret
 
     async def daily_deal(self, game: str, day: str) -> int | None:
         state = self._days.get((game, day))

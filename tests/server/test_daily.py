@@ -98,10 +98,14 @@ async def waiting_for_entries(client, count):  # type: ignore[no-untyped-def]
 
 async def test_the_day_deal_is_the_rule_s_first_candidate_and_is_stored_once() -> None:
     store = MemoryStore()
-    async with running_server(store) as server, await player(server, "Ann") as ann:
+    secret = "an operator's secret of some length"
+    async with (
+        running_server(store, daily_secret=secret) as server,
+        await player(server, "Ann") as ann,
+    ):
         started = await ann.daily_start("sanibel")
         today = started["day"]
-        expected = next(candidate_deals("sanibel", today))
+        expected = next(candidate_deals("sanibel", today, secret))
         assert await store.daily_deal("sanibel", today) == expected
         assert started["certified"] is False  # this test server does not certify
         room = server.rooms[started["race"]["race"]]
@@ -129,7 +133,7 @@ async def test_a_certified_daily_deal_is_proven_winnable_and_its_solution_is_nev
         assert started["certified"] is True
         deal = await server.store.daily_deal("sanibel", started["day"])
         assert deal is not None and deal in list(
-            itertools.islice(candidate_deals("sanibel", started["day"]), 64)
+            itertools.islice(candidate_deals("sanibel", started["day"], server.daily.secret), 64)
         )
         rules = rules_for("sanibel")
         solution = solve(rules, rules.deal(deal), max_nodes=100_000)
@@ -149,14 +153,15 @@ async def test_a_player_is_told_to_come_back_while_the_day_s_deal_is_being_prove
         proof_may_finish.wait(10)
         return True
 
-    settings = dataclasses.replace(Settings(), daily_certify=True)
+    secret = "a secret for this test, long enough"
+    settings = dataclasses.replace(Settings(), daily_certify=True, daily_secret=secret)
     with ThreadPoolExecutor(max_workers=1) as pool:
         deals = DailyDeals(MemoryStore(), settings, slow_certifier, pool)
         assert await deals.ready("shady_lanes", "2026-11-29") is None  # answered at once
         assert await deals.ready("shady_lanes", "2026-11-29") is None  # still at work
         proof_may_finish.set()
         await deals.preparing[("shady_lanes", "2026-11-29")]
-        first = next(candidate_deals("shady_lanes", "2026-11-29"))
+        first = next(candidate_deals("shady_lanes", "2026-11-29", secret))
         assert await deals.ready("shady_lanes", "2026-11-29") == (first, True)
 
 
@@ -192,3 +197,37 @@ async def test_no_message_shows_a_daily_deal_while_its_day_runs() -> None:
         seen.append(await ann.daily_board(GAME))
         seen.append(await ann.best_board(GAME))
         assert deals_in(seen) and set(deals_in(seen)) == {None}
+
+
+async def test_without_a_configured_secret_nobody_can_work_out_the_day_s_deal() -> None:
+    stores = [MemoryStore(), MemoryStore()]
+    deals = []
+    for store in stores:  # two processes, each with its own memory
+        async with running_server(store) as server, await player(server, "Ann") as ann:
+            today = (await ann.daily_start("sanibel"))["day"]
+            deals.append(await store.daily_deal("sanibel", today))
+    assert next(candidate_deals("sanibel", today, "")) not in deals
+    assert deals[0] != deals[1]  # a random secret per process
+
+
+async def test_with_redis_a_random_secret_is_made_on_first_start_and_kept(redis_url: str) -> None:
+    prefix = f"secret-test-{time.monotonic_ns()}:"
+    secrets_used = []
+    for _ in range(2):  # a start, then a restart on the same Redis
+        store = open_store(redis_url, prefix=prefix)
+        async with running_server(store) as server, await player(server, "Ann") as ann:
+            await ann.daily_start("sanibel")
+            secrets_used.append(server.daily.secret)
+    assert secrets_used[0] == secrets_used[1]
+    assert secrets_used[0] is not None and len(secrets_used[0]) >= 32
+
+
+async def test_a_configured_secret_is_used_and_a_short_one_is_warned_about(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async with running_server(daily_secret="long enough to be unguessable, truly") as server:
+        assert server.daily.secret == "long enough to be unguessable, truly"
+    assert "daily secret" not in caplog.text
+    async with running_server(daily_secret="short") as server:
+        assert server.daily.secret == "short"
+    assert "daily secret is short" in caplog.text

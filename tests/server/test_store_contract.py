@@ -107,6 +107,13 @@ async def test_daily_deals_are_kept_per_game_and_day(store: Store) -> None:
 # claims
 
 
+async def test_the_first_daily_secret_proposed_is_kept_and_later_ones_get_it(
+    store: Store,
+) -> None:
+    assert await store.daily_secret("first") == "first"
+    assert await store.daily_secret("second") == "first"
+
+
 async def test_the_first_claim_is_ranked_and_later_attempts_are_practice(store: Store) -> None:
     assert await store.claim_daily(GAME, DAY, "ann", "a1") is True
     assert await store.claim_daily(GAME, DAY, "ann", "a2") is False
