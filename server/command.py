@@ -98,6 +98,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="do not require daily deals to be proven winnable [SOLRACE_DAILY_CERTIFY=0]",
     )
     add(
+        "--certify-budget-s",
+        dest="daily_certify_budget_s",
+        type=float,
+        default=_env("CERTIFY_BUDGET_S", DEFAULTS.daily_certify_budget_s),
+        help="seconds of one worker core spent proving a day's deal winnable, at most; "
+        "past it the deal is served with certified: false [SOLRACE_CERTIFY_BUDGET_S]",
+    )
+    add(
         "--static-dir",
         default=_env("STATIC_DIR", None),
         help="serve the browser client from this folder [SOLRACE_STATIC_DIR]",
@@ -126,6 +134,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         ping_timeout_s=float(args.ping_interval_s),
         daily_secret=args.daily_secret,
         daily_certify=args.daily_certify,
+        daily_certify_budget_s=float(args.daily_certify_budget_s),
         static_dir=args.static_dir,
         log_level=args.log_level,
     )

@@ -1,18 +1,24 @@
 """The daily challenge's deal per game and day: chosen once, stored, served to everyone.
 
-The candidates come from ``protocol.daily.candidate_deals`` (with the operator's secret).
+The candidates come from ``protocol.daily.candidate_deals`` (with the deployment's secret).
 With certification on, the day's deal is the first candidate the solver proves winnable
-within its node budget (in a worker process, so the server keeps serving); otherwise the
-first candidate. The choice is stored with first-writer-wins, so every server process
+within its node budget per candidate and a time budget for the whole search (in one worker
+process, so the server keeps serving and certification never takes more than one core);
+otherwise, or when the time budget runs out, the first candidate, served with
+``certified: false``. The choice is stored with first-writer-wins, so every server process
 sharing the store serves the same deal; a process that finds a deal already stored checks
-it once with the same solver before calling it certified. The solution is never kept.
+it once with the same solver and budget before calling it certified. The solution is
+never kept.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import itertools
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 
@@ -28,16 +34,37 @@ SHORT_SECRET = 16  # characters: an operator's secret shorter than this is warne
 SLOW_TO_PROVE = {"shady_lanes"}
 PREPARE_ORDER = tuple(sorted(GAMES, key=lambda game: game in SLOW_TO_PROVE))
 
-# (game, deal number, node budget) -> True when proven winnable
-Certifier = Callable[[str, int, int], bool]
+# (game, deal number, node budget, deadline on time.monotonic) -> True when proven winnable
+Certifier = Callable[[str, int, int, float], bool]
 
 
-def prove_winnable(game: str, number: int, nodes: int) -> bool:
-    """The solver's verdict on deal ``number`` of ``game`` (standard options) is "won"."""
+def prove_winnable(game: str, number: int, nodes: int, deadline: float) -> bool:
+    """The solver's verdict on deal ``number`` of ``game`` (standard options) is "won",
+    reached within ``nodes`` positions and before ``deadline``."""
     from protocol.solver import WON, solve
 
     rules = rules_for(game)
-    return solve(rules, rules.deal(number), max_nodes=nodes).verdict == WON
+    solution = solve(
+        rules,
+        rules.deal(number),
+        max_nodes=nodes,
+        should_stop=lambda: time.monotonic() > deadline,
+    )
+    return solution.verdict == WON
+
+
+def first_proven(
+    certifier: Certifier, game: str, candidates: list[int], nodes: int, budget_s: float
+) -> tuple[int, bool]:
+    """Run in the worker: the first candidate proven winnable within ``budget_s`` seconds
+    for them all, and True; else the first candidate and False."""
+    deadline = time.monotonic() + budget_s
+    for number in candidates:
+        if time.monotonic() >= deadline:
+            break
+        if certifier(game, number, nodes, deadline):
+            return number, True
+    return candidates[0], False
 
 
 class DailyDeals:
@@ -56,6 +83,7 @@ class DailyDeals:
                 extra={"length": len(self.secret), "advised": f">= {SHORT_SECRET}"},
             )
         self.nodes = settings.daily_solver_nodes
+        self.budget_s = settings.daily_certify_budget_s
         self.certifier = certifier if settings.daily_certify else None
         self.locks: dict[tuple[str, str], asyncio.Lock] = {}
         self.verdicts: dict[tuple[str, int], bool] = {}  # (game, deal) -> proven winnable
@@ -72,6 +100,12 @@ class DailyDeals:
         if stored is not None and (game, stored) in self.verdicts:
             return stored, self.verdicts[(game, stored)]
         task = self.preparing.get((game, day))
+        if task is not None and task.done() and not task.cancelled() and task.exception():
+            log.error(
+                "preparing a daily deal failed; trying again",
+                exc_info=task.exception(),
+                extra={"game": game, "day": day},
+            )
         if task is None or task.done():
             self.preparing[(game, day)] = asyncio.create_task(self.deal_for(game, day))
         return None
@@ -85,42 +119,49 @@ class DailyDeals:
                 stored = await self.store.set_daily_deal(game, day, chosen)
             return stored, await self._proven(game, stored)
 
+    async def certify(self, game: str, candidates: list[int]) -> tuple[int, bool]:
+        """The first of ``candidates`` proven winnable within the time budget (True), or
+        the first candidate (False), decided in the worker process. Remembered."""
+        assert self.certifier is not None
+        if self.executor is None:
+            self.executor = ProcessPoolExecutor(max_workers=1)
+        work = functools.partial(
+            first_proven, self.certifier, game, candidates, self.nodes, self.budget_s
+        )
+        number, proven = await asyncio.get_running_loop().run_in_executor(self.executor, work)
+        self.verdicts[(game, number)] = proven
+        return number, proven
+
     async def _proven(self, game: str, number: int) -> bool:
         """The solver proved deal ``number`` winnable (asked once per process)."""
         if self.certifier is None:
             return False
-        key = (game, number)
-        if key not in self.verdicts:
-            if self.executor is None:
-                self.executor = ProcessPoolExecutor(max_workers=1)
-            loop = asyncio.get_running_loop()
-            self.verdicts[key] = await loop.run_in_executor(
-                self.executor, self.certifier, game, number, self.nodes
-            )
-        return self.verdicts[key]
+        if (game, number) not in self.verdicts:
+            await self.certify(game, [number])
+        return self.verdicts[(game, number)]
 
-    async def _secret(self) -> str:
+    async def secret_in_use(self) -> str:
         """The operator's secret, or else the deployment's random one from the store."""
         if self.secret is None:
             self.secret = await self.store.daily_secret(secrets.token_urlsafe(32))
         return self.secret
 
     async def _choose(self, game: str, day: str) -> int:
-        candidates = candidate_deals(game, day, await self._secret())
-        first = next(candidates)
-        if self.certifier is None:
-            return first
-        number = first
-        for _ in range(MAX_CANDIDATES):
-            if await self._proven(game, number):
-                log.info("daily deal certified", extra={"game": game, "day": day})
-                return number
-            number = next(candidates)
-        log.error(
-            "no candidate proven winnable; the day's deal is not certified",
-            extra={"game": game, "day": day},
+        candidates = list(
+            itertools.islice(candidate_deals(game, day, await self.secret_in_use()), MAX_CANDIDATES)
         )
-        return first
+        if self.certifier is None:
+            return candidates[0]
+        number, proven = await self.certify(game, candidates)
+        if proven:
+            log.info("daily deal certified", extra={"game": game, "day": day})
+        else:
+            log.error(
+                "no candidate proven winnable within the certification budget; the day's "
+                "deal is served with certified: false",
+                extra={"game": game, "day": day, "budget_s": self.budget_s},
+            )
+        return number
 
     async def prepare_ahead(self, now_wall_ms: int) -> None:
         """Choose today's and tomorrow's deals in the background, so nobody waits: today's

@@ -149,7 +149,7 @@ async def test_a_certified_daily_deal_is_proven_winnable_and_its_solution_is_nev
 async def test_a_player_is_told_to_come_back_while_the_day_s_deal_is_being_proven() -> None:
     proof_may_finish = threading.Event()
 
-    def slow_certifier(game: str, number: int, nodes: int) -> bool:
+    def slow_certifier(game: str, number: int, nodes: int, deadline: float) -> bool:
         proof_may_finish.wait(10)
         return True
 
@@ -216,10 +216,14 @@ async def test_with_redis_a_random_secret_is_made_on_first_start_and_kept(redis_
     for _ in range(2):  # a start, then a restart on the same Redis
         store = open_store(redis_url, prefix=prefix)
         async with running_server(store) as server, await player(server, "Ann") as ann:
-            await ann.daily_start("sanibel")
-            secrets_used.append(server.daily.secret)
+            today = (await ann.daily_start("sanibel"))["day"]
+            secret = await server.daily.secret_in_use()
+            secrets_used.append(secret)
+            assert await store.daily_deal("sanibel", today) == next(
+                candidate_deals("sanibel", today, secret)
+            )
     assert secrets_used[0] == secrets_used[1]
-    assert secrets_used[0] is not None and len(secrets_used[0]) >= 32
+    assert len(secrets_used[0]) >= 32
 
 
 async def test_a_configured_secret_is_used_and_a_short_one_is_warned_about(
@@ -231,3 +235,60 @@ async def test_a_configured_secret_is_used_and_a_short_one_is_warned_about(
     async with running_server(daily_secret="short") as server:
         assert server.daily.secret == "short"
     assert "daily secret is short" in caplog.text
+
+
+async def test_certifying_a_day_s_deal_stops_at_its_budget_and_serves_it_uncertified() -> None:
+    secret = "a secret for this test, long enough"
+    settings = dataclasses.replace(
+        Settings(), daily_certify=True, daily_secret=secret, daily_certify_budget_s=1.0
+    )
+    deals = DailyDeals(MemoryStore(), settings)  # the real solver, in a worker process
+    try:
+        async with asyncio.timeout(30):  # unbudgeted, Shady Lanes took minutes here
+            # deal 1 of Shady Lanes: the solver cannot decide it in a second
+            number, certified = await deals.certify("shady_lanes", [1, 2, 3])
+    finally:
+        deals.close()
+    assert (number, certified) == (1, False)
+
+
+async def test_the_certification_budget_bounds_the_candidates_tried() -> None:
+    tried: list[int] = []
+
+    def never_proves(game: str, number: int, nodes: int, deadline: float) -> bool:
+        tried.append(number)
+        time.sleep(0.05)
+        return False
+
+    settings = dataclasses.replace(
+        Settings(), daily_certify=True, daily_secret="x" * 32, daily_certify_budget_s=0.3
+    )
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        deals = DailyDeals(MemoryStore(), settings, never_proves, pool)
+        number, certified = await deals.deal_for("sanibel", "2026-11-29")
+    assert certified is False
+    assert number == next(candidate_deals("sanibel", "2026-11-29", "x" * 32))
+    assert 1 <= len(tried) <= 8  # 0.3 s of 0.05 s tries, not all 64 candidates
+
+
+async def test_a_failed_preparation_is_logged_with_its_error_and_tried_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    calls = []
+
+    def fails_once(game: str, number: int, nodes: int, deadline: float) -> bool:
+        calls.append(number)
+        if len(calls) == 1:
+            raise RuntimeError("the solver broke")
+        return True
+
+    settings = dataclasses.replace(Settings(), daily_certify=True, daily_secret="y" * 32)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        deals = DailyDeals(MemoryStore(), settings, fails_once, pool)
+        assert await deals.ready("sanibel", "2026-11-29") is None
+        await asyncio.wait([deals.preparing[("sanibel", "2026-11-29")]])
+        assert await deals.ready("sanibel", "2026-11-29") is None  # tried again
+        failure = [r for r in caplog.records if "preparing a daily deal failed" in r.message]
+        assert failure and "the solver broke" in str(failure[0].exc_info)
+        await deals.preparing[("sanibel", "2026-11-29")]
+        assert (await deals.ready("sanibel", "2026-11-29"))[1] is True  # type: ignore[index]
