@@ -503,11 +503,16 @@ class RaceServer:
         room = self._room(request.race)
         room.race.leave(session.player)
         session.racing.discard(room.id)
-        if not room.race.racers:
-            self.rooms.pop(room.id, None)
-        else:
-            self._push_racers(room, "left", {"race": room.race.public_info()})
+        self._after_leaving(room)
         return {"race": room.id}
+
+    def _after_leaving(self, room: Room) -> None:
+        """Someone left an open race: the others are told (the host may have passed to
+        another racer), or, with nobody left, the race closes."""
+        if room.race.racers:
+            self._push_racers(room, "left", {"race": room.race.public_info()})
+        else:
+            self._forget(room, "closed")
 
     async def on_start_race(self, client: Client, request: StartRace) -> dict[str, Any]:
         session = _session(client)
@@ -594,8 +599,7 @@ class RaceServer:
             session = self.sessions.get(player)
             if session is not None:
                 session.racing.discard(room.id)
-            if not room.race.racers:
-                self.rooms.pop(room.id, None)
+            self._after_leaving(room)
             return
         room.standings_version += 1
         room.post(
@@ -670,6 +674,8 @@ class RaceServer:
             spectator_delay_ms=old.spectator_delay_ms,
         )
         new_room = self._open_room(settings, session, now())
+        if new_room.race.full:  # a race for one: start once the asker has the answer
+            asyncio.get_running_loop().call_soon(self._start_full, new_room)
         room.rematch = new_room.id
         self._push_racers(
             room,
@@ -895,7 +901,8 @@ class RaceServer:
         ):
             self._forget(room)
 
-    def _forget(self, room: Room) -> None:
+    def _forget(self, room: Room, reason: str = "forgotten") -> None:
+        """The server stops keeping ``room``; its spectators are told ``watch_ended``."""
         self.rooms.pop(room.id, None)
         self.feeding.discard(room)
         for player in room.race.racers:
@@ -906,6 +913,7 @@ class RaceServer:
                 session.last_act_ms.pop(room.id, None)
         for spectator in list(room.spectators):
             spectator.watching.discard(room.id)
+            spectator.push("watch_ended", {"race": room.id, "reason": reason})
 
     # ================================================================== helpers
 

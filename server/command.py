@@ -85,6 +85,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="seconds between keepalive pings [SOLRACE_PING_INTERVAL]",
     )
     add(
+        "--ping-timeout",
+        dest="ping_timeout_s",
+        type=float,
+        default=_env("PING_TIMEOUT", DEFAULTS.ping_timeout_s),
+        help="seconds a pinged client has to answer before it is disconnected "
+        "[SOLRACE_PING_TIMEOUT]",
+    )
+    add(
         "--daily-secret",
         default=_env("DAILY_SECRET", DEFAULTS.daily_secret),
         help="secret mixed into the daily deal rule (16+ characters); none: a random one, "
@@ -131,7 +139,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         burst=int(args.burst),
         origins=tuple(origins),
         ping_interval_s=float(args.ping_interval_s),
-        ping_timeout_s=float(args.ping_interval_s),
+        ping_timeout_s=float(args.ping_timeout_s),
         daily_secret=args.daily_secret,
         daily_certify=args.daily_certify,
         daily_certify_budget_s=float(args.daily_certify_budget_s),

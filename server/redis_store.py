@@ -4,7 +4,8 @@ The only module of the project that imports ``redis``. Leaderboards are sorted s
 (score = ``run.score()``, member = ``run.member()``) beside a hash of whole run records;
 every update that touches more than one key is one Lua script, so it is atomic. Keys carry
 a prefix and a hash tag per day, game or race, so each script's keys share one cluster
-slot. ``docs/storage.md`` lists every key.
+slot (a game's days and its all-time board share one, so a daily run is recorded on both
+in one script). ``docs/storage.md`` lists every key.
 """
 
 from __future__ import annotations
@@ -65,9 +66,46 @@ if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 1 end
 return 0
 """
 
-# KEYS[1] claims, KEYS[2] board, KEYS[3] members, KEYS[4] runs;
-# ARGV[1] player, ARGV[2] race, ARGV[3] score, ARGV[4] member, ARGV[5] run JSON.
-RECORD_DAILY = """
+# offer(board, members, runs, player, score, member, run JSON, progress, time_ms, actions):
+# keep a finished run on an all-time board if it is the player's best. 1 when the board
+# holds it now. The comparison is Run.better_than on finished runs: (less time, fewer
+# actions), strictly; progress is equal (every card) for all of them.
+OFFER = """
+local function offer(board, members, runs, player, score, member, run, time_ms, actions)
+  local stored_member = redis.call('HGET', members, player)
+  if stored_member then
+    local stored_json = redis.call('HGET', runs, stored_member)
+    if stored_json == run then return 1 end
+    local old = cjson.decode(stored_json)
+    local better = time_ms < old.time_ms or (time_ms == old.time_ms and actions < old.actions)
+    if not better then return 0 end
+    redis.call('ZREM', board, stored_member)
+    redis.call('HDEL', runs, stored_member)
+  end
+  redis.call('ZADD', board, score, member)
+  redis.call('HSET', runs, member, run)
+  redis.call('HSET', members, player, member)
+  return 1
+end
+"""
+
+# KEYS[1..3] the all-time board, members, runs; ARGV[1] player, ARGV[2] score,
+# ARGV[3] member, ARGV[4] run JSON, ARGV[5] time_ms, ARGV[6] actions (a finished run).
+OFFER_BEST = (
+    OFFER
+    + """
+return offer(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4],
+             tonumber(ARGV[5]), tonumber(ARGV[6]))
+"""
+)
+
+# KEYS[1] the day's claims, KEYS[2..4] its board, members, runs, KEYS[5..7] the game's
+# all-time board, members, runs; ARGV[1] player, ARGV[2] race, ARGV[3] score,
+# ARGV[4] member, ARGV[5] run JSON, ARGV[6] '1' when finished, ARGV[7] time_ms,
+# ARGV[8] actions. One step: the day's board, then (a finished run) the all-time board.
+RECORD_DAILY = (
+    OFFER
+    + """
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 local recorded = redis.call('HGET', KEYS[3], ARGV[1])
 if recorded then
@@ -77,41 +115,13 @@ end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
 redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+if ARGV[6] == '1' then
+  offer(KEYS[5], KEYS[6], KEYS[7], ARGV[1], ARGV[3], ARGV[4], ARGV[5],
+        tonumber(ARGV[7]), tonumber(ARGV[8]))
+end
 return 1
 """
-
-# KEYS[1] board, KEYS[2] members, KEYS[3] runs; ARGV[1] player, ARGV[2] score,
-# ARGV[3] member, ARGV[4] run JSON, ARGV[5..8] finished (1/0), progress, time_ms, actions.
-# The comparison is Run.better_than: (finished first, more progress, less time, fewer
-# actions), strictly.
-OFFER_BEST = """
-local function key(finished, progress, time_ms, actions)
-  if finished then return {0, 0, time_ms, actions} end
-  return {1, -progress, time_ms, actions}
-end
-local stored_member = redis.call('HGET', KEYS[2], ARGV[1])
-if stored_member then
-  local stored_json = redis.call('HGET', KEYS[3], stored_member)
-  if stored_json == ARGV[4] then return 1 end
-  local old = cjson.decode(stored_json)
-  local new_key = key(ARGV[5] == '1', tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]))
-  local old_key = key(old.finished, old.progress, old.time_ms, old.actions)
-  local better = false
-  for i = 1, 4 do
-    if new_key[i] ~= old_key[i] then
-      better = new_key[i] < old_key[i]
-      break
-    end
-  end
-  if not better then return 0 end
-  redis.call('ZREM', KEYS[1], stored_member)
-  redis.call('HDEL', KEYS[3], stored_member)
-end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
-redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
-return 1
-"""
+)
 
 # KEYS[1] board, KEYS[2] members, KEYS[3] runs; ARGV[1] top, ARGV[2] around,
 # ARGV[3] '1' when a player is asked for, ARGV[4] player.
@@ -201,7 +211,7 @@ class RedisStore(Store):
     # keys
 
     def _daily_key(self, game: str, day: str, part: str) -> str:
-        return f"{self.prefix}daily:{{{game}:{day}}}:{part}"
+        return f"{self.prefix}daily:{{{game}}}:{day}:{part}"
 
     def _daily_board_keys(self, game: str, day: str) -> list[str]:
         return [self._daily_key(game, day, part) for part in ("board", "members", "runs")]
@@ -267,12 +277,22 @@ class RedisStore(Store):
 
     async def record_daily(self, game: str, day: str, run: Run) -> bool:
         check_game(game, run)
-        keys = [self._daily_key(game, day, "claims"), *self._daily_board_keys(game, day)]
-        args: list[str | int] = [run.player, run.race, _score(run), run.member(), run_json(run)]
-        recorded = bool(await self._call(self._record_daily(keys=keys, args=args)))
-        if recorded and run.finished:
-            await self.offer_best(game, run)
-        return recorded
+        keys = [
+            self._daily_key(game, day, "claims"),
+            *self._daily_board_keys(game, day),
+            *self._best_keys(game),
+        ]
+        args: list[str | int] = [
+            run.player,
+            run.race,
+            _score(run),
+            run.member(),
+            run_json(run),
+            "1" if run.finished else "0",
+            run.time_ms,
+            run.actions,
+        ]
+        return bool(await self._call(self._record_daily(keys=keys, args=args)))
 
     async def daily_board(
         self, game: str, day: str, top: int, player: str | None = None, around: int = 0
@@ -288,8 +308,6 @@ class RedisStore(Store):
             _score(run),
             run.member(),
             run_json(run),
-            "1" if run.finished else "0",
-            run.progress,
             run.time_ms,
             run.actions,
         ]

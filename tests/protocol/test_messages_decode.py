@@ -3,6 +3,9 @@ and errors name the request id they answer."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from protocol.messages import (
@@ -23,9 +26,13 @@ from protocol.messages import (
 )
 
 
-def test_every_request_type_is_registered_once_under_its_own_name() -> None:
+def test_every_request_type_is_registered_under_its_own_name_and_documented() -> None:
     assert all(cls.type == name for name, cls in REQUESTS.items())
-    assert len(REQUESTS) == 16
+    protocol = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    requests = protocol.split("\n## Requests")[1].split("\n## Events")[0]
+    documented = set(re.findall(r"^### `([a-z_]+)`", requests, flags=re.M))
+    documented |= set(re.findall(r"`(unspectate)` `\{race\}`", requests))  # with spectate
+    assert documented == set(REQUESTS)
 
 
 def test_a_request_round_trips_through_encode_and_decode() -> None:

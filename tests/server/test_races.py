@@ -251,3 +251,41 @@ async def test_my_races_lists_the_races_i_am_in_until_they_are_over() -> None:
         await bob.resign(race)
         assert await ann.my_races() == []
         assert [info["race"] for info in await bob.my_races()] == [other]
+
+
+async def test_the_rematch_of_a_race_for_one_starts_by_itself() -> None:
+    async with running_server() as server:
+        ann = await player(server, "Ann")
+        race = (await ann.create_race(GAME, max_players=1))["race"]
+        await ann.next_event("started")
+        await ann.resign(race)
+        await ann.next_event("result")
+        rematch = (await ann.rematch(race))["race"]
+        started = await ann.next_event("started")
+        assert started.data["race"] == rematch
+
+
+async def test_an_open_race_whose_host_is_gone_passes_to_another_racer() -> None:
+    async with running_server(grace_ms=200) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        race = (await ann.create_race(GAME, max_players=3))["race"]
+        await bob.join_race(race)
+        await ann.drop()  # and never comes back
+        left = await bob.next_event("left")
+        assert left.data["race"]["host"] == bob.player
+        assert [p["player"] for p in left.data["race"]["players"]] == [bob.player]
+        assert [r["race"] for r in await bob.list_races()] == [race]
+
+
+async def test_an_open_race_everyone_left_is_closed_and_its_spectators_are_told() -> None:
+    async with running_server() as server:
+        ann, cy = await player(server, "Ann"), await player(server, "Cy")
+        race = (await ann.create_race(GAME))["race"]
+        await cy.spectate(race)
+        await ann.leave_race(race)
+        ended = await cy.next_event("watch_ended")
+        assert ended.data == {"race": race, "reason": "closed"}
+        assert await cy.list_races() == []
+        with pytest.raises(ServerError) as gone:
+            await cy.snapshot(race)
+        assert gone.value.code == "race_not_found"

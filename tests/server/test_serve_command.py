@@ -109,3 +109,13 @@ def test_docker_compose_runs_redis_and_the_server_with_real_commands() -> None:
     assert server["depends_on"]["redis"]["condition"] == "service_healthy"
     assert "/healthz" in " ".join(server["healthcheck"]["test"])
     assert server["ports"] == ["8765:8765"]
+
+
+def test_the_ping_timeout_is_its_own_setting() -> None:
+    from server.command import settings_from
+
+    args = build_parser().parse_args(["serve", "--ping-interval", "5", "--ping-timeout", "7"])
+    settings = settings_from(args)
+    assert (settings.ping_interval_s, settings.ping_timeout_s) == (5.0, 7.0)
+    defaults = settings_from(build_parser().parse_args(["serve", "--ping-interval", "5"]))
+    assert defaults.ping_timeout_s == 20.0  # not silently the interval

@@ -491,3 +491,20 @@ async def test_the_redis_store_fails_fast_while_redis_is_down_and_recovers_after
     assert await record(redis_store, a_run("cat"))
     assert players((await redis_store.daily_board(GAME, DAY, top=5)).top) == ["cat"]
     await redis_store.close()
+
+
+async def test_recording_a_daily_run_on_redis_is_one_atomic_script_call(redis_url: str) -> None:
+    store = RedisStore(redis_url, prefix=fresh_prefix())
+    run = a_run("ann")
+    await store.claim_daily(GAME, DAY, "ann", run.race)
+    calls = await script_calls(store)
+    assert await store.record_daily(GAME, DAY, run)
+    assert await script_calls(store) == calls + 1  # the day's board and the all-time one
+    assert players((await store.best_board(GAME, 10)).top) == ["ann"]
+    await store.purge()
+    await store.close()
+
+
+async def script_calls(store: RedisStore) -> int:
+    stats = await store._redis.info("commandstats")
+    return sum(stats.get(f"cmdstat_{name}", {}).get("calls", 0) for name in ("evalsha", "eval"))
