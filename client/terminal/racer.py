@@ -10,7 +10,6 @@ it resumes the session, answers an action that was in flight by resending it wit
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -489,11 +488,13 @@ class RacerScreen:
 
 async def show_daily_board(console: Console, link: Link, game: str) -> None:
     """After a daily attempt: the day's board around the player, and when the day ends."""
-    with contextlib.suppress(ServerError, ConnectionError):
+    try:
         data = await link.client.daily_board(game, top=5, around=2)
-        total = rules_for(game).card_total
-        entries = [*data["top"], *data["around"], data["me"]]
-        title = f"Daily board {data['day']} ({render.count(data['total'], 'player')})"
-        console.print(render.leaderboard(console, entries, link.client.player, total, title))
-        left = data["next_day_ms"] - link.server_now_ms()
-        console.print(f"The next daily challenge begins in {render.span(left)}.")
+    except (ServerError, ConnectionError):
+        return  # a courtesy after the attempt: the command ends well without it
+    total = rules_for(game).card_total
+    entries = [*data["top"], *data["around"], data["me"]]
+    title = f"Daily board {data['day']} ({render.count(data['total'], 'player')})"
+    console.print(render.leaderboard(console, entries, link.client.player, total, title))
+    left = data["next_day_ms"] - link.server_now_ms()
+    console.print(f"The next daily challenge begins in {render.span(left)}.")
