@@ -10,6 +10,7 @@ it resumes the session, answers an action that was in flight by resending it wit
 from __future__ import annotations
 
 import asyncio
+import shlex
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -114,8 +115,13 @@ class RacerScreen:
             f"({self.rules.describe_options()}), {players} racer{'s' if players > 1 else ''}."
         )
         if players > 1:
-            self.say(f"Others join with:  solrace play --race {self.race_id}")
+            self.say(f"Others join with:  {self.join_command(self.race_id)}")
             self.say("It starts when it is full; type 'start' to start it sooner.")
+
+    def join_command(self, race_id: str) -> str:
+        """The command that joins ``race_id``, always with this server's URL: the others'
+        default (their SOLRACE_SERVER, or 127.0.0.1) may well be another server."""
+        return shlex.join(["solrace", "play", "--race", race_id, "--server", self.link.client.url])
 
     async def join(self, race_id: str) -> None:
         self.adopt(await self.link.client.join_race(race_id))
@@ -222,7 +228,7 @@ class RacerScreen:
             self.show_result(data)
         elif kind == "rematch":
             by = next((p["name"] for p in self.players if p["player"] == data["by"]), "A racer")
-            self.say(f"{by} asks for a rematch: solrace play --race {data['rematch']}")
+            self.say(f"{by} asks for a rematch: {self.join_command(data['rematch'])}")
         elif kind == "snapshot":
             for picture in data["races"]:
                 if picture["race"] == self.race_id:

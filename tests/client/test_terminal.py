@@ -12,6 +12,7 @@ import json
 import os
 import random
 import re
+import shlex
 import struct
 import sys
 import termios
@@ -298,6 +299,25 @@ async def test_play_shows_the_sentence_of_a_refused_action_and_goes_on() -> None
             await ann.expect("You resigned.")
             assert await ann.finish() == 0
     assert re.search(r"\| 1 \| Ann \(you\) +\| resigned +\| +- \| +1 \|", ann.output)
+
+
+async def test_play_create_prints_a_join_command_that_names_its_server_and_works() -> None:
+    async with running_server() as url:
+        args = ("play", "--server", url, "--name", "Ann", "--create", GAME, "--deal", str(DEAL))
+        async with solrace(*args) as ann:
+            found = await ann.expect(r"Others join with:  (solrace play .*)\n")
+            command = shlex.split(found.group(1))
+            race = command[command.index("--race") + 1]
+            assert command == ["solrace", "play", "--race", race, "--server", url]
+            async with solrace(*command[1:], "--name", "Bob") as bob:  # run as printed
+                await bob.expect(rf"Joined race {race}: .*racers Ann, Bob \(2/2\)")
+                await ann.expect("Bob joined")
+                for racer in (ann, bob):
+                    await racer.expect(re.escape(PROMPT))
+                    await racer.type("resign")
+                    await racer.expect("You resigned.")
+                assert await ann.finish() == 0
+                assert await bob.finish() == 0
 
 
 async def test_play_counts_down_before_the_start() -> None:
