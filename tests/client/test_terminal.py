@@ -25,7 +25,7 @@ import pytest
 from harness import TEST_SETTINGS, winning_actions
 
 from client.api import Client
-from client.cli import main
+from client.cli import build_parser, main
 from client.terminal.render import board, make_console
 from client.views import after_action
 from protocol.errors import IllegalAction
@@ -76,13 +76,14 @@ class Terminal:
         self.seen = 0  # how far ``expect`` has read
 
     @classmethod
-    async def start(cls, *argv: str) -> Terminal:
+    async def start(cls, *argv: str, env: dict[str, str] | None = None) -> Terminal:
         process = await asyncio.create_subprocess_exec(
             str(SOLRACE),
             *argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
+            env=env,
         )
         return cls(process)
 
@@ -177,8 +178,8 @@ class PseudoTerminal(Terminal):
 
 
 @asynccontextmanager
-async def solrace(*argv: str) -> AsyncIterator[Terminal]:
-    terminal = await Terminal.start(*argv)
+async def solrace(*argv: str, env: dict[str, str] | None = None) -> AsyncIterator[Terminal]:
+    terminal = await Terminal.start(*argv, env=env)
     try:
         yield terminal
     finally:
@@ -318,6 +319,25 @@ async def test_play_create_prints_a_join_command_that_names_its_server_and_works
                     await racer.expect("You resigned.")
                 assert await ann.finish() == 0
                 assert await bob.finish() == 0
+
+
+async def test_play_without_a_name_is_player_and_a_random_suffix_not_the_login_name() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SOLRACE_NAME"}
+    async with running_server() as url:
+        args = ("play", "--server", url, "--create", GAME, "--players", "1")
+        async with solrace(*args, env=env) as racer:
+            await racer.expect(re.escape(PROMPT))
+            await racer.type("resign")
+            found = await racer.expect(r"\| 1 \| (\S+) \(you\) +\| resigned")
+            assert await racer.finish() == 0
+    assert re.fullmatch(r"Player-\d{4}", found.group(1))
+
+
+def test_solrace_name_names_the_player_when_no_name_is_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SOLRACE_NAME", "Zed")
+    assert build_parser().parse_args(["play", "--daily", GAME]).name == "Zed"
 
 
 async def test_play_counts_down_before_the_start() -> None:
