@@ -31,6 +31,8 @@ T = TypeVar("T")
 RATE_RETRIES = 5  # a refused request is sent again this many times...
 RATE_PAUSE_S = 0.5  # ...this long apart (the server refused it unread, so resending is safe)
 
+UNPROVEN = "This deal has not been proven winnable."  # under every screen of such a daily
+
 HELP = """\
 Type an action in the notation, or the number of one in the list:
   t3 2 t5   move the top 2 cards of t3 onto t5      w 1 f   waste card to a foundation
@@ -60,6 +62,7 @@ class RacerScreen:
         self.leaving = False
         self.resign_at_start = False
         self.status = 0
+        self.unproven = False  # a daily deal the solver did not prove winnable: say so
 
     @property
     def me(self) -> str:
@@ -137,9 +140,10 @@ class RacerScreen:
         self.adopt(data["race"])
         assert self.rules is not None
         kind = "ranked" if data["ranked"] else "practice: only your first attempt of the day counts"
-        proven = "proven winnable" if data["certified"] else "not proven winnable"
+        proven = "; proven winnable" if data["certified"] else ""
+        self.unproven = not data["certified"]
         self.say(
-            f"Daily {self.rules.title} of {data['day']} ({kind}; {proven}). Your clock is running."
+            f"Daily {self.rules.title} of {data['day']} ({kind}{proven}). Your clock is running."
         )
         if self.view is not None:
             self.draw()
@@ -456,6 +460,8 @@ class RacerScreen:
         if self.console.is_terminal:
             self.console.clear()
         self.say(self.header())
+        if self.unproven:
+            self.say(UNPROVEN, style="yellow")
         self.say(render.board(self.view, self.rules.has_waste))
         if len(self.players) > 1:
             self.say(render.standings(self.console, self.players, self.me, self.total, "Racers"))

@@ -16,7 +16,9 @@ import shlex
 import struct
 import sys
 import termios
+import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -28,12 +30,14 @@ from client.api import Client
 from client.cli import build_parser, main
 from client.terminal.render import board, make_console
 from client.views import after_action
+from protocol.daily import day_of
 from protocol.errors import IllegalAction
 from protocol.games import GAMES, rules_for
 from protocol.notation import TABLEAU_PILES, Move
 from protocol.race import view_json
 from protocol.replay import replay
 from server.app import RaceServer
+from server.daily import DailyDeals
 from server.store import MemoryStore
 
 SOLRACE = Path(sys.executable).with_name("solrace")
@@ -389,6 +393,50 @@ async def test_play_on_a_terminal_colours_the_cards_and_redraws_the_screen() -> 
             assert await ann.process.wait() == 0
         finally:
             ann.close()
+
+
+UNPROVEN = "This deal has not been proven winnable."
+
+
+def after_the_last_clear(screen: str) -> str:
+    """What a person sees on a terminal: the output since the screen was last cleared."""
+    return re.split(r"\x1b\[2J|\x1b\[H", screen)[-1]
+
+
+async def test_play_daily_on_a_terminal_says_plainly_that_the_deal_is_not_proven() -> None:
+    async with running_server() as url:  # daily_certify=False: the deal is not certified
+        ann = await PseudoTerminal.open("play", "--server", url, "--name", "Ann", "--daily", GAME)
+        try:
+            await ann.expect(re.escape(PROMPT))
+            assert UNPROVEN in after_the_last_clear(ann.output)
+            await ann.type("1")
+            await ann.expect(r"1 action\b.*\n(.*\n)*.*" + re.escape(PROMPT))
+            assert UNPROVEN in after_the_last_clear(ann.output)  # still there after a redraw
+            await ann.type("resign")
+            await ann.expect(r"Daily board")
+            assert await ann.process.wait() == 0
+        finally:
+            ann.close()
+
+
+async def test_play_daily_says_nothing_of_proof_when_the_deal_is_certified() -> None:
+    settings = dataclasses.replace(SETTINGS, daily_certify=True)
+    server = RaceServer(settings, MemoryStore())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        server.daily = DailyDeals(server.store, settings, lambda game, deal, nodes: True, pool)
+        await server.daily.deal_for(GAME, day_of(int(time.time() * 1000)))  # proven already
+        await server.start()
+        try:
+            url = f"ws://127.0.0.1:{server.port}/ws"
+            async with solrace("play", "--server", url, "--name", "Ann", "--daily", GAME) as ann:
+                await ann.expect(re.escape(PROMPT))
+                await ann.type("resign")
+                await ann.expect(r"Daily board")
+                assert await ann.finish() == 0
+        finally:
+            await server.stop()
+    assert "Daily Mount Sunflower of" in ann.output
+    assert "not been proven" not in ann.output and "not proven" not in ann.output
 
 
 # ---------------------------------------------------------------------- watch
