@@ -2,13 +2,17 @@
 
 Each command module defines ``configure(parser)`` and ``run(args) -> int``. Bad input on
 the command line (an unknown game, a deal number out of range, an unreadable file) is one
-line on standard error and exit status 2, never a traceback.
+line on standard error and exit status 2, never a traceback. When standard output is a
+pipe that closes early (``solrace solve ... --json | head``), the command stops quietly with
+exit status 141, as a shell reports for a tool ended by SIGPIPE.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -17,6 +21,7 @@ from client.api import ServerError
 from protocol.errors import SolraceError
 
 USAGE_ERROR = 2
+BROKEN_PIPE = 128 + signal.SIGPIPE  # 141: the reader of standard output has gone
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -55,8 +60,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
+        try:
+            return _run(argv)
+        finally:
+            sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught below
+    except BrokenPipeError:
+        # Python ignores SIGPIPE, so a write to a pipe nobody reads raises instead. Point
+        # standard output at /dev/null so that nothing fails again on the way out.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return BROKEN_PIPE
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    try:
         args = build_parser().parse_args(argv)
         result: int = args.module.run(args)
+    except BrokenPipeError:
+        raise  # standard output is closed: not a bad file (below), see main
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return USAGE_ERROR

@@ -7,10 +7,15 @@ import argparse
 import asyncio
 import json
 import os
+import secrets
 
 from client.bot import run_bots
+from client.cli import UsageError
+from client.terminal.connection import clean_name
 from protocol.deals import parse_deal_number
 from protocol.games import GAMES
+
+MAX_PREFIX = 17  # a name is at most 24 characters: the prefix, up to "50", "-" and the tag
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +25,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="websocket URL of the server [SOLRACE_SERVER]",
     )
     parser.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
-    parser.add_argument("--name", default="bot", help="name prefix; bots are NAME1, NAME2, ...")
+    parser.add_argument(
+        "--name",
+        default="bot",
+        help=f"name prefix, 1 to {MAX_PREFIX} characters; bots are NAME1-TAG, NAME2-TAG, ... "
+        "where TAG is four random hex digits, one per command (default bot)",
+    )
     parser.add_argument(
         "--pace",
         type=float,
@@ -50,6 +60,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print each bot's last reply as JSON")
 
 
+def bot_names(prefix: str, count: int) -> list[str]:
+    """``prefix`` numbered from 1, then a random tag shared by this command's bots: distinct
+    within one command, and (but for a 1-in-65,536 chance) from another command's bots."""
+    tag = secrets.token_hex(2)
+    return [f"{prefix}{i + 1}-{tag}" for i in range(count)]
+
+
 def run(args: argparse.Namespace) -> int:
     if not 1 <= args.count <= 50:
         raise SystemExit("error: solrace bot: --count must be from 1 to 50")
@@ -60,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
             "options": json.loads(args.options) or None,
             "deal": parse_deal_number(args.deal) if args.deal else None,
         }
-    names = [f"{args.name}{i + 1}" for i in range(args.count)]
+    if not 1 <= len(args.name) <= MAX_PREFIX or clean_name(args.name) != args.name:
+        raise UsageError(f"solrace bot: --name must be 1 to {MAX_PREFIX} printable characters")
+    names = bot_names(args.name, args.count)
     results = asyncio.run(
         run_bots(
             args.server,

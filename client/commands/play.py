@@ -103,6 +103,8 @@ async def play(args: argparse.Namespace, options: dict[str, Any], deal: int | No
                 await screen.daily(args.daily)
         except ServerError as error:
             return render.failure(f"{error.message} [{error.code}]")
+        except BrokenPipeError:
+            raise  # our standard output closed, not the connection (client.cli handles it)
         except ConnectionError as error:
             return render.failure(f"the connection failed: {error}")
         status = await screen.run()

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
 import os
+import random
 import re
 import time
 
@@ -38,18 +38,16 @@ def add_name_argument(parser: argparse.ArgumentParser, default: str | None = Non
     parser.add_argument(
         "--name",
         default=default or default_name(),
-        help="your display name, 1 to 24 characters [SOLRACE_NAME, default your login name]",
+        help="your display name, 1 to 24 characters [SOLRACE_NAME, default Player-NNNN]",
     )
 
 
 def default_name() -> str:
-    name = os.environ.get("SOLRACE_NAME", "")
-    if not name:
-        try:
-            name = getpass.getuser()
-        except (KeyError, OSError):
-            name = ""
-    return clean_name(name) or "player"
+    """``SOLRACE_NAME``, or ``Player-`` and four random digits. Not the login name: that is
+    often ``root`` or ``user``, the same for everyone, and private."""
+    return (
+        clean_name(os.environ.get("SOLRACE_NAME", "")) or f"Player-{random.randrange(10_000):04d}"
+    )
 
 
 def clean_name(name: str) -> str:

@@ -10,7 +10,7 @@ it resumes the session, answers an action that was in flight by resending it wit
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import shlex
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -30,6 +30,8 @@ from protocol.messages import Event, Watch
 T = TypeVar("T")
 RATE_RETRIES = 5  # a refused request is sent again this many times...
 RATE_PAUSE_S = 0.5  # ...this long apart (the server refused it unread, so resending is safe)
+
+UNPROVEN = "This deal has not been proven winnable."  # under every screen of such a daily
 
 HELP = """\
 Type an action in the notation, or the number of one in the list:
@@ -60,6 +62,7 @@ class RacerScreen:
         self.leaving = False
         self.resign_at_start = False
         self.status = 0
+        self.unproven = False  # a daily deal the solver did not prove winnable: say so
 
     @property
     def me(self) -> str:
@@ -115,8 +118,13 @@ class RacerScreen:
             f"({self.rules.describe_options()}), {players} racer{'s' if players > 1 else ''}."
         )
         if players > 1:
-            self.say(f"Others join with:  solrace play --race {self.race_id}")
+            self.say(f"Others join with:  {self.join_command(self.race_id)}")
             self.say("It starts when it is full; type 'start' to start it sooner.")
+
+    def join_command(self, race_id: str) -> str:
+        """The command that joins ``race_id``, always with this server's URL: the others'
+        default (their SOLRACE_SERVER, or 127.0.0.1) may well be another server."""
+        return shlex.join(["solrace", "play", "--race", race_id, "--server", self.link.client.url])
 
     async def join(self, race_id: str) -> None:
         self.adopt(await self.link.client.join_race(race_id))
@@ -132,9 +140,10 @@ class RacerScreen:
         self.adopt(data["race"])
         assert self.rules is not None
         kind = "ranked" if data["ranked"] else "practice: only your first attempt of the day counts"
-        proven = "proven winnable" if data["certified"] else "not proven winnable"
+        proven = "; proven winnable" if data["certified"] else ""
+        self.unproven = not data["certified"]
         self.say(
-            f"Daily {self.rules.title} of {data['day']} ({kind}; {proven}). Your clock is running."
+            f"Daily {self.rules.title} of {data['day']} ({kind}{proven}). Your clock is running."
         )
         if self.view is not None:
             self.draw()
@@ -223,7 +232,7 @@ class RacerScreen:
             self.show_result(data)
         elif kind == "rematch":
             by = next((p["name"] for p in self.players if p["player"] == data["by"]), "A racer")
-            self.say(f"{by} asks for a rematch: solrace play --race {data['rematch']}")
+            self.say(f"{by} asks for a rematch: {self.join_command(data['rematch'])}")
         elif kind == "snapshot":
             for picture in data["races"]:
                 if picture["race"] == self.race_id:
@@ -451,6 +460,8 @@ class RacerScreen:
         if self.console.is_terminal:
             self.console.clear()
         self.say(self.header())
+        if self.unproven:
+            self.say(UNPROVEN, style="yellow")
         self.say(render.board(self.view, self.rules.has_waste))
         if len(self.players) > 1:
             self.say(render.standings(self.console, self.players, self.me, self.total, "Racers"))
@@ -489,11 +500,13 @@ class RacerScreen:
 
 async def show_daily_board(console: Console, link: Link, game: str) -> None:
     """After a daily attempt: the day's board around the player, and when the day ends."""
-    with contextlib.suppress(ServerError, ConnectionError):
+    try:
         data = await link.client.daily_board(game, top=5, around=2)
-        total = rules_for(game).card_total
-        entries = [*data["top"], *data["around"], data["me"]]
-        title = f"Daily board {data['day']} ({render.count(data['total'], 'player')})"
-        console.print(render.leaderboard(console, entries, link.client.player, total, title))
-        left = data["next_day_ms"] - link.server_now_ms()
-        console.print(f"The next daily challenge begins in {render.span(left)}.")
+    except (ServerError, ConnectionError):
+        return  # a courtesy after the attempt: the command ends well without it
+    total = rules_for(game).card_total
+    entries = [*data["top"], *data["around"], data["me"]]
+    title = f"Daily board {data['day']} ({render.count(data['total'], 'player')})"
+    console.print(render.leaderboard(console, entries, link.client.player, total, title))
+    left = data["next_day_ms"] - link.server_now_ms()
+    console.print(f"The next daily challenge begins in {render.span(left)}.")

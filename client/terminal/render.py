@@ -31,10 +31,18 @@ OUTCOMES = {
 }
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """The pipe of standard output closed: raise, so that ``client.cli.main`` ends the
+        command quietly (rich's own answer is ``SystemExit(1)``, the status of a failure)."""
+        self.quiet = True  # nothing more to write
+        raise BrokenPipeError
+
+
 def make_console(force_terminal: bool | None = None, stderr: bool = False) -> Console:
     """The console for standard output (or error): styles and screen clearing on a
     terminal, plain lines otherwise (``rich`` decides from ``isatty`` unless told)."""
-    console = Console(highlight=False, markup=False, force_terminal=force_terminal, stderr=stderr)
+    console = _Console(highlight=False, markup=False, force_terminal=force_terminal, stderr=stderr)
     console.soft_wrap = not console.is_terminal  # a pipe gets whole lines, never wrapped
     return console
 

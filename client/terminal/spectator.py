@@ -126,6 +126,8 @@ class SpectatorScreen:
                     self.note(f"The server says: {item.data.get('reason')}.", "yellow")
         except Unreachable as error:
             return render.failure(str(error))
+        except BrokenPipeError:
+            raise  # our standard output closed, not the connection (client.cli handles it)
         except (ConnectionError, ConnectionClosed) as error:
             return render.failure(f"the connection failed: {error}")
         return 0

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import re
 import subprocess
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-from harness import running_server, url
+import pytest
+from harness import player, running_server, url
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from redis_server import free_port
 
 from client.bot import guess, position_from_view, run_bots
+from client.cli import main
 from client.views import after_action
 from protocol.cards import HIDDEN, deck
 from protocol.daily import day_of
@@ -121,8 +125,50 @@ def test_the_bot_command_races_several_bots_and_reports_each() -> None:
         )
         assert done.returncode == 0, done.stderr
         lines = done.stdout.splitlines()
-        assert [line.split(":")[0] for line in lines] == ["bot1", "bot2"]
+        names = [line.split(":")[0] for line in lines]
+        assert re.fullmatch(r"bot1-([0-9a-f]{4})", names[0])
+        assert names[1] == "bot2-" + names[0].split("-")[1]  # numbered, one tag per command
         assert all("finished after" in line for line in lines)
     finally:
         server.terminate()
         server.wait(10)
+
+
+async def test_bots_of_separate_bot_commands_get_distinct_names() -> None:
+    solrace = str(Path(sys.executable).with_name("solrace"))
+    async with running_server(countdown_ms=0) as server:
+        host = await player(server, "Host")
+        race = (await host.create_race("mount_sunflower_easy", deal=1, max_players=4))["race"]
+        commands = [
+            await asyncio.create_subprocess_exec(
+                solrace,
+                "bot",
+                "--server",
+                url(server),
+                "--race",
+                race,
+                "--count",
+                count,
+                stdout=asyncio.subprocess.DEVNULL,
+            )
+            for count in ("2", "1")
+        ]
+        try:
+            started = await host.next_event("started", timeout=30)
+            names = [p["name"] for p in started.data["players"] if p["name"] != "Host"]
+            assert len(names) == 3
+            assert len(set(names)) == 3, names
+        finally:
+            for command in commands:
+                command.kill()
+                await command.wait()
+            await host.close()
+
+
+def test_a_bot_name_prefix_too_long_for_the_suffix_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = main(["bot", "--create", "sanibel", "--name", "x" * 18])
+    out, err = capsys.readouterr()
+    assert (status, out) == (2, "")
+    assert err == "error: solrace bot: --name must be 1 to 17 printable characters\n"

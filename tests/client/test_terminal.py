@@ -12,10 +12,13 @@ import json
 import os
 import random
 import re
+import shlex
 import struct
 import sys
 import termios
+import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -24,15 +27,17 @@ import pytest
 from harness import TEST_SETTINGS, winning_actions
 
 from client.api import Client
-from client.cli import main
+from client.cli import build_parser, main
 from client.terminal.render import board, make_console
 from client.views import after_action
+from protocol.daily import day_of
 from protocol.errors import IllegalAction
 from protocol.games import GAMES, rules_for
 from protocol.notation import TABLEAU_PILES, Move
 from protocol.race import view_json
 from protocol.replay import replay
 from server.app import RaceServer
+from server.daily import DailyDeals
 from server.store import MemoryStore
 
 SOLRACE = Path(sys.executable).with_name("solrace")
@@ -75,13 +80,14 @@ class Terminal:
         self.seen = 0  # how far ``expect`` has read
 
     @classmethod
-    async def start(cls, *argv: str) -> Terminal:
+    async def start(cls, *argv: str, env: dict[str, str] | None = None) -> Terminal:
         process = await asyncio.create_subprocess_exec(
             str(SOLRACE),
             *argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
+            env=env,
         )
         return cls(process)
 
@@ -176,8 +182,8 @@ class PseudoTerminal(Terminal):
 
 
 @asynccontextmanager
-async def solrace(*argv: str) -> AsyncIterator[Terminal]:
-    terminal = await Terminal.start(*argv)
+async def solrace(*argv: str, env: dict[str, str] | None = None) -> AsyncIterator[Terminal]:
+    terminal = await Terminal.start(*argv, env=env)
     try:
         yield terminal
     finally:
@@ -300,6 +306,44 @@ async def test_play_shows_the_sentence_of_a_refused_action_and_goes_on() -> None
     assert re.search(r"\| 1 \| Ann \(you\) +\| resigned +\| +- \| +1 \|", ann.output)
 
 
+async def test_play_create_prints_a_join_command_that_names_its_server_and_works() -> None:
+    async with running_server() as url:
+        args = ("play", "--server", url, "--name", "Ann", "--create", GAME, "--deal", str(DEAL))
+        async with solrace(*args) as ann:
+            found = await ann.expect(r"Others join with:  (solrace play .*)\n")
+            command = shlex.split(found.group(1))
+            race = command[command.index("--race") + 1]
+            assert command == ["solrace", "play", "--race", race, "--server", url]
+            async with solrace(*command[1:], "--name", "Bob") as bob:  # run as printed
+                await bob.expect(rf"Joined race {race}: .*racers Ann, Bob \(2/2\)")
+                await ann.expect("Bob joined")
+                for racer in (ann, bob):
+                    await racer.expect(re.escape(PROMPT))
+                    await racer.type("resign")
+                    await racer.expect("You resigned.")
+                assert await ann.finish() == 0
+                assert await bob.finish() == 0
+
+
+async def test_play_without_a_name_is_player_and_a_random_suffix_not_the_login_name() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SOLRACE_NAME"}
+    async with running_server() as url:
+        args = ("play", "--server", url, "--create", GAME, "--players", "1")
+        async with solrace(*args, env=env) as racer:
+            await racer.expect(re.escape(PROMPT))
+            await racer.type("resign")
+            found = await racer.expect(r"\| 1 \| (\S+) \(you\) +\| resigned")
+            assert await racer.finish() == 0
+    assert re.fullmatch(r"Player-\d{4}", found.group(1))
+
+
+def test_solrace_name_names_the_player_when_no_name_is_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SOLRACE_NAME", "Zed")
+    assert build_parser().parse_args(["play", "--daily", GAME]).name == "Zed"
+
+
 async def test_play_counts_down_before_the_start() -> None:
     async with running_server(countdown_ms=1500) as url, await Client.connect(url, "Bob") as bob:
         race = (await bob.create_race(GAME, deal=DEAL))["race"]
@@ -349,6 +393,50 @@ async def test_play_on_a_terminal_colours_the_cards_and_redraws_the_screen() -> 
             assert await ann.process.wait() == 0
         finally:
             ann.close()
+
+
+UNPROVEN = "This deal has not been proven winnable."
+
+
+def after_the_last_clear(screen: str) -> str:
+    """What a person sees on a terminal: the output since the screen was last cleared."""
+    return re.split(r"\x1b\[2J|\x1b\[H", screen)[-1]
+
+
+async def test_play_daily_on_a_terminal_says_plainly_that_the_deal_is_not_proven() -> None:
+    async with running_server() as url:  # daily_certify=False: the deal is not certified
+        ann = await PseudoTerminal.open("play", "--server", url, "--name", "Ann", "--daily", GAME)
+        try:
+            await ann.expect(re.escape(PROMPT))
+            assert UNPROVEN in after_the_last_clear(ann.output)
+            await ann.type("1")
+            await ann.expect(r"1 action\b.*\n(.*\n)*.*" + re.escape(PROMPT))
+            assert UNPROVEN in after_the_last_clear(ann.output)  # still there after a redraw
+            await ann.type("resign")
+            await ann.expect(r"Daily board")
+            assert await ann.process.wait() == 0
+        finally:
+            ann.close()
+
+
+async def test_play_daily_says_nothing_of_proof_when_the_deal_is_certified() -> None:
+    settings = dataclasses.replace(SETTINGS, daily_certify=True)
+    server = RaceServer(settings, MemoryStore())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        server.daily = DailyDeals(server.store, settings, lambda game, deal, nodes: True, pool)
+        await server.daily.deal_for(GAME, day_of(int(time.time() * 1000)))  # proven already
+        await server.start()
+        try:
+            url = f"ws://127.0.0.1:{server.port}/ws"
+            async with solrace("play", "--server", url, "--name", "Ann", "--daily", GAME) as ann:
+                await ann.expect(re.escape(PROMPT))
+                await ann.type("resign")
+                await ann.expect(r"Daily board")
+                assert await ann.finish() == 0
+        finally:
+            await server.stop()
+    assert "Daily Mount Sunflower of" in ann.output
+    assert "not been proven" not in ann.output and "not proven" not in ann.output
 
 
 # ---------------------------------------------------------------------- watch
