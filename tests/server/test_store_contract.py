@@ -15,7 +15,7 @@ from redis_server import RedisServer, free_port
 
 from protocol.race import LogEntry
 from protocol.ranking import Run, ranked
-from server.redis_store import RedisStore
+from server.store.redis_store import RedisStore
 from server.store import Entry, MemoryStore, Store, StoreUnavailable, open_store
 
 GAME = "sanibel"

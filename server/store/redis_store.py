@@ -26,7 +26,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
-from server.store import (
+from server.store.base import (
     RESEND_WINDOW,
     Board,
     Entry,

@@ -1,0 +1,207 @@
+"""Storage behind one narrow interface: daily challenges, leaderboards, races and their logs.
+
+``Store`` is the interface the server calls; ``MemoryStore`` (``server/store/memory.py``)
+keeps everything in this process (the default, so ``solrace serve`` needs nothing else);
+``RedisStore`` (``server/store/redis_store.py``, the only module that imports ``redis``)
+shares it between server processes. Both keep the same promises, checked by one contract test suite
+(``tests/server/test_store_contract.py``); ``docs/storage.md`` describes them.
+
+Boards are ordered by ``(run.score(), run.member())``, the sorted-set encoding of the total
+order of ``protocol/ranking.py``: it sorts exactly as ``Run.sort_key`` within the ranges
+that module documents, and both stores sort the same way beyond them.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.race import LogEntry
+from protocol.ranking import Run
+
+RESEND_WINDOW = 16  # an action entry equal to one of the last 16 of its log is a resend
+
+
+class StoreError(Exception):
+    """The store could not do what was asked; the message says why, for an operator."""
+
+
+class StoreUnavailable(StoreError):
+    """The storage backend cannot be reached (after the store's own retries)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One run on a board and its rank (1 = best)."""
+
+    rank: int
+    run: Run
+
+
+@dataclass(frozen=True)
+class Board:
+    """One consistent view of a leaderboard."""
+
+    total: int  # number of entries on the board
+    top: list[Entry]  # the best ``top`` entries
+    around: list[Entry]  # ranks rank-``around`` .. rank+``around`` of ``player`` ([] if none)
+    me: Entry | None  # the player's own entry, if any
+
+
+class Store(ABC):
+    """Daily challenges, leaderboards, race records, action logs and results.
+
+    Every method is atomic: concurrent callers (tasks, or server processes sharing Redis)
+    never observe half of an update. Every write is idempotent, so a write repeated after
+    a lost answer changes nothing more. Failures raise ``StoreError``; an unreachable
+    backend raises ``StoreUnavailable`` within a few seconds.
+    """
+
+    # daily challenge
+
+    @abstractmethod
+    async def daily_secret(self, proposed: str) -> str:
+        """The deployment's secret for the daily deal rule: ``proposed`` unless a secret is
+        stored already; return the stored one (the first writer wins, and it is kept)."""
+
+    @abstractmethod
+    async def daily_deal(self, game: str, day: str) -> int | None:
+        """The deal number stored for ``game`` on ``day``, or None."""
+
+    @abstractmethod
+    async def set_daily_deal(self, game: str, day: str, number: int) -> int:
+        """Store ``number`` unless a deal is already stored; return the stored one (the
+        first writer wins)."""
+
+    @abstractmethod
+    async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:
+        """True iff ``attempt`` is the player's ranked attempt of the day: the first one
+        claimed (remembered), or that same attempt id claimed again. False for every other
+        attempt (practice)."""
+
+    @abstractmethod
+    async def ranked_attempt(self, game: str, day: str, player: str) -> str | None:
+        """The attempt id the player claimed that day, if any."""
+
+    @abstractmethod
+    async def record_daily(self, game: str, day: str, run: Run) -> bool:
+        """Put the run of the player's claimed attempt on the day's board, once.
+
+        True when the board now holds this run (stored by this call, or an identical run
+        stored before). False, storing nothing, when ``run.race`` is not the claimed
+        attempt or another run is already recorded for the player that day. A finished
+        run is also offered to the game's all-time board (``offer_best``).
+        """
+
+    @abstractmethod
+    async def daily_board(
+        self, game: str, day: str, top: int, player: str | None = None, around: int = 0
+    ) -> Board:
+        """The day's board: the best ``top`` runs and the window around ``player``."""
+
+    @abstractmethod
+    async def offer_best(self, game: str, run: Run) -> bool:
+        """Keep the run on the all-time board if it is the player's best finished run.
+
+        The run replaces the player's stored run iff ``run.better_than(stored)`` (an equal
+        later run never displaces an earlier one). True when the board now holds this run;
+        False for a run that did not finish or is not better.
+        """
+
+    @abstractmethod
+    async def best_board(
+        self, game: str, top: int, player: str | None = None, around: int = 0
+    ) -> Board:
+        """The game's all-time board (one entry per player, finished runs only)."""
+
+    # races
+
+    @abstractmethod
+    async def save_race(self, race: str, record: dict[str, Any]) -> None:
+        """Store the race's definition (a JSON-able dict), replacing any before."""
+
+    @abstractmethod
+    async def load_race(self, race: str) -> dict[str, Any] | None:
+        """The race's definition as saved, or None."""
+
+    async def append_action(self, race: str, entry: LogEntry) -> None:
+        """Append one accepted action to the race's log, in order."""
+        await self.append_actions([(race, entry)])
+
+    @abstractmethod
+    async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
+        """Append ``(race, entry)`` pairs to the races' logs, each log in the given order.
+
+        Idempotent, so a batch may be sent again after a failure: an entry equal to one of
+        its log's last ``RESEND_WINDOW + n`` entries (``n``: this call's entries for that
+        race), or to one this call already appended, is a resend and is skipped.
+        """
+
+    @abstractmethod
+    async def actions(self, race: str) -> list[LogEntry]:
+        """Every entry of the race's log, in order, as appended ([] for an unknown race)."""
+
+    @abstractmethod
+    async def save_result(self, race: str, result: dict[str, Any]) -> None:
+        """Store the race's result (a JSON-able dict), replacing any before."""
+
+    @abstractmethod
+    async def load_result(self, race: str) -> dict[str, Any] | None:
+        """The race's result as saved, or None."""
+
+    @abstractmethod
+    async def ping(self) -> bool:
+        """Health check: True when the backend answers."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release connections; the store is not used afterwards."""
+
+
+# shared encodings and checks
+
+
+def encode_json(value: Any) -> str:
+    """The canonical JSON text both stores keep (sorted keys, no NaN)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def run_json(run: Run) -> str:
+    return encode_json(run.as_dict())
+
+
+def run_from_json(text: str) -> Run:
+    return Run.from_dict(json.loads(text))
+
+
+def board_key(run: Run) -> tuple[float, str]:
+    """Where a run sits on a board: the sorted-set score, then the member's byte order."""
+    return (run.score(), run.member())
+
+
+def log_batches(entries: list[tuple[str, LogEntry]]) -> dict[str, list[LogEntry]]:
+    """Each race's entries, in the given order."""
+    batches: dict[str, list[LogEntry]] = {}
+    for race, entry in entries:
+        batches.setdefault(race, []).append(entry)
+    return batches
+
+
+def entry_json(entry: LogEntry) -> str:
+    return encode_json(entry.as_dict())
+
+
+def entry_from_json(text: str) -> LogEntry:
+    return LogEntry(**json.loads(text))
+
+
+def check_window(top: int, around: int) -> None:
+    if top < 0 or around < 0:
+        raise ValueError(f"top and around must not be negative (got {top} and {around})")
+
+
+def check_game(game: str, run: Run) -> None:
+    if run.game != game:
+        raise ValueError(f"a {run.game} run cannot go on the {game} board")

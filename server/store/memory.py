@@ -1,0 +1,196 @@
+"""The in-memory store: everything in this process, lost when it stops (the default, so
+``solrace serve`` needs nothing else)."""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_left, insort
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.race import LogEntry
+from protocol.ranking import Run
+from server.store.base import (
+    RESEND_WINDOW,
+    Board,
+    Entry,
+    Store,
+    board_key,
+    check_game,
+    check_window,
+    encode_json,
+    log_batches,
+)
+
+
+@dataclass
+class RankedRuns:
+    """One run per player in board order, with rank look-ups by bisection."""
+
+    keys: list[tuple[float, str]] = field(default_factory=list)  # sorted board keys
+    by_member: dict[str, Run] = field(default_factory=dict)
+    by_player: dict[str, Run] = field(default_factory=dict)
+
+    def get(self, player: str) -> Run | None:
+        return self.by_player.get(player)
+
+    def put(self, run: Run) -> None:
+        """Store ``run`` as the player's entry, replacing the one before."""
+        old = self.by_player.get(run.player)
+        if old is not None:
+            del self.keys[bisect_left(self.keys, board_key(old))]
+            del self.by_member[old.member()]
+        insort(self.keys, board_key(run))
+        self.by_member[run.member()] = run
+        self.by_player[run.player] = run
+
+    def board(self, top: int, player: str | None, around: int) -> Board:
+        check_window(top, around)
+        top_entries = self._entries(0, top)
+        mine = self.by_player.get(player) if player is not None else None
+        if mine is None:
+            return Board(len(self.keys), top_entries, [], None)
+        index = bisect_left(self.keys, board_key(mine))
+        start = max(0, index - around)
+        around_entries = self._entries(start, index + around + 1)
+        return Board(len(self.keys), top_entries, around_entries, around_entries[index - start])
+
+    def _entries(self, start: int, stop: int) -> list[Entry]:
+        return [
+            Entry(start + offset + 1, self.by_member[member])
+            for offset, (_, member) in enumerate(self.keys[start:stop])
+        ]
+
+
+@dataclass
+class DailyState:
+    """One game's day: its deal, the ranked attempt claimed by each player, its board."""
+
+    deal: int | None = None
+    claims: dict[str, str] = field(default_factory=dict)
+    board: RankedRuns = field(default_factory=RankedRuns)
+
+
+class MemoryStore(Store):
+    """Everything in this process's memory; lost when it stops.
+
+    Atomic because no method awaits between reading and writing, so on one event loop
+    nothing interleaves. Values are kept as the same JSON text Redis keeps, so both stores
+    return equal copies and reject the same values.
+    """
+
+    def __init__(self) -> None:
+        self._secret: str | None = None
+        self._days: dict[tuple[str, str], DailyState] = {}
+        self._best: dict[str, RankedRuns] = {}
+        self._races: dict[str, str] = {}
+        self._results: dict[str, str] = {}
+        self._logs: dict[str, list[LogEntry]] = {}
+        self._latest_t: dict[str, int] = {}  # race -> the latest t_ms in its log
+
+    def _day(self, game: str, day: str) -> DailyState:
+        return self._days.setdefault((game, day), DailyState())
+
+    async def daily_secret(self, proposed: str) -> str:
+        if self._secret is None:
+            self._secret = proposed
+        return self._secret
+
+    async def daily_deal(self, game: str, day: str) -> int | None:
+        state = self._days.get((game, day))
+        return state.deal if state else None
+
+    async def set_daily_deal(self, game: str, day: str, number: int) -> int:
+        state = self._day(game, day)
+        if state.deal is None:
+            state.deal = number
+        return state.deal
+
+    async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:
+        claims = self._day(game, day).claims
+        return claims.setdefault(player, attempt) == attempt
+
+    async def ranked_attempt(self, game: str, day: str, player: str) -> str | None:
+        state = self._days.get((game, day))
+        return state.claims.get(player) if state else None
+
+    async def record_daily(self, game: str, day: str, run: Run) -> bool:
+        check_game(game, run)
+        state = self._days.get((game, day))
+        if state is None or state.claims.get(run.player) != run.race:
+            return False
+        recorded = state.board.get(run.player)
+        if recorded is not None:
+            return recorded == run
+        state.board.put(run)
+        if run.finished:
+            self._offer(game, run)
+        return True
+
+    async def daily_board(
+        self, game: str, day: str, top: int, player: str | None = None, around: int = 0
+    ) -> Board:
+        state = self._days.get((game, day))
+        return (state.board if state else RankedRuns()).board(top, player, around)
+
+    async def offer_best(self, game: str, run: Run) -> bool:
+        check_game(game, run)
+        return self._offer(game, run)
+
+    def _offer(self, game: str, run: Run) -> bool:
+        if not run.finished:
+            return False
+        board = self._best.setdefault(game, RankedRuns())
+        stored = board.get(run.player)
+        if stored == run:
+            return True
+        if stored is not None and not run.better_than(stored):
+            return False
+        board.put(run)
+        return True
+
+    async def best_board(
+        self, game: str, top: int, player: str | None = None, around: int = 0
+    ) -> Board:
+        return self._best.get(game, RankedRuns()).board(top, player, around)
+
+    async def save_race(self, race: str, record: dict[str, Any]) -> None:
+        self._races[race] = encode_json(record)
+
+    async def load_race(self, race: str) -> dict[str, Any] | None:
+        return _loaded(self._races.get(race))
+
+    async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
+        for race, batch in log_batches(entries).items():
+            log = self._logs.setdefault(race, [])
+            start = max(0, len(log) - RESEND_WINDOW - len(batch))
+            latest = self._latest_t.get(race, -1)
+            for entry in batch:
+                # An entry later than every logged one equals none of them; others are
+                # looked for in the window (a few dozen tuples at most).
+                if entry.t_ms > latest or entry not in log[start:]:
+                    log.append(entry)
+                    latest = max(latest, entry.t_ms)
+            self._latest_t[race] = latest
+
+    async def actions(self, race: str) -> list[LogEntry]:
+        return list(self._logs.get(race, []))
+
+    async def save_result(self, race: str, result: dict[str, Any]) -> None:
+        self._results[race] = encode_json(result)
+
+    async def load_result(self, race: str) -> dict[str, Any] | None:
+        return _loaded(self._results.get(race))
+
+    async def ping(self) -> bool:
+        return True
+
+    async def close(self) -> None:
+        return None
+
+
+def _loaded(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    value: dict[str, Any] = json.loads(text)
+    return value
