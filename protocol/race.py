@@ -39,6 +39,18 @@ class Phase(StrEnum):
     DONE = "done"
 
 
+# The phases' transitions (h11 style): (phase, event) -> the next phase. Anything else is
+# refused by the method that asked for it before the table is consulted.
+TRANSITIONS: dict[tuple[Phase, str], Phase] = {
+    (Phase.OPEN, "schedule_start"): Phase.COUNTDOWN,
+    (Phase.COUNTDOWN, "begin"): Phase.RUNNING,
+    (Phase.COUNTDOWN, "everyone_done"): Phase.DONE,  # everyone dropped out before the start
+    (Phase.RUNNING, "everyone_done"): Phase.DONE,
+}
+
+RETIREMENTS = ("resigned", "dropped", "timed_out")  # outcomes a race record must keep
+
+
 class Ending(StrEnum):
     """How a racer's race ended."""
 
@@ -73,6 +85,11 @@ class RaceSettings:
     def as_dict(self) -> dict[str, Any]:
         """Everything, the deal number included: for storage, never for players."""
         return {**self.public_dict(), "deal": str(self.deal)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RaceSettings:
+        """The settings ``as_dict`` wrote."""
+        return cls(**{**data, "deal": int(data["deal"])})
 
     def public_dict(self) -> dict[str, Any]:
         """The settings without the deal number."""
@@ -158,6 +175,11 @@ class Race:
         self.racers: dict[str, Racer] = {}
         self.start_mono: int | None = None
         self.start_wall: int | None = None
+        self.rematch: str | None = None  # the race a rematch was asked for in, once asked
+
+    def _move(self, event: str) -> None:
+        """Take the transition ``event`` from the current phase (see ``TRANSITIONS``)."""
+        self.phase = TRANSITIONS[(self.phase, event)]
 
     # ------------------------------------------------------------------ membership
 
@@ -182,6 +204,33 @@ class Race:
     def full(self) -> bool:
         return len(self.racers) >= self.settings.max_players
 
+    @property
+    def joinable(self) -> bool:
+        """Listed for anyone to join: an open public race (not a daily attempt) with room."""
+        return (
+            self.phase is Phase.OPEN
+            and self.settings.public
+            and self.settings.mode == "race"
+            and not self.full
+        )
+
+    @property
+    def starts_by_itself(self) -> bool:
+        """Full and not started: the server sets the countdown (a race for one at once)."""
+        return self.phase is Phase.OPEN and self.full
+
+    @property
+    def live(self) -> bool:
+        """Counting down or running: listed for spectators."""
+        return self.phase in (Phase.COUNTDOWN, Phase.RUNNING)
+
+    def may_watch(self, player: str) -> None:
+        """RaceError unless ``player`` may spectate: nobody watches a race they are in
+        until it is over (it would show them nothing new, and a daily attempt's deal is
+        judged by the daily rule, see ``server/daily.py``)."""
+        if player in self.racers and self.phase is not Phase.DONE:
+            raise RaceError("you cannot watch a race you are in", "spectate_refused")
+
     # ------------------------------------------------------------------ start
 
     def schedule_start(self, by: str | None, now: Now) -> int:
@@ -193,15 +242,14 @@ class Race:
                 raise RaceError("only the race's host can start it", "not_host")
         if self.phase is not Phase.OPEN:
             raise RaceError("this race has already started", "race_started")
-        self.phase = Phase.COUNTDOWN
+        self._move("schedule_start")
         self.start_mono = now.mono_ms + self.settings.countdown_ms
         self.start_wall = now.wall_ms + self.settings.countdown_ms
         return self.start_mono
 
     def begin(self) -> None:
         """The start signal: every racer gets the same deal at this moment."""
-        assert self.phase is Phase.COUNTDOWN
-        self.phase = Phase.RUNNING
+        self._move("begin")
         start = self.rules.start(self.settings.deal)
         for racer in self.racers.values():
             racer.state = start
@@ -246,14 +294,15 @@ class Race:
         # The same foundations (the very tuple, as after most moves) hold the same cards.
         same = position.foundations is state.position.foundations
         progress = racer.progress if same else position.progress()
+        at = (self.start_wall or 0) + t_ms  # wall clock of the action, by the start signal
         if progress != racer.progress:
-            racer.progress, racer.progress_ms, racer.progress_at = progress, t_ms, now.wall_ms
+            racer.progress, racer.progress_ms, racer.progress_at = progress, t_ms, at
         entry = LogEntry(player, seq, text, t_ms)
         racer.log.append(entry)
         if progress == self.rules.card_total:  # won: every card home (progress is at hand)
-            racer.outcome, racer.time_ms, racer.done_at = Ending.FINISHED, t_ms, now.wall_ms
+            racer.outcome, racer.time_ms, racer.done_at = Ending.FINISHED, t_ms, at
         elif not self.rules.undo_allowed and self.rules.is_stuck(outcome.state):
-            racer.outcome, racer.done_at = Ending.STUCK, now.wall_ms
+            racer.outcome, racer.done_at = Ending.STUCK, at
         reply: dict[str, Any] = {
             "race": self.id,
             "seq": seq,
@@ -301,8 +350,65 @@ class Race:
         self._finish_if_all_done()
 
     def _finish_if_all_done(self) -> None:
-        if self.phase is not Phase.OPEN and all(r.outcome for r in self.racers.values()):
-            self.phase = Phase.DONE
+        if self.live and all(r.outcome for r in self.racers.values()):
+            self._move("everyone_done")
+
+    # ------------------------------------------------------------------ storage
+
+    def record(self) -> dict[str, Any]:
+        """What storage keeps of the race besides its action log (JSON-able; the deal
+        number included): with the log, ``restore`` rebuilds the race exactly."""
+        return {
+            "race": self.id,
+            "settings": self.settings.as_dict(),
+            "host": self.host,
+            "phase": self.phase.value,
+            "start_at_ms": self.start_wall,
+            "rematch": self.rematch,
+            "racers": [
+                {
+                    "player": r.player,
+                    "name": r.name,
+                    "outcome": r.outcome.value
+                    if r.outcome is not None and r.outcome.value in RETIREMENTS
+                    else None,
+                    "done_at": r.done_at if r.outcome is not None else None,
+                }
+                for r in self.racers.values()
+            ],
+        }
+
+    @classmethod
+    def restore(
+        cls, record: dict[str, Any], rules: Rules, log: list[LogEntry], now: Now
+    ) -> Race:
+        """The race a ``record`` and its action ``log`` describe, rebuilt by replaying the
+        log at its own times. The start signal is a wall-clock time: on this process's
+        monotonic clock it is ``now`` less the wall time since it (clocks agree)."""
+        race = cls(record["race"], RaceSettings.from_dict(record["settings"]), rules, "")
+        race.host = record["host"]
+        race.rematch = record.get("rematch")
+        for racer in record["racers"]:
+            race.racers[racer["player"]] = Racer(racer["player"], racer["name"])
+        start_wall = record["start_at_ms"]
+        if start_wall is None:
+            return race
+        race.phase = Phase.COUNTDOWN
+        race.start_wall = start_wall
+        race.start_mono = now.mono_ms - (now.wall_ms - start_wall)
+        if Phase(record["phase"]) is Phase.COUNTDOWN and now.wall_ms < start_wall and not log:
+            return race
+        race.begin()
+        for entry in log:
+            at = Now(race.start_mono + entry.t_ms, start_wall + entry.t_ms)
+            race.act(entry.player, entry.seq, entry.action, at)
+        for stored in record["racers"]:
+            if stored["outcome"] is not None:
+                racer = race.racers[stored["player"]]
+                if racer.outcome is None:
+                    racer.outcome, racer.done_at = Ending(stored["outcome"]), stored["done_at"]
+        race._finish_if_all_done()
+        return race
 
     # ------------------------------------------------------------------ results
 

@@ -193,3 +193,107 @@ def test_no_outbound_picture_ever_holds_a_hidden_card(
             state = race.racers[standing["player"]].state
             assert state is not None and standing["view"] == view_json(rules.view(state))
         assert not cards_in(race.public_info())
+
+
+# ---------------------------------------------------------------------- policy and phases
+
+
+def test_the_phases_follow_the_transition_table_only() -> None:
+    from protocol.race import TRANSITIONS
+
+    assert TRANSITIONS[(Phase.OPEN, "schedule_start")] is Phase.COUNTDOWN
+    race = make_race(max_players=1, countdown_ms=0)
+    with pytest.raises(KeyError):
+        race.begin()  # an open race cannot begin before its countdown
+    started(race)
+    assert race.phase is Phase.RUNNING
+
+
+def test_a_race_is_listed_to_join_only_while_open_public_and_not_full() -> None:
+    race = make_race(max_players=2)
+    assert race.joinable and not race.starts_by_itself
+    race.join("bob", "Bob")
+    assert not race.joinable and race.starts_by_itself
+    private = make_race(max_players=3, public=False)
+    assert not private.joinable
+    daily = make_race(max_players=2, mode="daily", day="2026-01-01")
+    assert not daily.joinable
+
+
+def test_a_racer_may_not_watch_their_race_until_it_is_over() -> None:
+    race = started(make_race(max_players=1, countdown_ms=0))
+    with pytest.raises(RaceError) as refused:
+        race.may_watch("ann")
+    assert refused.value.code == "spectate_refused"
+    race.may_watch("bob")  # anyone else may
+    race.retire("ann", Ending.RESIGNED, Now(2000, 2000))
+    race.may_watch("ann")
+
+
+# ---------------------------------------------------------------------- rebuilt by replay
+
+
+def rebuilt(race: Race, now: Now) -> Race:
+    """``race`` rebuilt from what storage keeps: its record and its action log."""
+    log = sorted(
+        (entry for racer in race.racers.values() for entry in racer.log), key=lambda e: e.t_ms
+    )
+    return Race.restore(race.record(), race.rules, log, now)
+
+
+def test_a_race_rebuilt_from_its_record_and_log_is_the_same_race() -> None:
+    wins = [line for line in WIN.read_text().split("\n") if line and not line.startswith("#")]
+    race = make_race(max_players=3, countdown_ms=0)
+    race.join("bob", "Bob")
+    race.join("cy", "Cy")
+    started(race, at=10_000)
+    for i, action in enumerate(wins[:30]):
+        race.act("bob", i + 1, action, Now(10_050 + i, 50_050 + i))
+    race.retire("cy", Ending.RESIGNED, Now(10_500, 50_500))
+    for i, action in enumerate(wins):
+        race.act("ann", i + 1, action, Now(11_000 + 7 * i, 51_000 + 7 * i))
+    copy = rebuilt(race, Now(20_000, 60_000))
+    assert copy.standings() == race.standings()
+    assert copy.racer_view("bob") == race.racer_view("bob")
+    assert (copy.phase, copy.host, copy.start_wall) == (race.phase, race.host, race.start_wall)
+    race.retire("bob", Ending.DROPPED, Now(12_000, 52_000))
+    copy = rebuilt(race, Now(20_000, 60_000))
+    assert copy.phase is Phase.DONE and copy.result() == race.result()
+
+
+def test_a_race_counting_down_is_rebuilt_counting_down_to_the_same_start() -> None:
+    race = make_race(max_players=2, countdown_ms=3000)
+    race.join("bob", "Bob")
+    race.schedule_start(None, Now(1_000, 100_000))
+    copy = rebuilt(race, Now(555_000, 101_000))  # another process: another monotonic clock
+    assert (copy.phase, copy.start_wall, copy.start_mono) == (Phase.COUNTDOWN, 103_000, 557_000)
+    copy.begin()
+    rules = race.rules
+    assert copy.racer_view("ann")["you"]["view"] == view_json(rules.view(rules.start(18)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_any_race_rebuilt_by_replay_shows_everyone_the_same(data: st.DataObject) -> None:
+    game = data.draw(st.sampled_from(["sanibel", "shady_lanes", "mount_sunflower"]))
+    race = make_race(game, deal=data.draw(st.integers(1, 10**6)), max_players=2, countdown_ms=0)
+    race.join("bob", "Bob")
+    started(race, at=0)
+    seqs = {"ann": 0, "bob": 0}
+    for step in range(data.draw(st.integers(0, 60))):
+        player = data.draw(st.sampled_from(["ann", "bob"]))
+        state = race.racers[player].state
+        if race.racers[player].outcome is not None or state is None:
+            continue
+        legal = [str(a) for a in race.rules.legal_actions(state)] + ["undo", "t0 1 t1"]
+        seqs[player] += 1
+        race.act(player, seqs[player], data.draw(st.sampled_from(legal)), Now(step, step))
+    copy = rebuilt(race, Now(10_000, 10_000))
+    for player in ("ann", "bob"):
+        view, original = copy.racer_view(player), race.racer_view(player)
+        # a refused action is not logged: the rebuilt race remembers the last accepted one
+        log = race.racers[player].log
+        assert view["you"].pop("seq") == (log[-1].seq if log else 0)
+        original["you"].pop("seq")
+        assert view == original
+    assert copy.spectator_view() == race.spectator_view()
