@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
-
-RESEND_WINDOW = 16  # an action entry equal to one of the last 16 of its log is a resend
+from server.jobs import Job
 
 
 class StoreError(Exception):
@@ -134,9 +134,10 @@ class Store(ABC):
     async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
         """Append ``(race, entry)`` pairs to the races' logs, each log in the given order.
 
-        Idempotent, so a batch may be sent again after a failure: an entry equal to one of
-        its log's last ``RESEND_WINDOW + n`` entries (``n``: this call's entries for that
-        race), or to one this call already appended, is a resend and is skipped.
+        Idempotent, so a batch may be sent again after a failure: a player's seqs grow
+        along the log, so an entry whose seq is not above the last one logged for its
+        player is a resend and is skipped. (An action is never logged twice, even when a
+        write whose answer was lost is made again with another time.)
         """
 
     @abstractmethod
@@ -150,6 +151,36 @@ class Store(ABC):
     @abstractmethod
     async def load_result(self, race: str) -> dict[str, Any] | None:
         """The race's result as saved, or None."""
+
+    # live races, players, leases
+
+    @abstractmethod
+    async def live_races(self) -> list[str]:
+        """Every race saved with ``SaveRace`` and not yet ended (``EndRace``)."""
+
+    @abstractmethod
+    async def player_races(self, player: str) -> list[str]:
+        """The live races whose record names ``player`` as a racer."""
+
+    @abstractmethod
+    async def identity(self, token_hash: str) -> tuple[str, str] | None:
+        """The (player, name) a resume token's hash names, if it is kept."""
+
+    @abstractmethod
+    async def next_event_generation(self, player: str) -> int:
+        """A number greater than every one this method returned for ``player`` before (a
+        process numbers the player's events after it, so numbers are never reused)."""
+
+    @abstractmethod
+    async def claim_lease(self, name: str, holder: str, ttl_ms: int) -> bool:
+        """Hold the lease ``name`` for ``ttl_ms`` more if nobody else holds it (renewing it
+        when ``holder`` does); True when ``holder`` holds it now."""
+
+    @abstractmethod
+    async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
+        """Carry out ``jobs`` (see ``server/jobs.py``) in order, in one round trip where
+        the backend allows; for each, None when it was done, or the error that stopped it.
+        Raises ``StoreUnavailable`` when none could be done."""
 
     @abstractmethod
     async def ping(self) -> bool:

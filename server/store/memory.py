@@ -3,18 +3,22 @@
 
 from __future__ import annotations
 
+import heapq
 import json
+import time
 from bisect import bisect_left, insort
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
+from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveRace
 from server.store.base import (
-    RESEND_WINDOW,
     Board,
     Entry,
     Store,
+    StoreError,
     board_key,
     check_game,
     check_window,
@@ -86,7 +90,13 @@ class MemoryStore(Store):
         self._races: dict[str, str] = {}
         self._results: dict[str, str] = {}
         self._logs: dict[str, list[LogEntry]] = {}
-        self._latest_t: dict[str, int] = {}  # race -> the latest t_ms in its log
+        self._last_seq: dict[str, dict[str, int]] = {}  # race -> player -> last seq logged
+        self._live: dict[str, set[str]] = {}  # live race -> its racers
+        self._player_races: dict[str, set[str]] = {}
+        self._identities: dict[str, tuple[str, str]] = {}
+        self._generations: dict[str, int] = {}
+        self._leases: dict[str, tuple[str, float]] = {}  # name -> (holder, until, monotonic)
+        self._expiring: list[tuple[float, str]] = []  # (when, race): ended races to drop
 
     def _day(self, game: str, day: str) -> DailyState:
         return self._days.setdefault((game, day), DailyState())
@@ -115,6 +125,9 @@ class MemoryStore(Store):
         return state.claims.get(player) if state else None
 
     async def record_daily(self, game: str, day: str, run: Run) -> bool:
+        return self._record_daily(game, day, run)
+
+    def _record_daily(self, game: str, day: str, run: Run) -> bool:
         check_game(game, run)
         state = self._days.get((game, day))
         if state is None or state.claims.get(run.player) != run.race:
@@ -162,16 +175,16 @@ class MemoryStore(Store):
 
     async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
         for race, batch in log_batches(entries).items():
-            log = self._logs.setdefault(race, [])
-            start = max(0, len(log) - RESEND_WINDOW - len(batch))
-            latest = self._latest_t.get(race, -1)
-            for entry in batch:
-                # An entry later than every logged one equals none of them; others are
-                # looked for in the window (a few dozen tuples at most).
-                if entry.t_ms > latest or entry not in log[start:]:
-                    log.append(entry)
-                    latest = max(latest, entry.t_ms)
-            self._latest_t[race] = latest
+            self._append(race, batch)
+
+    def _append(self, race: str, batch: Sequence[LogEntry]) -> None:
+        """A player's seqs grow along the log: one not above their last is a resend."""
+        log = self._logs.setdefault(race, [])
+        last = self._last_seq.setdefault(race, {})
+        for entry in batch:
+            if entry.seq > last.get(entry.player, 0):
+                log.append(entry)
+                last[entry.player] = entry.seq
 
     async def actions(self, race: str) -> list[LogEntry]:
         return list(self._logs.get(race, []))
@@ -181,6 +194,69 @@ class MemoryStore(Store):
 
     async def load_result(self, race: str) -> dict[str, Any] | None:
         return _loaded(self._results.get(race))
+
+    async def live_races(self) -> list[str]:
+        return list(self._live)
+
+    async def player_races(self, player: str) -> list[str]:
+        return sorted(self._player_races.get(player, ()))
+
+    async def identity(self, token_hash: str) -> tuple[str, str] | None:
+        return self._identities.get(token_hash)
+
+    async def next_event_generation(self, player: str) -> int:
+        self._generations[player] = self._generations.get(player, 0) + 1
+        return self._generations[player]
+
+    async def claim_lease(self, name: str, holder: str, ttl_ms: int) -> bool:
+        now = time.monotonic()
+        current = self._leases.get(name)
+        if current is None or current[0] == holder or current[1] <= now:
+            self._leases[name] = (holder, now + ttl_ms / 1000)
+            return True
+        return False
+
+    async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
+        for job in jobs:
+            self._do(job)
+        return [None] * len(jobs)
+
+    def _do(self, job: Job) -> None:
+        if isinstance(job, AppendActions):
+            self._append(job.race, job.entries)
+        elif isinstance(job, SaveRace):
+            self._races[job.race] = encode_json(job.record)
+            self._link(job.race, {racer["player"] for racer in job.record["racers"]})
+        elif isinstance(job, EndRace):
+            self._races[job.race] = encode_json(job.record)
+            self._results[job.race] = encode_json(job.result)
+            self._link(job.race, set())
+            self._live.pop(job.race, None)
+            self._expire(job.race, job.keep_s)
+        elif isinstance(job, RecordDaily):
+            self._record_daily(job.game, job.day, job.run)
+        else:
+            self._identities[job.token_hash] = (job.player, job.name)
+
+    def _link(self, race: str, players: set[str]) -> None:
+        """``players`` are the racers of live ``race`` now (an empty set: none, it ended)."""
+        before = self._live.get(race, set())
+        for player in before - players:
+            self._player_races.get(player, set()).discard(race)
+        for player in players - before:
+            self._player_races.setdefault(player, set()).add(race)
+        if players:
+            self._live[race] = players
+
+    def _expire(self, race: str, keep_s: int) -> None:
+        """Forget ended races whose time is up, and note when ``race``'s will be."""
+        now = time.monotonic()
+        while self._expiring and self._expiring[0][0] <= now:
+            _, old = heapq.heappop(self._expiring)
+            for kept in (self._races, self._results, self._logs, self._last_seq):
+                kept.pop(old, None)
+        if keep_s:
+            heapq.heappush(self._expiring, (now + keep_s, race))
 
     async def ping(self) -> bool:
         return True

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,8 +26,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
+from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveRace
 from server.store.base import (
-    RESEND_WINDOW,
     Board,
     Entry,
     Store,
@@ -159,23 +159,28 @@ end
 return {total, rank, start, records(top_members), records(around_members)}
 """
 
-# KEYS[1] log stream; ARGV[1] resend window, ARGV[2..] entry JSONs, in order. An entry equal
-# to one of the last (window + count) entries, or to one appended just now, is a resend.
+# KEYS[1] log stream, KEYS[2] each player's last seq logged; ARGV: (player, seq, entry
+# JSON) per entry, in order. A player's seqs grow along the log, so an entry whose seq is
+# not above its player's last is a resend and is skipped.
 APPEND_ACTIONS = """
-local seen = {}
-local recent = tonumber(ARGV[1]) + #ARGV - 1
-for _, item in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', recent)) do
-  seen[item[2][2]] = true
-end
 local added = 0
-for i = 2, #ARGV do
-  if not seen[ARGV[i]] then
-    redis.call('XADD', KEYS[1], '*', 'entry', ARGV[i])
-    seen[ARGV[i]] = true
+for i = 1, #ARGV, 3 do
+  local last = tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '0')
+  if tonumber(ARGV[i + 1]) > last then
+    redis.call('XADD', KEYS[1], '*', 'entry', ARGV[i + 2])
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
     added = added + 1
   end
 end
 return added
+"""
+
+# KEYS[1] the lease; ARGV[1] holder, ARGV[2] ttl ms. 1 when the holder holds it now.
+LEASE = """
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
 """
 
 
@@ -207,6 +212,7 @@ class RedisStore(Store):
         self._offer_best = self._redis.register_script(OFFER_BEST)
         self._read_board = self._redis.register_script(READ_BOARD)
         self._append_actions = self._redis.register_script(APPEND_ACTIONS)
+        self._lease = self._redis.register_script(LEASE)
 
     # keys
 
@@ -277,6 +283,13 @@ class RedisStore(Store):
 
     async def record_daily(self, game: str, day: str, run: Run) -> bool:
         check_game(game, run)
+        keys, args = self._record_daily_call(game, day, run)
+        return bool(await self._call(self._record_daily(keys=keys, args=args)))
+
+    def _record_daily_call(
+        self, game: str, day: str, run: Run
+    ) -> tuple[list[str], list[str | int]]:
+        """The keys and arguments of ``RECORD_DAILY`` for ``run``."""
         keys = [
             self._daily_key(game, day, "claims"),
             *self._daily_board_keys(game, day),
@@ -292,7 +305,7 @@ class RedisStore(Store):
             run.time_ms,
             run.actions,
         ]
-        return bool(await self._call(self._record_daily(keys=keys, args=args)))
+        return keys, args
 
     async def daily_board(
         self, game: str, day: str, top: int, player: str | None = None, around: int = 0
@@ -339,20 +352,11 @@ class RedisStore(Store):
         return _loaded(await self._call(self._redis.get(self._race_key(race, "race"))))
 
     async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
-        batches = {
-            race: [entry_json(entry) for entry in batch]
-            for race, batch in log_batches(entries).items()
-        }
-        if batches:
-            await self._call(self._append_batches(batches))
-
-    async def _append_batches(self, batches: dict[str, list[str]]) -> None:
-        """One script call per race, all sent in one round trip."""
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for race, texts in batches.items():
-                keys = [self._race_key(race, "log")]
-                await self._append_actions(keys=keys, args=[RESEND_WINDOW, *texts], client=pipe)
-            await pipe.execute()
+        jobs = [AppendActions(race, tuple(batch)) for race, batch in log_batches(entries).items()]
+        if jobs:
+            for error in await self.write(jobs):
+                if error is not None:
+                    raise error
 
     async def actions(self, race: str) -> list[LogEntry]:
         key = self._race_key(race, "log")
@@ -370,6 +374,112 @@ class RedisStore(Store):
 
     async def load_result(self, race: str) -> dict[str, Any] | None:
         return _loaded(await self._call(self._redis.get(self._race_key(race, "result"))))
+
+    # live races, players, leases
+
+    def _key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    async def live_races(self) -> list[str]:
+        return sorted(await self._call(self._redis.smembers(self._key("races", "live"))))
+
+    async def player_races(self, player: str) -> list[str]:
+        key = self._key("player", f"{{{player}}}", "races")
+        return sorted(await self._call(self._redis.smembers(key)))
+
+    async def identity(self, token_hash: str) -> tuple[str, str] | None:
+        found = await self._call(self._redis.hgetall(self._key("token", token_hash)))
+        return (found["player"], found["name"]) if found else None
+
+    async def next_event_generation(self, player: str) -> int:
+        return int(await self._call(self._redis.incr(self._key("player", f"{{{player}}}", "gen"))))
+
+    async def claim_lease(self, name: str, holder: str, ttl_ms: int) -> bool:
+        key = self._key("lease", name)
+        return bool(await self._call(self._lease(keys=[key], args=[holder, ttl_ms])))
+
+    async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
+        """One pipelined round trip: each job's commands in order; a race's action entries
+        of the whole batch go in one script call (at its first job), all or nothing."""
+        if not jobs:
+            return []
+        async with self._translated():
+            async with asyncio.timeout(self._deadline):
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    spans = await self._queue(pipe, jobs)
+                    results = await pipe.execute(raise_on_error=False)
+        errors: list[StoreError | None] = []
+        for first, count in spans:
+            failed = next(
+                (r for r in results[first : first + count] if isinstance(r, Exception)), None
+            )
+            errors.append(None if failed is None else self._refused(failed))
+        return errors
+
+    async def _queue(self, pipe: Any, jobs: Sequence[Job]) -> list[tuple[int, int]]:
+        """Queue every job's commands on ``pipe``; per job, (its first command, how many)."""
+        entries: dict[str, list[LogEntry]] = {}
+        for job in jobs:
+            if isinstance(job, AppendActions):
+                entries.setdefault(job.race, []).extend(job.entries)
+        spans: list[tuple[int, int]] = []
+        queued = 0
+        appended: dict[str, tuple[int, int]] = {}
+        for job in jobs:
+            if isinstance(job, AppendActions) and job.race in appended:
+                spans.append(appended[job.race])  # written with the race's first job
+                continue
+            count = await self._queue_one(pipe, job, entries)
+            spans.append((queued, count))
+            if isinstance(job, AppendActions):
+                appended[job.race] = (queued, count)
+            queued += count
+        return spans
+
+    async def _queue_one(self, pipe: Any, job: Job, entries: dict[str, list[LogEntry]]) -> int:
+        if isinstance(job, AppendActions):
+            args: list[str | int] = []
+            for entry in entries[job.race]:
+                args += [entry.player, entry.seq, entry_json(entry)]
+            keys = [self._race_key(job.race, "log"), self._race_key(job.race, "seqs")]
+            await self._append_actions(keys=keys, args=args, client=pipe)
+            return 1
+        if isinstance(job, SaveRace):
+            pipe.set(self._race_key(job.race, "race"), encode_json(job.record))
+            pipe.sadd(self._key("races", "live"), job.race)
+            for racer in job.record["racers"]:
+                pipe.sadd(self._key("player", f"{{{racer['player']}}}", "races"), job.race)
+            return 2 + len(job.record["racers"])
+        if isinstance(job, EndRace):
+            keys = [self._race_key(job.race, part) for part in ("race", "result", "log", "seqs")]
+            pipe.set(keys[0], encode_json(job.record))
+            pipe.set(keys[1], encode_json(job.result))
+            pipe.srem(self._key("races", "live"), job.race)
+            for racer in job.record["racers"]:
+                pipe.srem(self._key("player", f"{{{racer['player']}}}", "races"), job.race)
+            for key in keys if job.keep_s else ():
+                pipe.expire(key, job.keep_s)
+            return 3 + len(job.record["racers"]) + (len(keys) if job.keep_s else 0)
+        if isinstance(job, RecordDaily):
+            keys, args = self._record_daily_call(job.game, job.day, job.run)
+            await self._record_daily(keys=keys, args=args, client=pipe)
+            return 1
+        key = self._key("token", job.token_hash)
+        pipe.hset(key, mapping={"player": job.player, "name": job.name})
+        pipe.expire(key, job.keep_s)
+        pipe.expire(self._key("player", f"{{{job.player}}}", "gen"), job.keep_s)
+        return 3
+
+    def _refused(self, error: Exception) -> StoreError:
+        """A command Redis refused (out of memory, read-only, a script error)."""
+        kind = (
+            StoreUnavailable
+            if isinstance(error, ReadOnlyError | RedisConnectionError)
+            else StoreError
+        )
+        return kind(
+            f"the Redis store at {self._where} refused a write ({type(error).__name__}: {error})"
+        )
 
     async def ping(self) -> bool:
         try:

@@ -9,12 +9,14 @@ import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 from redis_server import RedisServer, free_port
 
 from protocol.race import LogEntry
 from protocol.ranking import Run, ranked
+from server.jobs import AppendActions, EndRace, SaveIdentity, SaveRace
 from server.store.redis_store import RedisStore
 from server.store import Entry, MemoryStore, Store, StoreUnavailable, open_store
 
@@ -399,7 +401,7 @@ async def test_a_saved_result_replaces_the_one_before(store: Store) -> None:
 
 
 async def test_the_action_log_keeps_order_and_types_of_many_entries(store: Store) -> None:
-    entries = [LogEntry(f"p{i % 3}", i // 3, f"t{i % 10} 1 f", 37 * i) for i in range(1_200)]
+    entries = [LogEntry(f"p{i % 3}", i // 3 + 1, f"t{i % 10} 1 f", 37 * i) for i in range(1_200)]
     for entry in entries:
         await store.append_action("r1", entry)
     logged = await store.actions("r1")
@@ -418,20 +420,79 @@ async def test_a_resent_action_entry_is_not_logged_twice(store: Store) -> None:
 
 
 async def test_a_batch_of_actions_keeps_each_races_order(store: Store) -> None:
-    a1, a2, a3 = (LogEntry("ann", i, "deal", i) for i in range(3))
-    b1, b2 = (LogEntry("bob", i, "auto", i) for i in range(2))
+    a1, a2, a3 = (LogEntry("ann", i, "deal", i) for i in range(1, 4))
+    b1, b2 = (LogEntry("bob", i, "auto", i) for i in range(1, 3))
     await store.append_actions([("ra", a1), ("rb", b1), ("ra", a2), ("rb", b2), ("ra", a3)])
     assert await store.actions("ra") == [a1, a2, a3]
     assert await store.actions("rb") == [b1, b2]
 
 
 async def test_a_batch_sent_again_after_a_failure_is_not_logged_twice(store: Store) -> None:
-    batch = [("r1", LogEntry("ann", i, "deal", i)) for i in range(500)]
-    later = [("r1", LogEntry("ann", 500, "auto", 500))]
+    batch = [("r1", LogEntry("ann", i, "deal", i)) for i in range(1, 501)]
+    later = [("r1", LogEntry("ann", 501, "auto", 501))]
     await store.append_actions(batch)
     await store.append_actions(batch)
     await store.append_actions(later)
     assert await store.actions("r1") == [entry for _, entry in batch + later]
+
+
+async def test_an_action_written_again_at_another_time_is_not_logged_twice(
+    store: Store,
+) -> None:
+    first = LogEntry("ann", 1, "deal", 100)
+    await store.append_action("r1", first)
+    await store.append_action("r1", first._replace(t_ms=180))  # a lost answer, sent again
+    await store.append_action("r1", LogEntry("ann", 2, "auto", 200))
+    assert await store.actions("r1") == [first, LogEntry("ann", 2, "auto", 200)]
+
+
+def a_record(race: str, *players: str) -> dict[str, Any]:
+    return {"race": race, "racers": [{"player": p, "name": p.title()} for p in players]}
+
+
+async def test_saved_races_are_live_and_found_by_their_racers_until_they_end(
+    store: Store,
+) -> None:
+    assert await store.write([SaveRace("r1", a_record("r1", "ann"))]) == [None]
+    await store.write(
+        [SaveRace("r1", a_record("r1", "ann", "bob")), SaveRace("r2", a_record("r2", "bob"))]
+    )
+    assert sorted(await store.live_races()) == ["r1", "r2"]
+    assert await store.player_races("bob") == ["r1", "r2"]
+    result = {"race": "r1", "ranking": []}
+    await store.write([EndRace("r1", a_record("r1", "ann", "bob"), result, keep_s=3600)])
+    assert await store.live_races() == ["r2"]
+    assert await store.player_races("ann") == []
+    assert await store.player_races("bob") == ["r2"]
+    assert await store.load_result("r1") == result
+    assert await store.load_race("r1") == a_record("r1", "ann", "bob")
+
+
+async def test_a_batch_of_jobs_is_done_in_order_with_each_job_answered(store: Store) -> None:
+    entries = tuple(LogEntry("ann", i, "deal", i) for i in range(1, 4))
+    jobs = [
+        SaveRace("r1", a_record("r1", "ann")),
+        AppendActions("r1", entries[:2]),
+        SaveIdentity("hash", "ann", "Ann", keep_s=3600),
+        AppendActions("r1", entries[2:]),
+    ]
+    assert await store.write(jobs) == [None, None, None, None]
+    assert await store.actions("r1") == list(entries)
+    assert await store.identity("hash") == ("ann", "Ann")
+    assert await store.identity("other") is None
+
+
+async def test_event_generations_only_grow(store: Store) -> None:
+    first = await store.next_event_generation("ann")
+    assert await store.next_event_generation("ann") > first
+
+
+async def test_a_lease_is_held_by_one_holder_until_it_lapses(store: Store) -> None:
+    assert await store.claim_lease("timers", "node-a", 200)
+    assert not await store.claim_lease("timers", "node-b", 200)
+    assert await store.claim_lease("timers", "node-a", 200)  # renewed
+    await asyncio.sleep(0.3)
+    assert await store.claim_lease("timers", "node-b", 200)
 
 
 async def test_a_working_store_answers_ping(store: Store) -> None:
@@ -508,3 +569,18 @@ async def test_recording_a_daily_run_on_redis_is_one_atomic_script_call(redis_ur
 async def script_calls(store: RedisStore) -> int:
     stats = await store._redis.info("commandstats")
     return sum(stats.get(f"cmdstat_{name}", {}).get("calls", 0) for name in ("evalsha", "eval"))
+
+
+async def test_an_ended_race_is_kept_for_its_time_then_dropped(store: Store) -> None:
+    record, result = a_record("r1", "ann"), {"race": "r1"}
+    await store.write(
+        [SaveRace("r1", record), AppendActions("r1", (LogEntry("ann", 1, "deal", 5),))]
+    )
+    await store.write([EndRace("r1", record, result, keep_s=1)])
+    assert await store.load_result("r1") == result
+    await asyncio.sleep(1.1)
+    await store.write([EndRace("r2", a_record("r2", "bob"), {"race": "r2"}, keep_s=60)])
+    assert await store.load_result("r1") is None
+    assert await store.load_race("r1") is None
+    assert await store.actions("r1") == []
+    assert await store.load_result("r2") == {"race": "r2"}
