@@ -17,8 +17,8 @@ from redis_server import RedisServer, free_port
 from protocol.race import LogEntry
 from protocol.ranking import Run, ranked
 from server.jobs import AppendActions, EndRace, SaveIdentity, SaveRace
-from server.store.redis_store import RedisStore
 from server.store import Entry, MemoryStore, Store, StoreUnavailable, open_store
+from server.store.redis_store import RedisStore
 
 GAME = "sanibel"
 DAY = "2024-05-01"
