@@ -379,9 +379,7 @@ class Race:
         }
 
     @classmethod
-    def restore(
-        cls, record: dict[str, Any], rules: Rules, log: list[LogEntry], now: Now
-    ) -> Race:
+    def restore(cls, record: dict[str, Any], rules: Rules, log: list[LogEntry], now: Now) -> Race:
         """The race a ``record`` and its action ``log`` describe, rebuilt by replaying the
         log at its own times. The start signal is a wall-clock time: on this process's
         monotonic clock it is ``now`` less the wall time since it (clocks agree)."""

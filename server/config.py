@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,7 +15,12 @@ class Settings:
     grace_ms: int = 30_000  # how long a dropped player may come back and resume
     countdown_ms: int = 3_000  # default countdown before a race starts
     max_race_ms: int = 4 * 3600_000  # a race ends (did not finish) after this long
-    done_race_keep_ms: int = 15 * 60_000  # finished races stay in memory for rematch/snapshot
+    # finished races stay in memory this long once stored; None: 15 minutes with the memory
+    # store (it is their only copy), 0 with Redis (read back from there when asked for)
+    done_race_keep_ms: int | None = None
+    keep_race_logs_days: int = 30  # ended races' records, results and logs in the store
+    keep_identities_days: int = 365  # a resume token names its player this long after use
+    spill_path: Path | None = Path("solrace-spill.jsonl")  # writes left at shutdown
     rate_per_s: float = 30.0  # requests per second per connection, sustained
     burst: int = 60  # requests per connection in a burst
     flood_strikes: int = 100  # over-limit requests within 10 s that close the connection
@@ -28,7 +34,7 @@ class Settings:
     feed_interval_ms: int = 50  # spectator feeds flush this often
     spectator_chunk: int = 10  # spectators written to at a time, so players never wait
     spectator_pause_ms: float = 2.0  # between those chunks (1,000 spectators: ~200 ms)
-    max_write_buffer: int = 1 << 20  # a connection this far behind is closed (players)
+    max_write_buffer: int = 256 << 10  # a connection this far behind is closed (players)
     spectator_write_buffer: int = 256 << 10  # a spectator this far behind stops watching
     # mixed into the daily deal rule, so the deal can't be worked out ahead; None: a random
     # one, kept in the store (first start of a deployment on Redis, or per process)

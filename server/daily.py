@@ -1,4 +1,5 @@
-"""The daily challenge's deal per game and day: chosen once, stored, served to everyone.
+"""The daily challenge: the deal per game and day (chosen once, stored, served to everyone)
+and the daily requests (``DailyDesk``).
 
 The candidates come from ``protocol.daily.candidate_deals`` (with the deployment's secret).
 With certification on, the day's deal is the first candidate the solver proves winnable
@@ -21,11 +22,16 @@ import secrets
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any
 
-from protocol.daily import DAY_MS, candidate_deals, day_of
+from protocol.daily import DAY_MS, candidate_deals, day_of, next_day_start_ms, parse_day
 from protocol.games import GAMES, rules_for
+from protocol.messages import BestBoard, DailyBoard, DailyStart
+from protocol.race import Now, Phase, RaceError, RaceSettings, daily_deal_shown, run_json
 from server.config import Settings
-from server.store import Store
+from server.director import RaceDirector, new_id
+from server.effects import Effects
+from server.store import Board, Entry, Store
 
 log = logging.getLogger("solrace.daily")
 
@@ -184,3 +190,92 @@ class DailyDeals:
             task.cancel()
         if self.executor is not None:
             self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+class DailyDesk:
+    """The daily challenge's requests: ``daily_start`` (an attempt is a race for one that
+    starts at once), ``daily_board`` and ``best_board``."""
+
+    def __init__(self, store: Store, deals: DailyDeals, director: RaceDirector) -> None:
+        self.store = store
+        self.deals = deals
+        self.director = director
+
+    async def daily_start(
+        self, player: str, name: str, request: DailyStart, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        day = day_of(moment.wall_ms)
+        for room in self.director.racing(player):
+            settings = room.race.settings
+            if (
+                settings.mode == "daily"
+                and settings.game == request.game
+                and room.race.phase is not Phase.DONE
+            ):
+                raise RaceError(
+                    "finish or resign your attempt in progress first", "attempt_in_progress"
+                )
+        ready = await self.deals.ready(request.game, day)
+        if ready is None:
+            title = rules_for(request.game).title
+            raise RaceError(
+                f"today's {title} deal is still being proven winnable: try again in a minute",
+                "daily_not_ready",
+            )
+        deal, certified = ready
+        attempt = new_id()
+        ranked = await self.store.claim_daily(request.game, day, player, attempt)
+        settings = RaceSettings(
+            game=request.game,
+            options=dict(rules_for(request.game).options),
+            deal=deal,
+            max_players=1,
+            public=True,
+            countdown_ms=0,
+            mode="daily",
+            day=day,
+            ranked=ranked,
+        )
+        room, effects = self.director.open_room(settings, player, name, moment, attempt)
+        return {
+            "race": room.race.racer_view(player),
+            "day": day,
+            "ranked": ranked,
+            "certified": certified,
+            "next_day_ms": next_day_start_ms(day),
+        }, effects
+
+    async def daily_board(self, player: str, request: DailyBoard, moment: Now) -> dict[str, Any]:
+        today = day_of(moment.wall_ms)
+        day = parse_day(request.day) if request.day else today
+        board = await self.store.daily_board(request.game, day, request.top, player, request.around)
+        deal = await self.store.daily_deal(request.game, day)
+        shown = daily_deal_shown(day, today)
+        return {
+            "game": request.game,
+            "day": day,
+            "today": today,
+            "deal": str(deal) if shown and deal is not None else None,
+            "next_day_ms": next_day_start_ms(today),
+            **board_json(board, shown),
+        }
+
+    async def best_board(self, player: str, request: BestBoard) -> dict[str, Any]:
+        board = await self.store.best_board(request.game, request.top, player, request.around)
+        return {"game": request.game, **board_json(board, False)}
+
+
+def board_json(board: Board, show_deals: bool) -> dict[str, Any]:
+    """A board on the wire: its entries' deal numbers only when they may be shown."""
+
+    def entry(item: Entry | None) -> dict[str, Any] | None:
+        if item is None:
+            return None
+        return {"rank": item.rank, **run_json(item.run, show_deals)}
+
+    return {
+        "total": board.total,
+        "top": [entry(e) for e in board.top],
+        "around": [entry(e) for e in board.around],
+        "me": entry(board.me),
+    }

@@ -37,6 +37,9 @@ class HttpRoutes:
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             return await self.health()
+        if path == "/metrics":
+            body = self.server.metrics.text()
+            return _response(HTTPStatus.OK, body, "text/plain; version=0.0.4")
         return self.static(path)
 
     async def health(self) -> Response:
@@ -45,13 +48,16 @@ class HttpRoutes:
             store_ok = await asyncio.wait_for(server.store.ping(), 2.0)
         except Exception:
             store_ok = False
+        writes_ok = server.writer.healthy
         body = {
-            "status": "ok" if store_ok and not server.stopping else "degraded",
+            "status": "ok" if store_ok and writes_ok and not server.stopping else "degraded",
             "store": "ok" if store_ok else "unavailable",
+            "writes": "ok" if writes_ok else "failing or backing up",
             "stopping": server.stopping,
-            "players": sum(1 for s in server.sessions.values() if s.connected),
-            "races": len(server.rooms),
-            "write_backlog": server.persister.backlog,
+            "players": server.sessions.connected(),
+            "races": len(server.director.rooms),
+            "write_backlog": server.writer.backlog,
+            "node": server.node,
         }
         status = HTTPStatus.OK if body["status"] == "ok" else HTTPStatus.SERVICE_UNAVAILABLE
         return _response(status, json.dumps(body).encode(), "application/json")

@@ -1,5 +1,6 @@
 """A race on the server: the pure ``Race`` plus what only a server has: its spectators, the
-spectator feed (delayed when the race asks for it), and timers.
+spectator feed (delayed when the race asks for it), timers, what each racer was last told
+and how much of each racer's log is stored.
 
 The feed numbers its items per race. A spectator who arrives gets a snapshot "as of feed
 item K" and then the items after K, so snapshot and feed never overlap or leave a gap,
@@ -36,11 +37,16 @@ class Room:
         self.released_entries: dict[str, int] = {}  # racer -> log entries shown to spectators
         self.shown: dict[str, dict[str, Any]] = {}  # racer -> standing spectators know
         self.shown_phase = race.phase.value
-        self.standings_version = 0
+        self.standings_version = 0  # grows with every change of anyone's standing
+        # racer -> (the standings version last sent them, when, on the mono clock)
+        self.told: dict[str, tuple[int, int]] = {}
+        self.last_act: dict[str, int] = {}  # racer -> when they last acted (mono ms)
+        self.durable: dict[str, int] = {}  # racer -> log entries known to be stored
+        self.suspect = False  # a write of its log failed: rebuild it from the store first
         self.spectator_count_shown = 0
         self.start_handle: asyncio.TimerHandle | None = None
         self.done_mono: int | None = None
-        self.rematch: str | None = None
+        self.stored = False  # its end (record and result) is written
         self.sending = False  # a fan-out of feed items is still being written
         # Nobody watches, nothing is delayed or queued: every item is released as it comes,
         # so what spectators would know is the race as it is, and nothing is tracked until
@@ -50,6 +56,10 @@ class Room:
     @property
     def id(self) -> str:
         return self.race.id
+
+    def mark_stored(self) -> None:
+        """The race's end is written: it may be let go."""
+        self.stored = True
 
     def post(
         self, kind: str, data: dict[str, Any], now_mono: int, racer: str | None = None

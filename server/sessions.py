@@ -1,17 +1,24 @@
 """Players' sessions: who they are, their resume token, their numbered events, and the one
 live connection that carries them.
 
-Every event a player is sent is numbered from 1 and kept (the last ``buffer`` of them), so
-a player who reconnects with the number of the last event they saw gets exactly what they
-missed, or a full snapshot when that is too far back.
+Every event a player is sent is numbered and kept (the last ``buffer`` of them), so a
+player who reconnects with the number of the last event they saw gets exactly what they
+missed, or a full snapshot when that is too far back. A session restored by another
+process (after a restart) numbers its events from a new *generation* taken from the
+store, ``generation << 32``, so numbers keep growing and are never reused.
+
+Identities live in the store: a resume token (kept there only as its SHA-256) names the
+same player in every process and after every restart.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import secrets
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
@@ -21,6 +28,7 @@ from server.outbox import Outbox
 
 log = logging.getLogger("solrace.sessions")
 _closing: set[asyncio.Future[None]] = set()  # keeps close tasks alive until they finish
+GENERATION_SHIFT = 32  # event numbers of a restored session start at generation << 32
 
 
 def close_soon(connection: ServerConnection, code: int, reason: str) -> None:
@@ -28,6 +36,12 @@ def close_soon(connection: ServerConnection, code: int, reason: str) -> None:
     task = asyncio.ensure_future(connection.close(code, reason))
     _closing.add(task)
     task.add_done_callback(_closing.discard)
+
+
+def token_hash(token: str) -> str:
+    """What the store keeps of a resume token: its SHA-256, so a copy of the store does not
+    let anyone act as a player."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class Session:
@@ -42,18 +56,16 @@ class Session:
         self.outbox = outbox
         self.player = player or "p" + secrets.token_hex(6)
         self.token = token or secrets.token_urlsafe(24)
+        self.token_hash = token_hash(self.token)
         self.name = name
         self.connection: ServerConnection | None = None
         self.encoding = ""
         self.events: deque[Event] = deque(maxlen=buffer)
         self.last_event = 0
-        self.racing: set[str] = set()  # race ids this player races in
         self.watching: set[str] = set()  # race ids this player spectates
-        # race id -> (the standings version last sent, when it was sent on the mono clock)
-        self.standings_sent: dict[str, tuple[int, int]] = {}
-        self.last_act_ms: dict[str, int] = {}  # race id -> when this player last acted
         self.grace: asyncio.TimerHandle | None = None
         self.write_limit = 1 << 20
+        self.slow = False  # closed for not reading (logged once)
 
     @property
     def connected(self) -> bool:
@@ -67,8 +79,13 @@ class Session:
             return
         transport = connection.transport
         if transport is not None and transport.get_write_buffer_size() > self.write_limit:
-            log.warning("closing a connection that does not read", extra={"player": self.player})
-            close_soon(connection, 1008, "not reading its messages")
+            if not self.slow:
+                self.slow = True
+                log.warning(
+                    "closing a connection that does not read",
+                    extra={"player": self.player, "buffered": transport.get_write_buffer_size()},
+                )
+                close_soon(connection, 1008, "not reading its messages")
             return
         self.outbox.send(connection, self.encoding, message)
 
@@ -82,7 +99,81 @@ class Session:
     def missed_since(self, last_seen: int) -> list[Event] | None:
         """The events after ``last_seen``, or None if some of them are no longer kept."""
         if last_seen >= self.last_event:
-            return []
+            return [] if last_seen == self.last_event else None
         if not self.events or self.events[0].n > last_seen + 1:
             return None
         return [event for event in self.events if event.n > last_seen]
+
+
+class Sessions:
+    """Every session of this process, by player and by token hash, and the grace timers
+    of players who went away: ``expire`` is called for a player who did not come back."""
+
+    def __init__(self, grace_ms: int, expire: Callable[[str], None]) -> None:
+        self.grace_s = grace_ms / 1000
+        self.expire = expire
+        self.by_player: dict[str, Session] = {}
+        self.by_token: dict[str, Session] = {}
+        self.absent: dict[str, asyncio.TimerHandle] = {}  # racers with no session here
+
+    def get(self, player: str) -> Session | None:
+        return self.by_player.get(player)
+
+    def push(self, player: str, kind: str, data: dict[str, Any]) -> None:
+        session = self.by_player.get(player)
+        if session is not None:
+            session.push(kind, data)
+
+    def add(self, session: Session) -> None:
+        self.by_player[session.player] = session
+        self.by_token[session.token_hash] = session
+        timer = self.absent.pop(session.player, None)
+        if timer is not None:
+            timer.cancel()
+
+    def back(self, session: Session) -> None:
+        """The player is connected again: their grace period ends."""
+        if session.grace is not None:
+            session.grace.cancel()
+            session.grace = None
+
+    def away(self, session: Session) -> None:
+        """The player's connection is gone: the grace period starts."""
+        session.connection = None
+        loop = asyncio.get_running_loop()
+        session.grace = loop.call_later(self.grace_s, self._grace_over, session)
+
+    def expect(self, player: str) -> None:
+        """``player`` races in a race this process took over and has no session here: if
+        they do not come back within the grace period, ``expire`` them."""
+        if player in self.by_player or player in self.absent:
+            return
+        loop = asyncio.get_running_loop()
+        self.absent[player] = loop.call_later(self.grace_s, self._absent_over, player)
+
+    def _grace_over(self, session: Session) -> None:
+        session.grace = None  # the timer refers to the session: no cycle left behind
+        if session.connection is not None:
+            return
+        self.by_player.pop(session.player, None)
+        self.by_token.pop(session.token_hash, None)
+        log.info("session ended", extra={"player": session.player})
+        self.expire(session.player)
+
+    def _absent_over(self, player: str) -> None:
+        self.absent.pop(player, None)
+        if player not in self.by_player:
+            self.expire(player)
+
+    def connected(self) -> int:
+        return sum(1 for session in self.by_player.values() if session.connected)
+
+    def stop(self) -> None:
+        """The process is ending: nobody comes back to it."""
+        for session in self.by_player.values():
+            if session.grace is not None:
+                session.grace.cancel()
+                session.grace = None
+        for timer in self.absent.values():
+            timer.cancel()
+        self.absent.clear()

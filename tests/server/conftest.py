@@ -26,12 +26,13 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture
-def redis_server_factory(tmp_path: Path) -> Iterator[Callable[[], RedisServer]]:
-    """Start dedicated redis-servers (for tests that kill them); all are stopped afterwards."""
+def redis_server_factory(tmp_path: Path) -> Iterator[Callable[..., RedisServer]]:
+    """Start dedicated redis-servers (for tests that kill them), with more redis-server
+    options if given; all are stopped afterwards."""
     servers: list[RedisServer] = []
 
-    def start() -> RedisServer:
-        server = RedisServer(tmp_path / f"redis-{len(servers)}")
+    def start(*args: str) -> RedisServer:
+        server = RedisServer(tmp_path / f"redis-{len(servers)}", None, *args)
         servers.append(server)
         failure = started(server)
         if failure:

@@ -108,7 +108,7 @@ async def test_the_day_deal_is_the_rule_s_first_candidate_and_is_stored_once() -
         expected = next(candidate_deals("sanibel", today, secret))
         assert await store.daily_deal("sanibel", today) == expected
         assert started["certified"] is False  # this test server does not certify
-        room = server.rooms[started["race"]["race"]]
+        room = server.director.rooms[started["race"]["race"]]
         assert room.race.settings.deal == expected
 
 

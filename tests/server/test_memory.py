@@ -11,7 +11,7 @@ import gc
 from harness import player, running_server
 
 from protocol.race import Race
-from server.app import Client
+from server.gateway import Client
 from server.connection import MessageConnection
 from server.rooms import Room
 from server.sessions import Session
@@ -34,7 +34,7 @@ async def test_closed_connections_ended_sessions_and_forgotten_races_leave_no_cy
         for client in clients:
             await client.close()
         await asyncio.sleep(0.5)  # past the grace period and the finished race's keeping
-        assert not server.sessions and not server.rooms
+        assert not server.sessions.by_player and not server.director.rooms
         gc.unfreeze()
         gc.set_debug(gc.DEBUG_SAVEALL)
         try:

@@ -200,7 +200,7 @@ async def test_a_player_who_leaves_before_the_start_is_gone_from_the_race() -> N
         left = await ann.next_event("left")
         assert [p["name"] for p in left.data["race"]["players"]] == ["Ann"]
         await ann.leave_race(race)
-        assert race not in server.rooms
+        assert race not in server.director.rooms
         for client in (ann, bob):
             await client.close()
 
@@ -228,8 +228,9 @@ async def test_a_finished_race_can_be_replayed_from_its_stored_log() -> None:
         record = await server.store.load_race(race)
         log = await server.store.actions(race)
         assert record is not None
-        rules = rules_for(record["game"], record["options"])
-        final = replay(rules, int(record["deal"]), [entry.action for entry in log])
+        settings = record["settings"]
+        rules = rules_for(settings["game"], settings["options"])
+        final = replay(rules, int(settings["deal"]), [entry.action for entry in log])
         assert rules.is_won(final.position)
         stored = await server.store.load_result(race)
         assert stored is not None and stored["ranking"][0]["actions"] == counted_actions(wins)

@@ -97,7 +97,7 @@ async def test_a_player_away_past_the_grace_period_did_not_finish() -> None:
         final = await ann.next_event("result")
         outcomes = {r["player"]: r["outcome"] for r in final.data["ranking"]}
         assert outcomes == {ann.player: "resigned", bob.player: "dropped"}
-        assert server.sessions.get(bob.player) is None
+        assert server.sessions.by_player.get(bob.player) is None
         await ann.close()
 
 
@@ -109,8 +109,8 @@ async def test_keepalive_pings_find_a_dead_connection() -> None:
         assert connection.transport is not None
         connection.transport.pause_reading()  # a peer that stopped answering
         for _ in range(50):
-            if not any(s.connected for s in server.sessions.values()):
+            if not any(s.connected for s in server.sessions.by_player.values()):
                 break
             await asyncio.sleep(0.1)
-        assert not any(s.connected for s in server.sessions.values())
+        assert not any(s.connected for s in server.sessions.by_player.values())
         connection.transport.abort()

@@ -1,5 +1,5 @@
 """A real ``redis-server`` process for tests: started on a free port of 127.0.0.1, in its own
-directory, without persistence; it can be killed and started again on the same port.
+directory, without persistence unless asked; it can be killed and started again on the same port.
 
 Tests get it through the fixtures of ``tests/server/conftest.py`` (``redis_url``,
 ``redis_server_factory``); any test may also ``import redis_server``.
@@ -41,9 +41,12 @@ def answers_ping(port: int) -> bool:
 class RedisServer:
     """One redis-server process; ``start`` picks a free port unless one was given."""
 
-    def __init__(self, directory: Path, port: int | None = None) -> None:
+    def __init__(self, directory: Path, port: int | None = None, *args: str) -> None:
+        """``args``: more redis-server options, e.g. ``--appendonly yes`` to keep its data
+        across a kill, or ``--maxmemory``."""
         self.directory = directory
         self.port = port or 0
+        self.args = args
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -84,6 +87,7 @@ class RedisServer:
                     "no",
                     "--dir",
                     str(self.directory),
+                    *self.args,
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -1,0 +1,81 @@
+"""What a decision asks to happen, as typed values: the handlers of the race director, the
+daily desk and the spectating desk decide and return these; the executor
+(``server/executor.py``) carries them out. Locally an effect is a write to a socket or a
+queued store job; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from server.jobs import Job
+
+if TYPE_CHECKING:
+    from server.rooms import Room
+
+
+@dataclass(slots=True)
+class Push:
+    """A numbered event for ``player`` (kept for resume, sent if they are connected)."""
+
+    player: str
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Post:
+    """A spectator feed item of ``room``'s race (``racer``: the racer it is about)."""
+
+    room: Room
+    kind: str
+    data: dict[str, Any]
+    racer: str | None = None
+
+
+@dataclass(slots=True)
+class PostAct:
+    """``racer``'s accepted action for ``room``'s spectators, given as the answer they got."""
+
+    room: Room
+    racer: str
+    reply: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Write:
+    """A store job: queued in order and retried until it is written (never dropped);
+    ``on_written`` runs once it is."""
+
+    job: Job
+    on_written: Callable[[], None] | None = None
+
+
+@dataclass(slots=True)
+class StartAt:
+    """Give ``room``'s race its start signal after ``delay_ms``."""
+
+    room: Room
+    delay_ms: int
+
+
+@dataclass(slots=True)
+class Forget:
+    """Stop keeping ``room`` in memory (its spectators are told ``watch_ended``)."""
+
+    room: Room
+    reason: str
+
+
+@dataclass(slots=True)
+class Expect:
+    """``player`` races in a race this process took over: drop them from their races if
+    they do not come back within the grace period."""
+
+    player: str
+
+
+Effect = Push | Post | PostAct | Write | StartAt | Forget | Expect
+Effects = list[Effect]

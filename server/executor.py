@@ -1,0 +1,150 @@
+"""Carries out what the desks decide: each effect (``server/effects.py``) becomes a queued
+event, a spectator feed item, a store job, a timer, or a race let go.
+
+It also runs the act hot path's second half: the reply and the effects of an accepted
+action wait until its log entry is written (``Writer``), and an action whose entry could
+not be written is taken back and answered ``store_unavailable``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from protocol.messages import Error, ServerMessage
+from protocol.race import Now
+from server.director import ActDecision, RaceDirector
+from server.effects import Effects, Expect, Forget, Post, PostAct, Push, StartAt, Write
+from server.jobs import AppendActions
+from server.rooms import Room
+from server.sessions import Sessions
+from server.spectating import SpectatingDesk
+from server.store import StoreError
+from server.writer import Writer
+
+log = logging.getLogger("solrace.executor")
+RECONCILE_PAUSE_S = 0.5  # between tries to read a race back from the store
+
+
+def now() -> Now:
+    return Now(int(time.monotonic() * 1000), int(time.time() * 1000))
+
+
+class Executor:
+    def __init__(
+        self,
+        director: RaceDirector,
+        spectating: SpectatingDesk,
+        sessions: Sessions,
+        writer: Writer,
+    ) -> None:
+        self.director = director
+        self.spectating = spectating
+        self.sessions = sessions
+        self.writer = writer
+        self.reconciling: set[asyncio.Task[None]] = set()
+
+    def run(self, effects: Effects) -> None:
+        """Carry out ``effects`` in order."""
+        if self.director.later:
+            effects = [*self.director.later, *effects]
+            self.director.later = []
+        mono_ms = 0
+        for effect in effects:
+            kind = type(effect)
+            if kind is Push:
+                assert isinstance(effect, Push)
+                self.sessions.push(effect.player, effect.kind, effect.data)
+            elif kind is PostAct:
+                assert isinstance(effect, PostAct)
+                mono_ms = mono_ms or int(time.monotonic() * 1000)
+                effect.room.post_act(effect.racer, effect.reply, mono_ms)
+            elif kind is Post:
+                assert isinstance(effect, Post)
+                mono_ms = mono_ms or int(time.monotonic() * 1000)
+                effect.room.post(effect.kind, effect.data, mono_ms, effect.racer)
+            elif kind is Write:
+                assert isinstance(effect, Write)
+                self.writer.submit(effect.job, effect.on_written)
+            elif kind is StartAt:
+                assert isinstance(effect, StartAt)
+                loop = asyncio.get_running_loop()
+                effect.room.start_handle = loop.call_later(
+                    effect.delay_ms / 1000, self.begin, effect.room
+                )
+            elif kind is Forget:
+                assert isinstance(effect, Forget)
+                self.director.forget(effect.room)
+                self.spectating.forgotten(effect.room, effect.reason)
+            elif kind is Expect:
+                assert isinstance(effect, Expect)
+                self.sessions.expect(effect.player)
+
+    def begin(self, room: Room) -> None:
+        self.run(self.director.begin(room, now()))
+
+    # ------------------------------------------------------------------ the act hot path
+
+    def act(self, decision: ActDecision, send: Callable[[ServerMessage], None]) -> None:
+        """Answer an ``act`` (by ``send``) once its entry is written, then carry out what
+        follows; without an entry, in its turn among the actions before it."""
+        entry, room = decision.entry, decision.room
+        if entry is None or room is None:
+            self.writer.submit(None, lambda: send(decision.reply))
+            return
+
+        def written() -> None:
+            self.director.stored(room, entry)
+            send(decision.reply)
+            self.run(decision.effects)
+
+        def refused(error: StoreError) -> None:
+            if not room.suspect:
+                self.director.undo_unstored(room, now())
+                self._reconcile(room)
+            reply = decision.reply
+            request_id = getattr(reply, "id", None)
+            send(
+                Error(
+                    request_id,
+                    "act",
+                    "store_unavailable",
+                    "this move could not be stored, so it was not played: send it again shortly",
+                )
+            )
+
+        self.writer.submit(AppendActions(room.id, (entry,)), written, refused)
+
+    def _reconcile(self, room: Room) -> None:
+        """Once the writes before it are settled, read ``room``'s race back from the store
+        (a write whose answer was lost may have gone in) and take that as the truth; if the
+        store lost it, write it again from what was stored before."""
+
+        async def reconcile() -> None:
+            while True:
+                await self.writer.idle.wait()
+                try:
+                    rebuilt = await self.director.rebuild(room.id, now(), fresh=True)
+                except StoreError:
+                    await asyncio.sleep(RECONCILE_PAUSE_S)
+                    continue
+                if rebuilt is None:
+                    log.error(
+                        "a live race was lost by the store: writing it again",
+                        extra={"race": room.id},
+                    )
+                    self.run(self.director.rewrite(room))
+                else:
+                    self.run(self.director.reconciled(room, rebuilt))
+                log.info("race read back from the store", extra={"race": room.id})
+                return
+
+        task = asyncio.create_task(reconcile())
+        self.reconciling.add(task)
+        task.add_done_callback(self.reconciling.discard)
+
+    def stop(self) -> None:
+        for task in self.reconciling:
+            task.cancel()

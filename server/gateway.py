@@ -1,0 +1,484 @@
+"""The gateway: one ``Client`` per websocket connection. Frames in, typed requests to the
+desks, answers out, in the order the requests came.
+
+It is the one place that turns bad input into an answer or a close code: over the rate
+limit (``rate_limited``, then 1008 for a flood), undecodable or invalid frames (an error
+with a stable code, the request's id when it can be read), and it handles ``hello`` and
+resuming. ``act`` is answered without a coroutine (the hot path); every other request
+runs as a task, and the connection's later messages wait behind it (reading pauses past
+``MAX_QUEUED``), so answers keep their order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+
+from protocol.errors import SolraceError
+from protocol.messages import (
+    Act,
+    BestBoard,
+    CreateRace,
+    DailyBoard,
+    DailyStart,
+    Error,
+    Hello,
+    JoinRace,
+    LeaveRace,
+    ListLive,
+    ListRaces,
+    MyRaces,
+    ProtocolError,
+    Rematch,
+    Request,
+    Resign,
+    Result,
+    ServerMessage,
+    Snapshot,
+    Spectate,
+    StartRace,
+    Unspectate,
+    Welcome,
+    decode_request,
+)
+from protocol.race import Now
+from protocol.wire import JSON, PROTOCOL_VERSION, WireError, decode
+from server.config import Settings
+from server.connection import MessageConnection
+from server.daily import DailyDesk
+from server.director import RaceDirector
+from server.effects import Effects
+from server.executor import Executor, now
+from server.jobs import SaveIdentity
+from server.metrics import Metrics
+from server.outbox import Outbox
+from server.ratelimit import FloodGuard, TokenBucket
+from server.sessions import GENERATION_SHIFT, Session, Sessions, close_soon, token_hash
+from server.spectating import SpectatingDesk
+from server.store import Store, StoreError
+from server.writer import Writer
+
+log = logging.getLogger("solrace.gateway")
+
+CLOSE_REPLACED = 4001  # another connection resumed this player's session
+CLOSE_POLICY = 1008  # flooding
+MAX_QUEUED = 16  # messages queued behind a waiting request before reading pauses
+
+Handler = Callable[["Client", Session, Any, Now], Awaitable[tuple[dict[str, Any], Effects]]]
+
+
+class Client:
+    """One websocket connection and what it has said so far."""
+
+    def __init__(self, connection: ServerConnection, settings: Settings, now_s: float) -> None:
+        self.connection = connection
+        self.encoding = connection.subprotocol or JSON
+        self.bucket = TokenBucket(settings.rate_per_s, settings.burst, now_s)
+        self.flood = FloodGuard(settings.flood_strikes)
+        self.session: Session | None = None
+        self.closing = False  # closing for abuse: frames are read and dropped
+        self.waiting: asyncio.Task[None] | None = None  # a request being answered by a task
+        self.queued: deque[str | bytes] = deque()  # messages read meanwhile, in order
+        self.deferred = 0  # answers waiting behind stored actions, to keep their order
+
+    @property
+    def replaced(self) -> bool:
+        """Another connection has resumed this one's session."""
+        return self.session is not None and self.session.connection is not self.connection
+
+
+class Gateway:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        sessions: Sessions,
+        director: RaceDirector,
+        daily: DailyDesk,
+        spectating: SpectatingDesk,
+        executor: Executor,
+        writer: Writer,
+        outbox: Outbox,
+        metrics: Metrics,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.sessions = sessions
+        self.director = director
+        self.daily = daily
+        self.spectating = spectating
+        self.executor = executor
+        self.writer = writer
+        self.outbox = outbox
+        self.metrics = metrics
+        self.durable_identities = settings.keep_identities_days * 86_400
+        self.handlers: dict[type[Request], Handler] = {
+            CreateRace: self.create_race,
+            ListRaces: self.list_races,
+            MyRaces: self.my_races,
+            JoinRace: self.join_race,
+            StartRace: self.start_race,
+            LeaveRace: self.leave_race,
+            Resign: self.resign,
+            Rematch: self.rematch,
+            Snapshot: self.snapshot,
+            DailyStart: self.daily_start,
+            DailyBoard: self.daily_board,
+            BestBoard: self.best_board,
+            ListLive: self.list_live,
+            Spectate: self.spectate,
+            Unspectate: self.unspectate,
+        }
+
+    # ================================================================== connections
+
+    async def handle(self, connection: ServerConnection) -> None:
+        """Serve one connection until it closes: each message is answered as it is read
+        (``on_message``); the connection's task only waits for the end."""
+        assert isinstance(connection, MessageConnection)
+        client = Client(connection, self.settings, asyncio.get_running_loop().time())
+        self.metrics.connections.inc()
+        try:
+            connection.listen(lambda message: self.on_message(client, message))
+            await connection.wait_closed()
+        finally:
+            self.metrics.connections.dec()
+            self._detach(client)
+
+    def on_message(self, client: Client, frame: str | bytes) -> None:
+        """One message, as it is read: rate-limited, then answered at once, or, while a
+        request of this connection is being answered by a task, queued behind it."""
+        if client.closing or client.replaced:
+            return  # read on, so the closing handshake can finish
+        now_s = time.monotonic()
+        if not client.bucket.allow(now_s):
+            if client.flood.strike(now_s):
+                log.warning(
+                    "closing a flooding connection",
+                    extra={"remote": str(client.connection.remote_address)},
+                )
+                client.closing = True
+                close_soon(client.connection, CLOSE_POLICY, "too many requests")
+                return
+            self._refuse(client, frame, "rate_limited", "too many requests: slow down")
+            return
+        if client.waiting is not None:
+            client.queued.append(frame)
+            if len(client.queued) == MAX_QUEUED and client.connection.transport is not None:
+                client.connection.transport.pause_reading()
+            return
+        answering = self.on_frame(client, frame)
+        if answering is not None:
+            client.waiting = asyncio.create_task(self._answer_in_order(client, answering))
+
+    async def _answer_in_order(self, client: Client, answering: Awaitable[None]) -> None:
+        """Finish a request answered by a task, then the ones queued behind it."""
+        try:
+            await answering
+            while client.queued:
+                if len(client.queued) == MAX_QUEUED and client.connection.transport is not None:
+                    client.connection.transport.resume_reading()
+                later = self.on_frame(client, client.queued.popleft())
+                if later is not None:
+                    await later
+        finally:
+            client.waiting = None
+
+    def on_frame(self, client: Client, frame: str | bytes) -> Awaitable[None] | None:
+        """Answer one frame: ``act`` and every refusal at once, anything else by the
+        returned coroutine."""
+        request_id: Any = None
+        kind: str | None = None
+        try:
+            request = decode_request(decode(frame, client.encoding))
+            request_id, kind = request.id, request.type
+            session = client.session
+            if type(request) is Act:
+                if session is None:
+                    raise ProtocolError("say hello first", "hello_first")
+                self.act(client, session, request)
+                return None
+            if type(request) is Hello:
+                return self._hello(client, request)
+            if session is None:
+                raise ProtocolError("say hello first", "hello_first")
+            return self._answer(client, session, request)
+        except Exception as error:
+            if isinstance(error, ProtocolError) and error.request_id is not None:
+                request_id = error.request_id
+            self._failure(client, error, request_id, kind or message_type(frame, client))
+            return None
+
+    def act(self, client: Client, session: Session, request: Act) -> None:
+        """The hot path: decide at once; the answer follows once the action is stored."""
+        decision = self.director.act(session.player, request, now())
+        client.deferred += 1
+        started = time.perf_counter()
+
+        def send(message: ServerMessage) -> None:
+            client.deferred -= 1
+            self.metrics.act_seconds.observe(time.perf_counter() - started)
+            self._send(client, message)
+
+        self.executor.act(decision, send)
+
+    async def _answer(self, client: Client, session: Session, request: Request) -> None:
+        self.metrics.requests.labels(request.type).inc()
+        try:
+            data, effects = await self.handlers[type(request)](client, session, request, now())
+        except Exception as error:
+            self._failure(client, error, request.id, request.type)
+            return
+        self.answer(client, Result(request.id, request.type, data))
+        self.executor.run(effects)
+
+    def _failure(self, client: Client, error: Exception, request_id: Any, kind: str | None) -> None:
+        """The error answer to a request that failed with ``error``."""
+        if isinstance(error, WireError):
+            code, text, request_id, kind = error.code, error.message, None, None
+        elif isinstance(error, SolraceError):  # protocol errors, refused races and moves
+            code, text = error.code, error.message
+        elif isinstance(error, StoreError):
+            log.warning("store error answering a request", exc_info=error)
+            code = "store_unavailable"
+            text = "the store is not answering, so nothing was done: try again shortly"
+        else:
+            log.exception("request failed", extra={"request": kind}, exc_info=error)
+            code = "internal_error"
+            text = (
+                "the server failed to answer this request; it has been logged, and "
+                "nothing was changed by it"
+            )
+        self.metrics.errors.labels(kind or "unknown", code).inc()
+        self.answer(client, Error(request_id, kind, code, text))
+
+    def _refuse(self, client: Client, frame: str | bytes, code: str, text: str) -> None:
+        request_id = None
+        with contextlib.suppress(WireError):
+            request_id = decode(frame, client.encoding).get("id")
+        if not isinstance(request_id, int | str) or isinstance(request_id, bool):
+            request_id = None
+        kind = message_type(frame, client)
+        self.metrics.errors.labels(kind or "unknown", code).inc()
+        self.answer(client, Error(request_id, kind, code, text))
+
+    def answer(self, client: Client, message: ServerMessage) -> None:
+        """Send an answer, after the answers of this connection's actions still waiting
+        to be stored (answers keep the order of the requests)."""
+        if not client.deferred:
+            self._send(client, message)
+            return
+        client.deferred += 1
+
+        def deliver() -> None:
+            client.deferred -= 1
+            self._send(client, message)
+
+        self.writer.submit(None, deliver)
+
+    def _send(self, client: Client, message: ServerMessage) -> None:
+        session = client.session
+        if session is not None and session.connection is client.connection:
+            session.send(message)
+        else:
+            self.outbox.send(client.connection, client.encoding, message)
+
+    def _detach(self, client: Client) -> None:
+        session = client.session
+        if session is None or session.connection is not client.connection:
+            return
+        self.spectating.left(session)
+        if not self.stopping:
+            self.sessions.away(session)
+
+    stopping = False  # set by the server at shutdown: nobody is waited for
+
+    # ================================================================== hello
+
+    async def _hello(self, client: Client, request: Hello) -> None:
+        try:
+            await self.hello(client, request)
+        except Exception as error:
+            self._failure(client, error, request.id, request.type)
+
+    async def hello(self, client: Client, request: Hello) -> None:
+        """Open a session: resume the one this token names (in this process, or restored
+        from the store after a restart), or a new player."""
+        if request.protocol != PROTOCOL_VERSION:
+            raise ProtocolError(
+                f"this server speaks protocol {PROTOCOL_VERSION}", "unsupported_protocol"
+            )
+        if client.session is not None:
+            raise ProtocolError("this connection has already said hello", "already_hello")
+        session = self.sessions.by_token.get(token_hash(request.token)) if request.token else None
+        resumed = session is not None
+        restored = False
+        if session is None:
+            known = await self.store.identity(token_hash(request.token)) if request.token else None
+            session = Session(
+                request.name,
+                self.settings.event_buffer,
+                self.outbox,
+                known[0] if known else None,
+                request.token if known else None,
+            )
+            session.write_limit = self.settings.max_write_buffer
+            if known is not None:
+                generation = await self.store.next_event_generation(session.player)
+                session.last_event = generation << GENERATION_SHIFT
+                restored = await self._restore_races(session.player)
+            if session.player in self.sessions.by_player:  # restored meanwhile: take it
+                session = self.sessions.by_player[session.player]
+                resumed, restored = True, False
+            else:
+                self.sessions.add(session)
+                self.writer.submit(
+                    SaveIdentity(
+                        session.token_hash, session.player, session.name, self.durable_identities
+                    )
+                )
+        self.sessions.back(session)
+        old = session.connection
+        if old is not None and old is not client.connection:
+            close_soon(old, CLOSE_REPLACED, "replaced by a newer connection")
+        session.connection = client.connection
+        session.encoding = client.encoding
+        client.session = session
+        session.send(
+            Welcome(
+                request.id,
+                session.player,
+                session.name,
+                session.token,
+                resumed or restored,
+                PROTOCOL_VERSION,
+                now().wall_ms,
+                self.settings.grace_ms,
+                session.last_event,
+            )
+        )
+        if resumed:
+            missed = session.missed_since(request.last_event or 0)
+            if missed is None or request.last_event is None:
+                session.push("snapshot", self._snapshot_of(session.player))
+            else:
+                for event in missed:
+                    session.send(event)
+        elif restored:
+            session.push("snapshot", self._snapshot_of(session.player))
+        self.metrics.hellos.labels(
+            "resumed" if resumed else "restored" if restored else "new"
+        ).inc()
+        log.info(
+            "hello", extra={"player": session.player, "resumed": resumed, "restored": restored}
+        )
+
+    async def _restore_races(self, player: str) -> bool:
+        """Take over the player's live races this process does not serve yet (rebuilt
+        from the store). True when the player is known to race in any."""
+        moment = now()
+        races = await self.store.player_races(player)
+        for race_id in races:
+            if race_id not in self.director.rooms:
+                room = await self.director.rebuild(race_id, moment)
+                if room is not None and room.id not in self.director.rooms:
+                    self.executor.run(self.director.adopt(room, moment))
+                    self.metrics.races_rebuilt.inc()
+        return bool(races)
+
+    def _snapshot_of(self, player: str) -> dict[str, Any]:
+        return {"races": [room.race.racer_view(player) for room in self.director.racing(player)]}
+
+    # ================================================================== requests
+
+    async def create_race(
+        self, client: Client, session: Session, request: CreateRace, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return self.director.create_race(session.player, session.name, request, moment)
+
+    async def list_races(
+        self, client: Client, session: Session, request: ListRaces, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return self.director.list_races(), []
+
+    async def my_races(
+        self, client: Client, session: Session, request: MyRaces, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return self.director.my_races(session.player), []
+
+    async def join_race(
+        self, client: Client, session: Session, request: JoinRace, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.join_race(session.player, session.name, request.race, moment)
+
+    async def start_race(
+        self, client: Client, session: Session, request: StartRace, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.start_race(session.player, request.race, moment)
+
+    async def leave_race(
+        self, client: Client, session: Session, request: LeaveRace, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.leave_race(session.player, request.race, moment)
+
+    async def resign(
+        self, client: Client, session: Session, request: Resign, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.resign(session.player, request.race, moment)
+
+    async def rematch(
+        self, client: Client, session: Session, request: Rematch, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.rematch(session.player, session.name, request.race, moment)
+
+    async def snapshot(
+        self, client: Client, session: Session, request: Snapshot, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        room = await self.director.find(request.race, moment)
+        return self.director.snapshot(session.player, room, room.id in session.watching), []
+
+    async def daily_start(
+        self, client: Client, session: Session, request: DailyStart, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.daily.daily_start(session.player, session.name, request, moment)
+
+    async def daily_board(
+        self, client: Client, session: Session, request: DailyBoard, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.daily.daily_board(session.player, request, moment), []
+
+    async def best_board(
+        self, client: Client, session: Session, request: BestBoard, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.daily.best_board(session.player, request), []
+
+    async def list_live(
+        self, client: Client, session: Session, request: ListLive, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return self.spectating.list_live(), []
+
+    async def spectate(
+        self, client: Client, session: Session, request: Spectate, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.spectating.spectate(session, request, moment), []
+
+    async def unspectate(
+        self, client: Client, session: Session, request: Unspectate, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return self.spectating.unspectate(session, request), []
+
+
+def message_type(frame: str | bytes, client: Client) -> str | None:
+    """The ``type`` of a frame, if it can be read (for error replies)."""
+    try:
+        kind = decode(frame, client.encoding).get("type")
+    except WireError:
+        return None
+    return kind[:32] if isinstance(kind, str) else None

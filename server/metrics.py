@@ -1,0 +1,65 @@
+"""``GET /metrics``: the server's counters in Prometheus's text format (prometheus-client).
+
+Counters and the act round-trip histogram are updated as things happen; gauges that are
+cheaper to read than to keep (live races, spectators, the write backlog) are read when
+Prometheus scrapes. Each server has its own registry, so several servers in one process
+(tests) do not share numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+# act round trips: from reading the request to writing its answer (stored first)
+ACT_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0, 5.0)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.connections = Gauge("solrace_connections", "Open websocket connections", registry=r)
+        self.requests = Counter(
+            "solrace_requests", "Requests answered, by type (act excluded)", ["type"], registry=r
+        )
+        self.errors = Counter(
+            "solrace_errors", "Requests refused, by type and code", ["type", "code"], registry=r
+        )
+        self.act_seconds = Histogram(
+            "solrace_act_seconds",
+            "act round trip in the server: read to answer, its log entry stored first",
+            buckets=ACT_BUCKETS,
+            registry=r,
+        )
+        self.hellos = Counter(
+            "solrace_hellos", "Sessions opened: new, resumed or restored", ["kind"], registry=r
+        )
+        self.races_rebuilt = Counter(
+            "solrace_races_rebuilt", "Live races rebuilt from the store by replay", registry=r
+        )
+
+    def watch(self, read: Callable[[], dict[str, float]], counters: tuple[str, ...]) -> None:
+        """Read ``read()`` at every scrape: each name is a gauge, or a counter if listed in
+        ``counters`` (names without the ``solrace_`` prefix)."""
+        self.registry.register(_Reading(read, counters))
+
+    def text(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+class _Reading(Collector):
+    def __init__(self, read: Callable[[], dict[str, float]], counters: tuple[str, ...]) -> None:
+        self.read = read
+        self.counters = counters
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        for name, value in self.read().items():
+            full = f"solrace_{name}"
+            if name in self.counters:
+                yield CounterMetricFamily(full, name.replace("_", " "), value=value)
+            else:
+                yield GaugeMetricFamily(full, name.replace("_", " "), value=value)
