@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import re
 import threading
 import time
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 from harness import TEST_SETTINGS, winning_actions
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, WebSocket, expect
 
 from protocol.daily import DAY_MS, day_of
 from protocol.errors import IllegalAction
@@ -274,6 +275,47 @@ def screenshot(page: Page, name: str) -> Path:
 def player_id(page: Page) -> str:
     player: str = page.evaluate("window.solrace.conn.player")
     return player
+
+
+def resign(page: Page) -> None:
+    page.get_by_role("button", name="Resign", exact=True).click()
+    page.get_by_role("button", name="Sure? Resign").click()
+
+
+class ActFrames:
+    """Counts the ``act`` requests a page sends over its websockets, and their answers.
+    Made before the page connects (before ``sign_in``)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.sent = 0
+        self.answered = 0
+        page.on("websocket", self._watch)
+
+    def _watch(self, socket: WebSocket) -> None:
+        socket.on("framesent", self._on_sent)
+        socket.on("framereceived", self._on_received)
+
+    def _on_sent(self, payload: str | bytes) -> None:
+        if json.loads(payload).get("type") == "act":
+            self.sent += 1
+
+    def _on_received(self, payload: str | bytes) -> None:
+        if json.loads(payload).get("of") == "act":
+            self.answered += 1
+
+    def settle(self, timeout: float = 10.0) -> None:
+        """Wait until every act sent is answered and nothing more goes out for 0.5 s."""
+        deadline = time.monotonic() + timeout
+        quiet_since, seen = time.monotonic(), (self.sent, self.answered)
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(50)  # lets Playwright deliver the frame events
+            now = (self.sent, self.answered)
+            if now != seen:
+                quiet_since, seen = time.monotonic(), now
+            elif self.sent == self.answered and time.monotonic() - quiet_since >= 0.5:
+                return
+        raise AssertionError(f"acts never settled: {self.sent} sent, {self.answered} answered")
 
 
 # ====================================================================== the tests
@@ -549,3 +591,37 @@ def test_two_tabs_of_one_browser_are_two_players_who_can_race(
         assert player_id(second) != player_id(first)
     finally:
         context.close()
+
+
+def test_every_race_in_one_tab_sends_one_act_per_click(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    ann = open_page(server.url)
+    acts = ActFrames(ann)
+    sign_in(ann, "Ann")
+    screen = ann.locator("#screen-race")
+
+    def one_click_sends_one_act(which: str) -> None:
+        expect(screen).to_have_attribute("data-phase", "running")
+        before = acts.sent
+        my_board(ann).locator('[data-pile="s"]').click()
+        acts.settle()
+        assert acts.sent - before == 1, f"{which}: one click on the stock sent {acts.sent - before}"
+
+    first = create_race(ann, GAME, DEAL, players=1)
+    one_click_sends_one_act("the first race")
+    resign(ann)
+    expect(ann.locator("#results")).to_be_visible()
+
+    ann.get_by_role("button", name="Rematch").click()
+    expect(screen).not_to_have_attribute("data-race", first)
+    expect(screen).to_have_attribute("data-phase", re.compile("open|countdown|running"))
+    if screen.get_attribute("data-phase") == "open":  # a rematch for one waits for its host
+        ann.get_by_role("button", name="Start now").click()
+    one_click_sends_one_act("the rematch")
+    resign(ann)
+    expect(ann.locator("#results")).to_be_visible()
+
+    ann.locator("#results").get_by_role("link", name="Lobby").click()
+    create_race(ann, GAME, DEAL, players=1)
+    one_click_sends_one_act("a new race")

@@ -89,11 +89,10 @@ export class RaceScreen {
     this.view = null;
     this.seq = 0;
     this.queue = Promise.resolve();
-    this.board = null;
+    this.dropBoard();
     this.daily = null;
     this.result = null;
     this.rematchOffer = null;
-    fill(this.el["race-board"]);
     fill(this.el["results-body"]);
     this.el.results.hidden = true;
     this.el["rematch-offer"].hidden = true;
@@ -366,12 +365,11 @@ export class RaceScreen {
   drawBoard() {
     const host = this.el["race-board"];
     if (!this.view || this.info.phase === "open") {
-      fill(host);
-      this.board = null;
+      this.dropBoard();
       return;
     }
     if (!this.board || this.board.game !== this.info.game) {
-      fill(host);
+      this.dropBoard();
       this.board = new Board(host, {
         game: this.info.game,
         label: "your cards",
@@ -379,6 +377,13 @@ export class RaceScreen {
       });
     }
     this.board.render(this.view);
+  }
+
+  /** Empty the table; the old board stops listening, so one click is one action. */
+  dropBoard() {
+    this.board?.destroy();
+    this.board = null;
+    fill(this.el["race-board"]);
   }
 
   drawStandings() {
