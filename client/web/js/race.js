@@ -9,6 +9,7 @@ import { Board } from "./board.js";
 import { h, fill } from "./dom.js";
 import { clockText, outcomeText } from "./format.js";
 import { GAMES, gameTitle, optionsText } from "./games.js";
+import { leaveRaces } from "./leaving.js";
 import { applyEvents, copyView } from "./view.js";
 
 const ACTION_SEPARATORS = /[;,\n]+/;
@@ -33,7 +34,7 @@ export class RaceScreen {
     this.el["undo-button"].addEventListener("click", () => this.play("undo"));
     this.el["resign-button"].addEventListener("click", () => this.resign());
     this.el["start-button"].addEventListener("click", () => this.startRace());
-    this.el["leave-button"].addEventListener("click", () => this.leave());
+    this.el["leave-button"].addEventListener("click", () => this.app.navigate("#lobby"));
     this.el["copy-link"].addEventListener("click", () => this.copyLink());
     this.el["rematch-button"].addEventListener("click", () => this.rematch());
     this.el["join-rematch"].addEventListener("click", () => this.joinRematch());
@@ -60,7 +61,10 @@ export class RaceScreen {
 
   // ---------------------------------------------------------------- opening a race
 
-  /** Show race `raceId`: mine (resume), or join it if it is open, or offer to watch it. */
+  /**
+   * Show race `raceId`: mine (resume), or join it if it is open (leaving the races I am
+   * in), or else watch it.
+   */
   async open(raceId, known = null, daily = null) {
     if (this.raceId !== raceId) this.reset();
     this.daily = daily ?? (this.raceId === raceId ? this.daily : null);
@@ -73,6 +77,10 @@ export class RaceScreen {
             `That race is ${info.phase === "done" ? "over" : "under way"}: you can watch it.`,
           );
           this.app.navigate(`#watch=${raceId}`);
+          return;
+        }
+        if (!(await this.app.leaveMyRaces(raceId))) {
+          this.app.navigate("#lobby");
           return;
         }
         info = (await this.app.conn.request("join_race", { race: raceId })).race;
@@ -93,6 +101,8 @@ export class RaceScreen {
     this.daily = null;
     this.result = null;
     this.rematchOffer = null;
+    delete this.root.dataset.race;
+    delete this.root.dataset.phase;
     fill(this.el["results-body"]);
     this.el.results.hidden = true;
     this.el["rematch-offer"].hidden = true;
@@ -265,35 +275,29 @@ export class RaceScreen {
     }
   }
 
-  async leave() {
-    try {
-      if (this.info?.phase === "open") {
-        await this.app.conn.request("leave_race", { race: this.raceId });
-      }
-    } catch (error) {
-      this.app.notice(error.message);
-    }
+  /** Leave the race on screen (see leaving.js); false when the player chose to stay. */
+  leave() {
+    const onError = (error) => this.app.notice(error.message);
+    if (this.info && !leaveRaces(this.app.conn, [this.info], onError)) return false;
     this.reset();
-    this.app.navigate("#lobby");
+    return true;
   }
 
-  async rematch() {
-    try {
-      const { race } = await this.app.conn.request("rematch", { race: this.raceId });
-      this.reset();
-      this.adopt(race);
-    } catch (error) {
-      this.say(error.message, true);
-    }
+  rematch() {
+    return this.moveOn("rematch", this.raceId);
   }
 
-  async joinRematch() {
-    const offer = this.rematchOffer;
-    if (!offer) return;
+  joinRematch() {
+    return this.rematchOffer && this.moveOn("join_race", this.rematchOffer.rematch);
+  }
+
+  /** From this finished race into the next one (`type` is `rematch` or `join_race`). */
+  async moveOn(type, race) {
     try {
-      const { race } = await this.app.conn.request("join_race", { race: offer.rematch });
+      if (!(await this.app.leaveMyRaces(this.raceId))) return;
+      const answer = await this.app.conn.request(type, { race });
       this.reset();
-      this.adopt(race);
+      this.adopt(answer.race);
     } catch (error) {
       this.say(error.message, true);
     }
