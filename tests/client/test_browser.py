@@ -761,3 +761,30 @@ def test_after_a_reload_the_racer_gets_back_into_the_race(
     expect(rae.locator(f'#live-races [data-race="{race}"]')).to_have_count(0)
     expect(rae.locator(f'#open-races [data-race="{second}"]')).to_have_count(0)
     expect(rae.locator("#my-races li")).to_have_count(0)
+
+
+def test_a_finisher_is_told_their_place_and_time_and_who_still_plays(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    ann = open_page(server.url)
+    sign_in(ann, "Ann")
+    race = create_race(ann, GAME, DEAL, players=2)
+    bob = open_page(f"{server.url}#race={race}")
+    sign_in(bob, "Bob")
+    expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    note = ann.locator("#done-note")
+    expect(note).to_be_hidden()
+
+    type_actions(ann, wins)
+    expect(ann.locator("#standings .standing.me")).to_have_class(
+        re.compile(r"\bfinished\b"), timeout=20_000
+    )
+    finish_time = ann.locator("#clock").inner_text()
+    assert re.fullmatch(r"\d+:\d\d\.\d", finish_time)
+    expect(note).to_have_text(f"You finished — 1st so far, {finish_time} — waiting for Bob")
+    screenshot(ann, "finished-waiting.png")
+
+    resign(bob)  # the race is over: the ranking takes the note's place
+    expect(ann.locator("#results")).to_be_visible()
+    expect(note).to_be_hidden()

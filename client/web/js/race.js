@@ -230,9 +230,7 @@ export class RaceScreen {
       p.player === this.me ? { ...p, ...mine } : p,
     );
     this.info = { ...this.info, players };
-    this.drawBoard();
-    this.drawStandings();
-    this.drawControls();
+    this.drawPlay();
     this.tick(); // a finishing time shows on the clock together with the standing
   }
 
@@ -336,11 +334,17 @@ export class RaceScreen {
     const practice = info.mode === "daily" && info.ranked === false ? " · practice" : "";
     fill(this.el["race-sub"], `${deal} · ${optionsText(info.game, info.options)}${practice}`);
     this.drawWaiting();
+    this.drawPlay();
+    this.drawResult();
+    this.tick();
+  }
+
+  /** What changes as the racers play: my cards, everyone's standing, my controls. */
+  drawPlay() {
     this.drawBoard();
     this.drawStandings();
     this.drawControls();
-    this.drawResult();
-    this.tick();
+    this.drawDoneNote();
   }
 
   drawWaiting() {
@@ -455,6 +459,22 @@ export class RaceScreen {
     this.el["undo-button"].hidden = !this.undoAllowed();
   }
 
+  /** Once I am done and others still play: my place so far, my time, whom we wait for. */
+  drawDoneNote() {
+    const note = this.el["done-note"];
+    const mine = this.myStanding();
+    const playing = this.info.players.filter((p) => !p.outcome).map((p) => p.name);
+    note.hidden = !mine?.outcome || Boolean(this.result) || playing.length === 0;
+    if (note.hidden) return;
+    const waiting = `waiting for ${namesText(playing)}`;
+    if (mine.outcome !== "finished") {
+      fill(note, `You are out (${outcomeText(mine.outcome)}) — ${waiting}`);
+      return;
+    }
+    const place = 1 + this.info.players.filter((p) => finishedBefore(p, mine)).length;
+    fill(note, `You finished — ${ordinal(place)} so far, ${clockText(mine.time_ms)} — ${waiting}`);
+  }
+
   drawResult() {
     const result = this.result;
     this.el.results.hidden = !result;
@@ -524,6 +544,17 @@ export class RaceScreen {
     if (clock.textContent !== text) clock.textContent = text;
     clock.dataset.startAt = info.start_at_ms ?? "";
   }
+}
+
+/** Whether racer `a` finished ahead of `b` (the order of the ranking, as far as known). */
+function finishedBefore(a, b) {
+  if (a.outcome !== "finished" || a.player === b.player) return false;
+  return a.time_ms < b.time_ms || (a.time_ms === b.time_ms && a.actions < b.actions);
+}
+
+/** "Bob", "Bob and Cy", "Bob, Cy and Dee". */
+function namesText(names) {
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }
 
 function ordinal(n) {
