@@ -775,6 +775,7 @@ def test_a_finisher_is_told_their_place_and_time_and_who_still_plays(
     expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "running")
     note = ann.locator("#done-note")
     expect(note).to_be_hidden()
+    expect(ann.locator("#daily-note")).to_be_hidden()  # a race, not an uncertified daily
 
     type_actions(ann, wins)
     expect(ann.locator("#standings .standing.me")).to_have_class(
@@ -788,3 +789,20 @@ def test_a_finisher_is_told_their_place_and_time_and_who_still_plays(
     resign(bob)  # the race is over: the ranking takes the note's place
     expect(ann.locator("#results")).to_be_visible()
     expect(note).to_be_hidden()
+
+
+def test_an_uncertified_daily_deal_says_so_on_the_attempt(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    una = open_page(server.url)
+    sign_in(una, "Una")
+    una.get_by_role("button", name="Play today's Mount Sunflower", exact=True).click()
+    expect(una.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    # The test server runs without certification: the server answers certified: false.
+    assert una.evaluate("window.solrace.screens.race.daily.certified") is False
+    note = una.locator("#daily-note")
+    expect(note).to_have_text("This deal has not been proven winnable: it may have no solution.")
+    screenshot(una, "daily-uncertified.png")
+    una.reload()  # the note stays with the attempt
+    expect(una.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    expect(note).to_be_visible()

@@ -10,6 +10,7 @@ import { h, fill } from "./dom.js";
 import { clockText, outcomeText } from "./format.js";
 import { GAMES, gameTitle, optionsText } from "./games.js";
 import { leaveRaces } from "./leaving.js";
+import { remembered } from "./storage.js";
 import { applyEvents, copyView } from "./view.js";
 
 const ACTION_SEPARATORS = /[;,\n]+/;
@@ -67,7 +68,9 @@ export class RaceScreen {
    */
   async open(raceId, known = null, daily = null) {
     if (this.raceId !== raceId) this.reset();
-    this.daily = daily ?? (this.raceId === raceId ? this.daily : null);
+    if (daily) remembered.daily = { race: raceId, ...daily };
+    const kept = remembered.daily; // after a reload, the attempt's daily_start answer
+    this.daily = daily ?? (kept?.race === raceId ? kept : null);
     this.say("");
     try {
       let info = known ?? (await this.app.conn.request("snapshot", { race: raceId })).race;
@@ -333,6 +336,7 @@ export class RaceScreen {
         : "secret deal";
     const practice = info.mode === "daily" && info.ranked === false ? " · practice" : "";
     fill(this.el["race-sub"], `${deal} · ${optionsText(info.game, info.options)}${practice}`);
+    this.el["daily-note"].hidden = info.mode !== "daily" || this.daily?.certified !== false;
     this.drawWaiting();
     this.drawPlay();
     this.drawResult();
