@@ -280,19 +280,29 @@ def player_id(page: Page) -> str:
 LEAVE_QUESTION = "Leave this race? You will resign."
 
 
-def answer_next_dialog(page: Page, accept: bool) -> list[str]:
-    """Accept or dismiss the page's next dialog; the list receives its question."""
-    questions: list[str] = []
+class NextDialog:
+    """Answers the page's next dialog as soon as it opens: accepts it or dismisses it."""
 
-    def answer(dialog: Dialog) -> None:
-        questions.append(dialog.message)
-        if accept:
+    def __init__(self, page: Page, accept: bool) -> None:
+        self.page = page
+        self.accept = accept
+        self.questions: list[str] = []
+        page.once("dialog", self._answer)
+
+    def _answer(self, dialog: Dialog) -> None:
+        self.questions.append(dialog.message)
+        if self.accept:
             dialog.accept()
         else:
             dialog.dismiss()
 
-    page.once("dialog", answer)
-    return questions
+    def question(self, timeout: float = 10.0) -> str:
+        """The dialog's question, once it has been asked and answered."""
+        deadline = time.monotonic() + timeout
+        while not self.questions:
+            assert time.monotonic() < deadline, "no dialog opened"
+            self.page.wait_for_timeout(50)  # lets Playwright deliver the dialog
+        return self.questions[0]
 
 
 def go_to_lobby(page: Page) -> None:
@@ -668,31 +678,31 @@ def test_leaving_a_running_race_asks_first_then_resigns(
     ann_on_bobs_page = bob.locator(f'#standings [data-player="{player_id(ann)}"]')
 
     # Cancelled: Ann stays in the race, at its address, and plays on.
-    questions = answer_next_dialog(ann, accept=False)
+    dialog = NextDialog(ann, accept=False)
     go_to_lobby(ann)
+    assert dialog.question() == LEAVE_QUESTION
+    expect(ann).to_have_url(re.compile(f"#race={race}$"))
     expect(ann.locator("#screen-race")).to_be_visible()
-    assert questions == [LEAVE_QUESTION]
-    assert ann.evaluate("location.hash") == f"#race={race}"
     type_actions(ann, wins[:1])
     wait_for_board(my_board(ann), expected_board(GAME, DEAL, wins[:1]))
     expect(ann_on_bobs_page).not_to_have_class(re.compile(r"\bresigned\b"))
 
     # Confirmed: Ann resigns and is in the lobby; Bob sees it.
-    questions = answer_next_dialog(ann, accept=True)
+    dialog = NextDialog(ann, accept=True)
     go_to_lobby(ann)
+    assert dialog.question() == LEAVE_QUESTION
     expect(ann.locator("#screen-lobby")).to_be_visible()
-    assert questions == [LEAVE_QUESTION]
     expect(ann_on_bobs_page).to_have_class(re.compile(r"\bresigned\b"))
     expect(ann.locator(f'#my-races [data-race="{race}"]')).to_have_count(0)
+    expect(ann.locator(f'#live-races [data-race="{race}"]')).to_contain_text("Bob")  # racing
 
     # Bob leaves too: the race is over, and nobody's Live list shows it any more.
-    questions = answer_next_dialog(bob, accept=True)
+    dialog = NextDialog(bob, accept=True)
     go_to_lobby(bob)
+    assert dialog.question() == LEAVE_QUESTION
     expect(bob.locator("#screen-lobby")).to_be_visible()
-    assert questions == [LEAVE_QUESTION]
     for page in (ann, bob):
         page.get_by_role("button", name="Refresh").click()
-        expect(page.locator("#live-races .none")).to_be_visible()
         expect(page.locator(f'#live-races [data-race="{race}"]')).to_have_count(0)
         expect(page.locator(f'#my-races [data-race="{race}"]')).to_have_count(0)
 
@@ -707,10 +717,10 @@ def test_leaving_during_the_countdown_resigns_and_the_start_does_not_pull_back(
     bob = open_page(f"{server.url}#race={race}")
     sign_in(bob, "Bob")
     expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "countdown")
-    questions = answer_next_dialog(ann, accept=True)
+    dialog = NextDialog(ann, accept=True)
     go_to_lobby(ann)
+    assert dialog.question() == LEAVE_QUESTION
     expect(ann.locator("#screen-lobby")).to_be_visible()
-    assert questions == [LEAVE_QUESTION]
 
     expect(bob.locator("#screen-race")).to_have_attribute("data-phase", "running")
     ann_on_bobs_page = bob.locator(f'#standings [data-player="{player_id(ann)}"]')
@@ -718,7 +728,7 @@ def test_leaving_during_the_countdown_resigns_and_the_start_does_not_pull_back(
     frames.wait_for_event("started")  # the server still tells Ann the race started ...
     ann.wait_for_timeout(300)
     expect(ann.locator("#screen-lobby")).to_be_visible()  # ... and she stays in the lobby
-    assert ann.evaluate("location.hash") == "#lobby"
+    expect(ann).to_have_url(re.compile("#lobby$"))
 
 
 def test_after_a_reload_the_racer_gets_back_into_the_race(
@@ -751,10 +761,10 @@ def test_after_a_reload_the_racer_gets_back_into_the_race(
     # From the lobby, creating another race asks first, then resigns the running one.
     rae.goto(server.url)
     expect(mine).to_be_visible()
-    questions = answer_next_dialog(rae, accept=True)
+    dialog = NextDialog(rae, accept=True)
     second = create_race(rae, GAME, DEAL, players=2)
+    assert dialog.question() == LEAVE_QUESTION
     assert second != race
-    assert questions == [LEAVE_QUESTION]
     go_to_lobby(rae)  # an open race is left without a question
     expect(rae.locator("#screen-lobby")).to_be_visible()
     rae.get_by_role("button", name="Refresh").click()
