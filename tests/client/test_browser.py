@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import re
 import threading
 import time
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 from harness import TEST_SETTINGS, winning_actions
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Dialog, Locator, Page, WebSocket, expect
 
 from protocol.daily import DAY_MS, day_of
 from protocol.errors import IllegalAction
@@ -274,6 +275,83 @@ def screenshot(page: Page, name: str) -> Path:
 def player_id(page: Page) -> str:
     player: str = page.evaluate("window.solrace.conn.player")
     return player
+
+
+LEAVE_QUESTION = "Leave this race? You will resign."
+
+
+class NextDialog:
+    """Answers the page's next dialog as soon as it opens: accepts it or dismisses it."""
+
+    def __init__(self, page: Page, accept: bool) -> None:
+        self.page = page
+        self.accept = accept
+        self.questions: list[str] = []
+        page.once("dialog", self._answer)
+
+    def _answer(self, dialog: Dialog) -> None:
+        self.questions.append(dialog.message)
+        if self.accept:
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+    def question(self, timeout: float = 10.0) -> str:
+        """The dialog's question, once it has been asked and answered."""
+        deadline = time.monotonic() + timeout
+        while not self.questions:
+            assert time.monotonic() < deadline, "no dialog opened"
+            self.page.wait_for_timeout(50)  # lets Playwright deliver the dialog
+        return self.questions[0]
+
+
+def go_to_lobby(page: Page) -> None:
+    """Press the Lobby link of the top bar."""
+    page.locator("nav.nav").get_by_role("link", name="Lobby").click()
+
+
+def resign(page: Page) -> None:
+    page.get_by_role("button", name="Resign", exact=True).click()
+    page.get_by_role("button", name="Sure? Resign").click()
+
+
+class Frames:
+    """The messages a page sends and receives over its websockets. Made before the page
+    connects (before ``sign_in``)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.sent: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []
+        page.on("websocket", self._watch)
+
+    def _watch(self, socket: WebSocket) -> None:
+        socket.on("framesent", lambda payload: self.sent.append(json.loads(payload)))
+        socket.on("framereceived", lambda payload: self.received.append(json.loads(payload)))
+
+    def acts(self) -> tuple[int, int]:
+        """How many ``act`` requests went out, and how many were answered."""
+        sent = sum(message["type"] == "act" for message in self.sent)
+        return sent, sum(message.get("of") == "act" for message in self.received)
+
+    def settle(self, timeout: float = 10.0) -> None:
+        """Wait until every act sent is answered and nothing more goes out for 0.5 s."""
+        deadline = time.monotonic() + timeout
+        quiet_since, seen = time.monotonic(), self.acts()
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(50)  # lets Playwright deliver the frame events
+            now = self.acts()
+            if now != seen:
+                quiet_since, seen = time.monotonic(), now
+            elif now[0] == now[1] and time.monotonic() - quiet_since >= 0.5:
+                return
+        raise AssertionError(f"the acts never settled: {seen} (sent, answered)")
+
+    def wait_for_event(self, kind: str, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not any(m.get("kind") == kind for m in self.received if m["type"] == "event"):
+            assert time.monotonic() < deadline, f"no {kind} event came"
+            self.page.wait_for_timeout(50)
 
 
 # ====================================================================== the tests
@@ -549,3 +627,192 @@ def test_two_tabs_of_one_browser_are_two_players_who_can_race(
         assert player_id(second) != player_id(first)
     finally:
         context.close()
+
+
+def test_every_race_in_one_tab_sends_one_act_per_click(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    ann = open_page(server.url)
+    frames = Frames(ann)
+    sign_in(ann, "Ann")
+    screen = ann.locator("#screen-race")
+
+    def one_click_sends_one_act(which: str) -> None:
+        expect(screen).to_have_attribute("data-phase", "running")
+        before, _ = frames.acts()
+        my_board(ann).locator('[data-pile="s"]').click()
+        frames.settle()
+        sent = frames.acts()[0] - before
+        assert sent == 1, f"{which}: one click on the stock sent {sent} act frames"
+
+    first = create_race(ann, GAME, DEAL, players=1)
+    one_click_sends_one_act("the first race")
+    resign(ann)
+    expect(ann.locator("#results")).to_be_visible()
+
+    ann.get_by_role("button", name="Rematch").click()
+    expect(screen).not_to_have_attribute("data-race", first)
+    expect(screen).to_have_attribute("data-phase", re.compile("open|countdown|running"))
+    if screen.get_attribute("data-phase") == "open":  # a rematch for one waits for its host
+        ann.get_by_role("button", name="Start now").click()
+    one_click_sends_one_act("the rematch")
+    resign(ann)
+    expect(ann.locator("#results")).to_be_visible()
+
+    ann.locator("#results").get_by_role("link", name="Lobby").click()
+    create_race(ann, GAME, DEAL, players=1)
+    one_click_sends_one_act("a new race")
+
+
+def test_leaving_a_running_race_asks_first_then_resigns(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    ann = open_page(server.url)
+    sign_in(ann, "Ann")
+    race = create_race(ann, GAME, DEAL, players=2)
+    bob = open_page(f"{server.url}#race={race}")
+    sign_in(bob, "Bob")
+    for page in (ann, bob):
+        expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    ann_on_bobs_page = bob.locator(f'#standings [data-player="{player_id(ann)}"]')
+
+    # Cancelled: Ann stays in the race, at its address, and plays on.
+    dialog = NextDialog(ann, accept=False)
+    go_to_lobby(ann)
+    assert dialog.question() == LEAVE_QUESTION
+    expect(ann).to_have_url(re.compile(f"#race={race}$"))
+    expect(ann.locator("#screen-race")).to_be_visible()
+    type_actions(ann, wins[:1])
+    wait_for_board(my_board(ann), expected_board(GAME, DEAL, wins[:1]))
+    expect(ann_on_bobs_page).not_to_have_class(re.compile(r"\bresigned\b"))
+
+    # Confirmed: Ann resigns and is in the lobby; Bob sees it.
+    dialog = NextDialog(ann, accept=True)
+    go_to_lobby(ann)
+    assert dialog.question() == LEAVE_QUESTION
+    expect(ann.locator("#screen-lobby")).to_be_visible()
+    expect(ann_on_bobs_page).to_have_class(re.compile(r"\bresigned\b"))
+    expect(ann.locator(f'#my-races [data-race="{race}"]')).to_have_count(0)
+    expect(ann.locator(f'#live-races [data-race="{race}"]')).to_contain_text("Bob")  # racing
+
+    # Bob leaves too: the race is over, and nobody's Live list shows it any more.
+    dialog = NextDialog(bob, accept=True)
+    go_to_lobby(bob)
+    assert dialog.question() == LEAVE_QUESTION
+    expect(bob.locator("#screen-lobby")).to_be_visible()
+    for page in (ann, bob):
+        page.get_by_role("button", name="Refresh").click()
+        expect(page.locator(f'#live-races [data-race="{race}"]')).to_have_count(0)
+        expect(page.locator(f'#my-races [data-race="{race}"]')).to_have_count(0)
+
+
+def test_leaving_during_the_countdown_resigns_and_the_start_does_not_pull_back(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    ann = open_page(server.url)
+    frames = Frames(ann)
+    sign_in(ann, "Ann")
+    race = create_race(ann, GAME, DEAL, players=2)
+    bob = open_page(f"{server.url}#race={race}")
+    sign_in(bob, "Bob")
+    expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "countdown")
+    dialog = NextDialog(ann, accept=True)
+    go_to_lobby(ann)
+    assert dialog.question() == LEAVE_QUESTION
+    expect(ann.locator("#screen-lobby")).to_be_visible()
+
+    expect(bob.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    ann_on_bobs_page = bob.locator(f'#standings [data-player="{player_id(ann)}"]')
+    expect(ann_on_bobs_page).to_have_class(re.compile(r"\bresigned\b"))
+    frames.wait_for_event("started")  # the server still tells Ann the race started ...
+    ann.wait_for_timeout(300)
+    expect(ann.locator("#screen-lobby")).to_be_visible()  # ... and she stays in the lobby
+    expect(ann).to_have_url(re.compile("#lobby$"))
+
+
+def test_after_a_reload_the_racer_gets_back_into_the_race(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    rae = open_page(server.url)
+    sign_in(rae, "Rae")
+    race = create_race(rae, GAME, DEAL, players=1)
+    screen, board = rae.locator("#screen-race"), my_board(rae)
+    type_actions(rae, wins[:2])
+    wait_for_board(board, expected_board(GAME, DEAL, wins[:2]))
+
+    rae.reload()  # on the race's address: straight back into the race
+    expect(screen).to_have_attribute("data-race", race)
+    expect(screen).to_have_attribute("data-phase", "running")
+    wait_for_board(board, expected_board(GAME, DEAL, wins[:2]))
+
+    rae.goto(server.url)  # a fresh load of the lobby: "Your races" offers the way back
+    mine = rae.locator(f'#my-races [data-race="{race}"]')
+    expect(mine).to_be_visible()
+    live = rae.locator(f'#live-races [data-race="{race}"]')
+    expect(live.get_by_role("button", name="Back to race")).to_be_visible()  # never "Watch"
+    mine.get_by_role("button", name="Back to race").click()
+    expect(screen).to_have_attribute("data-race", race)
+    wait_for_board(board, expected_board(GAME, DEAL, wins[:2]))
+    type_actions(rae, wins[2:3])
+    wait_for_board(board, expected_board(GAME, DEAL, wins[:3]))
+
+    # From the lobby, creating another race asks first, then resigns the running one.
+    rae.goto(server.url)
+    expect(mine).to_be_visible()
+    dialog = NextDialog(rae, accept=True)
+    second = create_race(rae, GAME, DEAL, players=2)
+    assert dialog.question() == LEAVE_QUESTION
+    assert second != race
+    go_to_lobby(rae)  # an open race is left without a question
+    expect(rae.locator("#screen-lobby")).to_be_visible()
+    rae.get_by_role("button", name="Refresh").click()
+    expect(rae.locator(f'#live-races [data-race="{race}"]')).to_have_count(0)
+    expect(rae.locator(f'#open-races [data-race="{second}"]')).to_have_count(0)
+    expect(rae.locator("#my-races li")).to_have_count(0)
+
+
+def test_a_finisher_is_told_their_place_and_time_and_who_still_plays(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    ann = open_page(server.url)
+    sign_in(ann, "Ann")
+    race = create_race(ann, GAME, DEAL, players=2)
+    bob = open_page(f"{server.url}#race={race}")
+    sign_in(bob, "Bob")
+    expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    note = ann.locator("#done-note")
+    expect(note).to_be_hidden()
+    expect(ann.locator("#daily-note")).to_be_hidden()  # a race, not an uncertified daily
+
+    type_actions(ann, wins)
+    expect(ann.locator("#standings .standing.me")).to_have_class(
+        re.compile(r"\bfinished\b"), timeout=20_000
+    )
+    finish_time = ann.locator("#clock").inner_text()
+    assert re.fullmatch(r"\d+:\d\d\.\d", finish_time)
+    expect(note).to_have_text(f"You finished — 1st so far, {finish_time} — waiting for Bob")
+    screenshot(ann, "finished-waiting.png")
+
+    resign(bob)  # the race is over: the ranking takes the note's place
+    expect(ann.locator("#results")).to_be_visible()
+    expect(note).to_be_hidden()
+
+
+def test_an_uncertified_daily_deal_says_so_on_the_attempt(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    una = open_page(server.url)
+    sign_in(una, "Una")
+    una.get_by_role("button", name="Play today's Mount Sunflower", exact=True).click()
+    expect(una.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    # The test server runs without certification: the server answers certified: false.
+    assert una.evaluate("window.solrace.screens.race.daily.certified") is False
+    note = una.locator("#daily-note")
+    expect(note).to_have_text("This deal has not been proven winnable: it may have no solution.")
+    screenshot(una, "daily-uncertified.png")
+    una.reload()  # the note stays with the attempt
+    expect(una.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    expect(note).to_be_visible()

@@ -52,16 +52,25 @@ export class Board {
     this.selection = null; // {pile, count, index}
     this.press = null;
     this.drag = null;
+    this.listening = new AbortController(); // destroy() removes every listener with it
     root.classList.add("board");
     root.dataset.game = game;
     if (label) root.setAttribute("aria-label", label);
     root.setAttribute("role", "region");
+    root.classList.toggle("playable", Boolean(onAction));
     if (onAction) {
-      root.classList.add("playable");
-      root.addEventListener("pointerdown", (event) => this.onPointerDown(event));
-      root.addEventListener("dblclick", (event) => this.onDoubleClick(event));
-      root.addEventListener("keydown", (event) => this.onKey(event));
+      const { signal } = this.listening;
+      root.addEventListener("pointerdown", (event) => this.onPointerDown(event), { signal });
+      root.addEventListener("dblclick", (event) => this.onDoubleClick(event), { signal });
+      root.addEventListener("keydown", (event) => this.onKey(event), { signal });
     }
+  }
+
+  /** Stop listening: the element may get another Board, which alone acts from then on. */
+  destroy() {
+    this.listening.abort();
+    if (this.drag) this.endDrag();
+    this.press = null;
   }
 
   get playable() {
@@ -308,9 +317,10 @@ export class Board {
       window.removeEventListener("pointercancel", cancel);
       this.onPointerUp(e, cancelled);
     };
-    window.addEventListener("pointermove", move);
-    window.addEventListener("pointerup", up);
-    window.addEventListener("pointercancel", cancel);
+    const { signal } = this.listening;
+    window.addEventListener("pointermove", move, { signal });
+    window.addEventListener("pointerup", up, { signal });
+    window.addEventListener("pointercancel", cancel, { signal });
   }
 
   onPointerMove(event) {

@@ -1,5 +1,6 @@
-// The lobby: create a race, join one (from the list, by link or by id), watch a live one,
-// and start today's daily challenge.
+// The lobby: my races that are not over (the way back into them), create a race, join
+// one (from the list, by link or by id), watch a live one, and start today's daily
+// challenge. Creating or joining a race first leaves the ones I am in (see leaving.js).
 
 import { h, fill } from "./dom.js";
 import { waitText } from "./format.js";
@@ -63,7 +64,6 @@ export class LobbyScreen {
   }
 
   show() {
-    this.showCurrentRace();
     this.refresh();
     clearInterval(this.timer);
     let turns = 0;
@@ -79,13 +79,9 @@ export class LobbyScreen {
     this.timer = null;
   }
 
-  /** A way back to a race I left the screen of while it goes on. */
-  showCurrentRace() {
-    const race = this.app.screens.race;
-    const mine = race.myStanding();
-    const going = race.info && race.info.phase !== "done" && !mine?.outcome;
-    document.getElementById("current-race").hidden = !going;
-    if (going) document.getElementById("current-race-link").href = `#race=${race.raceId}`;
+  /** After a reconnect: the lists may have changed meanwhile. */
+  onReconnected() {
+    this.refresh();
   }
 
   showOptions() {
@@ -103,15 +99,31 @@ export class LobbyScreen {
     if (!this.app.conn) return;
     this.tick();
     try {
-      const [open, live] = await Promise.all([
+      const [mine, open, live] = await Promise.all([
+        this.app.conn.request("my_races"),
         this.app.conn.request("list_races"),
         this.app.conn.request("list_live"),
       ]);
+      this.drawMine(mine.races);
       this.drawOpen(open.races);
       this.drawLive(live.races);
     } catch {
       // offline for a moment: the lists refresh on the next turn
     }
+  }
+
+  /** The races I am in and still play (or finished, waiting for the others). */
+  drawMine(races) {
+    const me = this.app.conn.player;
+    const shown = races.filter((race) => {
+      const outcome = race.players.find((p) => p.player === me)?.outcome;
+      return !outcome || outcome === "finished";
+    });
+    document.getElementById("my-races-panel").hidden = !shown.length;
+    fill(
+      document.getElementById("my-races"),
+      shown.map((race) => raceItem(race, myRaceText(race, me), this.backButton(race))),
+    );
   }
 
   drawOpen(races) {
@@ -124,29 +136,9 @@ export class LobbyScreen {
       list,
       races.map((race) => {
         const host = race.players.find((p) => p.player === race.host)?.name ?? "someone";
-        return h(
-          "li",
-          { class: "race-item", dataset: { race: race.race } },
-          h(
-            "span",
-            { class: "race-what" },
-            h("strong", {}, gameTitle(race.game)),
-            h(
-              "small",
-              {},
-              ` ${optionsText(race.game, race.options)} · ${host}'s race · ${race.players.length}/${race.max_players}`,
-            ),
-          ),
-          h(
-            "button",
-            {
-              type: "button",
-              class: "small",
-              onclick: () => this.app.navigate(`#race=${race.race}`),
-            },
-            "Join",
-          ),
-        );
+        const seats = `${race.players.length}/${race.max_players}`;
+        const what = `${optionsText(race.game, race.options)} · ${host}'s race · ${seats}`;
+        return raceItem(race, what, this.goButton("Join", `#race=${race.race}`));
       }),
     );
   }
@@ -157,33 +149,30 @@ export class LobbyScreen {
       fill(list, h("li", { class: "none" }, "Nobody is racing right now."));
       return;
     }
+    const me = this.app.conn.player;
     fill(
       list,
       races.map((race) => {
         const names = race.players.map((p) => p.name).join(" vs ");
         const kind =
           race.mode === "daily" ? "Daily" : race.phase === "countdown" ? "Starting" : "Racing";
-        return h(
-          "li",
-          { class: "race-item", dataset: { race: race.race } },
-          h(
-            "span",
-            { class: "race-what" },
-            h("strong", {}, `${gameTitle(race.game)}`),
-            h("small", {}, ` ${kind} · ${names} · ${race.spectators} watching`),
-          ),
-          h(
-            "button",
-            {
-              type: "button",
-              class: "small",
-              onclick: () => this.app.navigate(`#watch=${race.race}`),
-            },
-            "Watch",
-          ),
-        );
+        const what = `${kind} · ${names} · ${race.spectators} watching`;
+        // A racer cannot watch their own race: they go back into it.
+        const button = race.players.some((p) => p.player === me)
+          ? this.backButton(race)
+          : this.goButton("Watch", `#watch=${race.race}`);
+        return raceItem(race, what, button);
       }),
     );
+  }
+
+  backButton(race) {
+    return this.goButton("Back to race", `#race=${race.race}`, "primary small");
+  }
+
+  goButton(text, hash, className = "small") {
+    const onclick = () => this.app.navigate(hash);
+    return h("button", { type: "button", class: className, onclick }, text);
   }
 
   async create() {
@@ -205,10 +194,40 @@ export class LobbyScreen {
     const message = document.getElementById("create-message");
     message.textContent = "";
     try {
+      if (!(await this.app.leaveMyRaces())) return;
       const { race } = await this.app.conn.request("create_race", request);
       this.app.openRace(race);
     } catch (error) {
       message.textContent = error.message;
     }
   }
+}
+
+/** One race in a lobby list: the game, a line about it, and its button. */
+function raceItem(race, what, button) {
+  return h(
+    "li",
+    { class: "race-item", dataset: { race: race.race } },
+    h(
+      "span",
+      { class: "race-what" },
+      h("strong", {}, gameTitle(race.game)),
+      h("small", {}, ` ${what}`),
+    ),
+    button,
+  );
+}
+
+/** Where I am in a race of mine: "racing Bob", "you finished — waiting for the others". */
+function myRaceText(race, me) {
+  if (race.players.find((p) => p.player === me)?.outcome === "finished") {
+    return "you finished — waiting for the others";
+  }
+  if (race.phase === "open") {
+    return `waiting for players · ${race.players.length}/${race.max_players}`;
+  }
+  if (race.phase === "countdown") return "starting";
+  if (race.mode === "daily") return "daily attempt under way";
+  const others = race.players.filter((p) => p.player !== me).map((p) => p.name);
+  return others.length ? `racing ${others.join(", ")}` : "racing";
 }

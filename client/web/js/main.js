@@ -1,9 +1,12 @@
 // The page: one connection, one screen at a time, chosen by the address:
 //   #lobby, #race=ID (also ?race=ID), #watch=ID, #boards=GAME.
 // The display name and the resume token are remembered, so a reload resumes the session.
+// Leaving the race screen, or going into another race, leaves the race I am in first
+// (see leaving.js): a race never goes on without its player.
 
 import { BoardsScreen } from "./boards.js";
 import { Connection } from "./connection.js";
+import { leaveRaces, stillPlaying } from "./leaving.js";
 import { LobbyScreen } from "./lobby.js";
 import { RaceScreen } from "./race.js";
 import { remembered } from "./storage.js";
@@ -111,15 +114,15 @@ class App {
   }
 
   onEvent(event) {
-    const race = this.screens.race;
-    if (race.onEvent(event)) return;
+    if (this.screens.race.onEvent(event)) return;
     if (this.screens.watch.onEvent(event)) return;
-    if (event.kind === "snapshot" && this.currentName === "lobby") {
-      // A reload: back to the race still under way.
-      const live = event.races.find((r) => r.phase !== "done");
-      if (live) this.openRace(live);
-    } else if (event.kind === "started" || event.kind === "countdown") {
-      this.navigate(`#race=${typeof event.race === "string" ? event.race : event.race.race}`);
+    // A race of mine begins while I am on another screen: go to it. One I resigned during
+    // its countdown is still announced, and is not followed.
+    const mineBegins =
+      event.kind === "countdown" ||
+      (event.kind === "started" && stillPlaying(event, this.conn.player));
+    if (mineBegins) {
+      this.navigate(`#race=${event.race}`);
     } else if (event.kind === "shutdown") {
       this.notice(`The server is restarting (${event.reason}); reconnecting…`);
     }
@@ -153,10 +156,15 @@ class App {
     if (!this.conn || !this.welcomed) return;
     const [key, value = ""] = location.hash.replace(/^#/, "").split("=");
     const id = decodeURIComponent(value);
+    const race = this.screens.race;
+    if (race.raceId && !(key === "race" && id === race.raceId) && !race.leave()) {
+      this.setHash(`#race=${race.raceId}`); // the player chose to stay
+      return;
+    }
     if (key !== "watch" && this.screens.watch.raceId) this.screens.watch.stop();
     if (key === "race" && id) {
       this.show("race");
-      if (this.screens.race.raceId !== id) this.screens.race.open(id);
+      if (race.raceId !== id) race.open(id);
     } else if (key === "watch" && id) {
       this.show("watch");
       this.screens.watch.open(id);
@@ -175,8 +183,19 @@ class App {
     this.screens.race.open(info.race, info, daily);
   }
 
+  /**
+   * Before I create, join or start another race: leave the races I am still in (those
+   * the server lists, but `except`). False when the player chose to stay in them.
+   */
+  async leaveMyRaces(except = null) {
+    const { races } = await this.conn.request("my_races");
+    const others = races.filter((race) => race.race !== except);
+    return leaveRaces(this.conn, others, (error) => this.notice(error.message));
+  }
+
   async startDaily(game) {
     try {
+      if (!(await this.leaveMyRaces())) return;
       const answer = await this.conn.request("daily_start", { game });
       const { race, ...daily } = answer;
       this.openRace(race, daily);

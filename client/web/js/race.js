@@ -9,6 +9,8 @@ import { Board } from "./board.js";
 import { h, fill } from "./dom.js";
 import { clockText, outcomeText } from "./format.js";
 import { GAMES, gameTitle, optionsText } from "./games.js";
+import { leaveRaces } from "./leaving.js";
+import { remembered } from "./storage.js";
 import { applyEvents, copyView } from "./view.js";
 
 const ACTION_SEPARATORS = /[;,\n]+/;
@@ -33,7 +35,7 @@ export class RaceScreen {
     this.el["undo-button"].addEventListener("click", () => this.play("undo"));
     this.el["resign-button"].addEventListener("click", () => this.resign());
     this.el["start-button"].addEventListener("click", () => this.startRace());
-    this.el["leave-button"].addEventListener("click", () => this.leave());
+    this.el["leave-button"].addEventListener("click", () => this.app.navigate("#lobby"));
     this.el["copy-link"].addEventListener("click", () => this.copyLink());
     this.el["rematch-button"].addEventListener("click", () => this.rematch());
     this.el["join-rematch"].addEventListener("click", () => this.joinRematch());
@@ -60,10 +62,15 @@ export class RaceScreen {
 
   // ---------------------------------------------------------------- opening a race
 
-  /** Show race `raceId`: mine (resume), or join it if it is open, or offer to watch it. */
+  /**
+   * Show race `raceId`: mine (resume), or join it if it is open (leaving the races I am
+   * in), or else watch it.
+   */
   async open(raceId, known = null, daily = null) {
     if (this.raceId !== raceId) this.reset();
-    this.daily = daily ?? (this.raceId === raceId ? this.daily : null);
+    if (daily) remembered.daily = { race: raceId, ...daily };
+    const kept = remembered.daily; // after a reload, the attempt's daily_start answer
+    this.daily = daily ?? (kept?.race === raceId ? kept : null);
     this.say("");
     try {
       let info = known ?? (await this.app.conn.request("snapshot", { race: raceId })).race;
@@ -73,6 +80,10 @@ export class RaceScreen {
             `That race is ${info.phase === "done" ? "over" : "under way"}: you can watch it.`,
           );
           this.app.navigate(`#watch=${raceId}`);
+          return;
+        }
+        if (!(await this.app.leaveMyRaces(raceId))) {
+          this.app.navigate("#lobby");
           return;
         }
         info = (await this.app.conn.request("join_race", { race: raceId })).race;
@@ -89,11 +100,12 @@ export class RaceScreen {
     this.view = null;
     this.seq = 0;
     this.queue = Promise.resolve();
-    this.board = null;
+    this.dropBoard();
     this.daily = null;
     this.result = null;
     this.rematchOffer = null;
-    fill(this.el["race-board"]);
+    delete this.root.dataset.race;
+    delete this.root.dataset.phase;
     fill(this.el["results-body"]);
     this.el.results.hidden = true;
     this.el["rematch-offer"].hidden = true;
@@ -221,9 +233,7 @@ export class RaceScreen {
       p.player === this.me ? { ...p, ...mine } : p,
     );
     this.info = { ...this.info, players };
-    this.drawBoard();
-    this.drawStandings();
-    this.drawControls();
+    this.drawPlay();
     this.tick(); // a finishing time shows on the clock together with the standing
   }
 
@@ -266,35 +276,29 @@ export class RaceScreen {
     }
   }
 
-  async leave() {
-    try {
-      if (this.info?.phase === "open") {
-        await this.app.conn.request("leave_race", { race: this.raceId });
-      }
-    } catch (error) {
-      this.app.notice(error.message);
-    }
+  /** Leave the race on screen (see leaving.js); false when the player chose to stay. */
+  leave() {
+    const onError = (error) => this.app.notice(error.message);
+    if (this.info && !leaveRaces(this.app.conn, [this.info], onError)) return false;
     this.reset();
-    this.app.navigate("#lobby");
+    return true;
   }
 
-  async rematch() {
-    try {
-      const { race } = await this.app.conn.request("rematch", { race: this.raceId });
-      this.reset();
-      this.adopt(race);
-    } catch (error) {
-      this.say(error.message, true);
-    }
+  rematch() {
+    return this.moveOn("rematch", this.raceId);
   }
 
-  async joinRematch() {
-    const offer = this.rematchOffer;
-    if (!offer) return;
+  joinRematch() {
+    return this.rematchOffer && this.moveOn("join_race", this.rematchOffer.rematch);
+  }
+
+  /** From this finished race into the next one (`type` is `rematch` or `join_race`). */
+  async moveOn(type, race) {
     try {
-      const { race } = await this.app.conn.request("join_race", { race: offer.rematch });
+      if (!(await this.app.leaveMyRaces(this.raceId))) return;
+      const answer = await this.app.conn.request(type, { race });
       this.reset();
-      this.adopt(race);
+      this.adopt(answer.race);
     } catch (error) {
       this.say(error.message, true);
     }
@@ -332,12 +336,19 @@ export class RaceScreen {
         : "secret deal";
     const practice = info.mode === "daily" && info.ranked === false ? " · practice" : "";
     fill(this.el["race-sub"], `${deal} · ${optionsText(info.game, info.options)}${practice}`);
+    this.el["daily-note"].hidden = info.mode !== "daily" || this.daily?.certified !== false;
     this.drawWaiting();
+    this.drawPlay();
+    this.drawResult();
+    this.tick();
+  }
+
+  /** What changes as the racers play: my cards, everyone's standing, my controls. */
+  drawPlay() {
     this.drawBoard();
     this.drawStandings();
     this.drawControls();
-    this.drawResult();
-    this.tick();
+    this.drawDoneNote();
   }
 
   drawWaiting() {
@@ -366,12 +377,11 @@ export class RaceScreen {
   drawBoard() {
     const host = this.el["race-board"];
     if (!this.view || this.info.phase === "open") {
-      fill(host);
-      this.board = null;
+      this.dropBoard();
       return;
     }
     if (!this.board || this.board.game !== this.info.game) {
-      fill(host);
+      this.dropBoard();
       this.board = new Board(host, {
         game: this.info.game,
         label: "your cards",
@@ -379,6 +389,13 @@ export class RaceScreen {
       });
     }
     this.board.render(this.view);
+  }
+
+  /** Empty the table; the old board stops listening, so one click is one action. */
+  dropBoard() {
+    this.board?.destroy();
+    this.board = null;
+    fill(this.el["race-board"]);
   }
 
   drawStandings() {
@@ -444,6 +461,22 @@ export class RaceScreen {
     this.el["deal-button"].disabled = !live || this.view.stock === 0;
     this.el["undo-button"].disabled = !live || !this.view.can_undo;
     this.el["undo-button"].hidden = !this.undoAllowed();
+  }
+
+  /** Once I am done and others still play: my place so far, my time, whom we wait for. */
+  drawDoneNote() {
+    const note = this.el["done-note"];
+    const mine = this.myStanding();
+    const playing = this.info.players.filter((p) => !p.outcome).map((p) => p.name);
+    note.hidden = !mine?.outcome || Boolean(this.result) || playing.length === 0;
+    if (note.hidden) return;
+    const waiting = `waiting for ${namesText(playing)}`;
+    if (mine.outcome !== "finished") {
+      fill(note, `You are out (${outcomeText(mine.outcome)}) — ${waiting}`);
+      return;
+    }
+    const place = 1 + this.info.players.filter((p) => finishedBefore(p, mine)).length;
+    fill(note, `You finished — ${ordinal(place)} so far, ${clockText(mine.time_ms)} — ${waiting}`);
   }
 
   drawResult() {
@@ -515,6 +548,17 @@ export class RaceScreen {
     if (clock.textContent !== text) clock.textContent = text;
     clock.dataset.startAt = info.start_at_ms ?? "";
   }
+}
+
+/** Whether racer `a` finished ahead of `b` (the order of the ranking, as far as known). */
+function finishedBefore(a, b) {
+  if (a.outcome !== "finished" || a.player === b.player) return false;
+  return a.time_ms < b.time_ms || (a.time_ms === b.time_ms && a.actions < b.actions);
+}
+
+/** "Bob", "Bob and Cy", "Bob, Cy and Dee". */
+function namesText(names) {
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }
 
 function ordinal(n) {

@@ -1,9 +1,11 @@
 // What the page remembers: the display name between visits (localStorage), and the resume
 // token (the player's identity) for this tab only (sessionStorage), so a reload resumes the
 // session while another tab is another player: two tabs of one browser can race each other.
+// The tab also keeps the answer to its last daily_start, which only that answer carries.
 
 const NAME = "solrace.name";
 const TOKEN = "solrace.token";
+const DAILY = "solrace.daily";
 
 function read(key, storage = localStorage) {
   try {
@@ -34,5 +36,16 @@ export const remembered = {
   },
   set token(value) {
     write(TOKEN, value, sessionStorage);
+  },
+  /** {race, day, ranked, certified, next_day_ms} of this tab's last daily attempt, or null. */
+  get daily() {
+    try {
+      return JSON.parse(read(DAILY, sessionStorage));
+    } catch {
+      return null;
+    }
+  },
+  set daily(value) {
+    write(DAILY, value && JSON.stringify(value), sessionStorage);
   },
 };
