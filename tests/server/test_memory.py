@@ -11,8 +11,8 @@ import gc
 from harness import player, running_server
 
 from protocol.race import Race
-from server.gateway import Client
 from server.connection import MessageConnection
+from server.gateway import Client
 from server.rooms import Room
 from server.sessions import Session
 
