@@ -91,7 +91,7 @@ class ServerThread:
         """Break ``player``'s connection as a network failure would: no closing handshake."""
 
         def cut() -> None:
-            connection = self.server.sessions[player].connection
+            connection = self.server.sessions.by_player[player].connection
             assert connection is not None and connection.transport is not None
             connection.transport.abort()
 

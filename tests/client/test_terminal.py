@@ -66,7 +66,7 @@ SERVERS: dict[str, RaceServer] = {}
 
 async def drop_connection_of(url: str, name: str) -> None:
     """Cut ``name``'s TCP connection on the server's side, as a network failure would."""
-    (session,) = [s for s in SERVERS[url].sessions.values() if s.name == name]
+    (session,) = [s for s in SERVERS[url].sessions.by_player.values() if s.name == name]
     assert session.connection is not None and session.connection.transport is not None
     session.connection.transport.abort()
 
@@ -423,8 +423,9 @@ async def test_play_daily_says_nothing_of_proof_when_the_deal_is_certified() -> 
     settings = dataclasses.replace(SETTINGS, daily_certify=True)
     server = RaceServer(settings, MemoryStore())
     with ThreadPoolExecutor(max_workers=1) as pool:
-        server.daily = DailyDeals(server.store, settings, lambda game, deal, nodes: True, pool)
-        await server.daily.deal_for(GAME, day_of(int(time.time() * 1000)))  # proven already
+        proves_all = DailyDeals(server.store, settings, lambda game, deal, nodes, end: True, pool)
+        server.daily = server.daily_desk.deals = proves_all
+        await proves_all.deal_for(GAME, day_of(int(time.time() * 1000)))  # proven already
         await server.start()
         try:
             url = f"ws://127.0.0.1:{server.port}/ws"
