@@ -15,13 +15,14 @@ last event seen, so nothing is missed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from protocol.messages import (
     Error,
@@ -98,10 +99,25 @@ class Client:
         assert self.welcome is not None
         return self.welcome
 
+    async def reconnect(self, within_s: float = 60.0) -> Welcome:
+        """Resume after the connection was lost (a server restarting, a deploy): try
+        again, a little slower each time, for up to ``within_s`` seconds."""
+        deadline = asyncio.get_running_loop().time() + within_s
+        pause = 0.05
+        while True:
+            try:
+                return await self.resume()
+            except (OSError, ConnectionError, InvalidHandshake, ServerError):
+                if asyncio.get_running_loop().time() + pause > deadline:
+                    raise
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 1.0)
+
     async def drop(self) -> None:
         """Close the connection without ending the session (as a network failure would)."""
         if self.connection is not None:
-            await self.connection.close()
+            with contextlib.suppress(OSError, ConnectionClosed):
+                await self.connection.close()
         if self.reader is not None:
             await asyncio.gather(self.reader, return_exceptions=True)
         self.connection = None

@@ -159,17 +159,21 @@ async def play_race(
 
 
 async def act_politely(client: Client, race: str, action: str) -> dict[str, Any]:
-    """``act``, waiting and resending with the same number while the server says to slow
-    down (the server answers a resend once, so nothing is played twice)."""
+    """``act``, resending with the same number while the server says to slow down or that
+    it cannot store moves right now, and after reconnecting when the connection is lost
+    (a restart or a deploy): the server answers a resend once, so nothing is played twice
+    and nothing answered is lost."""
     seq = client.seqs.get(race, 0) + 1
-    for attempt in range(50):
+    for attempt in range(200):
         try:
             return await client.act(race, action, seq=seq)
         except ServerError as error:
-            if error.code != "rate_limited":
+            if error.code not in ("rate_limited", "store_unavailable"):
                 raise
-            await asyncio.sleep(0.05 * (attempt + 1))
-    raise ServerError("rate_limited", "the server kept saying to slow down")
+            await asyncio.sleep(min(0.05 * (attempt + 1), 1.0))
+        except ConnectionError:
+            await client.reconnect()
+    raise ServerError("rate_limited", "the server kept saying to slow down or to try later")
 
 
 async def run_bots(

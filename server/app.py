@@ -16,6 +16,7 @@ over the live races at start when it holds the ``timers`` lease).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import secrets
@@ -23,6 +24,7 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from protocol.race import Now
 from protocol.wire import SUBPROTOCOLS
 from server.config import Settings
 from server.connection import MessageConnection
@@ -81,7 +83,7 @@ class RaceServer:
             settings.standings_interval_ms // settings.feed_interval_ms,
             self.spectating.flush,
             lambda: list(self.director.rooms.values()),
-            lambda room, moment: self.executor.run(self.director.look_after(room, moment)),
+            self._look_after,
             now,
         )
         self.http = HttpRoutes(self)
@@ -144,6 +146,9 @@ class RaceServer:
         )
         self.server.close(code=1001, reason="server shutting down")
         await self.server.wait_closed()
+        for name in list(self.leases):  # the next process takes the work over at once
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.store.release_lease(name, self.node), 1.0)
         self.sessions.stop()
         self.executor.stop()
         for task in self.tasks:
@@ -152,6 +157,9 @@ class RaceServer:
         self.daily.close()
         await self.store.close()
         self.ticker.stop_gc_policy()
+
+    def _look_after(self, room: Room, moment: Now) -> None:
+        self.executor.run(self.director.look_after(room, moment))
 
     def _expire(self, player: str) -> None:
         """A player did not come back within the grace period."""

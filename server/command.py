@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import signal
+from pathlib import Path
 
 from server.config import Settings
 
@@ -114,6 +115,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "past it the deal is served with certified: false [SOLRACE_CERTIFY_BUDGET_S]",
     )
     add(
+        "--spill-file",
+        dest="spill_path",
+        default=_env("SPILL_FILE", DEFAULTS.spill_path),
+        metavar="PATH",
+        help="where writes the store could not take are kept at shutdown, for the next "
+        "start to write first [SOLRACE_SPILL_FILE]",
+    )
+    add(
+        "--keep-race-logs-days",
+        type=int,
+        default=_env("KEEP_RACE_LOGS_DAYS", DEFAULTS.keep_race_logs_days),
+        help="days an ended race's record, result and action log stay in the store "
+        "[SOLRACE_KEEP_RACE_LOGS_DAYS]",
+    )
+    add(
+        "--keep-identities-days",
+        type=int,
+        default=_env("KEEP_IDENTITIES_DAYS", DEFAULTS.keep_identities_days),
+        help="days a resume token keeps naming its player after its last use "
+        "[SOLRACE_KEEP_IDENTITIES_DAYS]",
+    )
+    add(
         "--static-dir",
         default=_env("STATIC_DIR", None),
         help="serve the browser client from this folder [SOLRACE_STATIC_DIR]",
@@ -144,6 +167,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
         daily_certify=args.daily_certify,
         daily_certify_budget_s=float(args.daily_certify_budget_s),
         static_dir=args.static_dir,
+        spill_path=Path(args.spill_path) if args.spill_path else None,
+        keep_race_logs_days=int(args.keep_race_logs_days),
+        keep_identities_days=int(args.keep_identities_days),
         log_level=args.log_level,
     )
 

@@ -114,7 +114,7 @@ class RaceDirector:
             self.races_of.setdefault(player, set()).add(room.id)
         effects: Effects = [Expect(player) for player, r in race.racers.items() if not r.outcome]
         if race.phase is Phase.COUNTDOWN and race.start_mono is not None:
-            effects.append(StartAt(room, max(0, race.start_mono - moment.mono_ms)))
+            effects.append(StartAt(room, race.start_mono))
         log.info("race rebuilt", extra={"race": room.id, "phase": race.phase.value})
         return effects
 
@@ -460,7 +460,7 @@ class RaceDirector:
         return [
             *self._tell_racers(room, "countdown", announce),
             Post(room, "countdown", announce),
-            StartAt(room, start_mono - moment.mono_ms),
+            StartAt(room, start_mono),
             Write(SaveRace(room.id, room.race.record())),
         ]
 

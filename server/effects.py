@@ -2,6 +2,10 @@
 daily desk and the spectating desk decide and return these; the executor
 (``server/executor.py``) carries them out. Locally an effect is a write to a socket or a
 queued store job; nothing here does I/O.
+
+Whatever a decision writes is stored before it is told: the executor queues a list's
+``Write`` effects first and carries out the rest (and sends the request's answer) once
+they are written.
 """
 
 from __future__ import annotations
@@ -55,10 +59,11 @@ class Write:
 
 @dataclass(slots=True)
 class StartAt:
-    """Give ``room``'s race its start signal after ``delay_ms``."""
+    """Give ``room``'s race its start signal at ``mono_ms`` (this process's monotonic
+    clock, in milliseconds)."""
 
     room: Room
-    delay_ms: int
+    mono_ms: int
 
 
 @dataclass(slots=True)

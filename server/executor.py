@@ -26,6 +26,7 @@ from server.writer import Writer
 
 log = logging.getLogger("solrace.executor")
 RECONCILE_PAUSE_S = 0.5  # between tries to read a race back from the store
+TELL_AFTER_S = 2.0  # what waits on a write is told anyway after this much store trouble
 
 
 def now() -> Now:
@@ -39,41 +40,76 @@ class Executor:
         spectating: SpectatingDesk,
         sessions: Sessions,
         writer: Writer,
+        tell_after_s: float = TELL_AFTER_S,
     ) -> None:
         self.director = director
         self.spectating = spectating
         self.sessions = sessions
         self.writer = writer
+        self.tell_after_s = tell_after_s
         self.reconciling: set[asyncio.Task[None]] = set()
 
-    def run(self, effects: Effects) -> None:
-        """Carry out ``effects`` in order."""
+    def run(
+        self, effects: Effects, first: Callable[[], None] | None = None
+    ) -> asyncio.Future[None] | None:
+        """Carry out ``effects``: their writes first; then ``first`` (a request's answer)
+        and the rest, once the writes are done (or after ``tell_after_s`` of store
+        trouble: they stay queued until written, and are never dropped). Returns a future
+        done when all is carried out, or None when it was at once (nothing to write)."""
         if self.director.later:
             effects = [*self.director.later, *effects]
             self.director.later = []
+        writes = [effect for effect in effects if type(effect) is Write]
+        if not writes:
+            if first is not None:
+                first()
+            self._carry_out(effects)
+            return None
+        rest = [effect for effect in effects if type(effect) is not Write]
+        loop = asyncio.get_running_loop()
+        told: asyncio.Future[None] = loop.create_future()
+        left = len(writes)
+
+        def tell() -> None:
+            if not told.done():
+                told.set_result(None)
+                if first is not None:
+                    first()
+                self._carry_out(rest)
+
+        def one_written(write: Write) -> None:
+            nonlocal left
+            if write.on_written is not None:
+                write.on_written()
+            left -= 1
+            if left == 0:
+                tell()
+
+        for write in writes:
+            self.writer.submit(write.job, lambda write=write: one_written(write))  # type: ignore[misc]
+        loop.call_later(self.tell_after_s, tell)
+        return told
+
+    def _carry_out(self, effects: Effects) -> None:
         mono_ms = 0
         for effect in effects:
             kind = type(effect)
-            if kind is Push:
-                assert isinstance(effect, Push)
-                self.sessions.push(effect.player, effect.kind, effect.data)
-            elif kind is PostAct:
+            if kind is PostAct:
                 assert isinstance(effect, PostAct)
                 mono_ms = mono_ms or int(time.monotonic() * 1000)
                 effect.room.post_act(effect.racer, effect.reply, mono_ms)
+            elif kind is Push:
+                assert isinstance(effect, Push)
+                self.sessions.push(effect.player, effect.kind, effect.data)
             elif kind is Post:
                 assert isinstance(effect, Post)
                 mono_ms = mono_ms or int(time.monotonic() * 1000)
                 effect.room.post(effect.kind, effect.data, mono_ms, effect.racer)
-            elif kind is Write:
-                assert isinstance(effect, Write)
-                self.writer.submit(effect.job, effect.on_written)
             elif kind is StartAt:
                 assert isinstance(effect, StartAt)
+                delay_s = max(0.0, effect.mono_ms / 1000 - time.monotonic())
                 loop = asyncio.get_running_loop()
-                effect.room.start_handle = loop.call_later(
-                    effect.delay_ms / 1000, self.begin, effect.room
-                )
+                effect.room.start_handle = loop.call_later(delay_s, self.begin, effect.room)
             elif kind is Forget:
                 assert isinstance(effect, Forget)
                 self.director.forget(effect.room)
@@ -81,6 +117,8 @@ class Executor:
             elif kind is Expect:
                 assert isinstance(effect, Expect)
                 self.sessions.expect(effect.player)
+            else:
+                raise TypeError(f"not an effect to carry out here: {effect!r}")
 
     def begin(self, room: Room) -> None:
         self.run(self.director.begin(room, now()))

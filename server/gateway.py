@@ -236,8 +236,11 @@ class Gateway:
         except Exception as error:
             self._failure(client, error, request.id, request.type)
             return
-        self.answer(client, Result(request.id, request.type, data))
-        self.executor.run(effects)
+        result = Result(request.id, request.type, data)
+        # written first; then answered and told (the next request waits for that)
+        told = self.executor.run(effects, lambda: self.answer(client, result))
+        if told is not None:
+            await told
 
     def _failure(self, client: Client, error: Exception, request_id: Any, kind: str | None) -> None:
         """The error answer to a request that failed with ``error``."""

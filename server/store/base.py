@@ -177,6 +177,10 @@ class Store(ABC):
         when ``holder`` does); True when ``holder`` holds it now."""
 
     @abstractmethod
+    async def release_lease(self, name: str, holder: str) -> None:
+        """Give the lease up if ``holder`` holds it (another process may take it at once)."""
+
+    @abstractmethod
     async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
         """Carry out ``jobs`` (see ``server/jobs.py``) in order, in one round trip where
         the backend allows; for each, None when it was done, or the error that stopped it.

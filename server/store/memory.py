@@ -216,6 +216,10 @@ class MemoryStore(Store):
             return True
         return False
 
+    async def release_lease(self, name: str, holder: str) -> None:
+        if self._leases.get(name, ("", 0.0))[0] == holder:
+            del self._leases[name]
+
     async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
         for job in jobs:
             self._do(job)

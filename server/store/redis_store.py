@@ -183,6 +183,12 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 """
 
+# KEYS[1] the lease; ARGV[1] holder. Deleted only by its holder.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 
 class RedisStore(Store):
     """The store in Redis at ``url``, every key under ``prefix``.
@@ -213,6 +219,7 @@ class RedisStore(Store):
         self._read_board = self._redis.register_script(READ_BOARD)
         self._append_actions = self._redis.register_script(APPEND_ACTIONS)
         self._lease = self._redis.register_script(LEASE)
+        self._release = self._redis.register_script(RELEASE)
 
     # keys
 
@@ -397,6 +404,9 @@ class RedisStore(Store):
     async def claim_lease(self, name: str, holder: str, ttl_ms: int) -> bool:
         key = self._key("lease", name)
         return bool(await self._call(self._lease(keys=[key], args=[holder, ttl_ms])))
+
+    async def release_lease(self, name: str, holder: str) -> None:
+        await self._call(self._release(keys=[self._key("lease", name)], args=[holder]))
 
     async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
         """One pipelined round trip: each job's commands in order; a race's action entries

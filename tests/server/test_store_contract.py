@@ -493,6 +493,10 @@ async def test_a_lease_is_held_by_one_holder_until_it_lapses(store: Store) -> No
     assert await store.claim_lease("timers", "node-a", 200)  # renewed
     await asyncio.sleep(0.3)
     assert await store.claim_lease("timers", "node-b", 200)
+    await store.release_lease("timers", "node-a")  # not the holder: nothing happens
+    assert not await store.claim_lease("timers", "node-a", 200)
+    await store.release_lease("timers", "node-b")
+    assert await store.claim_lease("timers", "node-a", 200)
 
 
 async def test_a_working_store_answers_ping(store: Store) -> None:

@@ -1,0 +1,203 @@
+"""A process is disposable: with Redis, a server killed mid-race (kill -9) or stopped for a
+deploy (SIGTERM) is replaced by a new process on the same Redis, and every player carries
+on with their token: same player, same races, positions, clocks and sequence numbers; the
+races finish and rank correctly; not one acknowledged action is lost or doubled."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from harness import winning_actions
+from redis_server import free_port
+from serve_process import ServeProcess
+
+from client.api import Client, ServerError
+from protocol.daily import DAY_MS, day_of
+from protocol.games import rules_for
+from protocol.race import view_json
+from protocol.replay import replay
+from server.store import Store, open_store
+
+GAME, DEAL = "mount_sunflower", 18
+
+
+@pytest.fixture
+async def store_and_server(
+    redis_url: str, tmp_path: Path
+) -> AsyncIterator[tuple[Store, ServeProcess]]:
+    prefix = f"restart-{uuid.uuid4().hex}:"
+    store = open_store(redis_url, prefix=prefix)
+    now = int(time.time() * 1000)
+    for day in {day_of(now), day_of(now + DAY_MS)}:  # the test may cross midnight
+        await store.set_daily_deal(GAME, day, DEAL)
+    args = ("--redis", redis_url, "--redis-prefix", prefix, "--no-certify")
+    fast = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000")
+    serving = ServeProcess(free_port(), tmp_path, *args, *fast)
+    with serving:
+        yield store, serving.start()
+    await store.close()
+
+
+class Racer:
+    """A client that remembers every action the server acknowledged, in order."""
+
+    def __init__(self, client: Client, race: str) -> None:
+        self.client, self.race = client, race
+        self.acked: list[str] = []
+
+    async def play(self, actions: list[str]) -> dict[str, object]:
+        reply: dict[str, object] = {}
+        for action in actions:
+            reply = await self.act(action)
+        return reply
+
+    async def act(self, action: str) -> dict[str, object]:
+        """Play ``action``; across a restart, resend it with the same number."""
+        seq = self.client.seqs.get(self.race, 0) + 1
+        while True:
+            try:
+                reply = await self.client.act(self.race, action, seq=seq)
+            except ConnectionError:
+                await self.client.reconnect()
+                continue
+            except ServerError as error:
+                if error.code != "store_unavailable":
+                    raise
+                await asyncio.sleep(0.1)
+                continue
+            self.acked.append(action)
+            return reply
+
+
+def view_after(actions: list[str]) -> dict[str, object]:
+    rules = rules_for(GAME)
+    return view_json(rules.view(replay(rules, DEAL, actions)))
+
+
+async def stored_actions(store: Store, race: str, player: str) -> list[str]:
+    return [entry.action for entry in await store.actions(race) if entry.player == player]
+
+
+@pytest.mark.parametrize("how", ["kill -9", "SIGTERM"])
+async def test_a_server_replaced_mid_race_carries_every_race_on(
+    store_and_server: tuple[Store, ServeProcess], how: str
+) -> None:
+    store, server = store_and_server
+    wins = winning_actions(GAME, DEAL)
+    url = server.url
+    ann, bob, cy, dee = [await Client.connect(url, n) for n in ("Ann", "Bob", "Cy", "Dee")]
+    race = (await ann.create_race(GAME, deal=DEAL))["race"]
+    await bob.join_race(race)
+    start = await ann.next_event("started")
+    a, b = Racer(ann, race), Racer(bob, race)
+    attempt = (await dee.daily_start(GAME))["race"]["race"]
+    d = Racer(dee, attempt)
+    await a.play(wins[:40])
+    await b.play(wins[:25])
+    await d.play(wins[:30])
+    await cy.spectate(race)
+    in_flight = asyncio.create_task(a.act(wins[40]))  # an action on its way at the crash
+    await asyncio.sleep(0)
+    if how == "kill -9":
+        server.kill()
+    else:
+        assert await asyncio.to_thread(server.terminate) == 0
+        shutdown = await bob.next_event("shutdown")
+        assert shutdown.data["reconnect_in_ms"] > 0
+    await asyncio.to_thread(server.start)  # a new process, the same Redis and address
+
+    for client in (bob, cy, dee):
+        before = client.player
+        welcome = await client.reconnect()
+        assert welcome.player == before
+        assert welcome.resumed is (client is not cy)  # racers have races to carry on
+    await in_flight  # resent after its own reconnect if it was not answered: once
+    if ann.reader is None or ann.reader.done():
+        await ann.reconnect()
+    snapshot = await bob.next_event("snapshot")
+    (mine,) = snapshot.data["races"]
+    assert mine["you"]["seq"] == 25 and mine["you"]["view"] == view_after(wins[:25])
+    assert mine["start_at_ms"] == start.data["start_at_ms"]  # the same clock
+    own = await ann.snapshot(race)
+    assert own["you"]["seq"] == 41 and own["you"]["view"] == view_after(wins[:41])
+
+    watched = await cy.spectate(race)  # spectators subscribe again: snapshot, then the feed
+    ann_seen = next(p for p in watched["players"] if p["player"] == ann.player)
+    ann_own = next(p for p in own["players"] if p["player"] == ann.player)
+    assert ann_seen["view"] == view_after(wins[:41])
+    assert ann_seen["actions"] == ann_own["actions"] > 41  # `auto` counts every card
+    finished = await a.play(wins[41:])
+    assert finished["outcome"] == "finished"
+    item = await cy.next_event("act", where=lambda data: data.get("player") == ann.player)
+    assert item.data["action"] == wins[41]
+    await b.client.resign(race)
+    result = (await ann.next_event("result")).data
+    assert [r["player"] for r in result["ranking"]] == [ann.player, bob.player]
+    assert result["ranking"][0]["time_ms"] == finished["time_ms"]
+    assert finished["time_ms"] > 0
+
+    daily = await d.play(wins[30:])
+    assert daily["outcome"] == "finished"
+    await dee.next_event("result")
+    for _ in range(100):  # the board is written just after the result is told
+        board = await dee.daily_board(GAME)
+        if board["me"] is not None:
+            break
+        await asyncio.sleep(0.02)
+    assert board["me"]["rank"] == 1 and board["me"]["race"] == attempt
+    again = await dee.daily_start(GAME)  # the first attempt stays the first
+    assert again["ranked"] is False
+    await dee.resign(again["race"]["race"])
+
+    for racer, race_id in ((a, race), (b, race), (d, attempt)):
+        logged = await stored_actions(store, race_id, racer.client.player)
+        assert logged == racer.acked  # nothing acknowledged lost, nothing doubled
+    for client in (ann, bob, cy, dee):
+        await client.close()
+
+
+async def test_a_token_names_the_same_player_after_a_restart(
+    store_and_server: tuple[Store, ServeProcess],
+) -> None:
+    _, server = store_and_server
+    ann = await Client.connect(server.url, "Ann")
+    attempt = (await ann.daily_start(GAME))["race"]["race"]
+    await ann.resign(attempt)
+    await ann.close()
+    server.kill()
+    await asyncio.to_thread(server.start)
+    back = Client(server.url, "Ann")
+    back.token = ann.token
+    welcome = await back.reconnect()
+    assert welcome.player == ann.player
+    board = await back.daily_board(GAME)
+    assert board["me"] is not None and board["me"]["race"] == attempt
+    assert (await back.daily_start(GAME))["ranked"] is False
+    await back.close()
+
+
+async def test_a_finished_race_stays_readable_after_a_restart(
+    store_and_server: tuple[Store, ServeProcess],
+) -> None:
+    _, server = store_and_server
+    ann = await Client.connect(server.url, "Ann")
+    race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+    await ann.next_event("started")
+    for action in winning_actions(GAME, DEAL):
+        await ann.act(race, action)
+    result = (await ann.next_event("result")).data
+    await ann.close()
+    assert await asyncio.to_thread(server.terminate) == 0
+    await asyncio.to_thread(server.start)
+    someone = await Client.connect(server.url, "Someone")
+    info = await someone.snapshot(race)
+    assert info["phase"] == "done" and info["deal"] == str(DEAL)
+    (standing,) = info["players"]
+    assert standing["outcome"] == "finished"
+    assert standing["time_ms"] == result["ranking"][0]["time_ms"]
+    await someone.close()
