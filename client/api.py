@@ -175,7 +175,11 @@ class Client:
             "id": request_id,
             **{k: v for k, v in fields.items() if v is not None},
         }
-        await self.connection.send(encode(message, self.encoding))
+        try:
+            await self.connection.send(encode(message, self.encoding))
+        except ConnectionClosed as closed:
+            self.pending.pop(request_id, None)
+            raise ConnectionError(f"the connection closed ({closed})") from None
         answer = await future
         if isinstance(answer, Error):
             raise ServerError(answer.code, answer.message, answer.of)

@@ -115,6 +115,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "past it the deal is served with certified: false [SOLRACE_CERTIFY_BUDGET_S]",
     )
     add(
+        "--drain-s",
+        dest="shutdown_grace_s",
+        type=float,
+        default=_env("DRAIN_S", DEFAULTS.shutdown_grace_s),
+        help="on SIGTERM, seconds to wait for queued writes before spilling the rest to "
+        "the spill file [SOLRACE_DRAIN_S]",
+    )
+    add(
         "--spill-file",
         dest="spill_path",
         default=_env("SPILL_FILE", DEFAULTS.spill_path),
@@ -168,6 +176,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         daily_certify_budget_s=float(args.daily_certify_budget_s),
         static_dir=args.static_dir,
         spill_path=Path(args.spill_path) if args.spill_path else None,
+        shutdown_grace_s=float(args.shutdown_grace_s),
         keep_race_logs_days=int(args.keep_race_logs_days),
         keep_identities_days=int(args.keep_identities_days),
         log_level=args.log_level,

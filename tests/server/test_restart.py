@@ -6,24 +6,27 @@ races finish and rank correctly; not one acknowledged action is lost or doubled.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
 from harness import winning_actions
-from redis_server import free_port
+from racers import Racer
+from redis_server import RedisServer, free_port
 from serve_process import ServeProcess
 
-from client.api import Client, ServerError
+from client.api import Client
 from protocol.daily import DAY_MS, day_of
 from protocol.games import rules_for
-from protocol.race import view_json
+from protocol.race import Now, Race, view_json
 from protocol.replay import replay
 from server.store import Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
+NOW = Now(10**9, int(time.time() * 1000))  # to rebuild finished races from the store
 
 
 @pytest.fixture
@@ -41,37 +44,6 @@ async def store_and_server(
     with serving:
         yield store, serving.start()
     await store.close()
-
-
-class Racer:
-    """A client that remembers every action the server acknowledged, in order."""
-
-    def __init__(self, client: Client, race: str) -> None:
-        self.client, self.race = client, race
-        self.acked: list[str] = []
-
-    async def play(self, actions: list[str]) -> dict[str, object]:
-        reply: dict[str, object] = {}
-        for action in actions:
-            reply = await self.act(action)
-        return reply
-
-    async def act(self, action: str) -> dict[str, object]:
-        """Play ``action``; across a restart, resend it with the same number."""
-        seq = self.client.seqs.get(self.race, 0) + 1
-        while True:
-            try:
-                reply = await self.client.act(self.race, action, seq=seq)
-            except ConnectionError:
-                await self.client.reconnect()
-                continue
-            except ServerError as error:
-                if error.code != "store_unavailable":
-                    raise
-                await asyncio.sleep(0.1)
-                continue
-            self.acked.append(action)
-            return reply
 
 
 def view_after(actions: list[str]) -> dict[str, object]:
@@ -201,3 +173,82 @@ async def test_a_finished_race_stays_readable_after_a_restart(
     assert standing["outcome"] == "finished"
     assert standing["time_ms"] == result["ranking"][0]["time_ms"]
     await someone.close()
+
+
+async def test_sigterm_during_a_redis_outage_spills_the_writes_and_the_next_start_stores_them(
+    redis_server_factory: Callable[..., RedisServer], tmp_path: Path
+) -> None:
+    redis = redis_server_factory("--appendonly", "yes", "--appendfsync", "always")
+    args = ("--redis", redis.url, "--no-certify", "--drain-s", "0.5", "--rate", "10000")
+    with ServeProcess(free_port(), tmp_path, *args) as server:
+        server.start()
+        ann = await Client.connect(server.url, "Ann")
+        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+        await ann.next_event("started")
+        for action in winning_actions(GAME, DEAL)[:10]:
+            await ann.act(race, action)
+        redis.kill()
+        await ann.resign(race)  # told after a little store trouble; kept to be written
+        result = (await ann.next_event("result")).data
+        assert await asyncio.to_thread(server.terminate) == 0
+        spill = tmp_path / "spill.jsonl"
+        spilled = [json.loads(line)["job"] for line in spill.read_text().splitlines()]
+        assert "end" in spilled
+        redis.start()
+        await asyncio.to_thread(server.start)  # writes the spilled jobs first
+        for _ in range(100):
+            if not spill.exists():
+                break
+            await asyncio.sleep(0.05)
+        assert not spill.exists()
+        store = open_store(redis.url)
+        try:
+            stored = await store.load_result(race)
+            assert stored is not None and stored["ranking"] == result["ranking"]
+            assert len(await store.actions(race)) == 10
+        finally:
+            await store.close()
+        await ann.close()
+
+
+async def test_a_rolling_restart_while_fifty_players_race_ends_every_race_ranked_right(
+    store_and_server: tuple[Store, ServeProcess],
+) -> None:
+    store, server = store_and_server
+    wins = winning_actions(GAME, DEAL)
+    players = [await Client.connect(server.url, f"bot{i}") for i in range(50)]
+    races = []
+    for first, second in zip(players[::2], players[1::2], strict=True):
+        race = (await first.create_race(GAME, deal=DEAL))["race"]
+        await second.join_race(race)
+        races.append(race)
+    racers = [Racer(p, races[i // 2]) for i, p in enumerate(players)]
+    for p in players:
+        await p.next_event("started")
+    paces = [0.004 + 0.002 * (i % 5) for i in range(50)]  # some faster than others
+    playing = [
+        asyncio.create_task(r.play(wins, pace)) for r, pace in zip(racers, paces, strict=True)
+    ]
+    await asyncio.sleep(0.4)  # mid-race: a deploy
+    assert all(0 < len(racer.acked) < len(wins) for racer in racers)
+    assert await asyncio.to_thread(server.terminate) == 0
+    await asyncio.to_thread(server.start)
+    finals = await asyncio.wait_for(asyncio.gather(*playing), 120)
+    assert all(final["outcome"] == "finished" for final in finals)
+    for racer in racers:
+        assert await stored_actions(store, racer.race, racer.client.player) == racer.acked
+    for race in races:
+        for _ in range(100):
+            result = await store.load_result(race)
+            if result is not None:
+                break
+            await asyncio.sleep(0.05)
+        assert result is not None
+        rebuilt = Race.restore(
+            await store.load_race(race) or {}, rules_for(GAME), await store.actions(race), NOW
+        )
+        assert result["ranking"] == rebuilt.result()["ranking"]  # as its log replays
+        times = [entry["time_ms"] for entry in result["ranking"]]
+        assert all(entry["finished"] for entry in result["ranking"]) and times == sorted(times)
+    for p in players:
+        await p.close()
