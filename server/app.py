@@ -57,7 +57,7 @@ class RaceServer:
         self.store = store
         self.node = secrets.token_hex(4)
         self.metrics = Metrics()
-        self.outbox = Outbox()
+        self.outbox = Outbox(max(settings.max_write_buffer, settings.spectator_write_buffer))
         self.feeding: set[Room] = set()
         self.writer = Writer(store, settings.spill_path)
         self.director = RaceDirector(settings, store, self.feeding)

@@ -4,7 +4,8 @@ One turn of the event loop answers every request that arrived together. Writing 
 answers one after another once the turn is over, rather than each the moment it is ready,
 lets a peer's process wake once for many of them (Redis writes its replies the same way,
 just before it polls again). Frames to one connection keep their order, and a frame to a
-connection that has begun closing is dropped, as websockets itself would drop it.
+connection that has begun closing is dropped, as websockets itself would drop it, and so
+is a frame to a connection too far behind (it is not reading; its session closes it).
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from protocol.wire import encode
 
 
 class Outbox:
-    def __init__(self) -> None:
+    """``limit``: a connection whose write buffer holds more than this many bytes gets no
+    more frames (it does not read; its session closes it)."""
+
+    def __init__(self, limit: int = 1 << 20) -> None:
+        self.limit = limit
         self._frames: list[tuple[ServerConnection, bytes]] = []
 
     def send(self, connection: ServerConnection, encoding: str, message: ServerMessage) -> None:
@@ -36,9 +41,14 @@ class Outbox:
     def flush(self) -> None:
         """Write what is queued (the loop calls this once the turn is over)."""
         frames, self._frames = self._frames, []
+        limit = self.limit
         for connection, frame in frames:
             transport = connection.transport
-            if connection.protocol.state is State.OPEN and transport is not None:
+            if (
+                connection.protocol.state is State.OPEN
+                and transport is not None
+                and transport.get_write_buffer_size() <= limit
+            ):
                 transport.write(frame)
 
 

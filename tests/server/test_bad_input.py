@@ -224,3 +224,32 @@ async def test_a_hello_with_a_lone_surrogate_is_refused_and_opens_no_session(
         bystander = await player(server, "Bob")
         assert await bystander.list_races() == []
         await connection.close()
+
+
+async def test_a_client_that_never_reads_is_closed_once_with_one_log_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async with running_server(rate_per_s=1e9, burst=10**9, countdown_ms=0) as server:
+        ann, bob, cy = [await player(server, name) for name in ("Ann", "Bob", "Cy")]
+        race = (await ann.create_race("sanibel", max_players=3))["race"]
+        await bob.join_race(race)
+        await cy.join_race(race)
+        await ann.next_event("started")
+        connection = await raw(server, MSGPACK)
+        await connection.send(msgpack.packb({"type": "spectate", "id": 0, "race": race}))
+        connection.transport.pause_reading()  # type: ignore[attr-defined]  # never reads
+        ask = msgpack.packb({"type": "snapshot", "id": 1, "race": race})  # a few KiB each
+        for _ in range(10_000):
+            await connection.send(ask)
+            if connection.state.name != "OPEN":
+                break
+        for _ in range(100):
+            closing = [r for r in caplog.records if "does not read" in r.getMessage()]
+            if closing:
+                break
+            await asyncio.sleep(0.05)
+        assert len(closing) == 1
+        assert await ann.list_live() != []  # everyone else is served as before
+        for session in server.sessions.by_player.values():
+            transport = session.connection.transport if session.connection else None
+            assert transport is None or transport.get_write_buffer_size() <= 300 << 10

@@ -6,14 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
-import yaml
 from redis_server import free_port
 
 from client.api import Client
@@ -86,29 +84,6 @@ async def test_sigterm_tells_players_finishes_writes_and_exits_cleanly(redis_url
     finally:
         await store.close()
     assert attempt["day"] == day_of(board.top[0].run.at_ms)
-
-
-def test_docker_compose_runs_redis_and_the_server_with_real_commands() -> None:
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    services = compose["services"]
-    assert set(services) == {"redis", "server"}
-    assert services["redis"]["command"][0] == "redis-server"
-    assert shutil.which("redis-server"), "the redis service's command exists here too"
-    server = services["server"]
-    script = server["command"][-1]
-    serve_words = script.split("exec ", 1)[1].split()
-    assert serve_words[0] == "solrace"
-    args = build_parser().parse_args(serve_words[1:])
-    assert (args.command, args.host, args.port) == ("serve", "0.0.0.0", 8765)
-    assert "pip install" in script and "/src" in script
-    env = server["environment"]
-    assert env["SOLRACE_REDIS_URL"].startswith("redis://redis:6379")
-    serve_help = subprocess.run([SOLRACE, "serve", "--help"], capture_output=True, text=True)
-    for name in env:
-        assert f"[{name}" in serve_help.stdout, f"{name} is read by solrace serve"
-    assert server["depends_on"]["redis"]["condition"] == "service_healthy"
-    assert "/healthz" in " ".join(server["healthcheck"]["test"])
-    assert server["ports"] == ["8765:8765"]
 
 
 def test_the_ping_timeout_is_its_own_setting() -> None:
