@@ -1,5 +1,7 @@
 """The in-memory store: everything in this process, lost when it stops (the default, so
-``solrace serve`` needs nothing else)."""
+``solrace serve`` needs nothing else). Ended races are kept for their retention time and
+at most ``max_ended`` of them (10,000 by default), so memory stays bounded; boards,
+identities and daily claims are small and kept while the process runs."""
 
 from __future__ import annotations
 
@@ -83,7 +85,8 @@ class MemoryStore(Store):
     return equal copies and reject the same values.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_ended: int = 10_000) -> None:
+        self.max_ended = max_ended  # ended races kept at most (the oldest go first)
         self._secret: str | None = None
         self._days: dict[tuple[str, str], DailyState] = {}
         self._best: dict[str, RankedRuns] = {}
@@ -253,14 +256,16 @@ class MemoryStore(Store):
             self._live[race] = players
 
     def _expire(self, race: str, keep_s: int) -> None:
-        """Forget ended races whose time is up, and note when ``race``'s will be."""
+        """Forget ended races whose time is up, or the oldest beyond ``max_ended`` (this
+        process's memory is the only copy), and note when ``race``'s time will be up."""
         now = time.monotonic()
-        while self._expiring and self._expiring[0][0] <= now:
+        while self._expiring and (
+            self._expiring[0][0] <= now or len(self._expiring) >= self.max_ended
+        ):
             _, old = heapq.heappop(self._expiring)
             for kept in (self._races, self._results, self._logs, self._last_seq):
                 kept.pop(old, None)
-        if keep_s:
-            heapq.heappush(self._expiring, (now + keep_s, race))
+        heapq.heappush(self._expiring, (now + (keep_s or float("inf")), race))
 
     async def ping(self) -> bool:
         return True

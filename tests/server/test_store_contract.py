@@ -588,3 +588,11 @@ async def test_an_ended_race_is_kept_for_its_time_then_dropped(store: Store) -> 
     assert await store.load_race("r1") is None
     assert await store.actions("r1") == []
     assert await store.load_result("r2") == {"race": "r2"}
+
+
+async def test_the_memory_store_keeps_at_most_its_number_of_ended_races() -> None:
+    store = MemoryStore(max_ended=3)
+    for i in range(5):
+        await store.write([EndRace(f"r{i}", a_record(f"r{i}", "ann"), {"race": f"r{i}"}, 3600)])
+    kept = [race for race in (f"r{i}" for i in range(5)) if await store.load_result(race)]
+    assert kept == ["r2", "r3", "r4"]
