@@ -50,18 +50,26 @@ CONNECT_TIMEOUT_S = 1.0
 SOCKET_TIMEOUT_S = 2.0
 CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
 LOG_PAGE = 1000  # stream entries read per XRANGE
+KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
+KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
 
-# KEYS[1] a value; ARGV[1] the value proposed. The first writer wins.
+# KEYS[1] a value; ARGV[1] the value proposed, ARGV[2] its time to live (seconds; 0:
+# for good). The first writer wins.
 FIRST_WRITER = """
 local stored = redis.call('GET', KEYS[1])
 if stored then return stored end
 redis.call('SET', KEYS[1], ARGV[1])
+if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 return ARGV[1]
 """
 
-# KEYS[1] claims; ARGV[1] player, ARGV[2] attempt. 1 iff the attempt is the claimed one.
+# KEYS[1] claims; ARGV[1] player, ARGV[2] attempt, ARGV[3] the day's keys' time to live.
+# 1 iff the attempt is the claimed one.
 CLAIM = """
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then return 1 end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+  return 1
+end
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 1 end
 return 0
 """
@@ -102,7 +110,8 @@ return offer(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4],
 # KEYS[1] the day's claims, KEYS[2..4] its board, members, runs, KEYS[5..7] the game's
 # all-time board, members, runs; ARGV[1] player, ARGV[2] race, ARGV[3] score,
 # ARGV[4] member, ARGV[5] run JSON, ARGV[6] '1' when finished, ARGV[7] time_ms,
-# ARGV[8] actions. One step: the day's board, then (a finished run) the all-time board.
+# ARGV[8] actions, ARGV[9] the day's keys' time to live. One step: the day's board, then
+# (a finished run) the all-time board.
 RECORD_DAILY = (
     OFFER
     + """
@@ -115,6 +124,7 @@ end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
 redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+for i = 2, 4 do redis.call('EXPIRE', KEYS[i], ARGV[9]) end
 if ARGV[6] == '1' then
   offer(KEYS[5], KEYS[6], KEYS[7], ARGV[1], ARGV[3], ARGV[4], ARGV[5],
         tonumber(ARGV[7]), tonumber(ARGV[8]))
@@ -198,12 +208,20 @@ class RedisStore(Store):
     ``StoreUnavailable``.
     """
 
-    def __init__(self, url: str, prefix: str = "solrace:", *, deadline: float = CALL_DEADLINE_S):
+    def __init__(
+        self,
+        url: str,
+        prefix: str = "solrace:",
+        *,
+        deadline: float = CALL_DEADLINE_S,
+        keep_daily_days: int = KEEP_DAILY_DAYS,
+    ):
         if "{" in prefix or "}" in prefix:
             raise ValueError("the key prefix must not contain braces (they mark hash tags)")
         self.prefix = prefix
         self._where = _display(url)
         self._deadline = deadline
+        self._keep_daily_s = keep_daily_days * 86_400  # a day's keys, after their last write
         self._redis = redis.Redis.from_url(
             url,
             decode_responses=True,
@@ -269,7 +287,7 @@ class RedisStore(Store):
 
     async def daily_secret(self, proposed: str) -> str:
         key = f"{self.prefix}daily-secret"
-        return str(await self._call(self._first_writer(keys=[key], args=[proposed])))
+        return str(await self._call(self._first_writer(keys=[key], args=[proposed, 0])))
 
     async def daily_deal(self, game: str, day: str) -> int | None:
         stored: str | None = await self._call(self._redis.get(self._daily_key(game, day, "deal")))
@@ -277,11 +295,13 @@ class RedisStore(Store):
 
     async def set_daily_deal(self, game: str, day: str, number: int) -> int:
         key = self._daily_key(game, day, "deal")
-        return int(await self._call(self._first_writer(keys=[key], args=[number])))
+        args = [number, self._keep_daily_s]
+        return int(await self._call(self._first_writer(keys=[key], args=args)))
 
     async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:
         key = self._daily_key(game, day, "claims")
-        return bool(await self._call(self._claim(keys=[key], args=[player, attempt])))
+        args: list[str | int] = [player, attempt, self._keep_daily_s]
+        return bool(await self._call(self._claim(keys=[key], args=args)))
 
     async def ranked_attempt(self, game: str, day: str, player: str) -> str | None:
         key = self._daily_key(game, day, "claims")
@@ -311,6 +331,7 @@ class RedisStore(Store):
             "1" if run.finished else "0",
             run.time_ms,
             run.actions,
+            self._keep_daily_s,  # a day's keys live this long after their last write
         ]
         return keys, args
 
@@ -399,7 +420,16 @@ class RedisStore(Store):
         return (found["player"], found["name"]) if found else None
 
     async def next_event_generation(self, player: str) -> int:
-        return int(await self._call(self._redis.incr(self._key("player", f"{{{player}}}", "gen"))))
+        key = self._key("player", f"{{{player}}}", "gen")
+        return int((await self._call(self._incr_living(key)))[0])
+
+    async def _incr_living(self, key: str) -> list[Any]:
+        """INCR, then keep the key as long as identities are kept, in one transaction."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, KEEP_GENERATIONS_S)
+            result: list[Any] = await pipe.execute()
+            return result
 
     async def claim_lease(self, name: str, holder: str, ttl_ms: int) -> bool:
         key = self._key("lease", name)
@@ -477,8 +507,7 @@ class RedisStore(Store):
         key = self._key("token", job.token_hash)
         pipe.hset(key, mapping={"player": job.player, "name": job.name})
         pipe.expire(key, job.keep_s)
-        pipe.expire(self._key("player", f"{{{job.player}}}", "gen"), job.keep_s)
-        return 3
+        return 2
 
     def _refused(self, error: Exception) -> StoreError:
         """A command Redis refused (out of memory, read-only, a script error)."""

@@ -596,3 +596,39 @@ async def test_the_memory_store_keeps_at_most_its_number_of_ended_races() -> Non
         await store.write([EndRace(f"r{i}", a_record(f"r{i}", "ann"), {"race": f"r{i}"}, 3600)])
     kept = [race for race in (f"r{i}" for i in range(5)) if await store.load_result(race)]
     assert kept == ["r2", "r3", "r4"]
+
+
+async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url: str) -> None:
+    store = RedisStore(redis_url, prefix=fresh_prefix())
+    run = a_run("ann")
+    await store.set_daily_deal(GAME, DAY, 7)
+    await store.claim_daily(GAME, DAY, "ann", run.race)
+    await store.record_daily(GAME, DAY, run)
+    await store.daily_secret("s")
+    record = a_record("r1", "ann")
+    entries = (LogEntry("ann", 1, "deal", 5),)
+    await store.write([SaveIdentity("h", "ann", "Ann", keep_s=100), SaveRace("r1", record)])
+    await store.write([AppendActions("r1", entries)])
+    await store.next_event_generation("ann")
+    await store.claim_lease("timers", "node", 10_000)
+    live = {  # owned: removed when the race ends (EndRace), or kept on purpose, bounded
+        "races:live",
+        "player:{ann}:races",
+        "race:{r1}:race",
+        "race:{r1}:log",
+        "race:{r1}:seqs",
+        "best:{sanibel}:board",
+        "best:{sanibel}:members",
+        "best:{sanibel}:runs",
+        "daily-secret",
+    }
+    async for key in store._redis.scan_iter(match=store.prefix + "*"):
+        name = key.removeprefix(store.prefix)
+        ttl = await store._redis.ttl(key)
+        assert ttl > 0 or name in live, f"{name} neither expires nor has an owner"
+    await store.write([EndRace("r1", record, {"race": "r1"}, keep_s=60)])
+    for part in ("race", "log", "seqs", "result"):
+        assert await store._redis.ttl(f"{store.prefix}race:{{r1}}:{part}") > 0
+    assert not await store._redis.exists(f"{store.prefix}player:{{ann}}:races")
+    await store.purge()
+    await store.close()
