@@ -1,0 +1,62 @@
+"""docs/protocol.md is what an outside client is written from: every close code the server
+uses and every error code it can answer with is in it (found by reading the source, so a
+new one cannot be added without documenting it)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from websockets.frames import CloseCode
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = [*(ROOT / "server").rglob("*.py"), *(ROOT / "protocol").rglob("*.py")]
+
+
+def section(document: str, heading: str) -> str:
+    text = (ROOT / "docs" / document).read_text()
+    return re.split(rf"^#+ {re.escape(heading)}.*$", text, flags=re.M)[1].split("\n## ")[0]
+
+
+def codes_in_first_column(text: str) -> set[str]:
+    return {
+        code
+        for row in text.splitlines()
+        if row.startswith("| ")
+        for code in re.findall(r"`([a-z_0-9]+)`|^\| (\d{4}) \|", row.split("|")[1])
+        for code in code
+        if code
+    }
+
+
+def test_every_close_code_the_server_uses_is_documented() -> None:
+    used: set[int] = {1000, 1009, 1011}  # websockets' own: normal, too big, no pong
+    for path in SOURCES:
+        source = path.read_text()
+        used.update(
+            int(n)
+            for n in re.findall(r"\b(?:code=|CLOSE_\w+ = |close_soon\([^,]+, )(\d{4})\b", source)
+        )
+        used.update(CloseCode[name].value for name in re.findall(r"CloseCode\.([A-Z_]+)", source))
+    table = section("protocol.md", "Close codes")
+    documented = {int(code) for code in re.findall(r"^\| (\d{4}) \|", table, flags=re.M)}
+    assert used <= documented, f"undocumented close codes: {sorted(used - documented)}"
+
+
+def test_every_error_code_in_the_source_is_documented() -> None:
+    used: set[str] = set()
+    for path in SOURCES:
+        source = path.read_text()
+        used.update(
+            re.findall(
+                r'(?:Error|Refused|Action|BadGame)\([^()]*?"([a-z]+_[a-z_]+)"\s*,?\s*\)',
+                source,
+                flags=re.S,
+            )
+        )
+        used.update(re.findall(r'^\s+code = "([a-z]+_[a-z_]+)"$', source, flags=re.M))
+        used.update(re.findall(r'"(store_unavailable|rate_limited|internal_error)"', source))
+    documented = codes_in_first_column(section("protocol.md", "Error codes"))
+    documented |= codes_in_first_column(section("engine.md", "Error codes"))
+    assert used, "the scan found the codes"
+    assert used <= documented, f"undocumented error codes: {sorted(used - documented)}"
