@@ -25,9 +25,10 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -264,6 +265,8 @@ async def solrace_target(
         "--log-level",
         "WARNING",
     ]
+    if options.get("redis"):
+        command += ["--redis", options["redis"], "--redis-prefix", f"bench-{port}:"]
     process = _spawn(command, "serving on")
     url = f"ws://127.0.0.1:{port}/ws"
     try:
@@ -321,11 +324,69 @@ async def spectated_phases(options: dict[str, Any], solrace: Target) -> dict[str
     return figures
 
 
+@contextmanager
+def redis_for(options: dict[str, Any]) -> Iterator[None]:
+    """With ``redis`` = "start", a redis-server of this benchmark's own (append-only file
+    fsynced every second, as in production) on a free port, for as long as it runs."""
+    if options.get("redis") != "start":
+        yield
+        return
+    with tempfile.TemporaryDirectory() as directory:
+        port = _free_port()
+        process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                directory,
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "everysec",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 10
+            while not _answers_ping(port):
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("redis-server did not start")
+                time.sleep(0.05)
+            options["redis"] = f"redis://127.0.0.1:{port}/0"
+            options["redis_pid"] = process.pid
+            yield
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+def _answers_ping(port: int) -> bool:
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as connection:
+            connection.sendall(b"PING\r\n")
+            return connection.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
 async def run_bench(options: dict[str, Any]) -> dict[str, Any]:
     """Both servers run side by side, each with its own players (idle while the other is
     measured). The paced phase runs on each in turn; saturation alternates between them for
     ``saturation_rounds`` rounds, so that both are measured under the same conditions of a
-    machine whose speed drifts, and the round with the median ratio is reported."""
+    machine whose speed drifts, and the round with the median ratio is reported. With
+    ``redis``, solrace keeps everything in Redis (an action is answered once stored)."""
+    with redis_for(options):
+        return await _run_bench(options)
+
+
+async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
     pool = playouts("sanibel", DEALS, PLAYOUT_LENGTH, seed=7)
     async with echo_target(options, pool) as echo, solrace_target(options, pool) as solrace:
         echo_rate = await rate_phase(
@@ -372,10 +433,11 @@ async def run_bench(options: dict[str, Any]) -> dict[str, Any]:
 
 def print_table(result: dict[str, Any]) -> None:
     settings = result["settings"]
+    store = "Redis, each action stored before its answer" if settings.get("redis") else "memory"
     print(
         f"{settings['players']} players at {settings['rate']} actions/s for "
         f"{settings['seconds']} s; saturation with {settings['saturation_clients']} clients; "
-        f"{settings['spectators']} spectators on one race"
+        f"{settings['spectators']} spectators on one race; solrace's store: {store}"
     )
     print(
         f"{'':34} {'p50 ms':>8} {'p99 ms':>8} {'actions/s':>10} {'server CPU':>11} {'load CPU':>9}"

@@ -26,6 +26,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     server = parser.add_argument_group("server")
     server.add_argument("--players", type=int, default=2000, help="connected players")
+    server.add_argument(
+        "--redis",
+        nargs="?",
+        const="start",
+        default=None,
+        metavar="URL",
+        help="keep solrace's state in Redis (at URL; without one, a redis-server of the "
+        "benchmark's own, append-only file fsynced every second)",
+    )
     server.add_argument("--rate", type=float, default=4000, help="actions per second in all")
     server.add_argument(
         "--saturation-clients",
@@ -151,6 +160,7 @@ def run_server(args: argparse.Namespace) -> int:
         "saturation_seconds": args.saturation_seconds,
         "saturation_rounds": args.saturation_rounds,
         "spectators": args.spectators,
+        "redis": args.redis,
     }
     if args.players < 2 or args.players % 2 or args.saturation_clients > args.players:
         raise SystemExit("error: --players must be even, and at least --saturation-clients")

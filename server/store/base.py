@@ -224,12 +224,6 @@ def log_batches(entries: list[tuple[str, LogEntry]]) -> dict[str, list[LogEntry]
     return batches
 
 
-def entry_json(entry: LogEntry) -> str:
-    return encode_json(entry.as_dict())
-
-
-def entry_from_json(text: str) -> LogEntry:
-    return LogEntry(**json.loads(text))
 
 
 def check_window(top: int, around: int) -> None:

@@ -21,7 +21,7 @@ import redis.asyncio as redis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ReadOnlyError, RedisError
+from redis.exceptions import NoScriptError, ReadOnlyError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.race import LogEntry
@@ -36,8 +36,6 @@ from server.store.base import (
     check_game,
     check_window,
     encode_json,
-    entry_from_json,
-    entry_json,
     log_batches,
     run_from_json,
     run_json,
@@ -49,7 +47,7 @@ BACKOFF_CAP_S = 0.5
 CONNECT_TIMEOUT_S = 1.0
 SOCKET_TIMEOUT_S = 2.0
 CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
-LOG_PAGE = 1000  # stream entries read per XRANGE
+FENCE = 1  # the first part of every log entry's id (see ``_queue_one``)
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
 
@@ -169,22 +167,6 @@ end
 return {total, rank, start, records(top_members), records(around_members)}
 """
 
-# KEYS[1] log stream, KEYS[2] each player's last seq logged; ARGV: (player, seq, entry
-# JSON) per entry, in order. A player's seqs grow along the log, so an entry whose seq is
-# not above its player's last is a resend and is skipped.
-APPEND_ACTIONS = """
-local added = 0
-for i = 1, #ARGV, 3 do
-  local last = tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '0')
-  if tonumber(ARGV[i + 1]) > last then
-    redis.call('XADD', KEYS[1], '*', 'entry', ARGV[i + 2])
-    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
-    added = added + 1
-  end
-end
-return added
-"""
-
 # KEYS[1] the lease; ARGV[1] holder, ARGV[2] ttl ms. 1 when the holder holds it now.
 LEASE = """
 local current = redis.call('GET', KEYS[1])
@@ -235,9 +217,11 @@ class RedisStore(Store):
         self._record_daily = self._redis.register_script(RECORD_DAILY)
         self._offer_best = self._redis.register_script(OFFER_BEST)
         self._read_board = self._redis.register_script(READ_BOARD)
-        self._append_actions = self._redis.register_script(APPEND_ACTIONS)
         self._lease = self._redis.register_script(LEASE)
         self._release = self._redis.register_script(RELEASE)
+        self._scripts = (self._record_daily,)  # called by hash in batches
+        self._batch_connection: Any = None  # the writer's own connection (``_send``)
+        self._batch_lock = asyncio.Lock()
 
     # keys
 
@@ -252,6 +236,10 @@ class RedisStore(Store):
 
     def _race_key(self, race: str, part: str) -> str:
         return f"{self.prefix}race:{{{race}}}:{part}"
+
+    def _log_key(self, race: str, player: str) -> str:
+        """A racer's action log in a race (a stream)."""
+        return f"{self.prefix}race:{{{race}}}:log:{player}"
 
     # calls
 
@@ -387,15 +375,16 @@ class RedisStore(Store):
                     raise error
 
     async def actions(self, race: str) -> list[LogEntry]:
-        key = self._race_key(race, "log")
+        players = sorted(await self._call(self._redis.smembers(self._race_key(race, "racers"))))
         entries: list[LogEntry] = []
-        start = "-"
-        while True:
-            page = await self._call(self._redis.xrange(key, min=start, count=LOG_PAGE))
-            entries.extend(entry_from_json(fields["entry"]) for _, fields in page)
-            if len(page) < LOG_PAGE:
-                return entries
-            start = "(" + page[-1][0]
+        for player in players:
+            stream = await self._call(self._redis.xrange(self._log_key(race, player)))
+            entries.extend(
+                LogEntry(player, int(entry_id.split("-")[1]), fields["a"], int(fields["t"]))
+                for entry_id, fields in stream
+            )
+        entries.sort(key=lambda entry: entry.t_ms)  # each racer's own order is kept
+        return entries
 
     async def save_result(self, race: str, result: dict[str, Any]) -> None:
         await self._call(self._redis.set(self._race_key(race, "result"), encode_json(result)))
@@ -440,58 +429,85 @@ class RedisStore(Store):
 
     async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
         """One pipelined round trip: each job's commands in order; a race's action entries
-        of the whole batch go in one script call (at its first job), all or nothing."""
+        of the whole batch go in one script call (at its first job), all or nothing.
+        Scripts are called by their hash: a Redis that does not know them (restarted)
+        answers NOSCRIPT, and they are loaded and the batch sent again."""
         if not jobs:
             return []
         async with self._translated():
             async with asyncio.timeout(self._deadline):
-                async with self._redis.pipeline(transaction=False) as pipe:
-                    spans = await self._queue(pipe, jobs)
-                    results = await pipe.execute(raise_on_error=False)
+                spans, results = await self._send(jobs)
+                if any(isinstance(result, NoScriptError) for result in results):
+                    for script in self._scripts:
+                        await self._redis.script_load(script.script)
+                    spans, results = await self._send(jobs)
         errors: list[StoreError | None] = []
         for first, count in spans:
-            failed = next(
-                (r for r in results[first : first + count] if isinstance(r, Exception)), None
-            )
+            failed = next((r for r in results[first : first + count] if _failed(r)), None)
             errors.append(None if failed is None else self._refused(failed))
         return errors
 
-    async def _queue(self, pipe: Any, jobs: Sequence[Job]) -> list[tuple[int, int]]:
+    async def _send(self, jobs: Sequence[Job]) -> tuple[list[tuple[int, int]], list[Any]]:
+        """Send the batch's commands in one write on the writer's own connection and read
+        every reply (an error reply is kept in its place). Only the writer's batches use
+        this connection, one at a time; redis-py's pipeline machinery cost more than the
+        round trip itself here (docs/bench.md)."""
+        commands = _Commands()
+        spans = self._queue(commands, jobs)
+        async with self._batch_lock:
+            connection = self._batch_connection
+            if connection is None:
+                connection = self._redis.connection_pool.make_connection()  # type: ignore[no-untyped-call]
+                self._batch_connection = connection
+            try:
+                await connection.connect()
+                await connection.send_packed_command(connection.pack_commands(commands.queued))
+                results: list[Any] = []
+                for _ in commands.queued:
+                    try:
+                        results.append(await connection.read_response())
+                    except ResponseError as refused:
+                        results.append(refused)
+            except BaseException:
+                await connection.disconnect(nowait=True)  # its state is unknown now
+                raise
+        return spans, results
+
+    def _queue(self, pipe: _Commands, jobs: Sequence[Job]) -> list[tuple[int, int]]:
         """Queue every job's commands on ``pipe``; per job, (its first command, how many)."""
-        entries: dict[str, list[LogEntry]] = {}
-        for job in jobs:
-            if isinstance(job, AppendActions):
-                entries.setdefault(job.race, []).extend(job.entries)
         spans: list[tuple[int, int]] = []
-        queued = 0
-        appended: dict[str, tuple[int, int]] = {}
         for job in jobs:
-            if isinstance(job, AppendActions) and job.race in appended:
-                spans.append(appended[job.race])  # written with the race's first job
-                continue
-            count = await self._queue_one(pipe, job, entries)
-            spans.append((queued, count))
-            if isinstance(job, AppendActions):
-                appended[job.race] = (queued, count)
-            queued += count
+            first = len(pipe.queued)
+            self._queue_one(pipe, job)
+            spans.append((first, len(pipe.queued) - first))
         return spans
 
-    async def _queue_one(self, pipe: Any, job: Job, entries: dict[str, list[LogEntry]]) -> int:
+    def _queue_one(self, pipe: _Commands, job: Job) -> None:
         if isinstance(job, AppendActions):
-            args: list[str | int] = []
-            for entry in entries[job.race]:
-                args += [entry.player, entry.seq, entry_json(entry)]
-            keys = [self._race_key(job.race, "log"), self._race_key(job.race, "seqs")]
-            await self._append_actions(keys=keys, args=args, client=pipe)
-            return 1
+            # Each racer's log is a stream of its own whose entry ids are
+            # ``<fence>-<seq>``: Redis refuses an id not above the last, so an action
+            # written again (a lost answer, a resend) is never logged twice.
+            racers: set[str] = set()
+            for entry in job.entries:
+                if entry.player not in racers:
+                    racers.add(entry.player)
+                    pipe.sadd(self._race_key(job.race, "racers"), entry.player)
+                pipe.xadd(
+                    self._log_key(job.race, entry.player),
+                    f"{FENCE}-{entry.seq}",
+                    entry.action,
+                    entry.t_ms,
+                )
+            return
         if isinstance(job, SaveRace):
             pipe.set(self._race_key(job.race, "race"), encode_json(job.record))
             pipe.sadd(self._key("races", "live"), job.race)
             for racer in job.record["racers"]:
                 pipe.sadd(self._key("player", f"{{{racer['player']}}}", "races"), job.race)
-            return 2 + len(job.record["racers"])
+            return
         if isinstance(job, EndRace):
-            keys = [self._race_key(job.race, part) for part in ("race", "result", "log", "seqs")]
+            keys = [self._race_key(job.race, part) for part in ("race", "result", "racers")]
+            keys += [self._log_key(job.race, racer["player"]) for racer in job.record["racers"]]
             pipe.set(keys[0], encode_json(job.record))
             pipe.set(keys[1], encode_json(job.result))
             pipe.srem(self._key("races", "live"), job.race)
@@ -499,15 +515,14 @@ class RedisStore(Store):
                 pipe.srem(self._key("player", f"{{{racer['player']}}}", "races"), job.race)
             for key in keys if job.keep_s else ():
                 pipe.expire(key, job.keep_s)
-            return 3 + len(job.record["racers"]) + (len(keys) if job.keep_s else 0)
+            return
         if isinstance(job, RecordDaily):
             keys, args = self._record_daily_call(job.game, job.day, job.run)
-            await self._record_daily(keys=keys, args=args, client=pipe)
-            return 1
+            pipe.evalsha(self._record_daily.sha, len(keys), *keys, *args)
+            return
         key = self._key("token", job.token_hash)
         pipe.hset(key, mapping={"player": job.player, "name": job.name})
         pipe.expire(key, job.keep_s)
-        return 2
 
     def _refused(self, error: Exception) -> StoreError:
         """A command Redis refused (out of memory, read-only, a script error)."""
@@ -527,6 +542,8 @@ class RedisStore(Store):
             return False
 
     async def close(self) -> None:
+        if self._batch_connection is not None:
+            await self._batch_connection.disconnect()
         await self._redis.aclose()
 
     async def purge(self) -> int:
@@ -537,6 +554,43 @@ class RedisStore(Store):
             async for key in self._redis.scan_iter(match=_glob_escape(self.prefix) + "*"):
                 deleted += await self._redis.delete(key)
         return deleted
+
+
+def _failed(result: Any) -> bool:
+    """A reply that says a command failed; an entry id not above its stream's last one is
+    not a failure: that entry is logged already."""
+    return isinstance(result, Exception) and "equal or smaller than the target" not in str(result)
+
+
+class _Commands:
+    """The commands of one batch, queued as a pipeline would queue them."""
+
+    def __init__(self) -> None:
+        self.queued: list[tuple[str | int, ...]] = []
+
+    def _add(self, *words: str | int) -> None:
+        self.queued.append(words)
+
+    def set(self, key: str, value: str) -> None:
+        self._add("SET", key, value)
+
+    def sadd(self, key: str, member: str) -> None:
+        self._add("SADD", key, member)
+
+    def srem(self, key: str, member: str) -> None:
+        self._add("SREM", key, member)
+
+    def expire(self, key: str, seconds: int) -> None:
+        self._add("EXPIRE", key, seconds)
+
+    def hset(self, key: str, mapping: dict[str, str]) -> None:
+        self._add("HSET", key, *(word for pair in mapping.items() for word in pair))
+
+    def xadd(self, key: str, entry_id: str, action: str, t_ms: int) -> None:
+        self._add("XADD", key, entry_id, "a", action, "t", t_ms)
+
+    def evalsha(self, sha: str, keys: int, *words: str | int) -> None:
+        self._add("EVALSHA", sha, keys, *words)
 
 
 def _score(run: Run) -> int:

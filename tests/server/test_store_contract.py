@@ -615,8 +615,8 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
         "races:live",
         "player:{ann}:races",
         "race:{r1}:race",
-        "race:{r1}:log",
-        "race:{r1}:seqs",
+        "race:{r1}:racers",
+        "race:{r1}:log:ann",
         "best:{sanibel}:board",
         "best:{sanibel}:members",
         "best:{sanibel}:runs",
@@ -627,8 +627,18 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
         ttl = await store._redis.ttl(key)
         assert ttl > 0 or name in live, f"{name} neither expires nor has an owner"
     await store.write([EndRace("r1", record, {"race": "r1"}, keep_s=60)])
-    for part in ("race", "log", "seqs", "result"):
+    for part in ("race", "racers", "log:ann", "result"):
         assert await store._redis.ttl(f"{store.prefix}race:{{r1}}:{part}") > 0
     assert not await store._redis.exists(f"{store.prefix}player:{{ann}}:races")
+    await store.purge()
+    await store.close()
+
+
+async def test_a_redis_that_forgot_the_scripts_still_takes_a_batch(redis_url: str) -> None:
+    store = RedisStore(redis_url, prefix=fresh_prefix())
+    entry = LogEntry("ann", 1, "deal", 5)
+    await store._redis.script_flush()  # as after a restart of Redis
+    assert await store.write([AppendActions("r1", (entry,))]) == [None]
+    assert await store.actions("r1") == [entry]
     await store.purge()
     await store.close()
