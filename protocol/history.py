@@ -29,7 +29,7 @@ from protocol.position import Position
 if TYPE_CHECKING:
     from protocol.engine import Rules
 
-CHECKPOINT_EVERY: Final = 8  # an undo replays at most 7 actions; 1 position in 8 kept
+CHECKPOINT_EVERY: Final = 16  # an undo replays at most 15 actions; 1 position in 16 kept
 _new = object.__new__
 
 

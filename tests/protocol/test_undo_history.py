@@ -2,7 +2,8 @@
 many undos give the same positions, views, legal actions, events, refusals, ``can_undo``,
 undo depths and equalities as the straightforward chain of whole states the engine kept
 before (``Chain`` below, a few lines), in every game, with undo on and off, back to the
-start, and with checkpoints every 1, 2 and 8 actions.
+start, and with a checkpoint every 1, 2, 3 and 8 actions as well as every
+``CHECKPOINT_EVERY``.
 
 A playout's choice ``k`` plays a burst of ``1 + (k >> 4) % 12`` undos when ``k % 10 == 0``
 (sent even where undo is refused, and then refused the same way by both), else the legal
@@ -151,7 +152,12 @@ choice_lists = st.lists(st.integers(0, 1 << 16), min_size=20, max_size=160)
 
 
 @PROPERTY
-@given(st.sampled_from(RULES), deals, choice_lists, st.sampled_from([8, 1, 2, 3]))
+@given(
+    st.sampled_from(RULES),
+    deals,
+    choice_lists,
+    st.sampled_from([history.CHECKPOINT_EVERY, 1, 2, 3, 8]),
+)
 def test_playouts_with_undos_match_the_chain_of_whole_states(
     rules: Rules, number: int, choices: list[int], every: int
 ) -> None:
