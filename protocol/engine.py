@@ -2,8 +2,8 @@
 
 A ``Rules`` object is one game with its options fixed. It is pure: every method takes a
 state and returns a new one; nothing is mutated, nothing is read from a clock or a global
-random. ``GameState`` is a position plus the chain of earlier states that ``undo`` walks
-back; ``apply`` answers an ``Outcome`` or raises ``IllegalAction``.
+random. ``GameState`` is a position plus what ``undo`` goes back to, kept compact (see
+protocol/history.py); ``apply`` answers an ``Outcome`` or raises ``IllegalAction``.
 
 Subclasses give the layout, the legal moves, and the few rules that differ (which groups
 may move, what may go on what, what fills an empty pile, what follows a move); moving
@@ -21,6 +21,7 @@ from protocol.cards import ACE, Card, name
 from protocol.deals import shuffled
 from protocol.errors import BadGame, IllegalAction
 from protocol.events import Dealt, Event, Moved, Revealed, Undone
+from protocol.history import GameState as GameState  # defined there, used from here
 from protocol.notation import (
     ANY_FOUNDATION,
     AUTO,
@@ -42,21 +43,6 @@ from protocol.notation import (
     Undo,
 )
 from protocol.position import Position
-
-
-class GameState(NamedTuple):
-    """A position, and what ``undo`` would go back to (None at the start of a game)."""
-
-    position: Position
-    previous: GameState | None = None
-    last_action: str = ""
-
-    @property
-    def undo_depth(self) -> int:
-        depth, state = 0, self.previous
-        while state is not None:
-            depth, state = depth + 1, state.previous
-        return depth
 
 
 class Outcome(NamedTuple):
@@ -168,10 +154,10 @@ class Rules(ABC):
 
     def legal_actions(self, state: GameState) -> list[Action]:
         """Every action ``apply`` accepts in this state (foundations written ``f``)."""
-        return self._legal(state.position, state.previous is not None)
+        return self._legal(state.position, state.has_previous)
 
     def view(self, state: GameState) -> View:
-        return View(state.position.masked(), self.undo_allowed and state.previous is not None)
+        return View(state.position.masked(), self.undo_allowed and state.has_previous)
 
     def legal_actions_in_view(self, view: View) -> list[Action]:
         """The same list as ``legal_actions``, computed from what the player sees."""
@@ -196,27 +182,31 @@ class Rules(ABC):
 
     def apply(self, state: GameState, action: Action) -> Outcome:
         """The outcome of ``action`` in ``state``, or IllegalAction saying which rule refuses."""
-        position = state.position
+        if type(action) is Undo:
+            return self._undo(state)
+        new, events, counted = self.play(state.position, action)
+        return Outcome(state.then(new, action, self), events, counted)
+
+    def play(self, position: Position, action: Action) -> tuple[Position, list[Event], int]:
+        """The position after a move, ``deal`` or ``auto`` (not ``undo``), its events and how
+        many actions it counts as; IllegalAction if refused. The same position and action
+        always give the same answer: undo history is replayed with it."""
         kind = type(action)
         if kind is Move:
             assert isinstance(action, Move)
             new, events = self.play_move(position, action)
-            counted = 1
-        elif kind is Deal:
+            return new, events, 1
+        if kind is Deal:
             new, events = self.play_deal(position)
-            counted = 1
-        elif kind is Auto:
-            new, events, counted = self.play_auto(position)
-        elif kind is Undo:
-            return self._undo(state)
-        else:
-            raise IllegalAction(f"{action!r} is not an action", "malformed_action")
-        return Outcome(GameState(new, state, str(action)), events, counted)
+            return new, events, 1
+        if kind is Auto:
+            return self.play_auto(position)
+        raise IllegalAction(f"{action!r} is not an action", "malformed_action")
 
     def _undo(self, state: GameState) -> Outcome:
         if not self.undo_allowed:
             raise IllegalAction("undo is switched off in this game", "undo_disabled")
-        previous = state.previous
+        previous = state.previous  # rebuilt (see protocol/history.py)
         if previous is None:
             raise IllegalAction("there is nothing to undo", "nothing_to_undo")
         return Outcome(previous, [Undone(state.last_action)], 1)

@@ -70,6 +70,25 @@ class Position(NamedTuple):
         parts.extend(self.face_down)
         return bytes(parts)
 
+    def pack(self) -> bytes:
+        """``canonical_bytes``: one byte per card and per face-down count, 255 after each
+        pile and 254 after each kind of pile, which ``Position.unpack`` reads back exactly.
+        ValueError if a card or a count is not below 254 (it would read back as an end)."""
+        data = self.canonical_bytes()  # ValueError for a value outside 0-255
+        piles = len(self.tableau) + len(self.foundations) + len(self.reserves) + 2
+        if data.count(255) != piles or data.count(254) != 4:
+            raise ValueError("a card or a face-down count is 254 or more")
+        return data
+
+    @classmethod
+    def unpack(cls, data: bytes) -> Position:
+        """The position that ``pack`` gave ``data`` for."""
+        tableau, foundations, reserves, talon, face_down = data.split(b"\xfe")
+        waste, stock = _piles(talon)
+        return cls(
+            _piles(tableau), tuple(face_down), _piles(foundations), _piles(reserves), waste, stock
+        )
+
     def dealer_json(self, game: str, number: int) -> dict[str, Any]:
         """Every card shown, in the format of ``solrace deal --json`` (cards bottom first)."""
         layout: dict[str, Any] = {
@@ -101,3 +120,8 @@ class Position(NamedTuple):
         layout["stock"] = len(self.stock)
         layout["foundations"] = [names(p) for p in self.foundations]
         return layout
+
+
+def _piles(data: bytes) -> tuple[Cards, ...]:
+    """The piles of one kind in ``Position.pack``'s bytes (each ends with 255)."""
+    return tuple(map(tuple, data.split(b"\xff")[:-1]))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from protocol.actionlog import ActionLog
 from protocol.engine import GameState, Rules, View
 from protocol.errors import SolraceError
 from protocol.notation import Undo, parse_canonical
@@ -138,7 +139,7 @@ class Racer:
     outcome: Ending | None = None
     time_ms: int | None = None  # finishers: start signal to the winning action
     done_at: int | None = None  # wall clock of the finish or of dropping out
-    log: list[LogEntry] = field(default_factory=list)
+    log: ActionLog[LogEntry] = field(default_factory=lambda: ActionLog(LogEntry))
 
     def standing(self) -> dict[str, Any]:
         """What anyone in or watching the race may know of this racer."""
@@ -490,8 +491,8 @@ class Race:
 
     def state_after(self, player: str, count: int) -> GameState:
         """``player``'s state after their first ``count`` accepted actions (replayed)."""
-        log = self.racer(player).log[:count]
-        return replay(self.rules, self.settings.deal, [entry.action for entry in log])
+        actions = self.racer(player).log.actions()[:count]
+        return replay(self.rules, self.settings.deal, actions)
 
     def _cards(self, state: GameState) -> dict[str, Any]:
         return {

@@ -1,5 +1,6 @@
-"""``solrace bench engine|solver|server``: benchmarks that print figures (never timed
-tests). The server benchmark lives in client/loadtest.py."""
+"""``solrace bench engine|solver|server|memory``: benchmarks that print figures (never timed
+tests). The server benchmark lives in client/loadtest.py, the memory one in
+client/memorybench.py."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from protocol.solver import WON, solve
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", choices=["engine", "solver", "server"], help="what to measure")
+    parser.add_argument(
+        "target", choices=["engine", "solver", "server", "memory"], help="what to measure"
+    )
     parser.add_argument(
         "--seconds",
         type=float,
@@ -56,6 +59,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=1000,
         help="spectators on one race in the last phase (0: skip it)",
+    )
+    memory = parser.add_argument_group("memory")
+    memory.add_argument("--races", type=int, default=10, help="live races of two racers, per game")
+    memory.add_argument("--actions", type=int, default=1000, help="actions tried per racer")
+    memory.add_argument(
+        "--undo-share",
+        type=float,
+        default=0.1,
+        help="how often a racer undoes when it may (always when nothing else is legal)",
     )
     parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
     parser.add_argument("--seed", type=int, default=1, help="seed of the random playouts")
@@ -121,6 +133,8 @@ def measure_solver(rules: Rules, seconds: float) -> dict[str, float]:
 def run(args: argparse.Namespace) -> int:
     if args.target == "server":
         return run_server(args)
+    if args.target == "memory":
+        return run_memory(args)
     if args.seconds is None:
         args.seconds = 3.0
     if args.target == "solver":
@@ -171,4 +185,19 @@ def run_server(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_table(result)
+    return 0
+
+
+def run_memory(args: argparse.Namespace) -> int:
+    from client.memorybench import measure, print_table
+
+    if args.races < 1 or args.actions < 1 or not 0 <= args.undo_share <= 1:
+        raise SystemExit("error: --races and --actions must be at least 1, --undo-share 0 to 1")
+    figures = [
+        measure(game, args.races, args.actions, args.seed, args.undo_share) for game in args.games
+    ]
+    if args.json:
+        print(json.dumps({row.game: row.as_dict() for row in figures}))
+    else:
+        print_table(figures)
     return 0
