@@ -224,8 +224,6 @@ def log_batches(entries: list[tuple[str, LogEntry]]) -> dict[str, list[LogEntry]
     return batches
 
 
-
-
 def check_window(top: int, around: int) -> None:
     if top < 0 or around < 0:
         raise ValueError(f"top and around must not be negative (got {top} and {around})")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol.actionlog import ActionLog
 from protocol.race import LogEntry
 from protocol.ranking import Run
 from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveRace
@@ -92,8 +93,7 @@ class MemoryStore(Store):
         self._best: dict[str, RankedRuns] = {}
         self._races: dict[str, str] = {}
         self._results: dict[str, str] = {}
-        self._logs: dict[str, list[LogEntry]] = {}
-        self._last_seq: dict[str, dict[str, int]] = {}  # race -> player -> last seq logged
+        self._logs: dict[str, dict[str, ActionLog[LogEntry]]] = {}  # race -> racer -> log
         self._live: dict[str, set[str]] = {}  # live race -> its racers
         self._player_races: dict[str, set[str]] = {}
         self._identities: dict[str, tuple[str, str]] = {}
@@ -181,16 +181,18 @@ class MemoryStore(Store):
             self._append(race, batch)
 
     def _append(self, race: str, batch: Sequence[LogEntry]) -> None:
-        """A player's seqs grow along the log: one not above their last is a resend."""
-        log = self._logs.setdefault(race, [])
-        last = self._last_seq.setdefault(race, {})
+        """A player's seqs grow along their log: one not above their last is a resend."""
+        logs = self._logs.setdefault(race, {})
         for entry in batch:
-            if entry.seq > last.get(entry.player, 0):
+            log = logs.get(entry.player)
+            if log is None:
+                log = logs[entry.player] = ActionLog(LogEntry)
+            if not log or entry.seq > log[-1].seq:
                 log.append(entry)
-                last[entry.player] = entry.seq
 
     async def actions(self, race: str) -> list[LogEntry]:
-        return list(self._logs.get(race, []))
+        logs = self._logs.get(race, {})
+        return sorted((entry for log in logs.values() for entry in log), key=lambda e: e.t_ms)
 
     async def save_result(self, race: str, result: dict[str, Any]) -> None:
         self._results[race] = encode_json(result)
@@ -263,7 +265,7 @@ class MemoryStore(Store):
             self._expiring[0][0] <= now or len(self._expiring) >= self.max_ended
         ):
             _, old = heapq.heappop(self._expiring)
-            for kept in (self._races, self._results, self._logs, self._last_seq):
+            for kept in (self._races, self._results, self._logs):
                 kept.pop(old, None)
         heapq.heappush(self._expiring, (now + (keep_s or float("inf")), race))
 
