@@ -98,7 +98,8 @@ def _check_shape(value: Any, depth: int) -> None:
         for key in value:
             if type(key) is not str:
                 raise WireError("map keys are strings")
-            _check_string(key)
+            if len(key) > MAX_STRING or not key.isascii():
+                _check_string(key)
         items: Any = value.values()
     else:
         if len(value) > MAX_ITEMS:
@@ -107,7 +108,8 @@ def _check_shape(value: Any, depth: int) -> None:
     for item in items:
         kind = type(item)
         if kind is str:
-            _check_string(item)
+            if len(item) > MAX_STRING or not item.isascii():  # the rare case, in a call
+                _check_string(item)
         elif kind is dict or kind is list:
             _check_shape(item, depth + 1)
         elif kind is float:

@@ -186,6 +186,11 @@ class Store(ABC):
         the backend allows; for each, None when it was done, or the error that stopped it.
         Raises ``StoreUnavailable`` when none could be done."""
 
+    def write_now(self, jobs: Sequence[Job]) -> list[StoreError | None] | None:
+        """``write`` done before returning, by a store that needs no I/O for it (the
+        memory store); None from a store that cannot (the writer then queues the jobs)."""
+        return None
+
     @abstractmethod
     async def ping(self) -> bool:
         """Health check: True when the backend answers."""

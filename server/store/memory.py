@@ -226,6 +226,9 @@ class MemoryStore(Store):
             del self._leases[name]
 
     async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
+        return self.write_now(jobs)
+
+    def write_now(self, jobs: Sequence[Job]) -> list[StoreError | None]:
         for job in jobs:
             self._do(job)
         return [None] * len(jobs)

@@ -1,0 +1,78 @@
+"""The writer: one ordered path to the store. Answers keep their order whether or not
+their job needs writing; a refusable job that fails is refused with every refusable job
+queued after it; other jobs are retried until written."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from protocol.race import LogEntry
+from server.jobs import AppendActions, Job, SaveRace
+from server.store import MemoryStore, StoreError, StoreUnavailable
+from server.writer import Writer
+
+
+class SlowStore(MemoryStore):
+    """A store whose writes take a while and can be made to fail."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failing = False
+        self.batches: list[list[Job]] = []
+
+    def write_now(self, jobs: Sequence[Job]) -> None:  # type: ignore[override]
+        return None  # it needs I/O
+
+    async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
+        await asyncio.sleep(0.01)
+        if self.failing:
+            raise StoreUnavailable("down")
+        self.batches.append(list(jobs))
+        return MemoryStore.write_now(self, jobs)
+
+
+def act(seq: int) -> AppendActions:
+    return AppendActions("r1", (LogEntry("ann", seq, "deal", seq),))
+
+
+async def test_answers_keep_their_order_behind_a_batch_in_flight() -> None:
+    store = SlowStore()
+    writer = Writer(store)
+    running = asyncio.create_task(writer.run())
+    told: list[str] = []
+    writer.submit(act(1), lambda: told.append("act 1"))
+    await asyncio.sleep(0.001)  # the writer took it: it is in flight now
+    writer.submit(None, lambda: told.append("refusal 2"))
+    writer.submit(act(3), lambda: told.append("act 3"))
+    await writer.drain(1)
+    assert told == ["act 1", "refusal 2", "act 3"]
+    running.cancel()
+
+
+async def test_a_failed_write_refuses_the_actions_after_it_and_keeps_the_rest() -> None:
+    store = SlowStore()
+    store.failing = True
+    writer = Writer(store, first_pause_s=0.01)
+    running = asyncio.create_task(writer.run())
+    told: list[str] = []
+    record = SaveRace("r1", {"race": "r1", "racers": []})
+    writer.submit(act(1), lambda: told.append("act 1"), lambda e: told.append("refused 1"))
+    writer.submit(record, lambda: told.append("record"))
+    writer.submit(act(2), lambda: told.append("act 2"), lambda e: told.append("refused 2"))
+    writer.submit(None, lambda: told.append("barrier"))
+    await asyncio.sleep(0.05)
+    assert told == ["refused 1", "refused 2", "barrier"]
+    assert writer.backlog == 1 and not writer.healthy
+    store.failing = False
+    await writer.drain(1)
+    assert told[-1] == "record" and writer.healthy
+    assert await store.load_race("r1") is not None
+    running.cancel()
+
+
+async def test_with_a_memory_store_and_nothing_queued_a_job_is_done_at_once() -> None:
+    writer = Writer(MemoryStore())
+    told: list[str] = []
+    writer.submit(act(1), lambda: told.append("act 1"))
+    assert told == ["act 1"]
