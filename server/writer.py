@@ -84,18 +84,27 @@ class Writer:
         """Queue ``job`` (None: a barrier). ``done`` runs once it is written; with
         ``refused``, a store failure calls that instead of retrying the job. With nothing
         queued and a store that writes without I/O (memory), it is done at once."""
-        if not self.queue and not self.in_flight and self.failures == 0:
-            written = self.store.write_now((job,)) if job is not None else [None]
-            if written is not None and written[0] is None:
-                if job is not None:
-                    self.written += 1
-                _call(done)
-                return
+        if self.at_once(job):
+            _call(done)
+            return
         self.queue.append(Pending(job, done, refused))
         if self.idle.is_set():
             self.idle.clear()
         if not self.wakeup.is_set():
             self.wakeup.set()
+
+    def at_once(self, job: Job | None) -> bool:
+        """Write ``job`` now and say True, if nothing waits before it and the store needs
+        no I/O for it (memory); else False, and nothing is done (``submit`` it)."""
+        if self.queue or self.in_flight or self.failures:
+            return False
+        if job is None:
+            return True
+        written = self.store.write_now((job,))
+        if written is None or written[0] is not None:
+            return False
+        self.written += 1
+        return True
 
     @property
     def backlog(self) -> int:

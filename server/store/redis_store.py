@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
+import hiredis
 import redis.asyncio as redis
+from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -48,6 +51,7 @@ CONNECT_TIMEOUT_S = 1.0
 SOCKET_TIMEOUT_S = 2.0
 CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
 FENCE = 1  # the first part of every log entry's id (see ``_queue_one``)
+KNOWN_RACERS = 100_000  # racers remembered as registered in their race (oldest forgotten)
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
 
@@ -220,8 +224,10 @@ class RedisStore(Store):
         self._lease = self._redis.register_script(LEASE)
         self._release = self._redis.register_script(RELEASE)
         self._scripts = (self._record_daily,)  # called by hash in batches
-        self._batch_connection: Any = None  # the writer's own connection (``_send``)
-        self._batch_lock = asyncio.Lock()
+        self._url = url
+        self._batches: _BatchConnection | None = None  # the writer's own connection
+        # (race, player) whose log is known to be in the race's ``racers`` set already
+        self._known_racers: dict[tuple[str, str], None] = {}
 
     # keys
 
@@ -434,44 +440,32 @@ class RedisStore(Store):
         answers NOSCRIPT, and they are loaded and the batch sent again."""
         if not jobs:
             return []
-        async with self._translated():
-            async with asyncio.timeout(self._deadline):
+        try:
+            async with self._translated(), asyncio.timeout(self._deadline):
                 spans, results = await self._send(jobs)
                 if any(isinstance(result, NoScriptError) for result in results):
                     for script in self._scripts:
                         await self._redis.script_load(script.script)
                     spans, results = await self._send(jobs)
+        except StoreError:
+            self._known_racers.clear()  # their SADD may not have gone in
+            raise
         errors: list[StoreError | None] = []
         for first, count in spans:
             failed = next((r for r in results[first : first + count] if _failed(r)), None)
             errors.append(None if failed is None else self._refused(failed))
+        if any(errors):
+            self._known_racers.clear()
         return errors
 
     async def _send(self, jobs: Sequence[Job]) -> tuple[list[tuple[int, int]], list[Any]]:
-        """Send the batch's commands in one write on the writer's own connection and read
-        every reply (an error reply is kept in its place). Only the writer's batches use
-        this connection, one at a time; redis-py's pipeline machinery cost more than the
-        round trip itself here (docs/bench.md)."""
+        """Send the batch's commands in one write on the writer's own connection and get
+        every reply back (an error reply in its place, as an exception)."""
         commands = _Commands()
         spans = self._queue(commands, jobs)
-        async with self._batch_lock:
-            connection = self._batch_connection
-            if connection is None:
-                connection = self._redis.connection_pool.make_connection()  # type: ignore[no-untyped-call]
-                self._batch_connection = connection
-            try:
-                await connection.connect()
-                await connection.send_packed_command(connection.pack_commands(commands.queued))
-                results: list[Any] = []
-                for _ in commands.queued:
-                    try:
-                        results.append(await connection.read_response())
-                    except ResponseError as refused:
-                        results.append(refused)
-            except BaseException:
-                await connection.disconnect(nowait=True)  # its state is unknown now
-                raise
-        return spans, results
+        if self._batches is None:
+            self._batches = _BatchConnection(self._url)
+        return spans, await self._batches.send(commands.queued)
 
     def _queue(self, pipe: _Commands, jobs: Sequence[Job]) -> list[tuple[int, int]]:
         """Queue every job's commands on ``pipe``; per job, (its first command, how many)."""
@@ -487,10 +481,11 @@ class RedisStore(Store):
             # Each racer's log is a stream of its own whose entry ids are
             # ``<fence>-<seq>``: Redis refuses an id not above the last, so an action
             # written again (a lost answer, a resend) is never logged twice.
-            racers: set[str] = set()
             for entry in job.entries:
-                if entry.player not in racers:
-                    racers.add(entry.player)
+                if (job.race, entry.player) not in self._known_racers:
+                    self._known_racers[(job.race, entry.player)] = None  # forgotten on failure
+                    if len(self._known_racers) > KNOWN_RACERS:
+                        del self._known_racers[next(iter(self._known_racers))]
                     pipe.sadd(self._race_key(job.race, "racers"), entry.player)
                 pipe.xadd(
                     self._log_key(job.race, entry.player),
@@ -542,8 +537,8 @@ class RedisStore(Store):
             return False
 
     async def close(self) -> None:
-        if self._batch_connection is not None:
-            await self._batch_connection.disconnect()
+        if self._batches is not None:
+            self._batches.close()
         await self._redis.aclose()
 
     async def purge(self) -> int:
@@ -554,6 +549,106 @@ class RedisStore(Store):
             async for key in self._redis.scan_iter(match=_glob_escape(self.prefix) + "*"):
                 deleted += await self._redis.delete(key)
         return deleted
+
+
+class _BatchConnection(asyncio.Protocol):
+    """The writer's own connection to Redis: a batch's commands go out in one write (packed
+    by hiredis), and the replies are parsed by hiredis as they arrive and handed to the
+    batch waiting for them, in order: no reader task and no timer per reply. redis-py's
+    pipelines and connections cost several times the round trip itself on the action
+    hot path (measured in docs/bench.md); they still serve every other call, and this
+    connection is opened with redis-py's own reading of the URL (host and port or a unix
+    socket, TLS for ``rediss://``, the user, password and database)."""
+
+    def __init__(self, url: str) -> None:
+        self.options = parse_url(url)
+        self.transport: asyncio.Transport | None = None
+        self.reader = hiredis.Reader()
+        self.waiting: deque[tuple[int, list[Any], asyncio.Future[list[Any]]]] = deque()
+        self.connecting: asyncio.Lock = asyncio.Lock()
+
+    async def send(self, commands: list[tuple[str | int, ...]]) -> list[Any]:
+        transport = self.transport or await self._connect()
+        payload = b"".join(map(hiredis.pack_command, commands))  # type: ignore[arg-type]
+        done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        self.waiting.append((len(commands), [], done))
+        transport.write(payload)
+        try:
+            return await done
+        except BaseException:
+            self.close()  # a batch given up on (its deadline): the replies are out of step
+            raise
+
+    async def _connect(self) -> asyncio.Transport:
+        async with self.connecting:
+            if self.transport is not None:
+                return self.transport
+            loop = asyncio.get_running_loop()
+            options = self.options
+            transport: asyncio.BaseTransport
+            if "path" in options:
+                transport, _ = await loop.create_unix_connection(lambda: self, options["path"])
+            else:
+                host = options.get("host", "localhost")
+                tls = options.get("connection_class") is SSLConnection
+                transport, _ = await loop.create_connection(
+                    lambda: self, host, options.get("port", 6379), ssl=tls or None
+                )
+            assert isinstance(transport, asyncio.Transport)
+            hello: list[tuple[str | int, ...]] = []
+            if options.get("password"):
+                user = options.get("username")
+                hello.append(
+                    ("AUTH", user, options["password"]) if user else ("AUTH", options["password"])
+                )
+            if options.get("db"):
+                hello.append(("SELECT", options["db"]))
+            for reply in await self.send(hello) if hello else []:
+                if isinstance(reply, Exception):
+                    self.close()
+                    raise RedisConnectionError(f"Redis refused the connection: {reply}")
+            return transport
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.reader.feed(data)
+        while self.waiting:
+            reply = self.reader.gets()
+            if reply is False:
+                return
+            count, replies, done = self.waiting[0]
+            replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
+            if len(replies) == count:
+                self.waiting.popleft()
+                if not done.done():
+                    done.set_result(replies)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+        self.reader = hiredis.Reader()
+        waiting, self.waiting = self.waiting, deque()
+        for _, _, done in waiting:
+            if not done.done():
+                done.set_exception(
+                    RedisConnectionError(f"the connection to Redis was lost ({exc})")
+                )
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+            self.connection_lost(None)
+
+
+def _error(text: str) -> ResponseError:
+    """The redis-py exception for an error reply (what the store's callers look for)."""
+    if text.startswith("NOSCRIPT"):
+        return NoScriptError(text)
+    if text.startswith("READONLY"):
+        return ReadOnlyError(text)
+    return ResponseError(text)
 
 
 def _failed(result: Any) -> bool:

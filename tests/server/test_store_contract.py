@@ -16,7 +16,7 @@ from redis_server import RedisServer, free_port
 
 from protocol.race import LogEntry
 from protocol.ranking import Run, ranked
-from server.jobs import AppendActions, EndRace, SaveIdentity, SaveRace
+from server.jobs import AppendActions, EndRace, RecordDaily, SaveIdentity, SaveRace
 from server.store import Entry, MemoryStore, Store, StoreUnavailable, open_store
 from server.store.redis_store import RedisStore
 
@@ -636,9 +636,10 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
 
 async def test_a_redis_that_forgot_the_scripts_still_takes_a_batch(redis_url: str) -> None:
     store = RedisStore(redis_url, prefix=fresh_prefix())
-    entry = LogEntry("ann", 1, "deal", 5)
+    run = a_run("ann")
+    await store.claim_daily(GAME, DAY, "ann", run.race)
     await store._redis.script_flush()  # as after a restart of Redis
-    assert await store.write([AppendActions("r1", (entry,))]) == [None]
-    assert await store.actions("r1") == [entry]
+    assert await store.write([RecordDaily(GAME, DAY, run)]) == [None]
+    assert players((await store.daily_board(GAME, DAY, 10)).top) == ["ann"]
     await store.purge()
     await store.close()
