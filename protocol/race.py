@@ -177,6 +177,7 @@ class Race:
         self.start_mono: int | None = None
         self.start_wall: int | None = None
         self.rematch: str | None = None  # the race a rematch was asked for in, once asked
+        self.rematch_by: str | None = None  # who asked for it
 
     def _move(self, event: str) -> None:
         """Take the transition ``event`` from the current phase (see ``TRANSITIONS``)."""
@@ -366,6 +367,7 @@ class Race:
             "phase": self.phase.value,
             "start_at_ms": self.start_wall,
             "rematch": self.rematch,
+            "rematch_by": self.rematch_by,
             "racers": [
                 {
                     "player": r.player,
@@ -386,7 +388,7 @@ class Race:
         monotonic clock it is ``now`` less the wall time since it (clocks agree)."""
         race = cls(record["race"], RaceSettings.from_dict(record["settings"]), rules, "")
         race.host = record["host"]
-        race.rematch = record.get("rematch")
+        race.rematch, race.rematch_by = record.get("rematch"), record.get("rematch_by")
         for racer in record["racers"]:
             race.racers[racer["player"]] = Racer(racer["player"], racer["name"])
         start_wall = record["start_at_ms"]
@@ -408,6 +410,62 @@ class Race:
                     racer.outcome, racer.done_at = Ending(stored["outcome"]), stored["done_at"]
         race._finish_if_all_done()
         return race
+
+    def rewind(self, player: str, count: int) -> None:
+        """Take back ``player``'s actions after their first ``count`` (they could not be
+        stored): the racer is replayed from the start to there."""
+        old = self.racer(player)
+        if len(old.log) <= count or self.start_mono is None or self.start_wall is None:
+            return
+        entries = old.log[:count]
+        self.racers[player] = fresh = Racer(old.player, old.name)
+        fresh.state = self.rules.start(self.settings.deal)
+        fresh.progress = fresh.state.position.progress()
+        fresh.progress_at = self.start_wall
+        if self.phase is Phase.DONE:
+            self.phase = Phase.RUNNING  # the finish taken back was never told
+        for entry in entries:
+            at = Now(self.start_mono + entry.t_ms, self.start_wall + entry.t_ms)
+            self.act(player, entry.seq, entry.action, at)
+        if old.outcome is not None and old.outcome.value in RETIREMENTS:
+            fresh.outcome, fresh.done_at = old.outcome, old.done_at
+        self._finish_if_all_done()
+
+    def absorb(self, record: dict[str, Any], now: Now) -> list[tuple[str, str]]:
+        """Make this race's header (all but the racers' games) what ``record`` says:
+        another node changed the race, or a change of this node's that was not stored is
+        taken back. The one place the phase is set from outside ``TRANSITIONS``: the
+        record was made by a race that moved along them. Returns what changed (see
+        ``record_changes``), and ``done`` when that ended the race."""
+        changes = record_changes(self.record(), record)
+        wanted = {stored["player"]: stored for stored in record["racers"]}
+        racers = {p: self.racers.get(p) or Racer(p, wanted[p]["name"]) for p in wanted}
+        self.racers = racers
+        self.host, self.rematch = record["host"], record.get("rematch")
+        self.rematch_by = record.get("rematch_by")
+        start = record["start_at_ms"]
+        if start is None and self.phase is Phase.COUNTDOWN:
+            self.phase, self.start_wall, self.start_mono = Phase.OPEN, None, None
+        elif start is not None and self.phase is Phase.OPEN:
+            self.phase, self.start_wall = Phase.COUNTDOWN, start
+            self.start_mono = now.mono_ms - (now.wall_ms - start)
+        for player, stored in wanted.items():
+            racer = racers[player]
+            if stored["outcome"] is not None and racer.outcome is None:
+                racer.outcome, racer.done_at = Ending(stored["outcome"]), stored["done_at"]
+            elif (
+                stored["outcome"] is None
+                and racer.outcome is not None
+                and racer.outcome.value in RETIREMENTS
+            ):
+                racer.outcome = racer.done_at = None
+        all_done = bool(racers) and all(r.outcome for r in racers.values())
+        if self.live and all_done:
+            self.phase = Phase.DONE
+            changes.append(("done", ""))
+        elif self.phase is Phase.DONE and not all_done:
+            self.phase = Phase.RUNNING
+        return changes
 
     # ------------------------------------------------------------------ results
 
@@ -506,6 +564,32 @@ class Race:
         if racer is None:
             raise RaceError("you are not a racer in this race", "not_in_race")
         return racer
+
+
+def record_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, str]]:
+    """What a race's header changed from one record to another, as (kind, player or
+    value) pairs in the order they happen: ``left``, ``joined``, ``host``, ``countdown``
+    (a start signal set), ``open`` (one taken back), ``retired``, ``unretired``,
+    ``rematch``."""
+    old = {stored["player"]: stored for stored in before["racers"]}
+    new = {stored["player"]: stored for stored in after["racers"]}
+    changes = [("left", player) for player in old if player not in new]
+    changes += [("joined", player) for player in new if player not in old]
+    if before["host"] != after["host"]:
+        changes.append(("host", after["host"]))
+    if before["start_at_ms"] is None and after["start_at_ms"] is not None:
+        changes.append(("countdown", ""))
+    elif before["start_at_ms"] is not None and after["start_at_ms"] is None:
+        changes.append(("open", ""))
+    for player, stored in new.items():
+        was = old.get(player, {}).get("outcome")
+        if stored["outcome"] is not None and was is None:
+            changes.append(("retired", player))
+        elif stored["outcome"] is None and was is not None:
+            changes.append(("unretired", player))
+    if before.get("rematch") != after.get("rematch"):
+        changes.append(("rematch", after.get("rematch") or ""))
+    return changes
 
 
 def deal_shown(settings: RaceSettings, phase: Phase, today: str | None = None) -> bool:

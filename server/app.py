@@ -1,16 +1,18 @@
-"""The race server: the composition root that wires the parts together and runs them.
+"""The race server (one node of a deployment): the composition root that wires the parts
+together and runs them.
 
 - ``gateway``: per connection, frames to typed requests and answers back, hello/resume;
 - ``director``: the races (``RaceDirector``), ``daily`` (``DailyDesk``) and ``spectating``
   desks: each request's reply plus typed effects;
 - ``executor``: carries the effects out; ``writer``: the one ordered path to the store
   (an action is answered once its log entry is written);
-- ``ticker``: feeds, race timers, garbage-collector policy; ``http``: /healthz,
-  /metrics and the browser client.
+- ``relay``: what nodes tell each other (race changes, new actions, sessions moving);
+  ``sweeper``: the timers of lost nodes' players and races' time limits (``timers`` lease);
+- ``ticker``: feeds, standings, garbage-collector policy; ``http``: /healthz, /metrics and
+  the browser client.
 
-A process is disposable: with a Redis store, identities, live races (record and action
-log), results and boards are there, and a new process carries on from them (it takes
-over the live races at start when it holds the ``timers`` lease).
+A node is disposable: with a Redis store, identities, live races (records and action
+logs), results and boards are there, and any node carries on from them.
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ from server.gateway import Gateway
 from server.http import HttpRoutes
 from server.metrics import Metrics
 from server.outbox import Outbox
+from server.relay import Relay
 from server.rooms import Room
 from server.sessions import Sessions
 from server.spectating import SpectatingDesk
 from server.store import MemoryStore, Store
+from server.sweeper import Sweeper
 from server.ticker import Ticker
 from server.writer import Writer
 
@@ -64,6 +68,7 @@ class RaceServer:
         self.sessions = Sessions(settings.grace_ms, self._expire)
         self.spectating = SpectatingDesk(settings, store, self.director, self.outbox, self.feeding)
         self.executor = Executor(self.director, self.spectating, self.sessions, self.writer)
+        store.node = self.node
         self.daily = DailyDeals(store, settings)
         self.daily_desk = DailyDesk(store, self.daily, self.director)
         self.gateway = Gateway(
@@ -86,10 +91,30 @@ class RaceServer:
             self._look_after,
             now,
         )
+        self.gateway.node = self.node
+        self.relay = Relay(
+            self.node,
+            store,
+            self.director,
+            self.sessions,
+            self.executor.run,
+            self.gateway.let_go,
+            now,
+        )
+        self.executor.relay = self.gateway.relay = self.relay
+        self.sweeper = Sweeper(
+            self.node,
+            store,
+            self.director,
+            settings.grace_ms,
+            settings.max_race_ms,
+            self.executor.run,
+        )
         self.http = HttpRoutes(self)
         self.server: Server | None = None
         self.tasks: list[asyncio.Task[Any]] = []
         self.leases: set[str] = set()
+        self.expiring: set[asyncio.Task[None]] = set()
         self.stopping = False
         self.metrics.watch(self._readings, ("writes", "writes_refused", "store_round_trips"))
 
@@ -99,6 +124,8 @@ class RaceServer:
         settings = self.settings
         self.ticker.start_gc_policy()
         self.writer.replay_spill()
+        await self.relay.start()
+        await self.store.node_alive(self.node, LEASE_TTL_MS)
         self.tasks = [
             asyncio.create_task(self.writer.run(), name="writer"),
             asyncio.create_task(self.ticker.run(), name="ticker"),
@@ -151,6 +178,7 @@ class RaceServer:
                 await asyncio.wait_for(self.store.release_lease(name, self.node), 1.0)
         self.sessions.stop()
         self.executor.stop()
+        self.relay.stop()
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
@@ -162,16 +190,29 @@ class RaceServer:
         self.executor.run(self.director.look_after(room, moment))
 
     def _expire(self, player: str) -> None:
-        """A player did not come back within the grace period."""
-        self.executor.run(self.director.drop(player, now()))
+        """A player did not come back within the grace period: unless they went to
+        another node meanwhile, their races go on without them."""
+
+        async def expire() -> None:
+            if await self.store.player_node(player) not in (self.node, None):
+                return
+            self.executor.run(await self.director.drop(player, now()))
+
+        task = asyncio.create_task(expire())
+        self.expiring.add(task)
+        task.add_done_callback(self.expiring.discard)
 
     # ================================================================== once per deployment
 
     async def _hold_leases(self) -> None:
-        """Claim and renew the leases of work done once per deployment: ``timers`` (take
-        over the live races in the store: their timers run here) and ``daily`` (choose
-        and certify the daily deals, a day ahead)."""
+        """Say this node is alive, and claim and renew the leases of work done once per
+        deployment: ``timers`` (the sweeper: lost nodes' players, races' time limits) and
+        ``daily`` (choose and certify the daily deals, a day ahead)."""
         while True:
+            try:
+                await self.store.node_alive(self.node, LEASE_TTL_MS)
+            except Exception:
+                log.warning("could not say this node is alive", exc_info=True)
             for name in LEASES:
                 try:
                     held = await self.store.claim_lease(name, self.node, LEASE_TTL_MS)
@@ -181,27 +222,17 @@ class RaceServer:
                 if held and name not in self.leases:
                     self.leases.add(name)
                     log.info("lease taken", extra={"lease": name, "node": self.node})
-                    await self._took(name)
+                    if name == "daily":
+                        task = asyncio.create_task(self.daily.prepare_ahead(now().wall_ms))
+                        self.tasks.append(task)
                 elif not held:
                     self.leases.discard(name)
-            await asyncio.sleep(LEASE_TTL_MS / 3000)
-
-    async def _took(self, name: str) -> None:
-        if name == "daily":
-            task = asyncio.create_task(self.daily.prepare_ahead(now().wall_ms), name="daily")
-            self.tasks.append(task)
-            return
-        moment = now()
-        races = await self.store.live_races()
-        for race_id in races:
-            if race_id in self.director.rooms:
-                continue
-            room = await self.director.rebuild(race_id, moment)
-            if room is not None and room.id not in self.director.rooms:
-                self.executor.run(self.director.adopt(room, moment))
-                self.metrics.races_rebuilt.inc()
-        if races:
-            log.info("live races taken over", extra={"races": len(races)})
+            if "timers" in self.leases:
+                try:
+                    await self.sweeper.sweep(now())
+                except Exception:
+                    log.warning("sweeping lost nodes and time limits failed", exc_info=True)
+            await asyncio.sleep(self.settings.sweep_every_s)
 
     # ================================================================== readings
 

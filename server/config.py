@@ -21,6 +21,7 @@ class Settings:
     keep_race_logs_days: int = 30  # ended races' records, results and logs in the store
     keep_identities_days: int = 365  # a resume token names its player this long after use
     spill_path: Path | None = Path("solrace-spill.jsonl")  # writes left at shutdown
+    sweep_every_s: float = 2.0  # the lease holder looks for lost nodes' players this often
     rate_per_s: float = 30.0  # requests per second per connection, sustained
     burst: int = 60  # requests per connection in a burst
     flood_strikes: int = 100  # over-limit requests within 10 s that close the connection

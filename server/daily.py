@@ -236,7 +236,7 @@ class DailyDesk:
             day=day,
             ranked=ranked,
         )
-        room, effects = self.director.open_room(settings, player, name, moment, attempt)
+        room, effects = await self.director.open_room(settings, player, name, moment, attempt)
         return {
             "race": room.race.racer_view(player),
             "day": day,

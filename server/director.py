@@ -1,19 +1,22 @@
-"""The race director: answers the race requests of players, and the race's own timers,
-with a reply and typed effects (``server/effects.py``). It never writes to a socket or
-the store itself; the executor carries out what it returns.
+"""The race director: answers the race requests of players, the races' timers and what
+other nodes say of their races, with a reply and typed effects (``server/effects.py``).
+It never writes to a socket itself; the executor carries out what it returns.
 
-It keeps every race this process is serving (a ``Room``: the pure ``Race`` and what the
-server adds) and which races each player is in. The race's rules and policy are the pure
-``protocol.race.Race``'s; here is only what follows from them: who is told what, when a
-race starts, what is written, when a race is let go. A race that is not in memory (after
-a restart, or finished and let go) is rebuilt from its record and its action log.
+It keeps a replica of every race this node follows (a ``Room``: the pure ``Race`` and what
+the server adds): the races of its players, those they watch, and those it was asked
+about. Several nodes may follow one race; each applies the actions of the racers whose
+session it holds (one writer per racer: its log entries carry the session's fence) and
+reads the others' actions from their logs when told they moved on. A change of the race
+itself (join, leave, start, retire, rematch) is made by whichever node is asked, as one
+atomic step in the store (``save_race_if``, on the record's version); the other nodes
+absorb the new record. The race's rules and policy are the pure ``protocol.race.Race``'s.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,17 +31,29 @@ from protocol.race import (
     Race,
     RaceError,
     RaceSettings,
+    record_changes,
     view_json,
 )
 from server.config import Settings
-from server.effects import Effects, Expect, Forget, Post, PostAct, Push, StartAt, Write
-from server.jobs import AppendActions, EndRace, RecordDaily, SaveRace
+from server.effects import (
+    Effects,
+    Follow,
+    Forget,
+    Post,
+    PostAct,
+    Push,
+    PushAnywhere,
+    StartAt,
+    Write,
+)
+from server.jobs import AppendActions, EndRace, RecordDaily
 from server.rooms import Room
-from server.store import Store
+from server.store import Listed, Store, StoreError
 
 log = logging.getLogger("solrace.director")
 
 Answer = tuple[dict[str, Any], Effects]
+STEP_TRIES = 3  # a race step tried again on a newer record before giving up (race_busy)
 
 
 @dataclass(slots=True)
@@ -56,27 +71,34 @@ def new_id() -> str:
     return secrets.token_hex(8)
 
 
+def listed(race: Race) -> Listed:
+    """Where the store lists ``race`` now."""
+    live = race.phase is not Phase.DONE and bool(race.racers)
+    public = race.settings.public
+    return Listed(live, race.joinable, live and race.live and public, tuple(race.racers))
+
+
 class RaceDirector:
     def __init__(self, settings: Settings, store: Store, feeding: set[Room]) -> None:
         self.settings = settings
         self.store = store
         self.feeding = feeding  # rooms whose spectator feed has work (the spectating desk's)
         self.rooms: dict[str, Room] = {}
-        self.races_of: dict[str, set[str]] = {}  # player -> races in memory they are in
-        self.later: Effects = []  # effects of races taken over while finding them
+        self.races_of: dict[str, set[str]] = {}  # player -> races followed that they are in
+        self.later: Effects = []  # effects found on the way (races taken over, caught up)
 
     # ================================================================== finding races
 
     def room(self, race_id: str) -> Room:
-        """A race in memory; RaceError ``race_not_found`` if it is not."""
+        """A race followed here; RaceError ``race_not_found`` if it is not."""
         room = self.rooms.get(race_id)
         if room is None:
             raise RaceError(f"there is no race {race_id}", "race_not_found")
         return room
 
     async def find(self, race_id: str, moment: Now) -> Room:
-        """A race in memory, else rebuilt from the store: a live one is served from now
-        on (``adopt``; the effects of that wait in ``later``), a finished one is only
+        """A race followed here, else rebuilt from the store: a live one is followed from
+        now on (``adopt``; the effects of that wait in ``later``), a finished one is only
         shown. RaceError if there is none."""
         room = self.rooms.get(race_id)
         if room is not None:
@@ -84,15 +106,19 @@ class RaceDirector:
         rebuilt = await self.rebuild(race_id, moment)
         if rebuilt is None:
             raise RaceError(f"there is no race {race_id}", "race_not_found")
-        if rebuilt.race.phase is not Phase.DONE and rebuilt.id not in self.rooms:
-            self.later += self.adopt(rebuilt, moment)
+        if rebuilt.id not in self.rooms:
+            if rebuilt.race.phase is not Phase.DONE:
+                self.later += self.adopt(rebuilt, moment)
+            elif not rebuilt.stored:  # over by its log, its end never written: write it
+                self.later += self._finish(rebuilt, moment)
         return self.rooms.get(race_id, rebuilt)
 
     async def rebuild(self, race_id: str, moment: Now, fresh: bool = False) -> Room | None:
-        """The race rebuilt by replay from its stored record and log (None: unknown). The
-        one in memory, if there is one, unless ``fresh``."""
+        """The race rebuilt by replay from its stored record and logs (None: unknown, or
+        closed before it began). The one followed here, if there is one, unless
+        ``fresh``."""
         record = await self.store.load_race(race_id)
-        if record is None or not record.get("racers"):  # unknown, or closed before it began
+        if record is None or not record.get("racers"):
             return None
         log_entries = await self.store.actions(race_id)
         if race_id in self.rooms and not fresh:  # rebuilt meanwhile by another request
@@ -100,31 +126,98 @@ class RaceDirector:
         settings = RaceSettings.from_dict(record["settings"])
         race = Race.restore(record, rules_for(settings.game, settings.options), log_entries, moment)
         room = Room(race, moment.mono_ms, self.feeding)
+        room.version = int(record.get("version", 0))
         room.durable = {player: len(racer.log) for player, racer in race.racers.items()}
-        if race.phase is Phase.DONE:
+        if race.phase is Phase.DONE and record["phase"] == Phase.DONE.value:
             room.done_mono, room.stored = moment.mono_ms, True
         return room
 
     def adopt(self, room: Room, moment: Now) -> Effects:
-        """Serve a rebuilt live race from now on: its timers are armed again, and its
-        racers who do not come back are dropped after the grace period."""
+        """Follow a rebuilt live race from now on: its timers are armed again."""
         race = room.race
         self.rooms[room.id] = room
         for player in race.racers:
             self.races_of.setdefault(player, set()).add(room.id)
-        effects: Effects = [Expect(player) for player, r in race.racers.items() if not r.outcome]
+        effects: Effects = [Follow(room)]
         if race.phase is Phase.COUNTDOWN and race.start_mono is not None:
             effects.append(StartAt(room, race.start_mono))
         log.info("race rebuilt", extra={"race": room.id, "phase": race.phase.value})
         return effects
 
     def racing(self, player: str) -> list[Room]:
-        """The rooms of ``player``'s races in memory, by race id."""
+        """The rooms of ``player``'s races followed here, by race id."""
         return [self.rooms[race] for race in sorted(self.races_of.get(player, ()))]
 
-    # ================================================================== race requests
+    async def race_infos(self, kind: str, moment: Now) -> list[dict[str, Any]]:
+        """Race info of every race the store lists as ``kind`` (``open``, ``watchable``):
+        from the replica when it is followed here, else from its record."""
+        ids = await self.store.listed_races(kind)
+        missing = [race for race in ids if race not in self.rooms]
+        records = dict(zip(missing, await self.store.load_races(missing), strict=True))
+        infos = []
+        for race_id in ids:
+            room = self.rooms.get(race_id)
+            if room is not None:
+                infos.append({**room.race.public_info(), "spectators": len(room.spectators)})
+                continue
+            record = records[race_id]
+            if record is not None and record.get("racers"):
+                settings = RaceSettings.from_dict(record["settings"])
+                rules = rules_for(settings.game, settings.options)
+                race = Race.restore(record, rules, [], moment)
+                infos.append({**race.public_info(), "spectators": 0})
+        return infos
 
-    def create_race(self, player: str, name: str, request: CreateRace, moment: Now) -> Answer:
+    # ================================================================== race steps
+
+    async def _step(self, room: Room, moment: Now, change: Callable[[], None]) -> Effects:
+        """Make a change of the race itself (``change`` mutates ``room.race``; a RaceError
+        from it changes nothing) and store it as the record's next version, in one atomic
+        step. When another node changed the race first, the change is taken back, the
+        stored race absorbed, and the change tried again on it. When the store cannot be
+        reached, the change is taken back and the StoreError raised: nothing changed."""
+        async with room.lock:
+            for _ in range(STEP_TRIES):
+                before = room.race.record()
+                change()
+                after = room.race.record()
+                try:
+                    stored = await self.store.save_race_if(
+                        room.id, after, room.version, listed(room.race)
+                    )
+                except StoreError:
+                    room.race.absorb(before, moment)
+                    raise
+                if stored:
+                    room.version += 1
+                    return self._told(room, record_changes(before, after), moment)
+                room.race.absorb(before, moment)
+                self.later += await self._catch_up(room, moment)
+        raise RaceError("the race kept changing under this request: try again", "race_busy")
+
+    async def open_room(
+        self, settings: RaceSettings, player: str, name: str, moment: Now, race_id: str = ""
+    ) -> tuple[Room, Effects]:
+        """A new race hosted by ``player``, who is its first racer (it starts by itself
+        when that makes it full: a race for one; a daily attempt at once)."""
+        rules = rules_for(settings.game, settings.options)
+        race = Race(race_id or new_id(), settings, rules, player)
+        race.join(player, name)
+        room = Room(race, moment.mono_ms, self.feeding)
+
+        def start() -> None:
+            if race.starts_by_itself or settings.mode == "daily":
+                race.schedule_start(None, moment)
+
+        effects = await self._step(room, moment, start)
+        self.rooms[race.id] = room
+        self.races_of.setdefault(player, set()).add(race.id)
+        effects.insert(0, Follow(room))
+        if settings.mode == "daily":  # no countdown: the attempt starts now
+            effects += self.begin(room, moment)
+        return room, effects
+
+    async def create_race(self, player: str, name: str, request: CreateRace, moment: Now) -> Answer:
         rules = rules_for(request.game, request.options)
         deal = (
             check_deal_number(int(request.deal))
@@ -142,28 +235,12 @@ class RaceDirector:
             spectator_delay_ms=request.spectator_delay_ms,
             deal_chosen=request.deal is not None,
         )
-        room, effects = self.open_room(settings, player, name, moment)
+        room, effects = await self.open_room(settings, player, name, moment)
         return {"race": room.race.public_info()}, effects
 
-    def open_room(
-        self, settings: RaceSettings, player: str, name: str, moment: Now, race_id: str = ""
-    ) -> tuple[Room, Effects]:
-        """A new race hosted by ``player``, who is its first racer (it starts by itself
-        when that makes it full: a race for one)."""
-        rules = rules_for(settings.game, settings.options)
-        race = Race(race_id or new_id(), settings, rules, player)
-        race.join(player, name)
-        room = Room(race, moment.mono_ms, self.feeding)
-        self.rooms[race.id] = room
-        self.races_of.setdefault(player, set()).add(race.id)
-        effects: Effects = [Write(SaveRace(race.id, race.record()))]
-        if settings.mode == "daily":  # an attempt starts at once, with no countdown
-            race.schedule_start(None, moment)
-            return room, [*effects, *self.begin(room, moment)]
-        return room, [*effects, *self._start_if_full(room, moment)]
-
-    def list_races(self) -> dict[str, Any]:
-        return {"races": [r.race.public_info() for r in self.rooms.values() if r.race.joinable]}
+    async def list_races(self, moment: Now) -> dict[str, Any]:
+        infos = await self.race_infos("open", moment)
+        return {"races": [{k: v for k, v in info.items() if k != "spectators"} for info in infos]}
 
     def my_races(self, player: str) -> dict[str, Any]:
         return {
@@ -176,32 +253,49 @@ class RaceDirector:
 
     async def join_race(self, player: str, name: str, race_id: str, moment: Now) -> Answer:
         room = await self.find(race_id, moment)
-        already = player in room.race.racers
-        room.race.join(player, name)
-        info = room.race.public_info()
-        if already:
-            return {"race": info}, []
-        self.races_of.setdefault(player, set()).add(room.id)
-        effects: Effects = self._tell_racers(room, "joined", {"race": info}, but=player)
-        effects += self._start_if_full(room, moment)
-        effects.append(Write(SaveRace(room.id, room.race.record())))
-        return {"race": info}, effects
+        if player in room.race.racers:
+            room.race.join(player, name)  # refused if it started; else nothing to do
+            return {"race": room.race.public_info()}, []
+
+        def join() -> None:
+            room.race.join(player, name)
+            if room.race.starts_by_itself:
+                room.race.schedule_start(None, moment)
+
+        effects = await self._step(room, moment, join)
+        return {"race": room.race.public_info()}, effects
 
     async def start_race(self, player: str, race_id: str, moment: Now) -> Answer:
         room = await self.find(race_id, moment)
-        effects = self._schedule_start(room, player, moment)
+
+        def start() -> None:
+            room.race.schedule_start(player, moment)
+
+        effects = await self._step(room, moment, start)
         return {"race": room.race.public_info()}, effects
 
     async def leave_race(self, player: str, race_id: str, moment: Now) -> Answer:
         room = await self.find(race_id, moment)
-        room.race.leave(player)
-        return {"race": room.id}, self._left(room, player)
+        effects = await self._step(room, moment, lambda: room.race.leave(player))
+        return {"race": room.id}, effects
 
     async def resign(self, player: str, race_id: str, moment: Now) -> Answer:
         room = await self.find(race_id, moment)
         room.race.racer(player)
-        effects = self.retire(room, player, Ending.RESIGNED, moment)
+        effects = await self.retire(room, player, Ending.RESIGNED, moment)
         return {"race": room.id, "outcome": Ending.RESIGNED.value}, effects
+
+    async def retire(self, room: Room, player: str, ending: Ending, moment: Now) -> Effects:
+        """``player`` stops in ``room``'s race without finishing (an open race lets them
+        go); nothing when that changes nothing (they had finished)."""
+        changed = False
+
+        def retire() -> None:
+            nonlocal changed
+            changed = room.race.retire(player, ending, moment)
+
+        effects = await self._step(room, moment, retire)
+        return effects if changed else []
 
     async def rematch(self, player: str, name: str, race_id: str, moment: Now) -> Answer:
         room = await self.find(race_id, moment)
@@ -221,12 +315,14 @@ class RaceDirector:
             countdown_ms=old.settings.countdown_ms,
             spectator_delay_ms=old.settings.spectator_delay_ms,
         )
-        new, effects = self.open_room(settings, player, name, moment)
-        old.rematch = new.id
-        effects += self._tell_racers(
-            room, "rematch", {"race": old.id, "rematch": new.id, "by": player}, but=player
-        )
-        effects.append(Write(EndRace(old.id, old.record(), old.result(), self._keep_s())))
+        new, effects = await self.open_room(settings, player, name, moment)
+
+        def point() -> None:
+            old.rematch, old.rematch_by = new.id, player
+
+        effects += await self._step(room, moment, point)
+        offer = {"race": old.id, "rematch": new.id, "by": player}
+        effects += [PushAnywhere(p, "rematch", offer) for p in old.racers if p != player]
         return {"race": new.race.public_info()}, effects
 
     async def _rematch_room(self, race_id: str | None, moment: Now) -> Room | None:
@@ -258,10 +354,8 @@ class RaceDirector:
             return ActDecision(_store_trouble(request), [], room, None)
         result = room.race.act(player, request.seq, request.action, moment, request.legal)
         if not result.ok:
-            reply = result.reply
-            return ActDecision(
-                Error(request.id, "act", reply["code"], reply["message"]), [], room, None
-            )
+            refusal = Error(request.id, "act", result.reply["code"], result.reply["message"])
+            return ActDecision(refusal, [], room, None)
         data = result.reply
         effects: Effects = []
         # Opponents' standings ride on the reply when they changed since this racer last
@@ -305,23 +399,76 @@ class RaceDirector:
         room.race = Race.restore(race.record(), race.rules, log_entries, moment)
         room.suspect = True
 
+    def let_go(self, room: Room, player: str) -> None:
+        """Another node holds ``player`` now: take back their actions this node could not
+        store (the other node's are read from the log, as for any racer elsewhere)."""
+        room.race.rewind(player, room.durable.get(player, 0))
+
     def reconciled(self, room: Room, rebuilt: Room) -> Effects:
         """``room``'s race as the store has it, after a failed write: every racer gets a
         snapshot (their position may have changed under them)."""
         room.race, room.durable, room.suspect = rebuilt.race, rebuilt.durable, False
+        room.version = rebuilt.version
         return [
             Push(player, "snapshot", {"races": [room.race.racer_view(player)]})
             for player in room.race.racers
         ]
 
     def rewrite(self, room: Room) -> Effects:
-        """The store lost ``room``'s race: write its record and stored log again."""
+        """The store lost ``room``'s race (a Redis restarted without its data): write the
+        stored part of each racer's log again (its record follows with the next step)."""
         room.suspect = False
-        effects: Effects = [Write(SaveRace(room.id, room.race.record()))]
+        effects: Effects = []
         for player, racer in room.race.racers.items():
             stored = tuple(racer.log[: room.durable.get(player, 0)])
             if stored:
                 effects.append(Write(AppendActions(room.id, stored)))
+        return effects
+
+    # ================================================================== other nodes
+
+    async def _catch_up(self, room: Room, moment: Now) -> Effects:
+        """Absorb the race's stored record (another node changed the race)."""
+        record = await self.store.load_race(room.id)
+        if record is None or int(record.get("version", 0)) <= room.version:
+            return []
+        room.version = int(record["version"])
+        changes = room.race.absorb(record, moment)
+        for kind, player in changes:
+            if kind == "joined":
+                self.races_of.setdefault(player, set()).add(room.id)
+        return self._told(room, changes, moment)
+
+    async def caught_up(self, room: Room, moment: Now) -> Effects:
+        """``room``'s record has a newer version in the store: absorb it."""
+        async with room.lock:
+            return await self._catch_up(room, moment)
+
+    async def pull(self, room: Room, player: str, moment: Now) -> Effects:
+        """Apply ``player``'s actions that another node logged and this replica lacks,
+        at their own times, as if they had been played here (standings, the spectator
+        feed, a finish follow)."""
+        race = room.race
+        racer = race.racers.get(player)
+        if racer is None or race.start_mono is None or race.start_wall is None:
+            return []
+        entries = await self.store.racer_log(room.id, player, racer.last_seq)
+        effects: Effects = []
+        for entry in entries:
+            if race.phase is Phase.COUNTDOWN:
+                effects += self.begin(room, moment)
+            at = Now(race.start_mono + entry.t_ms, race.start_wall + entry.t_ms)
+            try:
+                result = race.act(player, entry.seq, entry.action, at)
+            except RaceError:
+                continue  # seen already, or the race is over
+            if not result.ok or result.repeated:
+                continue
+            room.durable[player] = room.durable.get(player, 0) + 1
+            room.standings_version += 1
+            effects.append(PostAct(room, player, result.reply))
+            if result.racer_done:
+                effects += self._racer_done(room, player, moment)
         return effects
 
     # ================================================================== timers
@@ -331,39 +478,51 @@ class RaceDirector:
         race = room.race
         room.start_handle = None
         if race.phase is not Phase.COUNTDOWN:
-            return []  # everyone left or dropped during the countdown
+            return []  # everyone left or dropped during the countdown, or begun already
         race.begin()
-        effects: Effects = [Write(SaveRace(room.id, race.record()))]
-        effects += (Push(player, "started", race.racer_view(player)) for player in race.racers)
+        effects: Effects = [
+            Push(player, "started", race.racer_view(player)) for player in race.racers
+        ]
         first = next(iter(race.racers.values())).state
         assert first is not None
         effects.append(Post(room, "started", {"view": view_json(race.rules.view(first))}))
         return effects
 
-    def drop(self, player: str, moment: Now) -> Effects:
-        """``player`` was away longer than the grace period: their races go on without
-        them (did not finish; an open race lets them go)."""
+    async def drop(self, player: str, moment: Now, races: Iterable[str] = ()) -> Effects:
+        """``player`` was away longer than the grace period: their races (those followed
+        here, and ``races``) go on without them (did not finish; an open race lets them
+        go)."""
         effects: Effects = []
-        for room in self.racing(player):
+        for race_id in sorted({*self.races_of.get(player, ()), *races}):
+            try:
+                room = await self.find(race_id, moment)
+            except RaceError:
+                continue
             if room.race.phase is not Phase.DONE and player in room.race.racers:
-                effects += self.retire(room, player, Ending.DROPPED, moment)
+                effects += await self.retire(room, player, Ending.DROPPED, moment)
         return effects
 
+    async def time_out(self, room: Room, moment: Now) -> Effects:
+        """The race reached its longest allowed duration: everyone still playing did not
+        finish."""
+        return await self._step(room, moment, lambda: room.race.time_out(moment))
+
+    def timed_out(self, room: Room, moment: Now) -> bool:
+        race = room.race
+        return (
+            race.phase is Phase.RUNNING
+            and race.start_mono is not None
+            and moment.mono_ms - race.start_mono > self.settings.max_race_ms
+        )
+
     def look_after(self, room: Room, moment: Now) -> Effects:
-        """Standings for idle racers, the race's time limit, letting it go when done."""
+        """Standings for idle racers; letting the race go when it is done."""
         race = room.race
         effects: Effects = []
         if race.phase is Phase.RUNNING and len(race.racers) > 1:
             effects += self._standings(
                 room, moment, idle_since=moment.mono_ms - self.settings.standings_interval_ms
             )
-        if (
-            race.phase is Phase.RUNNING
-            and race.start_mono is not None
-            and moment.mono_ms - race.start_mono > self.settings.max_race_ms
-        ):
-            race.time_out(moment)
-            effects += self._finish(room, moment)
         if (
             room.done_mono is not None
             and room.stored
@@ -375,7 +534,7 @@ class RaceDirector:
         return effects
 
     def forget(self, room: Room) -> None:
-        """Stop keeping ``room`` (the spectating desk tells its spectators)."""
+        """Stop following ``room`` (the spectating desk tells its spectators)."""
         self.rooms.pop(room.id, None)
         self.feeding.discard(room)
         for player in room.race.racers:
@@ -387,32 +546,46 @@ class RaceDirector:
 
     # ================================================================== what follows
 
-    def retire(self, room: Room, player: str, ending: Ending, moment: Now) -> Effects:
-        if not room.race.retire(player, ending, moment):
-            return []
-        if room.race.phase is Phase.OPEN:  # left before the start
-            return self._left(room, player)
-        room.standings_version += 1
-        effects: Effects = [
-            Post(room, "retired", {"player": player, "outcome": ending.value}, racer=player)
-        ]
-        effects += self._racer_done(room, player, moment)
-        if room.race.phase is not Phase.DONE:  # else the end is written
-            effects.append(Write(SaveRace(room.id, room.race.record())))
+    def _told(self, room: Room, changes: list[tuple[str, str]], moment: Now) -> Effects:
+        """The effects of changes of the race itself (made here, or absorbed): what the
+        racers and spectators followed here are told, timers, the end."""
+        race = room.race
+        effects: Effects = []
+        for kind, player in changes:
+            if kind == "joined":
+                self.races_of.setdefault(player, set()).add(room.id)
+                info = {"race": race.public_info()}
+                effects += self._tell_racers(room, "joined", info, but=player)
+            elif kind == "left":
+                races = self.races_of.get(player)
+                if races is not None:
+                    races.discard(room.id)
+                if race.racers:
+                    effects += self._tell_racers(room, "left", {"race": race.public_info()})
+            elif kind == "countdown" and race.start_mono is not None:
+                announce = {
+                    "race": room.id,
+                    "start_at_ms": race.start_wall,
+                    "starts_in_ms": max(0, race.start_mono - moment.mono_ms),
+                }
+                effects += self._tell_racers(room, "countdown", announce)
+                effects += [Post(room, "countdown", announce), StartAt(room, race.start_mono)]
+            elif kind == "retired":
+                racer = race.racers[player]
+                outcome = racer.outcome.value if racer.outcome else None
+                room.standings_version += 1
+                effects.append(
+                    Post(room, "retired", {"player": player, "outcome": outcome}, racer=player)
+                )
+                if race.phase is not Phase.DONE:
+                    effects += self._standings(room, moment, but=player)
+        if not race.racers:  # an open race everyone left: it closes
+            result: dict[str, Any] = {"race": room.id, "ranking": [], "deal": None}
+            end = EndRace(room.id, race.record(), result, self._keep_s(), room.version)
+            effects += [Forget(room, "closed"), Write(end)]
+        elif race.phase is Phase.DONE:
+            effects += self._finish(room, moment)
         return effects
-
-    def _left(self, room: Room, player: str) -> Effects:
-        """``player`` left an open race: the others are told (the host may have passed to
-        another racer), or, with nobody left, the race closes."""
-        races = self.races_of.get(player)
-        if races is not None:
-            races.discard(room.id)
-        if room.race.racers:
-            effects = self._tell_racers(room, "left", {"race": room.race.public_info()})
-            return [*effects, Write(SaveRace(room.id, room.race.record()))]
-        result: dict[str, Any] = {"race": room.id, "ranking": [], "deal": None}
-        keep = self._keep_s()
-        return [Forget(room, "closed"), Write(EndRace(room.id, room.race.record(), result, keep))]
 
     def _racer_done(self, room: Room, player: str, moment: Now) -> Effects:
         if room.race.phase is Phase.DONE:
@@ -429,8 +602,9 @@ class RaceDirector:
             room.start_handle.cancel()
         result = race.result()
         settings = race.settings
+        end = EndRace(race.id, race.record(), result, self._keep_s(), room.version)
         effects: Effects = [
-            Write(EndRace(race.id, race.record(), result, self._keep_s()), room.mark_stored),
+            Write(end, room.mark_stored),
             *self._tell_racers(room, "result", result),
             Post(room, "result", result),
         ]
@@ -445,24 +619,6 @@ class RaceDirector:
             },
         )
         return effects
-
-    def _start_if_full(self, room: Room, moment: Now) -> Effects:
-        """A full race starts by itself (the server sets the countdown)."""
-        return self._schedule_start(room, None, moment) if room.race.starts_by_itself else []
-
-    def _schedule_start(self, room: Room, by: str | None, moment: Now) -> Effects:
-        start_mono = room.race.schedule_start(by, moment)
-        announce = {
-            "race": room.id,
-            "start_at_ms": room.race.start_wall,
-            "starts_in_ms": start_mono - moment.mono_ms,
-        }
-        return [
-            *self._tell_racers(room, "countdown", announce),
-            Post(room, "countdown", announce),
-            StartAt(room, start_mono),
-            Write(SaveRace(room.id, room.race.record())),
-        ]
 
     def _tell_racers(
         self, room: Room, kind: str, data: dict[str, Any], but: str | None = None

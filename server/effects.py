@@ -68,19 +68,27 @@ class StartAt:
 
 @dataclass(slots=True)
 class Forget:
-    """Stop keeping ``room`` in memory (its spectators are told ``watch_ended``)."""
+    """Stop following ``room`` (its spectators are told ``watch_ended``)."""
 
     room: Room
     reason: str
 
 
 @dataclass(slots=True)
-class Expect:
-    """``player`` races in a race this process took over: drop them from their races if
-    they do not come back within the grace period."""
+class Follow:
+    """Hear what other nodes do in ``room``'s race (record changes, new actions)."""
+
+    room: Room
+
+
+@dataclass(slots=True)
+class PushAnywhere:
+    """A numbered event for ``player`` on whatever node holds their session."""
 
     player: str
+    kind: str
+    data: dict[str, Any]
 
 
-Effect = Push | Post | PostAct | Write | StartAt | Forget | Expect
+Effect = Push | Post | PostAct | Write | StartAt | Forget | Follow | PushAnywhere
 Effects = list[Effect]

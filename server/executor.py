@@ -16,12 +16,23 @@ from collections.abc import Callable
 from protocol.messages import Error, ServerMessage
 from protocol.race import Now
 from server.director import ActDecision, RaceDirector
-from server.effects import Effects, Expect, Forget, Post, PostAct, Push, StartAt, Write
+from server.effects import (
+    Effects,
+    Follow,
+    Forget,
+    Post,
+    PostAct,
+    Push,
+    PushAnywhere,
+    StartAt,
+    Write,
+)
 from server.jobs import AppendActions
+from server.relay import Relay
 from server.rooms import Room
 from server.sessions import Sessions
 from server.spectating import SpectatingDesk
-from server.store import StoreError
+from server.store import Fenced, StoreError
 from server.writer import Writer
 
 log = logging.getLogger("solrace.executor")
@@ -47,6 +58,7 @@ class Executor:
         self.sessions = sessions
         self.writer = writer
         self.tell_after_s = tell_after_s
+        self.relay: Relay | None = None  # set once built (it needs this executor's ``run``)
         self.reconciling: set[asyncio.Task[None]] = set()
 
     def run(
@@ -114,9 +126,18 @@ class Executor:
                 assert isinstance(effect, Forget)
                 self.director.forget(effect.room)
                 self.spectating.forgotten(effect.room, effect.reason)
-            elif kind is Expect:
-                assert isinstance(effect, Expect)
-                self.sessions.expect(effect.player)
+                if self.relay is not None:
+                    self.relay.unfollow(effect.room)
+            elif kind is Follow:
+                assert isinstance(effect, Follow)
+                if self.relay is not None:
+                    self.relay.follow(effect.room)
+            elif kind is PushAnywhere:
+                assert isinstance(effect, PushAnywhere)
+                if self.relay is not None:
+                    self.relay.push_anywhere(effect.player, effect.kind, effect.data)
+                else:
+                    self.sessions.push(effect.player, effect.kind, effect.data)
             else:
                 raise TypeError(f"not an effect to carry out here: {effect!r}")
 
@@ -125,7 +146,13 @@ class Executor:
 
     # ------------------------------------------------------------------ the act hot path
 
-    def act(self, decision: ActDecision, send: Callable[[ServerMessage], None]) -> None:
+    def act(
+        self,
+        decision: ActDecision,
+        send: Callable[[ServerMessage], None],
+        fence: int = 1,
+        replaced: Callable[[], None] | None = None,
+    ) -> None:
         """Answer an ``act`` (by ``send``) once its entry is written, then carry out what
         follows; without an entry, in its turn among the actions before it."""
         entry, room = decision.entry, decision.room
@@ -135,7 +162,7 @@ class Executor:
             else:
                 self.writer.submit(None, lambda: send(decision.reply))
             return
-        job = AppendActions(room.id, (entry,))
+        job = AppendActions(room.id, (entry,), fence)
         if self.writer.at_once(job):  # the memory store: stored already
             self.director.stored(room, entry)
             send(decision.reply)
@@ -148,6 +175,11 @@ class Executor:
             self.run(decision.effects)
 
         def refused(error: StoreError) -> None:
+            if isinstance(error, Fenced):  # another node holds the player now
+                self.director.let_go(room, entry.player)
+                if replaced is not None:
+                    replaced()
+                return
             if not room.suspect:
                 self.director.undo_unstored(room, now())
                 self._reconcile(room)

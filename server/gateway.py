@@ -48,7 +48,7 @@ from protocol.messages import (
     Welcome,
     decode_request,
 )
-from protocol.race import Now
+from protocol.race import Now, Phase, RaceError
 from protocol.wire import JSON, PROTOCOL_VERSION, WireError, decode
 from server.config import Settings
 from server.connection import MessageConnection
@@ -60,6 +60,7 @@ from server.jobs import SaveIdentity
 from server.metrics import Metrics
 from server.outbox import Outbox
 from server.ratelimit import FloodGuard, TokenBucket
+from server.relay import Relay
 from server.sessions import GENERATION_SHIFT, Session, Sessions, close_soon, token_hash
 from server.spectating import SpectatingDesk
 from server.store import Store, StoreError
@@ -119,6 +120,8 @@ class Gateway:
         self.outbox = outbox
         self.metrics = metrics
         self.durable_identities = settings.keep_identities_days * 86_400
+        self.node = ""  # this node's name (set by the server)
+        self.relay: Relay | None = None  # set once built
         self.handlers: dict[type[Request], Handler] = {
             CreateRace: self.create_race,
             ListRaces: self.list_races,
@@ -219,6 +222,7 @@ class Gateway:
     def act(self, client: Client, session: Session, request: Act) -> None:
         """The hot path: decide at once; the answer follows once the action is stored."""
         decision = self.director.act(session.player, request, now())
+        player = session.player
         client.deferred += 1
         started = time.perf_counter()
 
@@ -227,7 +231,7 @@ class Gateway:
             self.metrics.act_seconds.observe(time.perf_counter() - started)
             self._send(client, message)
 
-        self.executor.act(decision, send)
+        self.executor.act(decision, send, session.fence, lambda: self.let_go(player))
 
     async def _answer(self, client: Client, session: Session, request: Request) -> None:
         self.metrics.requests.labels(request.type).inc()
@@ -333,11 +337,11 @@ class Gateway:
                 request.token if known else None,
             )
             session.write_limit = self.settings.max_write_buffer
+            session.fence = await self.store.next_event_generation(session.player)
             if known is not None:
-                generation = await self.store.next_event_generation(session.player)
-                session.last_event = generation << GENERATION_SHIFT
-                restored = await self._restore_races(session.player)
-            if session.player in self.sessions.by_player:  # restored meanwhile: take it
+                session.last_event = session.fence << GENERATION_SHIFT
+                restored = await self._take_over(session.player, session.fence)
+            if session.player in self.sessions.by_player:  # resumed meanwhile: take it
                 session = self.sessions.by_player[session.player]
                 resumed, restored = True, False
             else:
@@ -347,6 +351,9 @@ class Gateway:
                         session.token_hash, session.player, session.name, self.durable_identities
                     )
                 )
+            previous = await self.store.take_player(session.player, self.node)
+            if previous and previous != self.node and self.relay is not None:
+                self.relay.taken(session.player, previous)
         self.sessions.back(session)
         old = session.connection
         if old is not None and old is not client.connection:
@@ -383,18 +390,43 @@ class Gateway:
             "hello", extra={"player": session.player, "resumed": resumed, "restored": restored}
         )
 
-    async def _restore_races(self, player: str) -> bool:
-        """Take over the player's live races this process does not serve yet (rebuilt
-        from the store). True when the player is known to race in any."""
+    async def _take_over(self, player: str, fence: int) -> bool:
+        """The player's session continues here (from a node that stopped, or that they
+        left): follow their live races (rebuilt from the store), claim their logs with
+        this session's fence (the old node's late writes are refused from now on), and
+        read what the old node wrote up to then. True when they race in any.
+        ProtocolError ``replaced`` if a newer session of theirs claimed a log first."""
         moment = now()
         races = await self.store.player_races(player)
         for race_id in races:
             if race_id not in self.director.rooms:
-                room = await self.director.rebuild(race_id, moment)
-                if room is not None and room.id not in self.director.rooms:
-                    self.executor.run(self.director.adopt(room, moment))
-                    self.metrics.races_rebuilt.inc()
+                self.metrics.races_rebuilt.inc()
+            try:
+                room = await self.director.find(race_id, moment)
+            except RaceError:
+                continue
+            if room.race.phase is Phase.DONE:
+                continue
+            if not await self.store.claim_racer(race_id, player, fence):
+                raise ProtocolError(
+                    "this player's session continues on a newer connection", "replaced"
+                )
+            self.executor.run(await self.director.pull(room, player, moment))
+        self.executor.run([])  # what finding the races left to do
         return bool(races)
+
+    def let_go(self, player: str) -> None:
+        """The player's session moved to another node: close its connection here (4001)
+        and forget it at once (no grace period: they are not away)."""
+        session = self.sessions.get(player)
+        if session is None:
+            return
+        self.sessions.remove(session)
+        for race_id in list(session.watching):
+            self.spectating.stop_watching(session, race_id)
+        if session.connection is not None:
+            close_soon(session.connection, CLOSE_REPLACED, "replaced by a newer connection")
+        log.info("session moved to another node", extra={"player": player})
 
     def _snapshot_of(self, player: str) -> dict[str, Any]:
         return {"races": [room.race.racer_view(player) for room in self.director.racing(player)]}
@@ -404,12 +436,12 @@ class Gateway:
     async def create_race(
         self, client: Client, session: Session, request: CreateRace, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return self.director.create_race(session.player, session.name, request, moment)
+        return await self.director.create_race(session.player, session.name, request, moment)
 
     async def list_races(
         self, client: Client, session: Session, request: ListRaces, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return self.director.list_races(), []
+        return await self.director.list_races(moment), []
 
     async def my_races(
         self, client: Client, session: Session, request: MyRaces, moment: Now
@@ -465,7 +497,7 @@ class Gateway:
     async def list_live(
         self, client: Client, session: Session, request: ListLive, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return self.spectating.list_live(), []
+        return await self.spectating.list_live(moment), []
 
     async def spectate(
         self, client: Client, session: Session, request: Spectate, moment: Now

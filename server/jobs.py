@@ -18,30 +18,26 @@ from protocol.ranking import Run
 
 @dataclass(frozen=True, slots=True)
 class AppendActions:
-    """Accepted actions, appended to the race's log in order (resends are skipped)."""
+    """Accepted actions of one racer's session, appended to their log in order (resends
+    are skipped), written with the session's ``fence``: refused (``Fenced``) once another
+    node took the player over with a higher one. Nodes following the race are told."""
 
     race: str
     entries: tuple[LogEntry, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class SaveRace:
-    """A live race's record (``Race.record``): settings, phase, start signal, racers, and
-    that each racer is in it (so a player's races are found again after a restart)."""
-
-    race: str
-    record: dict[str, Any]
+    fence: int = 1
 
 
 @dataclass(frozen=True, slots=True)
 class EndRace:
-    """A race is over: its final record and result are kept for ``keep_s`` seconds (0:
-    for good), and it is no longer anyone's live race."""
+    """A race is over: its final record (stored if the stored one is still ``version``:
+    every node that follows the race ends it alike, and the first one writes it) and
+    result are kept for ``keep_s`` seconds (0: for good), and it is no longer listed."""
 
     race: str
     record: dict[str, Any]
     result: dict[str, Any]
     keep_s: int
+    version: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,11 +59,10 @@ class SaveIdentity:
     keep_s: int
 
 
-Job = AppendActions | SaveRace | EndRace | RecordDaily | SaveIdentity
+Job = AppendActions | EndRace | RecordDaily | SaveIdentity
 
 _KINDS: dict[str, type[Job]] = {
     "actions": AppendActions,
-    "race": SaveRace,
     "end": EndRace,
     "daily": RecordDaily,
     "identity": SaveIdentity,
@@ -103,8 +98,6 @@ def describe(job: Job) -> str:
     """A short description for logs: the kind and what it is about (never a token)."""
     if isinstance(job, AppendActions):
         return f"{len(job.entries)} action(s) of race {job.race}"
-    if isinstance(job, SaveRace):
-        return f"record of race {job.race}"
     if isinstance(job, EndRace):
         return f"result of race {job.race}"
     if isinstance(job, RecordDaily):

@@ -63,6 +63,7 @@ class Session:
         self.events: deque[Event] = deque(maxlen=buffer)
         self.last_event = 0
         self.watching: set[str] = set()  # race ids this player spectates
+        self.fence = 1  # this session's writes to its racers' logs (higher: a newer session)
         self.grace: asyncio.TimerHandle | None = None
         self.write_limit = 1 << 20
         self.slow = False  # closed for not reading (logged once)
@@ -106,15 +107,14 @@ class Session:
 
 
 class Sessions:
-    """Every session of this process, by player and by token hash, and the grace timers
-    of players who went away: ``expire`` is called for a player who did not come back."""
+    """Every session of this node, by player and by token hash, and the grace timers of
+    players who went away: ``expire`` is called for a player who did not come back."""
 
     def __init__(self, grace_ms: int, expire: Callable[[str], None]) -> None:
         self.grace_s = grace_ms / 1000
         self.expire = expire
         self.by_player: dict[str, Session] = {}
         self.by_token: dict[str, Session] = {}
-        self.absent: dict[str, asyncio.TimerHandle] = {}  # racers with no session here
 
     def get(self, player: str) -> Session | None:
         return self.by_player.get(player)
@@ -127,9 +127,6 @@ class Sessions:
     def add(self, session: Session) -> None:
         self.by_player[session.player] = session
         self.by_token[session.token_hash] = session
-        timer = self.absent.pop(session.player, None)
-        if timer is not None:
-            timer.cancel()
 
     def back(self, session: Session) -> None:
         """The player is connected again: their grace period ends."""
@@ -143,14 +140,6 @@ class Sessions:
         loop = asyncio.get_running_loop()
         session.grace = loop.call_later(self.grace_s, self._grace_over, session)
 
-    def expect(self, player: str) -> None:
-        """``player`` races in a race this process took over and has no session here: if
-        they do not come back within the grace period, ``expire`` them."""
-        if player in self.by_player or player in self.absent:
-            return
-        loop = asyncio.get_running_loop()
-        self.absent[player] = loop.call_later(self.grace_s, self._absent_over, player)
-
     def _grace_over(self, session: Session) -> None:
         session.grace = None  # the timer refers to the session: no cycle left behind
         if session.connection is not None:
@@ -160,10 +149,13 @@ class Sessions:
         log.info("session ended", extra={"player": session.player})
         self.expire(session.player)
 
-    def _absent_over(self, player: str) -> None:
-        self.absent.pop(player, None)
-        if player not in self.by_player:
-            self.expire(player)
+    def remove(self, session: Session) -> None:
+        """Forget ``session`` at once (it continues on another node)."""
+        if session.grace is not None:
+            session.grace.cancel()
+            session.grace = None
+        self.by_player.pop(session.player, None)
+        self.by_token.pop(session.token_hash, None)
 
     def connected(self) -> int:
         return sum(1 for session in self.by_player.values() if session.connected)
@@ -174,6 +166,3 @@ class Sessions:
             if session.grace is not None:
                 session.grace.cancel()
                 session.grace = None
-        for timer in self.absent.values():
-            timer.cancel()
-        self.absent.clear()

@@ -37,14 +37,9 @@ class SpectatingDesk:
 
     # ------------------------------------------------------------------ requests
 
-    def list_live(self) -> dict[str, Any]:
-        return {
-            "races": [
-                {**room.race.public_info(), "spectators": len(room.spectators)}
-                for room in self.director.live()
-                if room.race.settings.public
-            ]
-        }
+    async def list_live(self, moment: Now) -> dict[str, Any]:
+        """Live public races of every node (spectators: those watching from this node)."""
+        return {"races": await self.director.race_infos("watchable", moment)}
 
     async def spectate(self, session: Session, request: Spectate, moment: Now) -> dict[str, Any]:
         room = await self.director.find(request.race, moment)

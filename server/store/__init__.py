@@ -6,20 +6,28 @@ from __future__ import annotations
 from server.store.base import (
     Board,
     Entry,
+    Fenced,
+    Listed,
     Store,
     StoreError,
     StoreUnavailable,
+    node_channel,
+    race_channel,
 )
 from server.store.memory import MemoryStore
 
 __all__ = [
     "Board",
     "Entry",
+    "Fenced",
+    "Listed",
     "MemoryStore",
     "Store",
     "StoreError",
     "StoreUnavailable",
+    "node_channel",
     "open_store",
+    "race_channel",
 ]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,32 @@ class StoreError(Exception):
 
 class StoreUnavailable(StoreError):
     """The storage backend cannot be reached (after the store's own retries)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """Where a race is listed: ``live`` (not over), ``open`` (anyone may join it),
+    ``watchable`` (live and public); and its racers (each finds their live races)."""
+
+    live: bool
+    open: bool
+    watchable: bool
+    racers: tuple[str, ...]
+
+
+def race_channel(race: str) -> str:
+    """The channel on which nodes hear of a race's changes and new actions."""
+    return f"race:{race}"
+
+
+def node_channel(node: str) -> str:
+    """The channel on which a node hears what concerns its own sessions."""
+    return f"node:{node}"
+
+
+class Fenced(StoreError):
+    """A log entry written with a fence lower than the racer's: another node took the
+    player over, and this node must let them go."""
 
 
 @dataclass(frozen=True)
@@ -51,13 +77,17 @@ class Board:
 
 
 class Store(ABC):
-    """Daily challenges, leaderboards, race records, action logs and results.
+    """Identities, races (records and logs), daily challenges, leaderboards, results, and
+    the messages between nodes.
 
     Every method is atomic: concurrent callers (tasks, or server processes sharing Redis)
     never observe half of an update. Every write is idempotent, so a write repeated after
     a lost answer changes nothing more. Failures raise ``StoreError``; an unreachable
     backend raises ``StoreUnavailable`` within a few seconds.
     """
+
+    node: str = ""  # the node this store serves (the messages it sends say so)
+    listener: Callable[[str, dict[str, Any]], None] | None = None  # messages subscribed to
 
     # daily challenge
 
@@ -120,11 +150,29 @@ class Store(ABC):
 
     @abstractmethod
     async def save_race(self, race: str, record: dict[str, Any]) -> None:
-        """Store the race's definition (a JSON-able dict), replacing any before."""
+        """Store the race's record as it is, replacing any before (for tools and tests;
+        the server changes records with ``save_race_if``)."""
 
     @abstractmethod
     async def load_race(self, race: str) -> dict[str, Any] | None:
-        """The race's definition as saved, or None."""
+        """The race's record as saved (with its ``version``), or None."""
+
+    @abstractmethod
+    async def save_race_if(
+        self, race: str, record: dict[str, Any], version: int, listed: Listed
+    ) -> bool:
+        """Store ``record`` as version ``version + 1`` if the stored one is version
+        ``version`` (0: none is stored), list the race as ``listed`` says, and tell every
+        node that subscribes to the race (``race_channel``); False, changing nothing, if
+        another version is stored (someone else changed the race first)."""
+
+    @abstractmethod
+    async def load_races(self, races: Sequence[str]) -> list[dict[str, Any] | None]:
+        """The records of ``races``, in order (None for an unknown one)."""
+
+    @abstractmethod
+    async def listed_races(self, kind: str) -> list[str]:
+        """The races listed as ``open`` (anyone may join) or ``watchable`` (live, public)."""
 
     async def append_action(self, race: str, entry: LogEntry) -> None:
         """Append one accepted action to the race's log, in order."""
@@ -132,17 +180,36 @@ class Store(ABC):
 
     @abstractmethod
     async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
-        """Append ``(race, entry)`` pairs to the races' logs, each log in the given order.
+        """Append ``(race, entry)`` pairs to the racers' logs, each in the given order.
 
         Idempotent, so a batch may be sent again after a failure: a player's seqs grow
-        along the log, so an entry whose seq is not above the last one logged for its
+        along their log, so an entry whose seq is not above the last one logged for its
         player is a resend and is skipped. (An action is never logged twice, even when a
         write whose answer was lost is made again with another time.)
         """
 
     @abstractmethod
+    async def racer_log(self, race: str, player: str, after_seq: int = 0) -> list[LogEntry]:
+        """``player``'s logged actions in ``race`` whose seq is above ``after_seq``."""
+
+    @abstractmethod
+    async def racers_logged(self, race: str) -> list[str]:
+        """The players with a log in ``race``."""
+
     async def actions(self, race: str) -> list[LogEntry]:
-        """Every entry of the race's log, in order, as appended ([] for an unknown race)."""
+        """Every entry of the race's log: each racer's in order, racers merged by time."""
+        entries = [
+            entry
+            for player in await self.racers_logged(race)
+            for entry in await self.racer_log(race, player)
+        ]
+        return sorted(entries, key=lambda entry: entry.t_ms)
+
+    @abstractmethod
+    async def claim_racer(self, race: str, player: str, fence: int) -> bool:
+        """Make ``fence`` the writer of ``player``'s log in ``race``: from now on an entry
+        written with a lower fence is refused (``Fenced``). False if a higher fence holds
+        it already (another node took the player over since)."""
 
     @abstractmethod
     async def save_result(self, race: str, result: dict[str, Any]) -> None:
@@ -156,11 +223,49 @@ class Store(ABC):
 
     @abstractmethod
     async def live_races(self) -> list[str]:
-        """Every race saved with ``SaveRace`` and not yet ended (``EndRace``)."""
+        """Every race listed as live (saved, not ended)."""
 
     @abstractmethod
     async def player_races(self, player: str) -> list[str]:
         """The live races whose record names ``player`` as a racer."""
+
+    # nodes and messages between them
+
+    @abstractmethod
+    async def subscribe(self, channels: Sequence[str]) -> None:
+        """Receive the messages sent on ``channels`` (given to ``listener``)."""
+
+    @abstractmethod
+    async def unsubscribe(self, channels: Sequence[str]) -> None:
+        """Stop receiving the messages of ``channels``."""
+
+    @abstractmethod
+    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+        """Send ``message`` to every node that subscribes to ``channel``."""
+
+    @abstractmethod
+    async def node_alive(self, node: str, ttl_ms: int) -> None:
+        """``node`` is alive for ``ttl_ms`` more (it says so again before then)."""
+
+    @abstractmethod
+    async def nodes(self) -> dict[str, bool]:
+        """Every node known, and whether it is alive."""
+
+    @abstractmethod
+    async def take_player(self, player: str, node: str) -> str | None:
+        """``player``'s session is on ``node`` now; the node it was on before, if any."""
+
+    @abstractmethod
+    async def player_node(self, player: str) -> str | None:
+        """The node ``player``'s session is on (or was last on)."""
+
+    @abstractmethod
+    async def node_players(self, node: str) -> list[str]:
+        """The players whose session went to ``node`` (and not elsewhere since)."""
+
+    @abstractmethod
+    async def forget_node(self, node: str) -> None:
+        """``node`` is gone and its players are seen to: forget it."""
 
     @abstractmethod
     async def identity(self, token_hash: str) -> tuple[str, str] | None:

@@ -5,6 +5,7 @@ identities and daily claims are small and kept while the process runs."""
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import json
 import time
@@ -15,10 +16,12 @@ from typing import Any
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
-from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveRace
+from server.jobs import AppendActions, EndRace, Job, RecordDaily
 from server.store.base import (
     Board,
     Entry,
+    Fenced,
+    Listed,
     Store,
     StoreError,
     board_key,
@@ -26,6 +29,7 @@ from server.store.base import (
     check_window,
     encode_json,
     log_batches,
+    race_channel,
 )
 
 
@@ -95,6 +99,12 @@ class MemoryStore(Store):
         # race -> racer -> log: the entries the race made (no copy: about 100 bytes each)
         self._logs: dict[str, dict[str, list[LogEntry]]] = {}
         self._live: dict[str, set[str]] = {}  # live race -> its racers
+        self._listed: dict[str, set[str]] = {"live": set(), "open": set(), "watchable": set()}
+        self._fences: dict[tuple[str, str], int] = {}  # (race, player) -> claimed fence
+        self._subscribed: set[str] = set()
+        self._nodes: dict[str, float] = {}  # node -> alive until (monotonic)
+        self._player_node: dict[str, str] = {}
+        self._node_players: dict[str, set[str]] = {}
         self._player_races: dict[str, set[str]] = {}
         self._identities: dict[str, tuple[str, str]] = {}
         self._generations: dict[str, int] = {}
@@ -176,23 +186,61 @@ class MemoryStore(Store):
     async def load_race(self, race: str) -> dict[str, Any] | None:
         return _loaded(self._races.get(race))
 
+    async def save_race_if(
+        self, race: str, record: dict[str, Any], version: int, listed: Listed
+    ) -> bool:
+        stored = _loaded(self._races.get(race))
+        if (stored["version"] if stored else 0) != version:
+            return False
+        self._races[race] = encode_json({**record, "version": version + 1})
+        self._list(race, listed)
+        self._tell(race_channel(race), {"k": "record", "v": version + 1, "n": self.node})
+        return True
+
+    def _list(self, race: str, listed: Listed) -> None:
+        for kind, on in (
+            ("live", listed.live),
+            ("open", listed.open),
+            ("watchable", listed.watchable),
+        ):
+            (self._listed[kind].add if on else self._listed[kind].discard)(race)
+        self._link(race, set(listed.racers) if listed.live else set())
+
+    async def load_races(self, races: Sequence[str]) -> list[dict[str, Any] | None]:
+        return [_loaded(self._races.get(race)) for race in races]
+
+    async def listed_races(self, kind: str) -> list[str]:
+        return sorted(self._listed[kind])
+
     async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
         for race, batch in log_batches(entries).items():
             self._append(race, batch)
 
-    def _append(self, race: str, batch: Sequence[LogEntry]) -> None:
-        """A player's seqs grow along their log: one not above their last is a resend."""
+    def _append(self, race: str, batch: Sequence[LogEntry], fence: int = 1) -> None:
+        """A player's seqs grow along their log: one not above their last is a resend;
+        a fence below the racer's claimed one is refused."""
         logs = self._logs.setdefault(race, {})
         for entry in batch:
+            if fence < self._fences.get((race, entry.player), 0):
+                raise Fenced(f"{entry.player} was taken over in race {race}")
             log = logs.get(entry.player)
             if log is None:
                 log = logs[entry.player] = []
             if not log or entry.seq > log[-1].seq:
                 log.append(entry)
 
-    async def actions(self, race: str) -> list[LogEntry]:
-        logs = self._logs.get(race, {})
-        return sorted((entry for log in logs.values() for entry in log), key=lambda e: e.t_ms)
+    async def racer_log(self, race: str, player: str, after_seq: int = 0) -> list[LogEntry]:
+        log = self._logs.get(race, {}).get(player, [])
+        return [entry for entry in log if entry.seq > after_seq]
+
+    async def racers_logged(self, race: str) -> list[str]:
+        return sorted(self._logs.get(race, {}))
+
+    async def claim_racer(self, race: str, player: str, fence: int) -> bool:
+        if fence < self._fences.get((race, player), 0):
+            return False
+        self._fences[(race, player)] = fence
+        return True
 
     async def save_result(self, race: str, result: dict[str, Any]) -> None:
         self._results[race] = encode_json(result)
@@ -201,10 +249,48 @@ class MemoryStore(Store):
         return _loaded(self._results.get(race))
 
     async def live_races(self) -> list[str]:
-        return list(self._live)
+        return sorted(self._listed["live"])
 
     async def player_races(self, player: str) -> list[str]:
         return sorted(self._player_races.get(player, ()))
+
+    async def subscribe(self, channels: Sequence[str]) -> None:
+        self._subscribed.update(channels)
+
+    async def unsubscribe(self, channels: Sequence[str]) -> None:
+        self._subscribed.difference_update(channels)
+
+    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+        self._tell(channel, message)
+
+    def _tell(self, channel: str, message: dict[str, Any]) -> None:
+        """Hand a message to the listener, after this turn, if its channel is followed."""
+        if self.listener is not None and channel in self._subscribed:
+            asyncio.get_running_loop().call_soon(self.listener, channel, message)
+
+    async def node_alive(self, node: str, ttl_ms: int) -> None:
+        self._nodes[node] = time.monotonic() + ttl_ms / 1000
+
+    async def nodes(self) -> dict[str, bool]:
+        now = time.monotonic()
+        return {node: until > now for node, until in self._nodes.items()}
+
+    async def take_player(self, player: str, node: str) -> str | None:
+        before = self._player_node.get(player)
+        self._player_node[player] = node
+        self._node_players.setdefault(node, set()).add(player)
+        return before
+
+    async def player_node(self, player: str) -> str | None:
+        return self._player_node.get(player)
+
+    async def node_players(self, node: str) -> list[str]:
+        players = self._node_players.get(node, set())
+        return sorted(p for p in players if self._player_node.get(p) == node)
+
+    async def forget_node(self, node: str) -> None:
+        self._nodes.pop(node, None)
+        self._node_players.pop(node, None)
 
     async def identity(self, token_hash: str) -> tuple[str, str] | None:
         return self._identities.get(token_hash)
@@ -229,21 +315,28 @@ class MemoryStore(Store):
         return self.write_now(jobs)
 
     def write_now(self, jobs: Sequence[Job]) -> list[StoreError | None]:
+        errors: list[StoreError | None] = []
         for job in jobs:
-            self._do(job)
-        return [None] * len(jobs)
+            try:
+                self._do(job)
+            except Fenced as fenced:
+                errors.append(fenced)
+            else:
+                errors.append(None)
+        return errors
 
     def _do(self, job: Job) -> None:
         if isinstance(job, AppendActions):
-            self._append(job.race, job.entries)
-        elif isinstance(job, SaveRace):
-            self._races[job.race] = encode_json(job.record)
-            self._link(job.race, {racer["player"] for racer in job.record["racers"]})
+            self._append(job.race, job.entries, job.fence)
+            for player in {entry.player for entry in job.entries}:
+                message = {"k": "log", "p": player, "n": self.node}
+                self._tell(race_channel(job.race), message)
         elif isinstance(job, EndRace):
-            self._races[job.race] = encode_json(job.record)
+            stored = _loaded(self._races.get(job.race))
+            if stored is None or stored["version"] == job.version:
+                self._races[job.race] = encode_json({**job.record, "version": job.version + 1})
             self._results[job.race] = encode_json(job.result)
-            self._link(job.race, set())
-            self._live.pop(job.race, None)
+            self._list(job.race, Listed(False, False, False, ()))
             self._expire(job.race, job.keep_s)
         elif isinstance(job, RecordDaily):
             self._record_daily(job.game, job.day, job.run)
@@ -259,6 +352,8 @@ class MemoryStore(Store):
             self._player_races.setdefault(player, set()).add(race)
         if players:
             self._live[race] = players
+        else:
+            self._live.pop(race, None)
 
     def _expire(self, race: str, keep_s: int) -> None:
         """Forget ended races whose time is up, or the oldest beyond ``max_ended`` (this
@@ -270,6 +365,8 @@ class MemoryStore(Store):
             _, old = heapq.heappop(self._expiring)
             for kept in (self._races, self._results, self._logs):
                 kept.pop(old, None)
+            for key in [key for key in self._fences if key[0] == old]:
+                del self._fences[key]
         heapq.heappush(self._expiring, (now + (keep_s or float("inf")), race))
 
     async def ping(self) -> bool:

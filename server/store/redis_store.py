@@ -11,6 +11,7 @@ in one script). ``docs/storage.md`` lists every key.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Sequence
@@ -29,10 +30,12 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
-from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveRace
+from server.jobs import AppendActions, EndRace, Job, RecordDaily
 from server.store.base import (
     Board,
     Entry,
+    Fenced,
+    Listed,
     Store,
     StoreError,
     StoreUnavailable,
@@ -40,6 +43,7 @@ from server.store.base import (
     check_window,
     encode_json,
     log_batches,
+    race_channel,
     run_from_json,
     run_json,
 )
@@ -50,7 +54,7 @@ BACKOFF_CAP_S = 0.5
 CONNECT_TIMEOUT_S = 1.0
 SOCKET_TIMEOUT_S = 2.0
 CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
-FENCE = 1  # the first part of every log entry's id (see ``_queue_one``)
+LOG_PAGE = 256  # log entries read per XREVRANGE
 KNOWN_RACERS = 100_000  # racers remembered as registered in their race (oldest forgotten)
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
@@ -171,6 +175,26 @@ end
 return {total, rank, start, records(top_members), records(around_members)}
 """
 
+# KEYS[1] a race's record (hash: v the version, r the JSON); ARGV[1] the version expected
+# (0: none), ARGV[2] the new JSON, ARGV[3] the channel, ARGV[4] the message to publish on it
+# (its "v" is filled in here). 1 when stored as the next version, 0 (nothing changed) else.
+SAVE_RACE_IF = """
+local stored = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if stored ~= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'v', stored + 1, 'r', ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1
+"""
+
+# KEYS[1] a race's record; ARGV[1] the version the final record follows, ARGV[2] its JSON.
+# Stored only if nobody moved the record on meanwhile (who ends a race first writes it).
+END_RACE = """
+local stored = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if stored ~= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'v', stored + 1, 'r', ARGV[2])
+return 1
+"""
+
 # KEYS[1] the lease; ARGV[1] holder, ARGV[2] ttl ms. 1 when the holder holds it now.
 LEASE = """
 local current = redis.call('GET', KEYS[1])
@@ -223,7 +247,12 @@ class RedisStore(Store):
         self._read_board = self._redis.register_script(READ_BOARD)
         self._lease = self._redis.register_script(LEASE)
         self._release = self._redis.register_script(RELEASE)
-        self._scripts = (self._record_daily,)  # called by hash in batches
+        self._save_race_if = self._redis.register_script(SAVE_RACE_IF)
+        self._end_race = self._redis.register_script(END_RACE)
+        self._scripts = (self._record_daily, self._end_race)  # called by hash in batches
+        self._pubsub: Any = None
+        self._subscribed: set[str] = set()
+        self._listening: asyncio.Task[None] | None = None
         self._url = url
         self._batches: _BatchConnection | None = None  # the writer's own connection
         # (race, player) whose log is known to be in the race's ``racers`` set already
@@ -368,10 +397,55 @@ class RedisStore(Store):
     # races
 
     async def save_race(self, race: str, record: dict[str, Any]) -> None:
-        await self._call(self._redis.set(self._race_key(race, "race"), encode_json(record)))
+        key = self._race_key(race, "race")
+        items: list[str | int] = ["r", encode_json(record)]
+        if "version" in record:
+            items += ["v", int(record["version"])]
+        await self._call(self._redis.hset(key, items=items))
 
     async def load_race(self, race: str) -> dict[str, Any] | None:
-        return _loaded(await self._call(self._redis.get(self._race_key(race, "race"))))
+        stored = await self._call(self._redis.hmget(self._race_key(race, "race"), "v", "r"))
+        return _record(*stored)
+
+    async def save_race_if(
+        self, race: str, record: dict[str, Any], version: int, listed: Listed
+    ) -> bool:
+        message = encode_json({"k": "record", "v": version + 1, "n": self.node})
+        channel = self.prefix + race_channel(race)
+        args: list[str | int] = [version, encode_json(record), channel, message]
+        keys = [self._race_key(race, "race")]
+        if not await self._call(self._save_race_if(keys=keys, args=args)):
+            return False
+        await self._call(self._list(race, listed))
+        return True
+
+    async def _list(self, race: str, listed: Listed) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for kind, on in (("live", listed.live), ("open", listed.open)):
+                key = self._key("races", kind)
+                pipe.sadd(key, race) if on else pipe.srem(key, race)
+            key = self._key("races", "watchable")
+            pipe.sadd(key, race) if listed.watchable else pipe.srem(key, race)
+            for player in listed.racers:
+                key = self._key("player", f"{{{player}}}", "races")
+                pipe.sadd(key, race) if listed.live else pipe.srem(key, race)
+            await pipe.execute()
+
+    async def load_races(self, races: Sequence[str]) -> list[dict[str, Any] | None]:
+        if not races:
+            return []
+        async with (
+            self._translated(),
+            asyncio.timeout(self._deadline),
+            self._redis.pipeline(transaction=False) as pipe,
+        ):
+            for race in races:
+                pipe.hmget(self._race_key(race, "race"), "v", "r")
+            stored = await pipe.execute()
+        return [_record(*pair) for pair in stored]
+
+    async def listed_races(self, kind: str) -> list[str]:
+        return sorted(await self._call(self._redis.smembers(self._key("races", kind))))
 
     async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
         jobs = [AppendActions(race, tuple(batch)) for race, batch in log_batches(entries).items()]
@@ -380,17 +454,44 @@ class RedisStore(Store):
                 if error is not None:
                     raise error
 
-    async def actions(self, race: str) -> list[LogEntry]:
-        players = sorted(await self._call(self._redis.smembers(self._race_key(race, "racers"))))
-        entries: list[LogEntry] = []
-        for player in players:
-            stream = await self._call(self._redis.xrange(self._log_key(race, player)))
-            entries.extend(
-                LogEntry(player, int(entry_id.split("-")[1]), fields["a"], int(fields["t"]))
-                for entry_id, fields in stream
-            )
-        entries.sort(key=lambda entry: entry.t_ms)  # each racer's own order is kept
-        return entries
+    async def racer_log(self, race: str, player: str, after_seq: int = 0) -> list[LogEntry]:
+        """Read back from the end until ``after_seq`` (following a race, only the newest
+        few entries are wanted)."""
+        key = self._log_key(race, player)
+        found: list[LogEntry] = []
+        top = "+"
+        while True:
+            page = await self._call(self._redis.xrevrange(key, max=top, count=LOG_PAGE))
+            for entry_id, fields in page:
+                if "a" not in fields:  # a claim, not an action
+                    continue
+                seq = int(entry_id.split("-")[1])
+                if seq <= after_seq:
+                    return found[::-1]
+                found.append(LogEntry(player, seq, fields["a"], int(fields["t"])))
+            if len(page) < LOG_PAGE:
+                return found[::-1]
+            top = "(" + page[-1][0]
+
+    async def racers_logged(self, race: str) -> list[str]:
+        return sorted(await self._call(self._redis.smembers(self._race_key(race, "racers"))))
+
+    async def claim_racer(self, race: str, player: str, fence: int) -> bool:
+        key = self._log_key(race, player)
+        async with self._translated(), asyncio.timeout(self._deadline):
+            try:
+                await self._redis.xadd(key, {"claim": "1"}, id=f"{fence}-0")
+            except ResponseError as refused:
+                if "equal or smaller" not in str(refused):
+                    raise
+                return await self._top_fence(key) <= fence
+            await self._redis.sadd(self._race_key(race, "racers"), player)
+        return True
+
+    async def _top_fence(self, key: str) -> int:
+        """The fence of a log's newest entry (0 for an empty log)."""
+        newest = await self._redis.xrevrange(key, count=1)
+        return int(str(newest[0][0]).split("-")[0]) if newest else 0
 
     async def save_result(self, race: str, result: dict[str, Any]) -> None:
         await self._call(self._redis.set(self._race_key(race, "result"), encode_json(result)))
@@ -404,11 +505,108 @@ class RedisStore(Store):
         return self.prefix + ":".join(parts)
 
     async def live_races(self) -> list[str]:
-        return sorted(await self._call(self._redis.smembers(self._key("races", "live"))))
+        return await self.listed_races("live")
 
     async def player_races(self, player: str) -> list[str]:
         key = self._key("player", f"{{{player}}}", "races")
         return sorted(await self._call(self._redis.smembers(key)))
+
+    async def subscribe(self, channels: Sequence[str]) -> None:
+        new = [self.prefix + channel for channel in channels if channel not in self._subscribed]
+        if not new:
+            return
+        self._subscribed.update(channels)
+        if self._pubsub is None:
+            self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        await self._call(self._pubsub.subscribe(*new))
+        if self._listening is None or self._listening.done():
+            self._listening = asyncio.create_task(self._listen(), name="store-listener")
+
+    async def unsubscribe(self, channels: Sequence[str]) -> None:
+        gone = [self.prefix + channel for channel in channels if channel in self._subscribed]
+        self._subscribed.difference_update(channels)
+        if gone and self._pubsub is not None:
+            await self._call(self._pubsub.unsubscribe(*gone))
+
+    async def _listen(self) -> None:
+        """Hand every message to the listener. When the connection is lost, subscribe
+        again once it is back and say so (``resync``: messages may have been missed)."""
+        while True:
+            try:
+                message = await self._pubsub.get_message(timeout=1.0)
+            except (RedisConnectionError, RedisTimeoutError, OSError):
+                await asyncio.sleep(0.2)
+                with contextlib.suppress(RedisError, OSError):
+                    await self._pubsub.reset()
+                    self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+                    channels = [self.prefix + channel for channel in self._subscribed]
+                    if channels:
+                        await self._pubsub.subscribe(*channels)
+                    if self.listener is not None:
+                        self.listener("", {"k": "resync"})
+                continue
+            if message is None or message.get("type") != "message" or self.listener is None:
+                continue
+            channel = message["channel"].removeprefix(self.prefix)
+            with contextlib.suppress(ValueError):
+                self.listener(channel, json.loads(message["data"]))
+
+    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+        await self._call(self._redis.publish(self.prefix + channel, encode_json(message)))
+
+    async def node_alive(self, node: str, ttl_ms: int) -> None:
+        async with (
+            self._translated(),
+            asyncio.timeout(self._deadline),
+            self._redis.pipeline(transaction=False) as pipe,
+        ):
+            pipe.sadd(self._key("nodes"), node)
+            pipe.set(self._key("node", node, "alive"), "1", px=ttl_ms)
+            await pipe.execute()
+
+    async def nodes(self) -> dict[str, bool]:
+        known = sorted(await self._call(self._redis.smembers(self._key("nodes"))))
+        if not known:
+            return {}
+        alive = await self._call(
+            self._redis.mget([self._key("node", node, "alive") for node in known])
+        )
+        return {node: flag is not None for node, flag in zip(known, alive, strict=True)}
+
+    async def take_player(self, player: str, node: str) -> str | None:
+        async with (
+            self._translated(),
+            asyncio.timeout(self._deadline),
+            self._redis.pipeline(transaction=False) as pipe,
+        ):
+            key = self._key("player", f"{{{player}}}", "node")
+            pipe.set(key, node, get=True, ex=KEEP_GENERATIONS_S)
+            pipe.sadd(self._key("node", node, "players"), player)
+            before, _ = await pipe.execute()
+        return str(before) if before is not None else None
+
+    async def player_node(self, player: str) -> str | None:
+        node = await self._call(self._redis.get(self._key("player", f"{{{player}}}", "node")))
+        return str(node) if node is not None else None
+
+    async def node_players(self, node: str) -> list[str]:
+        players = sorted(await self._call(self._redis.smembers(self._key("node", node, "players"))))
+        if not players:
+            return []
+        where = await self._call(
+            self._redis.mget([self._key("player", f"{{{p}}}", "node") for p in players])
+        )
+        return [p for p, there in zip(players, where, strict=True) if there == node]
+
+    async def forget_node(self, node: str) -> None:
+        async with (
+            self._translated(),
+            asyncio.timeout(self._deadline),
+            self._redis.pipeline(transaction=False) as pipe,
+        ):
+            pipe.srem(self._key("nodes"), node)
+            pipe.delete(self._key("node", node, "players"), self._key("node", node, "alive"))
+            await pipe.execute()
 
     async def identity(self, token_hash: str) -> tuple[str, str] | None:
         found = await self._call(self._redis.hgetall(self._key("token", token_hash)))
@@ -451,12 +649,23 @@ class RedisStore(Store):
             self._known_racers.clear()  # their SADD may not have gone in
             raise
         errors: list[StoreError | None] = []
-        for first, count in spans:
-            failed = next((r for r in results[first : first + count] if _failed(r)), None)
+        for job, (first, count) in zip(jobs, spans, strict=True):
+            replies = results[first : first + count]
+            failed = next((r for r in replies if _failed(r)), None)
+            if failed is None and isinstance(job, AppendActions) and any(map(_seen, replies)):
+                failed = await self._fenced(job)  # an id not above the last: ours, or not?
             errors.append(None if failed is None else self._refused(failed))
         if any(errors):
             self._known_racers.clear()
         return errors
+
+    async def _fenced(self, job: AppendActions) -> Fenced | None:
+        """An entry id was refused as not above the log's last: a resend (None) unless
+        the log holds a higher fence (another node took the racer over)."""
+        for player in {entry.player for entry in job.entries}:
+            if await self._top_fence(self._log_key(job.race, player)) > job.fence:
+                return Fenced(f"{player} was taken over by another node in race {job.race}")
+        return None
 
     async def _send(self, jobs: Sequence[Job]) -> tuple[list[tuple[int, int]], list[Any]]:
         """Send the batch's commands in one write on the writer's own connection and get
@@ -480,7 +689,9 @@ class RedisStore(Store):
         if isinstance(job, AppendActions):
             # Each racer's log is a stream of its own whose entry ids are
             # ``<fence>-<seq>``: Redis refuses an id not above the last, so an action
-            # written again (a lost answer, a resend) is never logged twice.
+            # written again (a lost answer, a resend) is never logged twice, and one
+            # written by a node with a fence lower than the racer's claim is refused.
+            told: set[str] = set()
             for entry in job.entries:
                 if (job.race, entry.player) not in self._known_racers:
                     self._known_racers[(job.race, entry.player)] = None  # forgotten on failure
@@ -489,23 +700,22 @@ class RedisStore(Store):
                     pipe.sadd(self._race_key(job.race, "racers"), entry.player)
                 pipe.xadd(
                     self._log_key(job.race, entry.player),
-                    f"{FENCE}-{entry.seq}",
+                    f"{job.fence}-{entry.seq}",
                     entry.action,
                     entry.t_ms,
                 )
-            return
-        if isinstance(job, SaveRace):
-            pipe.set(self._race_key(job.race, "race"), encode_json(job.record))
-            pipe.sadd(self._key("races", "live"), job.race)
-            for racer in job.record["racers"]:
-                pipe.sadd(self._key("player", f"{{{racer['player']}}}", "races"), job.race)
+                told.add(entry.player)
+            for player in sorted(told):  # nodes following the race read the log after
+                hint = encode_json({"k": "log", "p": player, "n": self.node})
+                pipe.publish(self.prefix + race_channel(job.race), hint)
             return
         if isinstance(job, EndRace):
             keys = [self._race_key(job.race, part) for part in ("race", "result", "racers")]
             keys += [self._log_key(job.race, racer["player"]) for racer in job.record["racers"]]
-            pipe.set(keys[0], encode_json(job.record))
+            pipe.evalsha(self._end_race.sha, 1, keys[0], job.version, encode_json(job.record))
             pipe.set(keys[1], encode_json(job.result))
-            pipe.srem(self._key("races", "live"), job.race)
+            for kind in ("live", "open", "watchable"):
+                pipe.srem(self._key("races", kind), job.race)
             for racer in job.record["racers"]:
                 pipe.srem(self._key("player", f"{{{racer['player']}}}", "races"), job.race)
             for key in keys if job.keep_s else ():
@@ -521,6 +731,8 @@ class RedisStore(Store):
 
     def _refused(self, error: Exception) -> StoreError:
         """A command Redis refused (out of memory, read-only, a script error)."""
+        if isinstance(error, Fenced):
+            return error
         kind = (
             StoreUnavailable
             if isinstance(error, ReadOnlyError | RedisConnectionError)
@@ -537,6 +749,12 @@ class RedisStore(Store):
             return False
 
     async def close(self) -> None:
+        if self._listening is not None:
+            self._listening.cancel()
+            await asyncio.gather(self._listening, return_exceptions=True)
+        if self._pubsub is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await self._pubsub.aclose()
         if self._batches is not None:
             self._batches.close()
         await self._redis.aclose()
@@ -651,10 +869,24 @@ def _error(text: str) -> ResponseError:
     return ResponseError(text)
 
 
+def _seen(result: Any) -> bool:
+    """An XADD refused because its id is not above its stream's last one."""
+    return isinstance(result, Exception) and "equal or smaller than the target" in str(result)
+
+
 def _failed(result: Any) -> bool:
-    """A reply that says a command failed; an entry id not above its stream's last one is
-    not a failure: that entry is logged already."""
-    return isinstance(result, Exception) and "equal or smaller than the target" not in str(result)
+    """A reply that says a command failed (an id already seen is looked into apart)."""
+    return isinstance(result, Exception) and not _seen(result)
+
+
+def _record(version: str | None, text: str | None) -> dict[str, Any] | None:
+    """A race record as stored (a hash of its version and JSON), with its version."""
+    if text is None:
+        return None
+    record: dict[str, Any] = json.loads(text)
+    if version is not None:
+        record["version"] = int(version)
+    return record
 
 
 class _Commands:
@@ -680,6 +912,9 @@ class _Commands:
 
     def hset(self, key: str, mapping: dict[str, str]) -> None:
         self._add("HSET", key, *(word for pair in mapping.items() for word in pair))
+
+    def publish(self, channel: str, message: str) -> None:
+        self._add("PUBLISH", channel, message)
 
     def xadd(self, key: str, entry_id: str, action: str, t_ms: int) -> None:
         self._add("XADD", key, entry_id, "a", action, "t", t_ms)

@@ -507,7 +507,7 @@ async def test_board_lists_a_resigned_daily_attempt_and_the_time_to_the_next_day
         async with solrace("board", GAME, "--server", url, "--json") as as_json:
             assert await as_json.finish() == 0
     assert re.search(r"daily challenge of \d{4}-\d\d-\d\d \(1 player\)", board.output)
-    assert re.search(r"\| 1 \| Cat +\| +DNF \| +1 \| +0/52 \|", board.output)
+    assert re.search(r"\| 1 \| Cat +\| +DNF \| +1 \| +0/52 \|", board.output), board.output
     assert re.search(r"The next daily challenge begins in \d+ (h|min|s)", board.output)
     data = json.loads(as_json.output)
     assert [(e["name"], e["finished"], e["actions"]) for e in data["top"]] == [("Cat", False, 1)]

@@ -297,3 +297,52 @@ def test_any_race_rebuilt_by_replay_shows_everyone_the_same(data: st.DataObject)
         original["you"].pop("seq")
         assert view == original
     assert copy.spectator_view() == race.spectator_view()
+
+
+# ---------------------------------------------------------------------- absorbing a record
+
+
+def test_a_race_absorbs_what_another_node_stored_and_says_what_changed() -> None:
+    here = make_race(max_players=3, countdown_ms=1000)
+    there = Race.restore(here.record(), here.rules, [], Now(0, 0))
+    there.join("bob", "Bob")
+    there.schedule_start(None, Now(0, 50_000))
+    changes = here.absorb(there.record(), Now(7_000, 50_000))
+    assert changes == [("joined", "bob"), ("countdown", "")]
+    assert (here.phase, here.start_wall, here.start_mono) == (Phase.COUNTDOWN, 51_000, 8_000)
+    assert list(here.racers) == ["ann", "bob"]
+
+
+def test_a_change_that_was_not_stored_is_taken_back_by_absorbing_the_record_before() -> None:
+    race = started(make_race(max_players=2, countdown_ms=0))
+    before = race.record()
+    race.retire("ann", Ending.RESIGNED, Now(2000, 2000))
+    assert race.phase is Phase.DONE
+    assert race.absorb(before, Now(2001, 2001)) == [("unretired", "ann")]
+    assert race.phase is Phase.RUNNING and race.racers["ann"].outcome is None
+
+
+def test_absorbing_the_last_retirement_ends_the_race() -> None:
+    here = started(make_race(max_players=2, countdown_ms=0))
+    there = Race.restore(here.record(), here.rules, [], Now(5000, 5000))
+    there.retire("ann", Ending.DROPPED, Now(5000, 5000))
+    assert here.absorb(there.record(), Now(5000, 5000)) == [("retired", "ann"), ("done", "")]
+    assert here.phase is Phase.DONE and here.racers["ann"].outcome is Ending.DROPPED
+
+
+def test_rewinding_a_racer_takes_back_their_actions_after_a_count() -> None:
+    wins = [line for line in WIN.read_text().split("\n") if line and not line.startswith("#")]
+    race = make_race(max_players=2, countdown_ms=0)
+    race.join("bob", "Bob")
+    started(race, at=0)
+    for i, action in enumerate(wins[:20]):
+        race.act("ann", i + 1, action, Now(10 + i, 10 + i))
+        race.act("bob", i + 1, action, Now(10 + i, 10 + i))
+    race.rewind("ann", 12)
+    assert len(race.racers["ann"].log) == 12 and len(race.racers["bob"].log) == 20
+    copy = make_race(max_players=2, countdown_ms=0)
+    copy.join("bob", "Bob")
+    started(copy, at=0)
+    for i, action in enumerate(wins[:12]):
+        copy.act("ann", i + 1, action, Now(10 + i, 10 + i))
+    assert race.racer_view("ann")["you"] == copy.racer_view("ann")["you"]

@@ -16,8 +16,17 @@ from redis_server import RedisServer, free_port
 
 from protocol.race import LogEntry
 from protocol.ranking import Run, ranked
-from server.jobs import AppendActions, EndRace, RecordDaily, SaveIdentity, SaveRace
-from server.store import Entry, MemoryStore, Store, StoreUnavailable, open_store
+from server.jobs import AppendActions, EndRace, RecordDaily, SaveIdentity
+from server.store import (
+    Entry,
+    Fenced,
+    Listed,
+    MemoryStore,
+    Store,
+    StoreUnavailable,
+    open_store,
+    race_channel,
+)
 from server.store.redis_store import RedisStore
 
 GAME = "sanibel"
@@ -450,36 +459,118 @@ def a_record(race: str, *players: str) -> dict[str, Any]:
     return {"race": race, "racers": [{"player": p, "name": p.title()} for p in players]}
 
 
+def listed(*players: str, joinable: bool = False, watchable: bool = False) -> Listed:
+    return Listed(True, joinable, watchable, players)
+
+
+async def save(store: Store, race: str, *players: str, version: int = 0) -> bool:
+    return await store.save_race_if(race, a_record(race, *players), version, listed(*players))
+
+
 async def test_saved_races_are_live_and_found_by_their_racers_until_they_end(
     store: Store,
 ) -> None:
-    assert await store.write([SaveRace("r1", a_record("r1", "ann"))]) == [None]
-    await store.write(
-        [SaveRace("r1", a_record("r1", "ann", "bob")), SaveRace("r2", a_record("r2", "bob"))]
-    )
+    assert await save(store, "r1", "ann")
+    assert await save(store, "r1", "ann", "bob", version=1)
+    assert await save(store, "r2", "bob")
     assert sorted(await store.live_races()) == ["r1", "r2"]
     assert await store.player_races("bob") == ["r1", "r2"]
     result = {"race": "r1", "ranking": []}
-    await store.write([EndRace("r1", a_record("r1", "ann", "bob"), result, keep_s=3600)])
+    await store.write([EndRace("r1", a_record("r1", "ann", "bob"), result, 3600, version=2)])
     assert await store.live_races() == ["r2"]
     assert await store.player_races("ann") == []
     assert await store.player_races("bob") == ["r2"]
     assert await store.load_result("r1") == result
-    assert await store.load_race("r1") == a_record("r1", "ann", "bob")
+    assert await store.load_race("r1") == {**a_record("r1", "ann", "bob"), "version": 3}
+
+
+async def test_a_race_record_changes_only_from_the_version_it_was_read_at(store: Store) -> None:
+    assert await save(store, "r1", "ann")
+    assert not await save(store, "r1", "ann", "bob")  # someone else wrote version 1 first
+    assert not await save(store, "r1", "ann", "bob", version=2)
+    assert (await store.load_race("r1") or {})["racers"] == a_record("r1", "ann")["racers"]
+    assert await save(store, "r1", "ann", "bob", version=1)
+    assert (await store.load_race("r1") or {})["version"] == 2
+
+
+async def test_races_are_listed_as_they_say_and_read_together(store: Store) -> None:
+    await store.save_race_if("r1", a_record("r1", "ann"), 0, listed("ann", joinable=True))
+    await store.save_race_if("r2", a_record("r2", "bob"), 0, listed("bob", watchable=True))
+    assert await store.listed_races("open") == ["r1"]
+    assert await store.listed_races("watchable") == ["r2"]
+    records = await store.load_races(["r2", "r9", "r1"])
+    assert [r and r["race"] for r in records] == ["r2", None, "r1"]
+    await store.save_race_if("r1", a_record("r1", "ann"), 1, listed("ann"))
+    assert await store.listed_races("open") == []
 
 
 async def test_a_batch_of_jobs_is_done_in_order_with_each_job_answered(store: Store) -> None:
     entries = tuple(LogEntry("ann", i, "deal", i) for i in range(1, 4))
     jobs = [
-        SaveRace("r1", a_record("r1", "ann")),
         AppendActions("r1", entries[:2]),
         SaveIdentity("hash", "ann", "Ann", keep_s=3600),
         AppendActions("r1", entries[2:]),
     ]
-    assert await store.write(jobs) == [None, None, None, None]
+    assert await store.write(jobs) == [None, None, None]
     assert await store.actions("r1") == list(entries)
     assert await store.identity("hash") == ("ann", "Ann")
     assert await store.identity("other") is None
+
+
+async def test_a_racer_s_log_is_read_after_a_seq(store: Store) -> None:
+    entries = tuple(LogEntry("ann", i, "deal", 10 * i) for i in range(1, 6))
+    await store.write([AppendActions("r1", entries)])
+    assert await store.racer_log("r1", "ann", 3) == list(entries[3:])
+    assert await store.racer_log("r1", "ann") == list(entries)
+    assert await store.racer_log("r1", "bob") == []
+    assert await store.racers_logged("r1") == ["ann"]
+
+
+async def test_a_claimed_log_refuses_the_writes_of_an_older_session(store: Store) -> None:
+    first, second = LogEntry("ann", 1, "deal", 5), LogEntry("ann", 2, "auto", 9)
+    assert await store.write([AppendActions("r1", (first,), fence=3)]) == [None]
+    assert await store.claim_racer("r1", "ann", 4)  # a new session took ann over
+    assert not await store.claim_racer("r1", "ann", 3)  # an older one cannot take her back
+    late = await store.write([AppendActions("r1", (second,), fence=3)])
+    assert isinstance(late[0], Fenced)
+    assert await store.write([AppendActions("r1", (second,), fence=4)]) == [None]
+    assert await store.write([AppendActions("r1", (second,), fence=4)]) == [None]  # resent
+    assert await store.racer_log("r1", "ann") == [first, second]
+
+
+async def test_subscribers_hear_messages_and_race_changes(store: Store) -> None:
+    heard: list[tuple[str, dict[str, Any]]] = []
+    store.listener = lambda channel, message: heard.append((channel, message))
+    store.node = "node-a"
+    await store.subscribe([race_channel("r1")])
+    await store.publish(race_channel("r1"), {"k": "hello"})
+    await store.publish(race_channel("r2"), {"k": "not followed"})
+    await save(store, "r1", "ann")
+    await store.write([AppendActions("r1", (LogEntry("ann", 1, "deal", 5),))])
+    for _ in range(100):
+        if len(heard) >= 3:
+            break
+        await asyncio.sleep(0.01)
+    assert heard == [
+        ("race:r1", {"k": "hello"}),
+        ("race:r1", {"k": "record", "v": 1, "n": "node-a"}),
+        ("race:r1", {"k": "log", "p": "ann", "n": "node-a"}),
+    ]
+    await store.unsubscribe([race_channel("r1")])
+
+
+async def test_nodes_say_they_are_alive_and_who_their_players_are(store: Store) -> None:
+    await store.node_alive("node-a", 10_000)
+    await store.node_alive("node-b", 100)
+    assert await store.take_player("ann", "node-b") is None
+    assert await store.take_player("bob", "node-b") is None
+    assert await store.take_player("bob", "node-a") == "node-b"  # bob moved
+    await asyncio.sleep(0.2)
+    assert await store.nodes() == {"node-a": True, "node-b": False}
+    assert await store.node_players("node-b") == ["ann"]
+    assert await store.player_node("bob") == "node-a"
+    await store.forget_node("node-b")
+    assert await store.nodes() == {"node-a": True}
 
 
 async def test_event_generations_only_grow(store: Store) -> None:
@@ -577,10 +668,9 @@ async def script_calls(store: RedisStore) -> int:
 
 async def test_an_ended_race_is_kept_for_its_time_then_dropped(store: Store) -> None:
     record, result = a_record("r1", "ann"), {"race": "r1"}
-    await store.write(
-        [SaveRace("r1", record), AppendActions("r1", (LogEntry("ann", 1, "deal", 5),))]
-    )
-    await store.write([EndRace("r1", record, result, keep_s=1)])
+    await save(store, "r1", "ann")
+    await store.write([AppendActions("r1", (LogEntry("ann", 1, "deal", 5),))])
+    await store.write([EndRace("r1", record, result, keep_s=1, version=1)])
     assert await store.load_result("r1") == result
     await asyncio.sleep(1.1)
     await store.write([EndRace("r2", a_record("r2", "bob"), {"race": "r2"}, keep_s=60)])
@@ -607,12 +697,17 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
     await store.daily_secret("s")
     record = a_record("r1", "ann")
     entries = (LogEntry("ann", 1, "deal", 5),)
-    await store.write([SaveIdentity("h", "ann", "Ann", keep_s=100), SaveRace("r1", record)])
+    await store.write([SaveIdentity("h", "ann", "Ann", keep_s=100)])
+    await save(store, "r1", "ann")
     await store.write([AppendActions("r1", entries)])
     await store.next_event_generation("ann")
     await store.claim_lease("timers", "node", 10_000)
+    await store.node_alive("node", 10_000)
+    await store.take_player("ann", "node")
     live = {  # owned: removed when the race ends (EndRace), or kept on purpose, bounded
         "races:live",
+        "nodes",
+        "node:node:players",
         "player:{ann}:races",
         "race:{r1}:race",
         "race:{r1}:racers",

@@ -1,7 +1,7 @@
-"""Redis goes away, or fills up, mid-race. An action is answered only once its log entry is
-stored: while Redis cannot store it, the action is refused (``store_unavailable``) and not
-played. Everything else a player was told (a resignation, a result) waits in order and
-lands once Redis takes writes again; health says degraded meanwhile. Nothing acknowledged
+"""Redis goes away, or fills up, mid-race. Whatever a player is told is stored first: while
+Redis cannot store it, an action is refused (``store_unavailable``) and not played, and so
+is a change of the race (a resignation): nothing changed. Health says degraded meanwhile;
+once Redis takes writes again everything goes on from where it was. Nothing acknowledged
 is ever lost or doubled."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ async def until(check: Callable[[], bool], seconds: float = 10) -> None:
     raise AssertionError("it never happened")
 
 
-async def test_while_redis_is_down_actions_are_refused_and_results_land_once_it_is_back(
+async def test_while_redis_is_down_nothing_is_played_or_changed_and_all_goes_on_after(
     redis_server_factory: Callable[..., RedisServer],
 ) -> None:
     redis = redis_server_factory(*PERSISTENT)
@@ -53,30 +53,47 @@ async def test_while_redis_is_down_actions_are_refused_and_results_land_once_it_
             await ann.act(race, action)
         before = (await ann.snapshot(race))["you"]["view"]
         redis.kill()
-        with pytest.raises(ServerError) as refused:
-            await ann.act(race, wins[50])
-        assert refused.value.code == "store_unavailable"
-        assert (await ann.snapshot(race))["you"]["view"] == before  # not played
+        for refused_request in (ann.act(race, wins[50]), bob.resign(race)):
+            with pytest.raises(ServerError) as refused:
+                await refused_request
+            assert refused.value.code == "store_unavailable"
+        mine = await ann.snapshot(race)
+        assert mine["you"]["view"] == before and mine["phase"] == "running"  # unchanged
         status = await asyncio.to_thread(health, server.port)
         assert status["status"] == "degraded" and status["store"] == "unavailable"
-        await bob.resign(race)  # told at once, written once Redis is back
+        redis.start()  # the same data (append-only file): everything goes on from there
+        reply = await resend(ann, race, wins[50], seq=51)
+        assert reply["seq"] == 51
+        await resend(bob, race, None)
         await ann.resign(race)
         result = (await ann.next_event("result")).data
-        assert server.writer.backlog > 0
-        redis.start()  # the same data (append-only file): the writes go on from there
         await until(lambda: server.writer.backlog == 0)
         assert (await asyncio.to_thread(health, server.port))["status"] == "ok"
     reader = open_store(redis.url, prefix="outage:")
     try:
         stored = await reader.load_result(race)
         assert stored is not None and stored["ranking"] == result["ranking"]
-        assert [e.action for e in await reader.actions(race)] == wins[:50]
+        assert [e.action for e in await reader.actions(race)] == wins[:51]
         assert await reader.live_races() == []
     finally:
         await reader.close()
 
 
-async def test_a_redis_at_its_memory_limit_refuses_actions_and_keeps_results_until_it_has_room(
+async def resend(client, race, action, seq=None):  # type: ignore[no-untyped-def]
+    """An action (or, without one, a resignation) sent again until the store takes it."""
+    for _ in range(100):
+        try:
+            if action is None:
+                return await client.resign(race)
+            return await client.act(race, action, seq=seq)
+        except ServerError as error:
+            if error.code != "store_unavailable":
+                raise
+            await asyncio.sleep(0.1)
+    raise AssertionError("the store never came back")
+
+
+async def test_a_redis_at_its_memory_limit_refuses_what_it_cannot_store_and_goes_on_after(
     redis_server_factory: Callable[..., RedisServer],
 ) -> None:
     redis = redis_server_factory("--maxmemory-policy", "noeviction")
@@ -91,17 +108,19 @@ async def test_a_redis_at_its_memory_limit_refuses_actions_and_keeps_results_unt
             await ann.act(race, action)
         # Redis is full: its memory limit is below what it holds
         await admin._redis.config_set("maxmemory", "1")  # type: ignore[attr-defined]
-        with pytest.raises(ServerError) as refused:
-            await ann.act(race, wins[20])
-        assert refused.value.code == "store_unavailable"
-        await ann.resign(race)
-        await ann.next_event("result")
+        for refused_request in (ann.act(race, wins[20]), ann.resign(race)):
+            with pytest.raises(ServerError) as refused:
+                await refused_request
+            assert refused.value.code == "store_unavailable"
         await until(lambda: server.writer.failures > 0)
         status = await asyncio.to_thread(health, server.port)
         assert status["status"] == "degraded" and status["writes"] != "ok"
         await admin._redis.config_set("maxmemory", "0")  # type: ignore[attr-defined]
+        await resend(ann, race, wins[20], seq=21)
+        await ann.resign(race)
+        await ann.next_event("result")
         await until(lambda: server.writer.backlog == 0)
         stored = await server.store.load_result(race)
         assert stored is not None and stored["ranking"][0]["outcome"] == "resigned"
-        assert [e.action for e in await server.store.actions(race)] == wins[:20]
+        assert [e.action for e in await server.store.actions(race)] == wins[:21]
     await admin.close()

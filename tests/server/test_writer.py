@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from pathlib import Path
 
 from protocol.race import LogEntry
-from server.jobs import AppendActions, Job, SaveRace
+from server.jobs import AppendActions, Job, SaveIdentity
 from server.store import MemoryStore, StoreError, StoreUnavailable
 from server.writer import Writer
 
@@ -56,7 +57,7 @@ async def test_a_failed_write_refuses_the_actions_after_it_and_keeps_the_rest() 
     writer = Writer(store, first_pause_s=0.01)
     running = asyncio.create_task(writer.run())
     told: list[str] = []
-    record = SaveRace("r1", {"race": "r1", "racers": []})
+    record = SaveIdentity("hash", "ann", "Ann", keep_s=60)
     writer.submit(act(1), lambda: told.append("act 1"), lambda e: told.append("refused 1"))
     writer.submit(record, lambda: told.append("record"))
     writer.submit(act(2), lambda: told.append("act 2"), lambda e: told.append("refused 2"))
@@ -67,7 +68,7 @@ async def test_a_failed_write_refuses_the_actions_after_it_and_keeps_the_rest() 
     store.failing = False
     await writer.drain(1)
     assert told[-1] == "record" and writer.healthy
-    assert await store.load_race("r1") is not None
+    assert await store.identity("hash") == ("ann", "Ann")
     running.cancel()
 
 
@@ -76,3 +77,26 @@ async def test_with_a_memory_store_and_nothing_queued_a_job_is_done_at_once() ->
     told: list[str] = []
     writer.submit(act(1), lambda: told.append("act 1"))
     assert told == ["act 1"]
+
+
+async def test_writes_left_at_shutdown_are_spilled_and_written_first_by_the_next_start(
+    tmp_path: Path,
+) -> None:
+    down = SlowStore()
+    down.failing = True
+    spill = tmp_path / "spill.jsonl"
+    writer = Writer(down, spill, first_pause_s=0.01)
+    running = asyncio.create_task(writer.run())
+    writer.submit(SaveIdentity("hash", "ann", "Ann", keep_s=60))
+    writer.submit(act(1), refused=lambda error: None)  # never acknowledged: not kept
+    assert not await writer.drain(0.1)
+    running.cancel()
+    assert writer.spill() == 1 and spill.exists()
+    store = MemoryStore()
+    later = Writer(store, spill)
+    assert later.replay_spill() == 1
+    running = asyncio.create_task(later.run())
+    await later.drain(1)
+    assert await store.identity("hash") == ("ann", "Ann")
+    assert not spill.exists()
+    running.cancel()

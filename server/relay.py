@@ -1,0 +1,168 @@
+"""What nodes tell each other, through the store's channels (Redis pub/sub; in memory, the
+one node hears only itself and ignores it).
+
+On a race's channel: its record changed (``record``: the node absorbs the new version) or
+a racer's log moved on (``log``: the node reads the new entries from the log, so it gets
+exactly what is stored, in order, whatever it missed). On a node's own channel: a player's
+session moved to another node (``taken``: close the connection here and let the session
+go), or an event for a player whose session is here (``push``). Each node hears a race's
+news once, whatever number of its players and spectators follow it, and fans it out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from protocol.race import Now
+from server.director import RaceDirector
+from server.effects import Effects
+from server.rooms import Room
+from server.sessions import Sessions
+from server.store import Store, StoreError, node_channel, race_channel
+
+log = logging.getLogger("solrace.relay")
+
+
+class Relay:
+    def __init__(
+        self,
+        node: str,
+        store: Store,
+        director: RaceDirector,
+        sessions: Sessions,
+        run: Callable[[Effects], object],
+        replaced: Callable[[str], None],
+        clock: Callable[[], Now],
+    ) -> None:
+        self.node = node
+        self.store = store
+        self.director = director
+        self.sessions = sessions
+        self.run = run
+        self.replaced = replaced
+        self.clock = clock
+        self.following: set[str] = set()
+        self.pulling: dict[tuple[str, str], bool] = {}  # (race, player) -> pull again after
+        self.tasks: set[asyncio.Task[Any]] = set()
+        store.listener = self.heard
+
+    async def start(self) -> None:
+        await self.store.subscribe([node_channel(self.node)])
+
+    def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+
+    # ------------------------------------------------------------------ following races
+
+    def follow(self, room: Room) -> None:
+        """Subscribe to the race's channel, then read what changed while subscribing."""
+        if room.id in self.following:
+            return
+        self.following.add(room.id)
+
+        async def follow() -> None:
+            await self.store.subscribe([race_channel(room.id)])
+            await self._caught_up(room)
+            for player in room.race.racers:
+                self._pull(room, player)
+
+        self._spawn(follow())
+
+    def unfollow(self, room: Room) -> None:
+        if room.id in self.following:
+            self.following.discard(room.id)
+            self._spawn(self.store.unsubscribe([race_channel(room.id)]))
+
+    # ------------------------------------------------------------------ hearing
+
+    def heard(self, channel: str, message: dict[str, Any]) -> None:
+        """A message from another node (ours are ignored)."""
+        if message.get("n") == self.node:
+            return
+        kind = message.get("k")
+        if kind == "resync":  # messages may have been missed: read every race again
+            for race_id in list(self.following):
+                room = self.director.rooms.get(race_id)
+                if room is not None:
+                    self._spawn(self._caught_up(room))
+                    for player in room.race.racers:
+                        self._pull(room, player)
+            return
+        if channel.startswith("race:"):
+            room = self.director.rooms.get(channel.removeprefix("race:"))
+            if room is None:
+                return
+            if kind == "record":
+                self._spawn(self._caught_up(room))
+            elif kind == "log" and isinstance(message.get("p"), str):
+                self._pull(room, message["p"])
+        elif channel == node_channel(self.node):
+            whom = message.get("p")
+            if not isinstance(whom, str):
+                return
+            if kind == "taken":
+                self.replaced(whom)
+            elif kind == "push":
+                self.sessions.push(whom, message["kind"], message["data"])
+
+    async def _caught_up(self, room: Room) -> None:
+        self.run(await self.director.caught_up(room, self.clock()))
+
+    def _pull(self, room: Room, player: str) -> None:
+        """Read ``player``'s new log entries once (a pull asked for while one runs makes
+        it run again after, so nothing is missed and nothing is read twice at once)."""
+        key = (room.id, player)
+        if key in self.pulling:
+            self.pulling[key] = True
+            return
+        self.pulling[key] = False
+
+        async def pull() -> None:
+            try:
+                while True:
+                    self.run(await self.director.pull(room, player, self.clock()))
+                    if not self.pulling.get(key):
+                        return
+                    self.pulling[key] = False
+            finally:
+                self.pulling.pop(key, None)
+
+        self._spawn(pull())
+
+    # ------------------------------------------------------------------ telling
+
+    def push_anywhere(self, player: str, kind: str, data: dict[str, Any]) -> None:
+        """An event for ``player`` here if their session is here, else on its node."""
+        if self.sessions.get(player) is not None:
+            self.sessions.push(player, kind, data)
+            return
+
+        async def tell() -> None:
+            node = await self.store.player_node(player)
+            if node is not None and node != self.node:
+                message = {"k": "push", "p": player, "kind": kind, "data": data, "n": self.node}
+                await self.store.publish(node_channel(node), message)
+
+        self._spawn(tell())
+
+    def taken(self, player: str, previous: str) -> None:
+        """``player``'s session came here from ``previous``: that node lets it go."""
+        message = {"k": "taken", "p": player, "n": self.node}
+        self._spawn(self.store.publish(node_channel(previous), message))
+
+    def _spawn(self, work: Awaitable[Any]) -> None:
+        async def guarded() -> None:
+            try:
+                await work
+            except StoreError as error:
+                log.warning("news from another node not handled", extra={"error": str(error)})
+            except Exception:
+                log.exception("a message between nodes failed")
+
+        task = asyncio.ensure_future(guarded())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)

@@ -1,0 +1,82 @@
+"""Race timers that must run once per deployment, whatever node is lost: run by the node
+holding the ``timers`` lease (it moves to another node when its holder dies).
+
+- Players of a node that died (its ``alive`` key lapsed) who have not come back anywhere
+  since are dropped from their races once the grace period has passed (their node would
+  have done it, had it lived).
+- Races past their longest allowed duration end (everyone still playing did not finish).
+
+Players whose node lives are that node's business: it drops them itself after their grace
+period, unless they went to another node meanwhile.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from protocol.race import Now, Phase
+from server.director import RaceDirector
+from server.effects import Effects
+from server.store import Store
+
+log = logging.getLogger("solrace.sweeper")
+
+TIME_LIMITS_EVERY_S = 30.0  # how often races' durations are checked
+
+
+class Sweeper:
+    def __init__(
+        self,
+        node: str,
+        store: Store,
+        director: RaceDirector,
+        grace_ms: int,
+        max_race_ms: int,
+        run: Callable[[Effects], object],
+    ) -> None:
+        self.node = node
+        self.store = store
+        self.director = director
+        self.grace_ms = grace_ms
+        self.max_race_ms = max_race_ms
+        self.run = run
+        self.missing: dict[str, int] = {}  # player of a dead node -> when first seen so
+        self.done: set[tuple[str, str]] = set()  # (dead node, player) dropped already
+        self.limits_checked = 0.0
+
+    async def sweep(self, moment: Now) -> None:
+        """One round (the lease holder calls it every few seconds)."""
+        for node, alive in (await self.store.nodes()).items():
+            if not alive and node != self.node:
+                await self._dead(node, moment)
+        if moment.mono_ms / 1000 - self.limits_checked >= TIME_LIMITS_EVERY_S:
+            self.limits_checked = moment.mono_ms / 1000
+            await self._time_limits(moment)
+
+    async def _dead(self, node: str, moment: Now) -> None:
+        players = [p for p in await self.store.node_players(node) if (node, p) not in self.done]
+        if not players:
+            await self.store.forget_node(node)
+            self.done = {(n, p) for n, p in self.done if n != node}
+            log.info("a lost node's players are seen to", extra={"lost": node})
+            return
+        for player in players:
+            since = self.missing.setdefault(player, moment.mono_ms)
+            if moment.mono_ms - since < self.grace_ms:
+                continue
+            races = await self.store.player_races(player)
+            self.run(await self.director.drop(player, moment, races))
+            self.done.add((node, player))
+            self.missing.pop(player, None)
+            log.info("dropped a player of a lost node", extra={"player": player, "lost": node})
+
+    async def _time_limits(self, moment: Now) -> None:
+        races = await self.store.listed_races("live")
+        for race_id, record in zip(races, await self.store.load_races(races), strict=True):
+            start = record.get("start_at_ms") if record else None
+            if start is None or moment.wall_ms - start <= self.max_race_ms:
+                continue
+            room = await self.director.find(race_id, moment)
+            if room.race.phase is Phase.RUNNING and self.director.timed_out(room, moment):
+                self.run(await self.director.time_out(room, moment))
