@@ -1,0 +1,240 @@
+"""Several server processes on one Redis are one service: players of one race on
+different nodes race as on one; spectators anywhere see the feed; a player who moves to
+another node takes their session with them (the old node's late writes are refused); a
+node killed mid-race is carried on by the other. Real processes, a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from harness import winning_actions
+from racers import Racer
+from redis_server import free_port
+from serve_process import ServeProcess
+
+from client.api import Client
+from protocol.daily import DAY_MS, day_of
+from protocol.games import rules_for
+from protocol.race import view_json
+from protocol.replay import replay
+from server.store import Store, open_store
+
+GAME, DEAL = "mount_sunflower", 18
+FAST = ("--countdown-ms", "300", "--rate", "10000", "--burst", "10000", "--no-certify")
+
+
+@pytest.fixture
+async def two_nodes(
+    redis_url: str, tmp_path: Path
+) -> AsyncIterator[tuple[Store, ServeProcess, ServeProcess]]:
+    prefix = f"nodes-{uuid.uuid4().hex}:"
+    store = open_store(redis_url, prefix=prefix)
+    now = int(time.time() * 1000)
+    for day in {day_of(now), day_of(now + DAY_MS)}:
+        await store.set_daily_deal(GAME, day, DEAL)
+    args = ("--redis", redis_url, "--redis-prefix", prefix, "--grace-ms", "2000", *FAST)
+    with (
+        ServeProcess(free_port(), tmp_path / "a", *args) as a,
+        ServeProcess(free_port(), tmp_path / "b", *args) as b,
+    ):
+        await asyncio.to_thread(a.start)
+        await asyncio.to_thread(b.start)
+        yield store, a, b
+    await store.close()
+
+
+def view_after(actions: list[str]) -> dict[str, object]:
+    rules = rules_for(GAME)
+    return view_json(rules.view(replay(rules, DEAL, actions)))
+
+
+async def eventually(check, seconds: float = 10):  # type: ignore[no-untyped-def]
+    """The first true answer of ``check()`` (a coroutine function) within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        answer = await check()
+        if answer or time.monotonic() > deadline:
+            return answer
+        await asyncio.sleep(0.05)
+
+
+async def test_players_on_two_nodes_race_one_race_with_a_spectator_on_either(
+    two_nodes: tuple[Store, ServeProcess, ServeProcess],
+) -> None:
+    store, a, b = two_nodes
+    wins = winning_actions(GAME, DEAL)
+    ann, cy = await Client.connect(a.url, "Ann"), await Client.connect(a.url, "Cy")
+    bob, dee = await Client.connect(b.url, "Bob"), await Client.connect(b.url, "Dee")
+    race = (await ann.create_race(GAME, deal=DEAL))["race"]
+
+    async def listed_on_b() -> bool:
+        return race in [info["race"] for info in await bob.list_races()]
+
+    assert await eventually(listed_on_b)  # the lobby lists every node's open races
+    await bob.join_race(race)
+    countdowns = [(await c.next_event("countdown")).data for c in (ann, bob)]
+    assert countdowns[0]["start_at_ms"] == countdowns[1]["start_at_ms"]  # one start signal
+    starts = [(await c.next_event("started")).data for c in (ann, bob)]
+    assert starts[0]["you"]["view"] == starts[1]["you"]["view"] == view_after([])
+    live_on_b = await dee.list_live()
+    assert [info["race"] for info in live_on_b] == [race]
+    await cy.spectate(race)  # on Ann's node
+    await dee.spectate(race)  # on Bob's node
+    ann_racer, bob_racer = Racer(ann, race), Racer(bob, race)
+    await ann_racer.play(wins[:30])
+    await bob_racer.play(wins[:10])
+
+    async def bob_sees_ann() -> bool:
+        info = await bob.snapshot(race)
+        ann_there = next(p for p in info["players"] if p["player"] == ann.player)
+        return bool(ann_there["actions"] > 0 and ann_there["progress"] >= 0)
+
+    assert await eventually(bob_sees_ann)  # opponents' standings cross nodes
+    item = await dee.next_event("act", where=lambda d: d["player"] == ann.player)
+    assert item.data["action"] == wins[0]  # Ann's feed reached a spectator on node B
+
+    async def dee_sees_bob_s_cards() -> bool:
+        watched = await dee.snapshot(race)
+        bob_there = next(p for p in watched["players"] if p["player"] == bob.player)
+        return bool(bob_there["view"] == view_after(wins[:10]))
+
+    assert await eventually(dee_sees_bob_s_cards)
+    finished = await ann_racer.play(wins[30:])
+    assert finished["outcome"] == "finished"
+    await bob.resign(race)
+    results = [(await c.next_event("result")).data for c in (ann, bob)]
+    assert results[0]["ranking"] == results[1]["ranking"]
+    assert [entry["player"] for entry in results[0]["ranking"]] == [ann.player, bob.player]
+    rematch = (await bob.rematch(race))["race"]  # asked on node B
+    offer = await ann.next_event("rematch")  # heard on node A
+    assert offer.data == {"race": race, "rematch": rematch, "by": bob.player}
+    await ann.join_race(rematch)
+    for client in (ann, bob):
+        await client.next_event("started", where=lambda d: d["race"] == rematch)
+    for racer in (ann_racer, bob_racer):
+        logged = [e.action for e in await store.racer_log(race, racer.client.player)]
+        assert logged == racer.acked
+    for client in (ann, bob, cy, dee):
+        await client.close()
+
+
+async def test_a_player_who_moves_to_another_node_takes_the_session_and_the_old_one_is_closed(
+    two_nodes: tuple[Store, ServeProcess, ServeProcess],
+) -> None:
+    store, a, b = two_nodes
+    wins = winning_actions(GAME, DEAL)
+    ann = await Client.connect(a.url, "Ann")
+    race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+    await ann.next_event("started")
+    racer = Racer(ann, race)
+    await racer.play(wins[:20])
+    old_connection = ann.connection
+    in_flight = asyncio.create_task(ann.act(race, wins[20], seq=21))  # on its way to A
+    await asyncio.sleep(0)
+    moved = Client(b.url, "Ann")
+    moved.token, moved.last_event = ann.token, ann.last_event
+    welcome = await moved.reconnect()
+    assert welcome.player == ann.player and welcome.resumed
+    assert old_connection is not None
+    await asyncio.wait_for(old_connection.wait_closed(), 5)
+    assert old_connection.close_code == 4001  # A let the session go
+    await asyncio.gather(in_flight, return_exceptions=True)
+    moved.seqs[race] = 20
+    again = await moved.act(race, wins[20], seq=21)  # resent on B: answered once
+    assert again["seq"] == 21
+    for seq, action in enumerate(wins[21:], start=22):
+        reply = await moved.act(race, action, seq=seq)
+    assert reply["outcome"] == "finished"
+    logged = [e.action for e in await store.racer_log(race, ann.player)]
+    assert logged == wins  # every action once, whichever node wrote it
+    await moved.close()
+    await ann.close()
+
+
+async def test_two_resumes_at_once_leave_one_session(
+    two_nodes: tuple[Store, ServeProcess, ServeProcess],
+) -> None:
+    store, a, b = two_nodes
+    wins = winning_actions(GAME, DEAL)
+    ann = await Client.connect(a.url, "Ann")
+    race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+    await ann.next_event("started")
+    await Racer(ann, race).play(wins[:10])
+    await ann.drop()
+    twins = [Client(url, "Ann") for url in (a.url, b.url)]
+    for twin in twins:
+        twin.token = ann.token
+    await asyncio.gather(*(twin.reconnect() for twin in twins), return_exceptions=True)
+    await asyncio.sleep(1.0)  # the older of the two is told to go
+    alive = [t for t in twins if t.connection is not None and t.reader and not t.reader.done()]
+    assert len(alive) == 1
+    (winner,) = alive
+    winner.seqs[race] = 10
+    for action in wins[10:]:
+        reply = await winner.act(race, action)
+    assert reply["outcome"] == "finished"
+    assert [e.action for e in await store.racer_log(race, ann.player)] == wins
+    for twin in twins:
+        await twin.close()
+
+
+async def test_a_node_killed_mid_race_is_carried_on_by_the_other(
+    two_nodes: tuple[Store, ServeProcess, ServeProcess],
+) -> None:
+    store, a, b = two_nodes
+    wins = winning_actions(GAME, DEAL)
+    ann, bob = await Client.connect(a.url, "Ann"), await Client.connect(b.url, "Bob")
+    dee = await Client.connect(b.url, "Dee")
+    race = (await ann.create_race(GAME, deal=DEAL))["race"]
+    await bob.join_race(race)
+    start = (await ann.next_event("started")).data
+    await bob.next_event("started")
+    await dee.spectate(race)
+    ann_racer, bob_racer = Racer(ann, race), Racer(bob, race)
+    await ann_racer.play(wins[:25])
+    a.kill()  # Ann's node is gone
+    ann.url = b.url  # her client finds the other node (the load balancer's job)
+    await ann.reconnect()
+    snapshot = await ann.next_event("snapshot")
+    (mine,) = snapshot.data["races"]
+    assert mine["you"]["seq"] == 25 and mine["you"]["view"] == view_after(wins[:25])
+    assert mine["start_at_ms"] == start["start_at_ms"]
+    finished = await ann_racer.play(wins[25:])
+    assert finished["outcome"] == "finished"
+    await bob_racer.play(wins[:5])
+    await bob.resign(race)
+    result = (await bob.next_event("result")).data
+    assert [entry["player"] for entry in result["ranking"]] == [ann.player, bob.player]
+    await dee.next_event("result")  # the spectator on the surviving node saw the end
+    for racer in (ann_racer, bob_racer):
+        assert [e.action for e in await store.racer_log(race, racer.client.player)] == racer.acked
+    for client in (ann, bob, dee):
+        await client.close()
+
+
+async def test_a_lost_node_s_player_who_never_comes_back_is_dropped_by_the_other_node(
+    two_nodes: tuple[Store, ServeProcess, ServeProcess],
+) -> None:
+    _, a, b = two_nodes
+    ann, bob = await Client.connect(a.url, "Ann"), await Client.connect(b.url, "Bob")
+    race = (await ann.create_race(GAME, deal=DEAL))["race"]
+    await bob.join_race(race)
+    await bob.next_event("started")
+    a.kill()  # Ann never comes back
+
+    def ann_dropped(data: dict[str, object]) -> bool:
+        players = data.get("players")
+        assert isinstance(players, list)
+        return any(p["player"] == ann.player and p["outcome"] == "dropped" for p in players)
+
+    # the node's liveness lapses, then her grace period: the surviving node drops her
+    await bob.next_event("standings", timeout=40, where=ann_dropped)
+    await bob.resign(race)
+    result = (await bob.next_event("result")).data
+    assert {e["player"]: e["outcome"] for e in result["ranking"]}[ann.player] == "dropped"
+    await bob.close()
