@@ -397,6 +397,7 @@ class Welcome:
     server_time_ms: int
     grace_ms: int
     last_event: int  # the number of the last event the server has sent this player
+    node: str = ""  # the server node that holds the session (for operators; may change)
 
 
 @dataclass(slots=True)  # not frozen: like a request, it lives only while it is sent

@@ -21,7 +21,9 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import re
 import secrets
+import socket
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -59,11 +61,12 @@ class RaceServer:
             settings = dataclasses.replace(settings, done_race_keep_ms=keep)
         self.settings = settings
         self.store = store
-        self.node = secrets.token_hex(4)
+        host = re.sub(r"[^a-z0-9-]", "", socket.gethostname().lower())[:24] or "node"
+        self.node = f"{host}-{secrets.token_hex(3)}"  # this process: one node
         self.metrics = Metrics()
         self.outbox = Outbox(max(settings.max_write_buffer, settings.spectator_write_buffer))
         self.feeding: set[Room] = set()
-        self.writer = Writer(store, settings.spill_path)
+        self.writer = Writer(store, settings.spill_path, node=self.node)
         self.director = RaceDirector(settings, store, self.feeding)
         self.sessions = Sessions(settings.grace_ms, self._expire)
         self.spectating = SpectatingDesk(settings, store, self.director, self.outbox, self.feeding)

@@ -372,6 +372,7 @@ class Gateway:
                 now().wall_ms,
                 self.settings.grace_ms,
                 session.last_event,
+                self.node,
             )
         )
         if resumed:

@@ -1,4 +1,6 @@
-"""Plain HTTP on the websocket port: ``GET /healthz`` and the browser client's files.
+"""Plain HTTP on the websocket port: ``GET /healthz`` (is all well: the store, the writes),
+``GET /readyz`` (may a load balancer send new connections here: not while shutting down),
+``GET /metrics`` and the browser client's files.
 
 A request that asks to upgrade to a websocket goes on to the handshake; anything else is
 answered here.
@@ -37,6 +39,11 @@ class HttpRoutes:
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             return await self.health()
+        if path == "/readyz":  # for a load balancer: take new connections here?
+            ready = not self.server.stopping
+            body = json.dumps({"ready": ready, "node": self.server.node}).encode()
+            status = HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE
+            return _response(status, body, "application/json")
         if path == "/metrics":
             body = self.server.metrics.text()
             return _response(HTTPStatus.OK, body, "text/plain; version=0.0.4")

@@ -54,9 +54,11 @@ class Writer:
         spill_path: Path | None = None,
         first_pause_s: float = 0.05,
         max_pause_s: float = 2.0,
+        node: str = "",
     ) -> None:
         self.store = store
         self.spill_path = spill_path
+        self.node = node
         self.first_pause_s = first_pause_s
         self.max_pause_s = max_pause_s
         self.queue: deque[Pending] = deque()
@@ -242,24 +244,50 @@ class Writer:
                 extra={"jobs": [job_json(job) for job in jobs]},
             )
             return 0
-        with self.spill_path.open("a", encoding="utf-8") as spill:
+        path = self._own_spill_file()
+        with path.open("a", encoding="utf-8") as spill:
             for job in jobs:
                 spill.write(json.dumps(job_json(job), separators=(",", ":")) + "\n")
             spill.flush()
         log.warning(
             "writes spilled to a file for the next start",
-            extra={"jobs": len(jobs), "file": str(self.spill_path)},
+            extra={"jobs": len(jobs), "file": str(path)},
         )
         return len(jobs)
 
+    def _own_spill_file(self) -> Path:
+        """The spill file, or, when ``spill_path`` is a folder (several nodes share it),
+        this node's file in it."""
+        assert self.spill_path is not None
+        if self.spill_path.is_dir():
+            return self.spill_path / f"spill-{self.node}.jsonl"
+        return self.spill_path
+
     def replay_spill(self) -> int:
-        """At start: queue the jobs a previous process spilled (before anything else);
-        the file is removed once they are all written. Returns how many were queued."""
+        """At start: queue the jobs spilled by a previous process (before anything else);
+        a file is removed once its jobs are all written. With a folder, every node's file
+        in it, each taken by renaming it first (one node takes each). Returns how many
+        jobs were queued."""
         path = self.spill_path
         if path is None or not path.exists():
             return 0
+        files = sorted(path.glob("spill-*.jsonl")) if path.is_dir() else [path]
+        queued = 0
+        for spilled in files:
+            taken = spilled.with_name(f"{spilled.name}.{self.node or 'start'}.replaying")
+            try:
+                spilled.rename(taken)
+            except OSError:
+                continue  # another node took it
+            queued += self._replay(taken)
+        return queued
+
+    def _replay(self, path: Path) -> int:
         lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line]
         jobs = [job_from_json(json.loads(line)) for line in lines]
+        if not jobs:
+            path.unlink(missing_ok=True)
+            return 0
         left = len(jobs)
 
         def written() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -76,16 +77,37 @@ def test_every_runtime_dependency_is_pinned_within_its_range() -> None:
         assert pinned in dependency.specifier, f"{dependency.name} {pinned} is out of range"
 
 
-def test_compose_restarts_the_server_and_keeps_redis_on_disk_under_a_memory_limit() -> None:
+def test_compose_runs_two_server_nodes_behind_a_balancer_and_redis_on_disk() -> None:
     services = compose()["services"]
-    assert set(services) == {"redis", "server"}
-    server, redis = services["server"], services["redis"]
-    assert server["build"] == "." and server["restart"] == redis["restart"] == "unless-stopped"
+    assert set(services) == {"redis", "server", "balancer"}
+    server, redis, balancer = services["server"], services["redis"], services["balancer"]
+    assert server["build"] == "." and server["deploy"]["replicas"] == 2
+    assert "ports" not in server  # reached through the balancer (--scale server=N works)
+    for service in services.values():
+        assert service["restart"] == "unless-stopped"
     assert server["depends_on"]["redis"]["condition"] == "service_healthy"
     words = redis["command"]
     settings = dict(zip(words[1::2], words[2::2], strict=True))
     assert settings["--appendonly"] == "yes" and settings["--maxmemory-policy"] == "noeviction"
     assert settings["--maxmemory"].endswith(("mb", "gb"))
+    assert balancer["image"].startswith("haproxy:2.6")  # the version Debian's tests run
+    assert balancer["ports"] == ["8765:8765"]
+    mount = "./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"
+    assert mount in balancer["volumes"]
+    assert balancer["environment"]["SOLRACE_NODES"] == "server:8765"
+
+
+def test_the_balancer_s_configuration_is_valid_for_haproxy_with_compose_s_settings() -> None:
+    haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    environment = compose()["services"]["balancer"]["environment"]
+    checked = subprocess.run(
+        [haproxy, "-c", "-f", str(ROOT / "deploy" / "haproxy.cfg")],
+        env={**os.environ, **{name: str(value) for name, value in environment.items()}},
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "Configuration file is valid" in checked.stdout
 
 
 def test_compose_s_redis_command_starts_a_real_redis(tmp_path: Path) -> None:

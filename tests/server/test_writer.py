@@ -100,3 +100,27 @@ async def test_writes_left_at_shutdown_are_spilled_and_written_first_by_the_next
     assert await store.identity("hash") == ("ann", "Ann")
     assert not spill.exists()
     running.cancel()
+
+
+async def test_nodes_sharing_a_spill_folder_each_spill_to_their_own_file_and_one_replays_each(
+    tmp_path: Path,
+) -> None:
+    for node in ("node-a", "node-b"):
+        down = SlowStore()
+        down.failing = True
+        writer = Writer(down, tmp_path, node=node)
+        writer.submit(SaveIdentity(f"hash-{node}", node, node, keep_s=60))
+        assert writer.spill() == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "spill-node-a.jsonl",
+        "spill-node-b.jsonl",
+    ]
+    store = MemoryStore()
+    first, second = Writer(store, tmp_path, node="node-c"), Writer(store, tmp_path, node="node-d")
+    assert first.replay_spill() == 2 and second.replay_spill() == 0  # each file taken once
+    running = asyncio.create_task(first.run())
+    await first.drain(1)
+    assert await store.identity("hash-node-a") == ("node-a", "node-a")
+    assert await store.identity("hash-node-b") == ("node-b", "node-b")
+    assert list(tmp_path.iterdir()) == []
+    running.cancel()

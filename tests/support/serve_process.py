@@ -17,7 +17,10 @@ SOLRACE = str(Path(sys.executable).with_name("solrace"))
 
 
 class ServeProcess:
-    def __init__(self, port: int, directory: Path, *args: str, **env: str) -> None:
+    def __init__(
+        self, port: int, directory: Path, *args: str, host: str = "127.0.0.1", **env: str
+    ) -> None:
+        self.host = host
         self.port = port
         self.directory = directory
         self.args = args
@@ -27,7 +30,7 @@ class ServeProcess:
 
     @property
     def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
+        return f"ws://{self.host}:{self.port}/ws"
 
     @property
     def log_path(self) -> Path:
@@ -42,6 +45,8 @@ class ServeProcess:
             [
                 SOLRACE,
                 "serve",
+                "--host",
+                self.host,
                 "--port",
                 str(self.port),
                 "--spill-file",
@@ -87,7 +92,7 @@ class ServeProcess:
 
     def get(self, path: str) -> tuple[int, bytes]:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=5) as r:
+            with urllib.request.urlopen(f"http://{self.host}:{self.port}{path}", timeout=5) as r:
                 return r.status, r.read()
         except urllib.error.HTTPError as error:
             return error.code, error.read()
