@@ -238,3 +238,27 @@ async def test_a_lost_node_s_player_who_never_comes_back_is_dropped_by_the_other
     result = (await bob.next_event("result")).data
     assert {e["player"]: e["outcome"] for e in result["ranking"]}[ann.player] == "dropped"
     await bob.close()
+
+
+async def test_boards_are_the_same_whatever_node_wrote_or_reads_them(
+    two_nodes: tuple[Store, ServeProcess, ServeProcess],
+) -> None:
+    _, a, b = two_nodes
+    wins = winning_actions(GAME, DEAL)
+    ann, bob = await Client.connect(a.url, "Ann"), await Client.connect(b.url, "Bob")
+    for client, actions in ((ann, wins), (bob, wins[:10] + ["undo"] + wins[9:])):
+        attempt = (await client.daily_start(GAME))["race"]["race"]
+        await Racer(client, attempt).play(actions)
+        await client.next_event("result")
+
+    async def both_on_the_board() -> bool:
+        return bool((await ann.daily_board(GAME))["total"] == 2)
+
+    assert await eventually(both_on_the_board)
+    boards = [await client.daily_board(GAME) for client in (ann, bob)]
+    assert boards[0]["top"] == boards[1]["top"]
+    assert [entry["name"] for entry in boards[0]["top"]] == ["Ann", "Bob"]
+    best = [await client.best_board(GAME) for client in (ann, bob)]
+    assert best[0]["top"] == best[1]["top"] and best[0]["total"] == 2
+    for client in (ann, bob):
+        await client.close()
