@@ -256,6 +256,11 @@ class Client:
         info: dict[str, Any] = (await self.request("snapshot", race=race))["race"]
         return info
 
+    async def race_log(self, race: str) -> dict[str, Any]:
+        """A finished race's public log (``solrace verify`` checks it)."""
+        log: dict[str, Any] = (await self.request("race_log", race=race))["log"]
+        return log
+
     async def daily_start(self, game: str) -> dict[str, Any]:
         return await self.request("daily_start", game=game)
 

@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("client.commands.solve", "find a win for a deal, or prove there is none"),
     "study": ("client.commands.study", "solve a range of deals and tally the verdicts"),
     "bot": ("client.commands.bot", "bots that race through a server, seeing only their view"),
+    "verify": ("client.commands.verify", "check a race's or a day's results by replaying them"),
 }
 
 

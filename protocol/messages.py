@@ -245,6 +245,15 @@ class Snapshot(Request):
 
 
 @dataclass(slots=True)
+class RaceLog(Request):
+    """A finished race's public log: settings, deal, nonce, commitment, every racer's
+    actions with the server's times, and the result (``solrace verify`` checks it)."""
+
+    type: ClassVar[str] = "race_log"
+    race: RaceId
+
+
+@dataclass(slots=True)
 class DailyStart(Request):
     """Start an attempt at today's daily challenge of ``game``."""
 
@@ -304,6 +313,7 @@ REQUESTS: Final[dict[str, type[Request]]] = {
         Resign,
         Rematch,
         Snapshot,
+        RaceLog,
         DailyStart,
         DailyBoard,
         BestBoard,

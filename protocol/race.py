@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from protocol.actionlog import ActionLog
 from protocol.engine import GameState, Rules, View
 from protocol.errors import SolraceError
+from protocol.fairness import commitment, daily_scope, race_scope
 from protocol.notation import Undo, parse_canonical
 from protocol.ranking import Run, ranked
 from protocol.replay import replay
@@ -82,15 +83,20 @@ class RaceSettings:
     day: str | None = None  # daily: the UTC day of the challenge
     ranked: bool = True  # daily: the player's first attempt of the day
     deal_chosen: bool = False  # the creator chose the deal number (so may be shown)
+    nonce: str = ""  # the secret half of the deal's commitment (``protocol/fairness.py``)
 
     def as_dict(self) -> dict[str, Any]:
-        """Everything, the deal number included: for storage, never for players."""
-        return {**self.public_dict(), "deal": str(self.deal)}
+        """Everything, the deal number and nonce included: for storage, never for players."""
+        return {**self.public_dict(), "deal": str(self.deal), "nonce": self.nonce}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RaceSettings:
         """The settings ``as_dict`` wrote."""
-        return cls(**{**data, "deal": int(data["deal"])})
+        return cls(**{"nonce": "", **data, "deal": int(data["deal"])})
+
+    def scope(self, race: str) -> str:
+        """What the deal was fixed for: the day of a daily deal, or the race."""
+        return daily_scope(self.day) if self.mode == "daily" and self.day else race_scope(race)
 
     def public_dict(self) -> dict[str, Any]:
         """The settings without the deal number."""
@@ -178,6 +184,7 @@ class Race:
         self.start_wall: int | None = None
         self.rematch: str | None = None  # the race a rematch was asked for in, once asked
         self.rematch_by: str | None = None  # who asked for it
+        self._commitment = ""
 
     def _move(self, event: str) -> None:
         """Take the transition ``event`` from the current phase (see ``TRANSITIONS``)."""
@@ -491,13 +498,16 @@ class Race:
         return ranked(runs)
 
     def result(self, today: str | None = None) -> dict[str, Any]:
-        """The final ranking, best first, with each racer's outcome; the deal number in
-        it (and in each entry) only when ``deal_shown``, else null."""
+        """The final ranking, best first, with each racer's outcome; the deal's
+        commitment, and the deal number and nonce (in it and in each entry) only when
+        ``deal_shown``, else null."""
         outcomes = {p: r.outcome and r.outcome.value for p, r in self.racers.items()}
         shown = self.deal_shown(today)
         return {
             "race": self.id,
             "deal": str(self.settings.deal) if shown else None,
+            "nonce": self.settings.nonce if shown else None,
+            "commitment": self.commitment,
             "ranking": [
                 {"rank": i + 1, **run_json(run, shown), "outcome": outcomes[run.player]}
                 for i, run in enumerate(self.runs())
@@ -506,16 +516,62 @@ class Race:
 
     # ------------------------------------------------------------------ what people see
 
+    def public_log(self, today: str | None = None) -> dict[str, Any]:
+        """The race's public log (the ``race_log`` answer): its settings, the deal's
+        commitment, every racer's actions with the server's times, and the result; the
+        deal and nonce only when ``deal_shown`` (``protocol/verify.py`` checks it)."""
+        settings, shown = self.settings, self.deal_shown(today)
+        return {
+            "race": self.id,
+            "mode": settings.mode,
+            "game": settings.game,
+            "options": settings.options,
+            "day": settings.day,
+            "scope": settings.scope(self.id),
+            "commitment": self.commitment,
+            "deal": str(settings.deal) if shown else None,
+            "nonce": settings.nonce if shown else None,
+            "start_at_ms": self.start_wall,
+            "settings": settings.public_dict(),
+            "racers": [
+                {
+                    "player": racer.player,
+                    "name": racer.name,
+                    "outcome": racer.outcome and racer.outcome.value,
+                    "done_at": racer.done_at,
+                    "actions": [[e.seq, e.action, e.t_ms] for e in racer.log],
+                }
+                for racer in self.racers.values()
+            ],
+            "result": self.result(today),
+        }
+
     def deal_shown(self, today: str | None = None) -> bool:
         """The deal number may be shown now (see ``deal_shown``)."""
         return deal_shown(self.settings, self.phase, today)
 
+    @property
+    def commitment(self) -> str:
+        """The commitment to this race's deal (``protocol/fairness.py``), shown from the
+        start; the deal and nonce it hides are revealed with them."""
+        if not self._commitment:
+            settings = self.settings
+            self._commitment = commitment(
+                settings.game,
+                settings.scope(self.id),
+                settings.options,
+                settings.deal,
+                settings.nonce,
+            )
+        return self._commitment
+
     def public_info(self) -> dict[str, Any]:
-        """The race as anyone may see it: settings, phase, racers' standings. No cards,
-        and the deal number only when ``deal_shown``."""
+        """The race as anyone may see it: settings, phase, racers' standings, the deal's
+        commitment. No cards, and the deal number only when ``deal_shown``."""
         return {
             "race": self.id,
             **self.settings.public_dict(),
+            "commitment": self.commitment,
             "deal": str(self.settings.deal) if self.deal_shown() else None,
             "host": self.host,
             "phase": self.phase.value,

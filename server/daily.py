@@ -25,6 +25,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 from protocol.daily import DAY_MS, candidate_deals, day_of, next_day_start_ms, parse_day
+from protocol.fairness import commitment, daily_scope
 from protocol.games import GAMES, rules_for
 from protocol.messages import BestBoard, DailyBoard, DailyStart
 from protocol.race import Now, Phase, RaceError, RaceSettings, daily_deal_shown, run_json
@@ -122,7 +123,8 @@ class DailyDeals:
             stored = await self.store.daily_deal(game, day)
             if stored is None:
                 chosen = await self._choose(game, day)
-                stored = await self.store.set_daily_deal(game, day, chosen)
+                nonce = secrets.token_hex(16)  # its commitment's secret half
+                stored = await self.store.set_daily_deal(game, day, chosen, nonce)
             return stored, await self._proven(game, stored)
 
     async def certify(self, game: str, candidates: list[int]) -> tuple[int, bool]:
@@ -223,6 +225,7 @@ class DailyDesk:
                 "daily_not_ready",
             )
         deal, certified = ready
+        nonce = await self.store.daily_nonce(request.game, day) or ""
         attempt = new_id()
         ranked = await self.store.claim_daily(request.game, day, player, attempt)
         settings = RaceSettings(
@@ -235,6 +238,7 @@ class DailyDesk:
             mode="daily",
             day=day,
             ranked=ranked,
+            nonce=nonce,
         )
         room, effects = await self.director.open_room(settings, player, name, moment, attempt)
         return {
@@ -242,20 +246,29 @@ class DailyDesk:
             "day": day,
             "ranked": ranked,
             "certified": certified,
+            "commitment": room.race.commitment,
             "next_day_ms": next_day_start_ms(day),
         }, effects
 
     async def daily_board(self, player: str, request: DailyBoard, moment: Now) -> dict[str, Any]:
+        """The day's board, its deal's commitment once the deal is fixed, and, once the
+        day is over, the deal and its nonce (anyone can then check the commitment)."""
         today = day_of(moment.wall_ms)
         day = parse_day(request.day) if request.day else today
         board = await self.store.daily_board(request.game, day, request.top, player, request.around)
         deal = await self.store.daily_deal(request.game, day)
-        shown = daily_deal_shown(day, today)
+        nonce = await self.store.daily_nonce(request.game, day) if deal is not None else None
+        shown = daily_deal_shown(day, today) and deal is not None
+        options = dict(rules_for(request.game).options)
         return {
             "game": request.game,
             "day": day,
             "today": today,
-            "deal": str(deal) if shown and deal is not None else None,
+            "commitment": commitment(request.game, daily_scope(day), options, deal, nonce or "")
+            if deal is not None
+            else None,
+            "deal": str(deal) if shown else None,
+            "nonce": nonce if shown else None,
             "next_day_ms": next_day_start_ms(today),
             **board_json(board, shown),
         }

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.daily import day_of
 from protocol.deals import MAX_DEAL, check_deal_number
 from protocol.games import rules_for
 from protocol.messages import Act, CreateRace, Error, Result, ServerMessage
@@ -31,6 +32,7 @@ from protocol.race import (
     Race,
     RaceError,
     RaceSettings,
+    daily_deal_shown,
     record_changes,
     view_json,
 )
@@ -234,6 +236,7 @@ class RaceDirector:
             countdown_ms=self.settings.countdown_ms if countdown is None else countdown,
             spectator_delay_ms=request.spectator_delay_ms,
             deal_chosen=request.deal is not None,
+            nonce=secrets.token_hex(16),
         )
         room, effects = await self.open_room(settings, player, name, moment)
         return {"race": room.race.public_info()}, effects
@@ -314,6 +317,7 @@ class RaceDirector:
             public=old.settings.public,
             countdown_ms=old.settings.countdown_ms,
             spectator_delay_ms=old.settings.spectator_delay_ms,
+            nonce=secrets.token_hex(16),
         )
         new, effects = await self.open_room(settings, player, name, moment)
 
@@ -332,6 +336,23 @@ class RaceDirector:
             return await self.find(race_id, moment)
         except RaceError:
             return None
+
+    async def race_log(self, player: str, race_id: str, moment: Now) -> dict[str, Any]:
+        """A finished race's public log (see ``protocol/verify.py``). A daily run's log is
+        its player's once it is over, and anyone's once its day is over; its deal and
+        nonce only then (the deal would show every card)."""
+        room = await self.find(race_id, moment)
+        race = room.race
+        if race.phase is not Phase.DONE:
+            raise RaceError("a race's log is shown once it is over", "race_not_finished")
+        today = day_of(moment.wall_ms)
+        hidden = race.settings.mode == "daily" and not daily_deal_shown(race.settings.day, today)
+        if hidden and player not in race.racers:
+            raise RaceError(
+                "other players' runs of a daily challenge are shown once its day is over",
+                "log_refused",
+            )
+        return race.public_log(today)
 
     def snapshot(self, player: str, room: Room, watching: bool) -> dict[str, Any]:
         """A racer gets their racer view, a spectator the spectator view, anyone else the

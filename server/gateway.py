@@ -36,6 +36,7 @@ from protocol.messages import (
     ListRaces,
     MyRaces,
     ProtocolError,
+    RaceLog,
     Rematch,
     Request,
     Resign,
@@ -132,6 +133,7 @@ class Gateway:
             Resign: self.resign,
             Rematch: self.rematch,
             Snapshot: self.snapshot,
+            RaceLog: self.race_log,
             DailyStart: self.daily_start,
             DailyBoard: self.daily_board,
             BestBoard: self.best_board,
@@ -479,6 +481,11 @@ class Gateway:
     ) -> tuple[dict[str, Any], Effects]:
         room = await self.director.find(request.race, moment)
         return self.director.snapshot(session.player, room, room.id in session.watching), []
+
+    async def race_log(
+        self, client: Client, session: Session, request: RaceLog, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return {"log": await self.director.race_log(session.player, request.race, moment)}, []
 
     async def daily_start(
         self, client: Client, session: Session, request: DailyStart, moment: Now

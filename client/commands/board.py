@@ -88,8 +88,13 @@ async def board(args: argparse.Namespace) -> int:
         console.print(render.leaderboard(console, data["top"], "", rules.card_total, title))
     else:
         console.print(f"{title}: no runs yet.")
+    if data.get("commitment"):
+        console.print(f"The deal was sealed before play: {data['commitment']}")
     if data.get("deal"):
-        console.print(f"The deal was number {data['deal']}.")
+        console.print(
+            f"The deal was number {data['deal']} (nonce {data['nonce']}); "
+            f"check every run: solrace verify daily {args.game} {data['day']}"
+        )
     now_ms = link.server_now_ms()
     next_day = data.get("next_day_ms") or next_day_start_ms(day_of(now_ms))
     console.print(

@@ -117,9 +117,15 @@ class RacerScreen:
             f"Race {self.race_id} created: {self.rules.title} "
             f"({self.rules.describe_options()}), {players} racer{'s' if players > 1 else ''}."
         )
+        self.say_seal()
         if players > 1:
             self.say(f"Others join with:  {self.join_command(self.race_id)}")
             self.say("It starts when it is full; type 'start' to start it sooner.")
+
+    def say_seal(self) -> None:
+        """The deal's commitment, before play: the reveal at the end can be checked
+        against it (docs/fairness.md)."""
+        self.say(f"Deal sealed before play: {self.info['commitment']}", style="dim")
 
     def join_command(self, race_id: str) -> str:
         """The command that joins ``race_id``, always with this server's URL: the others'
@@ -134,6 +140,7 @@ class RacerScreen:
             f"Joined race {self.race_id}: {self.rules.title} ({self.rules.describe_options()}); "
             f"racers {names} ({len(self.players)}/{self.info['max_players']})."
         )
+        self.say_seal()
 
     async def daily(self, game: str) -> None:
         data = await self.link.client.daily_start(game)
@@ -145,6 +152,7 @@ class RacerScreen:
         self.say(
             f"Daily {self.rules.title} of {data['day']} ({kind}{proven}). Your clock is running."
         )
+        self.say_seal()
         if self.view is not None:
             self.draw()
 
@@ -493,6 +501,9 @@ class RacerScreen:
                 f"Deal number {result['deal']} (see it: solrace deal {self.rules.name} "
                 f"{result['deal']})."
             )
+        if result.get("nonce"):
+            verify = ["solrace", "verify", "race", result["race"], "--server", self.link.client.url]
+            self.say(f"Check every move of this race:  {shlex.join(verify)}")
 
     def show_final(self, players: list[dict[str, Any]]) -> None:
         self.say(render.standings(self.console, players, self.me, self.total, "Final standings"))

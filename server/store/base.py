@@ -101,9 +101,14 @@ class Store(ABC):
         """The deal number stored for ``game`` on ``day``, or None."""
 
     @abstractmethod
-    async def set_daily_deal(self, game: str, day: str, number: int) -> int:
-        """Store ``number`` unless a deal is already stored; return the stored one (the
-        first writer wins)."""
+    async def set_daily_deal(self, game: str, day: str, number: int, nonce: str = "") -> int:
+        """Store ``number`` and the ``nonce`` of its commitment unless a deal is already
+        stored; return the stored one (the first writer wins: deal and nonce never
+        change)."""
+
+    @abstractmethod
+    async def daily_nonce(self, game: str, day: str) -> str | None:
+        """The nonce stored with the day's deal, or None."""
 
     @abstractmethod
     async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:

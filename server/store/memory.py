@@ -77,6 +77,7 @@ class DailyState:
     """One game's day: its deal, the ranked attempt claimed by each player, its board."""
 
     deal: int | None = None
+    nonce: str = ""
     claims: dict[str, str] = field(default_factory=dict)
     board: RankedRuns = field(default_factory=RankedRuns)
 
@@ -123,11 +124,15 @@ class MemoryStore(Store):
         state = self._days.get((game, day))
         return state.deal if state else None
 
-    async def set_daily_deal(self, game: str, day: str, number: int) -> int:
+    async def set_daily_deal(self, game: str, day: str, number: int, nonce: str = "") -> int:
         state = self._day(game, day)
         if state.deal is None:
-            state.deal = number
+            state.deal, state.nonce = number, nonce
         return state.deal
+
+    async def daily_nonce(self, game: str, day: str) -> str | None:
+        state = self._days.get((game, day))
+        return state.nonce if state and state.deal is not None else None
 
     async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:
         claims = self._day(game, day).claims

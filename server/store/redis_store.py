@@ -69,6 +69,16 @@ if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 return ARGV[1]
 """
 
+# KEYS[1] the day's deal, KEYS[2] its nonce; ARGV[1] the deal, ARGV[2] the nonce, ARGV[3]
+# their time to live. The first writer wins: the deal and its nonce never change.
+SET_DEAL = """
+local stored = redis.call('GET', KEYS[1])
+if stored then return stored end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+return ARGV[1]
+"""
+
 # KEYS[1] claims; ARGV[1] player, ARGV[2] attempt, ARGV[3] the day's keys' time to live.
 # 1 iff the attempt is the claimed one.
 CLAIM = """
@@ -241,6 +251,7 @@ class RedisStore(Store):
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
         )
         self._first_writer = self._redis.register_script(FIRST_WRITER)
+        self._set_deal = self._redis.register_script(SET_DEAL)
         self._claim = self._redis.register_script(CLAIM)
         self._record_daily = self._redis.register_script(RECORD_DAILY)
         self._offer_best = self._redis.register_script(OFFER_BEST)
@@ -316,10 +327,14 @@ class RedisStore(Store):
         stored: str | None = await self._call(self._redis.get(self._daily_key(game, day, "deal")))
         return None if stored is None else int(stored)
 
-    async def set_daily_deal(self, game: str, day: str, number: int) -> int:
-        key = self._daily_key(game, day, "deal")
-        args = [number, self._keep_daily_s]
-        return int(await self._call(self._first_writer(keys=[key], args=args)))
+    async def set_daily_deal(self, game: str, day: str, number: int, nonce: str = "") -> int:
+        keys = [self._daily_key(game, day, "deal"), self._daily_key(game, day, "nonce")]
+        args: list[str | int] = [number, nonce, self._keep_daily_s]
+        return int(await self._call(self._set_deal(keys=keys, args=args)))
+
+    async def daily_nonce(self, game: str, day: str) -> str | None:
+        nonce = await self._call(self._redis.get(self._daily_key(game, day, "nonce")))
+        return None if nonce is None else str(nonce)
 
     async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:
         key = self._daily_key(game, day, "claims")

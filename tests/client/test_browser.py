@@ -404,6 +404,10 @@ def test_two_racers_race_one_deal_to_the_end_and_both_see_the_ranking(
         expect(rows.nth(0).locator(".rank")).to_have_text("1")
     expect(ann.locator("#results-title")).to_have_text("You won!")
     expect(bob.locator("#results-title")).to_have_text("You finished 2nd")
+    seal = ann.locator("#race-seal").inner_text()  # the deal's commitment, shown throughout
+    assert re.fullmatch(r"Deal sealed before play: [0-9a-f]{64}", seal)
+    expect(bob.locator("#race-seal")).to_have_text(seal)
+    expect(ann.locator("#results-proof")).to_contain_text(f"solrace verify race {race}")
 
     # A rematch: Ann asks, Bob is offered it and joins, and the new race counts down.
     ann.get_by_role("button", name="Rematch").click()
@@ -500,6 +504,9 @@ def test_a_finished_daily_attempt_is_on_the_daily_and_all_time_boards(
     type_actions(dee, wins)
     expect(dee.locator("#results")).to_be_visible(timeout=20_000)
     expect(dee.locator("#results-body tr")).to_have_count(1)
+    expect(dee.locator("#results-proof")).to_be_hidden()  # the nonce only after the day
+    seal = dee.locator("#race-seal").inner_text().removeprefix("Deal sealed before play: ")
+    assert re.fullmatch(r"[0-9a-f]{64}", seal)
     time_shown = dee.locator("#results-body tr td").nth(2).inner_text()
     assert re.fullmatch(r"\d+:\d\d\.\d", time_shown)
 
@@ -511,6 +518,8 @@ def test_a_finished_daily_attempt_is_on_the_daily_and_all_time_boards(
     expect(dee.locator("#daily-me")).to_have_text(re.compile(r"Your rank: 1 of \d+"))
     expect(dee.locator("#next-day")).to_have_text(re.compile(r"\d+ (h|min|s)"))
     expect(dee.locator("#best-top tr.me")).to_contain_text("Dee (you)")
+    expect(dee.locator("#board-seal")).to_contain_text(seal)  # the same seal on the board
+    expect(dee.locator("#board-seal")).to_contain_text(f"solrace verify daily {GAME} ")
     screenshot(dee, "daily-board.png")
 
 

@@ -285,6 +285,9 @@ async def test_play_races_to_the_end_by_numbers_and_notation_and_shows_the_ranki
     assert re.search(r"\| 2 \| Bob +\| resigned +\| +- \| +1 \| +0/52 \|", ann.output)
     assert "You placed 1st of 2." in ann.output
     assert f"Deal number {DEAL}" in ann.output
+    seal = re.search(r"Deal sealed before play: ([0-9a-f]{64})", ann.output)  # before Go!
+    assert seal and seal.start() < ann.output.index("Go!")
+    assert f"solrace verify race {race} --server {url}" in ann.output
 
 
 async def test_play_shows_the_sentence_of_a_refused_action_and_goes_on() -> None:
@@ -510,6 +513,7 @@ async def test_board_lists_a_resigned_daily_attempt_and_the_time_to_the_next_day
     assert re.search(r"\| 1 \| Cat +\| +DNF \| +1 \| +0/52 \|", board.output), board.output
     assert re.search(r"The next daily challenge begins in \d+ (h|min|s)", board.output)
     data = json.loads(as_json.output)
+    assert f"The deal was sealed before play: {data['commitment']}" in board.output
     assert [(e["name"], e["finished"], e["actions"]) for e in data["top"]] == [("Cat", False, 1)]
 
 

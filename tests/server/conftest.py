@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
 from redis_server import RedisServer, RedisServerError
+
+from server.store import MemoryStore, Store
+from server.store.redis_store import RedisStore
 
 
 @pytest.fixture(scope="session")
@@ -23,6 +27,20 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.fail(f"no Redis for the tests: {failure}", pytrace=False)
     yield server.url
     server.stop()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    """Each store in turn: the in-memory one, and a real Redis under a fresh prefix (its
+    keys removed afterwards)."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    prefix = f"test:{uuid.uuid4().hex}:"
+    redis_store = RedisStore(request.getfixturevalue("redis_url"), prefix=prefix)
+    yield redis_store
+    await redis_store.purge()
+    await redis_store.close()
 
 
 @pytest.fixture

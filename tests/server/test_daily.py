@@ -8,7 +8,6 @@ import dataclasses
 import itertools
 import threading
 import time
-from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -25,17 +24,6 @@ from server.daily import DailyDeals
 from server.store import MemoryStore, Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    redis_url = request.getfixturevalue("redis_url")
-    redis_store = open_store(redis_url, prefix=f"daily-test-{time.monotonic_ns()}:")
-    yield redis_store
-    await redis_store.close()
 
 
 async def test_three_players_play_the_daily_challenge_and_are_ranked(store: Store) -> None:
@@ -166,16 +154,16 @@ async def test_a_player_is_told_to_come_back_while_the_day_s_deal_is_being_prove
 
 
 def deals_in(message: object) -> list[object]:
-    """Every value of a ``deal`` field anywhere in a message."""
+    """Every value of a ``deal`` or ``nonce`` field anywhere in a message."""
     if isinstance(message, dict):
-        found = [message["deal"]] if "deal" in message else []
+        found = [message[key] for key in ("deal", "nonce") if key in message]
         return found + [d for value in message.values() for d in deals_in(value)]
     if isinstance(message, list):
         return [d for item in message for d in deals_in(item)]
     return []
 
 
-async def test_no_message_shows_a_daily_deal_while_its_day_runs() -> None:
+async def test_no_message_shows_a_daily_deal_or_its_nonce_while_its_day_runs() -> None:
     store = MemoryStore()
     today = day_of(int(time.time() * 1000))
     await store.set_daily_deal(GAME, today, DEAL)
@@ -194,7 +182,7 @@ async def test_no_message_shows_a_daily_deal_while_its_day_runs() -> None:
         seen.append((await ann.next_event("result")).data)
         seen.append((await bob.next_event("result")).data)  # the spectator feed's
         seen += [await ann.snapshot(race), await bob.snapshot(race)]
-        seen.append(await ann.daily_board(GAME))
+        seen += [await ann.race_log(race), await ann.daily_board(GAME)]
         seen.append(await ann.best_board(GAME))
         assert deals_in(seen) and set(deals_in(seen)) == {None}
 

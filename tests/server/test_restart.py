@@ -22,6 +22,7 @@ from protocol.daily import DAY_MS, day_of
 from protocol.games import rules_for
 from protocol.race import Now, Race, view_json
 from protocol.replay import replay
+from protocol.verify import check_log
 from server.store import Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -171,6 +172,8 @@ async def test_a_finished_race_stays_readable_after_a_restart(
     (standing,) = info["players"]
     assert standing["outcome"] == "finished"
     assert standing["time_ms"] == result["ranking"][0]["time_ms"]
+    log = await someone.race_log(race)  # its log, read back from Redis, replays to its result
+    assert log["result"] == result and check_log(log) == []
     await someone.close()
 
 

@@ -8,7 +8,7 @@ import random
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -33,17 +33,6 @@ GAME = "sanibel"
 DAY = "2024-05-01"
 NEXT_DAY = "2024-05-02"
 EPOCH_MS = 1_714_521_600_000
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    redis_store = RedisStore(request.getfixturevalue("redis_url"), prefix=fresh_prefix())
-    yield redis_store
-    await redis_store.purge()
-    await redis_store.close()
 
 
 def fresh_prefix() -> str:

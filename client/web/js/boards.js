@@ -2,7 +2,7 @@
 // rank, when the next day begins) and the all-time board of best daily runs.
 
 import { h, fill } from "./dom.js";
-import { clockText, waitText } from "./format.js";
+import { clockText, sealText, waitText } from "./format.js";
 import { GAMES, gameTitle } from "./games.js";
 
 export class BoardsScreen {
@@ -60,6 +60,13 @@ export class BoardsScreen {
       status.textContent = "";
       this.nextDayMs = daily.next_day_ms;
       fill(document.getElementById("board-day"), `${daily.day} (UTC)`);
+      fill(
+        document.getElementById("board-seal"),
+        daily.commitment
+          ? `${sealText(daily.commitment)}. Deal and nonce are shown after the day; ` +
+              `check every run with: solrace verify daily ${game} ${daily.day}`
+          : "Today's deal is not chosen yet.",
+      );
       this.tick();
       this.drawBoard("daily", daily, "Nobody has played today's deal yet. Be the first!");
       this.drawBoard("best", best, "No finished daily runs yet.");

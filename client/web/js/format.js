@@ -34,3 +34,8 @@ const OUTCOMES = {
 export function outcomeText(outcome) {
   return outcome ? (OUTCOMES[outcome] ?? outcome) : "playing";
 }
+
+/** A deal's commitment as players read it: the server sealed the deal before play. */
+export function sealText(commitment) {
+  return commitment ? `Deal sealed before play: ${commitment}` : "";
+}

@@ -7,7 +7,7 @@
 
 import { Board } from "./board.js";
 import { h, fill } from "./dom.js";
-import { clockText, outcomeText } from "./format.js";
+import { clockText, outcomeText, sealText } from "./format.js";
 import { GAMES, gameTitle, optionsText } from "./games.js";
 import { leaveRaces } from "./leaving.js";
 import { remembered } from "./storage.js";
@@ -336,6 +336,7 @@ export class RaceScreen {
         : "secret deal";
     const practice = info.mode === "daily" && info.ranked === false ? " · practice" : "";
     fill(this.el["race-sub"], `${deal} · ${optionsText(info.game, info.options)}${practice}`);
+    fill(this.el["race-seal"], sealText(info.commitment));
     this.el["daily-note"].hidden = info.mode !== "daily" || this.daily?.certified !== false;
     this.drawWaiting();
     this.drawPlay();
@@ -510,6 +511,14 @@ export class RaceScreen {
           : "Race over";
     fill(this.el["results-title"], this.info.mode === "daily" ? "Attempt over" : headline);
     fill(this.el["results-deal"], result.deal ? `Deal ${result.deal}` : "");
+    this.el["results-proof"].hidden = !result.nonce;
+    fill(
+      this.el["results-proof"],
+      result.nonce
+        ? `Nonce ${result.nonce}: the seal is the SHA-256 of the deal and this nonce. ` +
+            `Check the whole race with: solrace verify race ${result.race}`
+        : "",
+    );
     this.el["rematch-button"].hidden = this.info.mode !== "race";
     this.el["board-link"].hidden = this.info.mode !== "daily";
     this.el["board-link"].href = `#boards=${this.info.game}`;

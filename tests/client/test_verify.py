@@ -1,0 +1,111 @@
+"""``solrace verify``, run as a real process against a real server: a finished race and a
+past day's board check out (exit 0), a saved copy changed in any way does not (exit 1,
+each mismatch printed), and what cannot be checked yet or at all says why."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from harness import player, running_server, url, winning_actions
+from redis_server import free_port
+
+from protocol.daily import DAY_MS, day_of
+from protocol.race import Now
+from server.store import MemoryStore
+
+SOLRACE = str(Path(sys.executable).with_name("solrace"))
+GAME, DEAL = "mount_sunflower", 18
+
+
+async def solrace(*args: str) -> tuple[int, str, str]:
+    """Run ``solrace`` (without blocking the server in this process); status, out, err."""
+    process = await asyncio.create_subprocess_exec(
+        SOLRACE, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await process.communicate()
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_a_finished_race_checks_out_and_a_changed_copy_of_it_does_not(
+    tmp_path: Path,
+) -> None:
+    saved = tmp_path / "race.json"
+    async with running_server(countdown_ms=50) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        race = (await ann.create_race(GAME))["race"]  # a random, secret deal
+        await bob.join_race(race)
+        await ann.next_event("started")
+        await bob.resign(race)
+        await ann.resign(race)
+        await ann.next_event("result")
+        status, out, _ = await solrace(
+            "verify", "race", race, "--server", url(server), "--save", str(saved)
+        )
+        assert status == 0, out
+        assert out == f"{race}: everything matches (2 run(s) replayed)\n"
+
+        status, out, _ = await solrace("verify", "race", "0" * 16, "--server", url(server))
+        assert status == 1 and "[race_not_found]" in out
+
+    log = json.loads(saved.read_text())
+    log["deal"] = str(int(log["deal"]) + 1)
+    saved.write_text(json.dumps(log))
+    status, out, _ = await solrace("verify", "race", "--file", str(saved))
+    assert status == 1
+    assert out.startswith(f"{race}: 1 mismatch(es):\n  - the commitment ")
+
+
+async def test_a_past_day_checks_out_against_its_commitment_and_a_reordered_board_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, saved = MemoryStore(), tmp_path / "day.json"
+    today = day_of(int(time.time() * 1000))
+    await store.set_daily_deal(GAME, today, DEAL, "cd" * 16)
+    async with running_server(store) as server:
+        for name, actions in (("Ann", 40), ("Bob", None), ("Cy", 10)):
+            async with await player(server, name) as client:
+                attempt = (await client.daily_start(GAME))["race"]["race"]
+                for action in winning_actions(GAME, DEAL)[:actions]:
+                    await client.act(attempt, action)
+                if actions is not None:
+                    await client.resign(attempt)
+        status, out, _ = await solrace("verify", "daily", GAME, today, "--server", url(server))
+        assert status == 1 and "the day is not over" in out
+
+        monkeypatch.setattr(  # the server's clock: the day is over
+            "server.gateway.now",
+            lambda: Now(int(time.monotonic() * 1000), int(time.time() * 1000) + DAY_MS),
+        )
+        args = ("verify", "daily", GAME, today, "--server", url(server), "--save", str(saved))
+        status, out, _ = await solrace(*args)
+        assert status == 0, out
+        assert out == f"daily {GAME} {today}: everything matches (3 run(s) replayed)\n"
+
+    day = json.loads(saved.read_text())
+    assert [entry["name"] for entry in day["board"]["top"]] == ["Bob", "Ann", "Cy"]
+    top = day["board"]["top"]
+    top[1], top[2] = top[2], top[1]
+    day["logs"][1], day["logs"][2] = day["logs"][2], day["logs"][1]
+    saved.write_text(json.dumps(day))
+    status, out, _ = await solrace("verify", "daily", "--file", str(saved))
+    assert (status, out.splitlines()[1:]) == (
+        1,
+        ["  - the board's order is not the ranking rule's"],
+    )
+
+
+async def test_verify_without_a_server_or_with_bad_arguments_says_so_with_status_2() -> None:
+    status, _, err = await solrace(
+        "verify", "race", "abc", "--server", f"ws://127.0.0.1:{free_port()}/ws"
+    )
+    assert status == 2 and err.startswith("solrace verify: ")
+    status, _, err = await solrace("verify", "daily", GAME, "yesterday")
+    assert status == 2 and "solrace verify daily" in err
+    status, _, err = await solrace("verify", "race")
+    assert (status, err) == (2, "error: solrace verify race: give a RACE id, or --file\n")
