@@ -1,6 +1,7 @@
-"""``solrace bench engine|solver|server|memory``: benchmarks that print figures (never timed
-tests). The server benchmark lives in client/loadtest.py, the memory one in
-client/memorybench.py."""
+"""``solrace bench engine|solver|server|memory|soak``: benchmarks that
+print figures (never timed tests). The server benchmark lives in client/loadtest.py, the
+memory one in client/memorybench.py; soak in
+client/soakbench.py."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from protocol.solver import WON, solve
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "target", choices=["engine", "solver", "server", "memory"], help="what to measure"
+        "target",
+        choices=["engine", "solver", "server", "memory", "soak"],
+        help="what to measure",
     )
     parser.add_argument(
         "--seconds",
@@ -27,8 +30,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="time per game (engine, solver: 3) or per paced phase (server: 15)",
     )
-    server = parser.add_argument_group("server")
-    server.add_argument("--players", type=int, default=2000, help="connected players")
+    server = parser.add_argument_group("server, soak")
+    server.add_argument(
+        "--players", type=int, default=None, help="connected players (server: 2000, soak: 200)"
+    )
     server.add_argument(
         "--redis",
         nargs="?",
@@ -38,7 +43,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="keep solrace's state in Redis (at URL; without one, a redis-server of the "
         "benchmark's own, append-only file fsynced every second)",
     )
-    server.add_argument("--rate", type=float, default=4000, help="actions per second in all")
+    server.add_argument(
+        "--rate",
+        type=float,
+        default=None,
+        help="actions per second in all (server: 4000, soak: 450)",
+    )
     server.add_argument(
         "--saturation-clients",
         type=int,
@@ -60,6 +70,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=1000,
         help="spectators on one race in the last phase (0: skip it)",
     )
+    soak = parser.add_argument_group("soak")
+    soak.add_argument("--minutes", type=float, default=10.0, help="how long the players race")
+    soak.add_argument(
+        "--race-actions",
+        type=int,
+        default=200,
+        help="actions a racer plays before resigning, on average (half the racers play a win)",
+    )
+    soak.add_argument("--every", type=float, default=30.0, help="seconds between RSS readings")
     memory = parser.add_argument_group("memory")
     memory.add_argument("--races", type=int, default=10, help="live races of two racers, per game")
     memory.add_argument("--actions", type=int, default=1000, help="actions tried per racer")
@@ -131,10 +150,13 @@ def measure_solver(rules: Rules, seconds: float) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.target == "server":
-        return run_server(args)
-    if args.target == "memory":
-        return run_memory(args)
+    runners = {
+        "server": run_server,
+        "memory": run_memory,
+        "soak": run_soak,
+    }
+    if args.target in runners:
+        return runners[args.target](args)
     if args.seconds is None:
         args.seconds = 3.0
     if args.target == "solver":
@@ -166,6 +188,8 @@ def run_solver(args: argparse.Namespace) -> int:
 def run_server(args: argparse.Namespace) -> int:
     from client.loadtest import print_table, run_bench
 
+    args.players = 2000 if args.players is None else args.players
+    args.rate = 4000 if args.rate is None else args.rate
     options = {
         "players": args.players,
         "rate": args.rate,
@@ -200,4 +224,29 @@ def run_memory(args: argparse.Namespace) -> int:
         print(json.dumps({row.game: row.as_dict() for row in figures}))
     else:
         print_table(figures)
+    return 0
+
+
+def run_soak(args: argparse.Namespace) -> int:
+    from client.soakbench import print_summary, run_soak
+
+    options = {
+        "minutes": args.minutes,
+        "rate": 450.0 if args.rate is None else args.rate,
+        "players": 200 if args.players is None else args.players,
+        "race_actions": args.race_actions,
+        "every_s": args.every,
+        "redis": args.redis,
+        "seed": args.seed,
+        "json": args.json,
+    }
+    if options["players"] < 2 or options["players"] % 2 or options["rate"] <= 0:
+        raise SystemExit("error: --players must be even and at least 2, --rate above 0")
+    if args.minutes <= 0 or args.every <= 0 or args.race_actions < 2:
+        raise SystemExit("error: --minutes and --every above 0, --race-actions at least 2")
+    result = asyncio.run(run_soak(options))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_summary(result)
     return 0
