@@ -1,7 +1,7 @@
-"""``solrace bench engine|solver|server|memory|soak``: benchmarks that
+"""``solrace bench engine|solver|server|memory|soak|recovery``: benchmarks that
 print figures (never timed tests). The server benchmark lives in client/loadtest.py, the
-memory one in client/memorybench.py; soak in
-client/soakbench.py."""
+memory one in client/memorybench.py; soak and recovery in
+client/{soak,recovery}bench.py."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from protocol.solver import WON, solve
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "target",
-        choices=["engine", "solver", "server", "memory", "soak"],
+        choices=["engine", "solver", "server", "memory", "soak", "recovery"],
         help="what to measure",
     )
     parser.add_argument(
@@ -79,6 +79,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="actions a racer plays before resigning, on average (half the racers play a win)",
     )
     soak.add_argument("--every", type=float, default=30.0, help="seconds between RSS readings")
+    recovery = parser.add_argument_group("recovery")
+    recovery.add_argument("--racers", type=int, default=1000, help="racers, in races of two")
+    recovery.add_argument(
+        "--actions-before", type=int, default=20, help="actions each racer plays before the kill"
+    )
+    recovery.add_argument(
+        "--concurrency", type=int, default=100, help="connections opened at a time"
+    )
     memory = parser.add_argument_group("memory")
     memory.add_argument("--races", type=int, default=10, help="live races of two racers, per game")
     memory.add_argument("--actions", type=int, default=1000, help="actions tried per racer")
@@ -154,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
         "server": run_server,
         "memory": run_memory,
         "soak": run_soak,
+        "recovery": run_recovery,
     }
     if args.target in runners:
         return runners[args.target](args)
@@ -249,4 +258,25 @@ def run_soak(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_summary(result)
+    return 0
+
+
+def run_recovery(args: argparse.Namespace) -> int:
+    from client.recoverybench import print_result, run_recovery
+
+    if args.racers < 2 or args.racers % 2 or args.actions_before < 1 or args.concurrency < 1:
+        raise SystemExit(
+            "error: --racers must be even and at least 2, --actions-before and "
+            "--concurrency at least 1"
+        )
+    options = {
+        "racers": args.racers,
+        "actions_before": args.actions_before,
+        "concurrency": args.concurrency,
+    }
+    result = asyncio.run(run_recovery(options))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_result(result)
     return 0
