@@ -1,7 +1,7 @@
-"""``solrace bench engine|solver|server|memory|soak|recovery``: benchmarks that
+"""``solrace bench engine|solver|server|memory|soak|recovery|storage``: benchmarks that
 print figures (never timed tests). The server benchmark lives in client/loadtest.py, the
-memory one in client/memorybench.py; soak and recovery in
-client/{soak,recovery}bench.py."""
+memory one in client/memorybench.py; soak, recovery and storage in
+client/{soak,recovery,storage}bench.py."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from protocol.solver import WON, solve
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "target",
-        choices=["engine", "solver", "server", "memory", "soak", "recovery"],
+        choices=["engine", "solver", "server", "memory", "soak", "recovery", "storage"],
         help="what to measure",
     )
     parser.add_argument(
@@ -87,8 +87,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     recovery.add_argument(
         "--concurrency", type=int, default=100, help="connections opened at a time"
     )
-    memory = parser.add_argument_group("memory")
-    memory.add_argument("--races", type=int, default=10, help="live races of two racers, per game")
+    memory = parser.add_argument_group("memory, storage")
+    memory.add_argument(
+        "--races",
+        type=int,
+        default=None,
+        help="memory: live races of two racers, per game (10); storage: races, identities and "
+        "board entries of each kind (1000)",
+    )
     memory.add_argument("--actions", type=int, default=1000, help="actions tried per racer")
     memory.add_argument(
         "--undo-share",
@@ -163,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         "memory": run_memory,
         "soak": run_soak,
         "recovery": run_recovery,
+        "storage": run_storage,
     }
     if args.target in runners:
         return runners[args.target](args)
@@ -224,6 +231,7 @@ def run_server(args: argparse.Namespace) -> int:
 def run_memory(args: argparse.Namespace) -> int:
     from client.memorybench import measure, print_table
 
+    args.races = 10 if args.races is None else args.races
     if args.races < 1 or args.actions < 1 or not 0 <= args.undo_share <= 1:
         raise SystemExit("error: --races and --actions must be at least 1, --undo-share 0 to 1")
     figures = [
@@ -279,4 +287,18 @@ def run_recovery(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_result(result)
+    return 0
+
+
+def run_storage(args: argparse.Namespace) -> int:
+    from client.storagebench import print_table, run_storage
+
+    races = 1000 if args.races is None else args.races
+    if races < 1:
+        raise SystemExit("error: --races must be at least 1")
+    result = asyncio.run(run_storage({"races": races, "seed": args.seed}))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_table(result)
     return 0
