@@ -1,7 +1,7 @@
-"""``solrace bench engine|solver|server|memory|soak|recovery|storage``: benchmarks that
+"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle``: benchmarks that
 print figures (never timed tests). The server benchmark lives in client/loadtest.py, the
-memory one in client/memorybench.py; soak, recovery and storage in
-client/{soak,recovery,storage}bench.py."""
+memory one in client/memorybench.py; soak, recovery, storage and idle in
+client/{soak,recovery,storage,idle}bench.py."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from protocol.solver import WON, solve
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "target",
-        choices=["engine", "solver", "server", "memory", "soak", "recovery", "storage"],
+        choices=["engine", "solver", "server", "memory", "soak", "recovery", "storage", "idle"],
         help="what to measure",
     )
     parser.add_argument(
@@ -86,6 +86,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     recovery.add_argument(
         "--concurrency", type=int, default=100, help="connections opened at a time"
+    )
+    idle = parser.add_argument_group("idle")
+    idle.add_argument("--connections", type=int, default=10_000, help="idle connected players")
+    idle.add_argument(
+        "--wait", type=float, default=10.0, help="seconds between the last hello and the reading"
     )
     memory = parser.add_argument_group("memory, storage")
     memory.add_argument(
@@ -170,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
         "soak": run_soak,
         "recovery": run_recovery,
         "storage": run_storage,
+        "idle": run_idle,
     }
     if args.target in runners:
         return runners[args.target](args)
@@ -301,4 +307,17 @@ def run_storage(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_table(result)
+    return 0
+
+
+def run_idle(args: argparse.Namespace) -> int:
+    from client.idlebench import print_result, run_idle
+
+    if args.connections < 1 or args.wait < 0:
+        raise SystemExit("error: --connections must be at least 1, --wait at least 0")
+    result = asyncio.run(run_idle({"connections": args.connections, "wait_s": args.wait}))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_result(result)
     return 0
