@@ -25,16 +25,16 @@ import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
+from client.benchprocess import cpu_seconds, free_port, own_redis, serve_command, spawn
 from protocol.games import rules_for
 from protocol.notation import UNDO
 
@@ -94,6 +94,10 @@ class Player:
                 if message["type"] == "error":
                     raise RuntimeError(f"{kind}: {message['code']}: {message['message']}")
                 return message  # type: ignore[no-any-return]
+            self.unasked(message)
+
+    def unasked(self, message: dict[str, Any]) -> None:
+        """An event or feed item that came while waiting for an answer: dropped here."""
 
     async def act(self) -> None:
         """The next action of the playout; past its end, undo (always legal then)."""
@@ -107,8 +111,18 @@ class Player:
             pass
 
 
+P = TypeVar("P", bound=Player)
+
+
 async def connect_all(url: str, count: int, subprotocol: str | None) -> list[Player]:
-    players: list[Player] = []
+    return await connect_many(url, count, subprotocol, Player)
+
+
+async def connect_many(
+    url: str, count: int, subprotocol: str | None, make: Callable[[ClientConnection], P]
+) -> list[P]:
+    """``count`` connections, opened ``CONNECT_BATCH`` at a time, each made a ``make``."""
+    players: list[P] = []
     for start in range(0, count, CONNECT_BATCH):
         batch = min(CONNECT_BATCH, count - start)
         connections = await asyncio.gather(
@@ -124,19 +138,13 @@ async def connect_all(url: str, count: int, subprotocol: str | None) -> list[Pla
                 for _ in range(batch)
             )
         )
-        players.extend(Player(c) for c in connections)
+        players.extend(make(c) for c in connections)
     return players
 
 
 def own_cpu_seconds() -> float:
     times = os.times()
     return times.user + times.system
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as handle:
-        fields = handle.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def rate_phase(players: list[Player], rate: float, seconds: float, pid: int) -> Figures:
@@ -202,25 +210,6 @@ def _figures(latencies: list[float], wall: float, cpu: float, own_cpu: float) ->
     )
 
 
-def _spawn(command: list[str], ready_word: str) -> subprocess.Popen[str]:
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    if ready_word not in line:
-        process.kill()
-        raise RuntimeError(f"{command[0]} did not start: {line!r}")
-    return process
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @dataclass
 class Target:
     """A server process under test and its connected players."""
@@ -232,8 +221,8 @@ class Target:
 
 @asynccontextmanager
 async def echo_target(options: dict[str, Any], pool: dict[int, list[str]]) -> AsyncIterator[Target]:
-    port = _free_port()
-    process = _spawn([sys.executable, "-m", "client.echo_server", str(port)], "echo serving")
+    port = free_port()
+    process = spawn([sys.executable, "-m", "client.echo_server", str(port)], "echo serving")
     try:
         url = f"ws://127.0.0.1:{port}/"
         players = await connect_all(url, options["players"], None)
@@ -251,23 +240,11 @@ async def echo_target(options: dict[str, Any], pool: dict[int, list[str]]) -> As
 async def solrace_target(
     options: dict[str, Any], pool: dict[int, list[str]]
 ) -> AsyncIterator[Target]:
-    port = _free_port()
-    command = [
-        *os.environ.get("SOLRACE_BENCH_SERVER", f"{sys.executable} -m client.cli").split(),
-        "serve",
-        "--port",
-        str(port),
-        "--no-certify",
-        "--rate",
-        "1000000",
-        "--burst",
-        "1000000",
-        "--log-level",
-        "WARNING",
-    ]
+    port = free_port()
+    command = serve_command(port, "--rate", "1000000", "--burst", "1000000")
     if options.get("redis"):
         command += ["--redis", options["redis"], "--redis-prefix", f"bench-{port}:"]
-    process = _spawn(command, "serving on")
+    process = spawn(command, "serving on")
     url = f"ws://127.0.0.1:{port}/ws"
     try:
         players = await connect_all(url, options["players"], "solrace.v1.msgpack")
@@ -302,7 +279,7 @@ async def spectated_phases(options: dict[str, Any], solrace: Target) -> dict[str
     judged on)."""
     figures: dict[str, Figures] = {}
     for label, niceness in (("spectated", 0), ("spectated_niced", 10)):
-        watchers = _spawn(
+        watchers = spawn(
             [
                 *(["nice", "-n", str(niceness)] if niceness else []),
                 sys.executable,
@@ -331,49 +308,9 @@ def redis_for(options: dict[str, Any]) -> Iterator[None]:
     if options.get("redis") != "start":
         yield
         return
-    with tempfile.TemporaryDirectory() as directory:
-        port = _free_port()
-        process = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--dir",
-                directory,
-                "--save",
-                "",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "everysec",
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        try:
-            deadline = time.monotonic() + 10
-            while not _answers_ping(port):
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("redis-server did not start")
-                time.sleep(0.05)
-            options["redis"] = f"redis://127.0.0.1:{port}/0"
-            options["redis_pid"] = process.pid
-            yield
-        finally:
-            process.terminate()
-            process.wait(10)
-
-
-def _answers_ping(port: int) -> bool:
-    import socket
-
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as connection:
-            connection.sendall(b"PING\r\n")
-            return connection.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
+    with own_redis() as redis:
+        options["redis"], options["redis_pid"] = redis.url, redis.pid
+        yield
 
 
 async def run_bench(options: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
-"""``solrace bench engine|solver|server|memory``: benchmarks that print figures (never timed
-tests). The server benchmark lives in client/loadtest.py, the memory one in
-client/memorybench.py."""
+"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle``: benchmarks that
+print figures (never timed tests). The server benchmark lives in client/loadtest.py, the
+memory one in client/memorybench.py; soak, recovery, storage and idle in
+client/{soak,recovery,storage,idle}bench.py."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from protocol.solver import WON, solve
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "target", choices=["engine", "solver", "server", "memory"], help="what to measure"
+        "target",
+        choices=["engine", "solver", "server", "memory", "soak", "recovery", "storage", "idle"],
+        help="what to measure",
     )
     parser.add_argument(
         "--seconds",
@@ -27,8 +30,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="time per game (engine, solver: 3) or per paced phase (server: 15)",
     )
-    server = parser.add_argument_group("server")
-    server.add_argument("--players", type=int, default=2000, help="connected players")
+    server = parser.add_argument_group("server, soak")
+    server.add_argument(
+        "--players", type=int, default=None, help="connected players (server: 2000, soak: 200)"
+    )
     server.add_argument(
         "--redis",
         nargs="?",
@@ -38,7 +43,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="keep solrace's state in Redis (at URL; without one, a redis-server of the "
         "benchmark's own, append-only file fsynced every second)",
     )
-    server.add_argument("--rate", type=float, default=4000, help="actions per second in all")
+    server.add_argument(
+        "--rate",
+        type=float,
+        default=None,
+        help="actions per second in all (server: 4000, soak: 450)",
+    )
     server.add_argument(
         "--saturation-clients",
         type=int,
@@ -60,8 +70,36 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=1000,
         help="spectators on one race in the last phase (0: skip it)",
     )
-    memory = parser.add_argument_group("memory")
-    memory.add_argument("--races", type=int, default=10, help="live races of two racers, per game")
+    soak = parser.add_argument_group("soak")
+    soak.add_argument("--minutes", type=float, default=10.0, help="how long the players race")
+    soak.add_argument(
+        "--race-actions",
+        type=int,
+        default=200,
+        help="actions a racer plays before resigning, on average (half the racers play a win)",
+    )
+    soak.add_argument("--every", type=float, default=30.0, help="seconds between RSS readings")
+    recovery = parser.add_argument_group("recovery")
+    recovery.add_argument("--racers", type=int, default=1000, help="racers, in races of two")
+    recovery.add_argument(
+        "--actions-before", type=int, default=20, help="actions each racer plays before the kill"
+    )
+    recovery.add_argument(
+        "--concurrency", type=int, default=100, help="connections opened at a time"
+    )
+    idle = parser.add_argument_group("idle")
+    idle.add_argument("--connections", type=int, default=10_000, help="idle connected players")
+    idle.add_argument(
+        "--wait", type=float, default=10.0, help="seconds between the last hello and the reading"
+    )
+    memory = parser.add_argument_group("memory, storage")
+    memory.add_argument(
+        "--races",
+        type=int,
+        default=None,
+        help="memory: live races of two racers, per game (10); storage: races, identities and "
+        "board entries of each kind (1000)",
+    )
     memory.add_argument("--actions", type=int, default=1000, help="actions tried per racer")
     memory.add_argument(
         "--undo-share",
@@ -131,10 +169,16 @@ def measure_solver(rules: Rules, seconds: float) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.target == "server":
-        return run_server(args)
-    if args.target == "memory":
-        return run_memory(args)
+    runners = {
+        "server": run_server,
+        "memory": run_memory,
+        "soak": run_soak,
+        "recovery": run_recovery,
+        "storage": run_storage,
+        "idle": run_idle,
+    }
+    if args.target in runners:
+        return runners[args.target](args)
     if args.seconds is None:
         args.seconds = 3.0
     if args.target == "solver":
@@ -166,6 +210,8 @@ def run_solver(args: argparse.Namespace) -> int:
 def run_server(args: argparse.Namespace) -> int:
     from client.loadtest import print_table, run_bench
 
+    args.players = 2000 if args.players is None else args.players
+    args.rate = 4000 if args.rate is None else args.rate
     options = {
         "players": args.players,
         "rate": args.rate,
@@ -191,6 +237,7 @@ def run_server(args: argparse.Namespace) -> int:
 def run_memory(args: argparse.Namespace) -> int:
     from client.memorybench import measure, print_table
 
+    args.races = 10 if args.races is None else args.races
     if args.races < 1 or args.actions < 1 or not 0 <= args.undo_share <= 1:
         raise SystemExit("error: --races and --actions must be at least 1, --undo-share 0 to 1")
     figures = [
@@ -200,4 +247,77 @@ def run_memory(args: argparse.Namespace) -> int:
         print(json.dumps({row.game: row.as_dict() for row in figures}))
     else:
         print_table(figures)
+    return 0
+
+
+def run_soak(args: argparse.Namespace) -> int:
+    from client.soakbench import print_summary, run_soak
+
+    options = {
+        "minutes": args.minutes,
+        "rate": 450.0 if args.rate is None else args.rate,
+        "players": 200 if args.players is None else args.players,
+        "race_actions": args.race_actions,
+        "every_s": args.every,
+        "redis": args.redis,
+        "seed": args.seed,
+        "json": args.json,
+    }
+    if options["players"] < 2 or options["players"] % 2 or options["rate"] <= 0:
+        raise SystemExit("error: --players must be even and at least 2, --rate above 0")
+    if args.minutes <= 0 or args.every <= 0 or args.race_actions < 2:
+        raise SystemExit("error: --minutes and --every above 0, --race-actions at least 2")
+    result = asyncio.run(run_soak(options))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_summary(result)
+    return 0
+
+
+def run_recovery(args: argparse.Namespace) -> int:
+    from client.recoverybench import print_result, run_recovery
+
+    if args.racers < 2 or args.racers % 2 or args.actions_before < 1 or args.concurrency < 1:
+        raise SystemExit(
+            "error: --racers must be even and at least 2, --actions-before and "
+            "--concurrency at least 1"
+        )
+    options = {
+        "racers": args.racers,
+        "actions_before": args.actions_before,
+        "concurrency": args.concurrency,
+    }
+    result = asyncio.run(run_recovery(options))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_result(result)
+    return 0
+
+
+def run_storage(args: argparse.Namespace) -> int:
+    from client.storagebench import print_table, run_storage
+
+    races = 1000 if args.races is None else args.races
+    if races < 1:
+        raise SystemExit("error: --races must be at least 1")
+    result = asyncio.run(run_storage({"races": races, "seed": args.seed}))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_table(result)
+    return 0
+
+
+def run_idle(args: argparse.Namespace) -> int:
+    from client.idlebench import print_result, run_idle
+
+    if args.connections < 1 or args.wait < 0:
+        raise SystemExit("error: --connections must be at least 1, --wait at least 0")
+    result = asyncio.run(run_idle({"connections": args.connections, "wait_s": args.wait}))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_result(result)
     return 0
