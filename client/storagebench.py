@@ -5,8 +5,9 @@ A fresh redis-server of the command's own (nothing on disk) and the server's own
 a time as the server would write them:
 
 - a finished race of 2 racers x 200 actions (``Race.record()`` when created, joined,
-  counting down and started: ``SaveRace``; every accepted action: ``AppendActions``; both
-  resign: ``EndRace`` with the final record and result, kept 30 days);
+  counting down and started: each one step ``save_race_if`` on the record's version, as
+  the server's director does; every accepted action: ``AppendActions``; both resign:
+  ``EndRace`` with the final record and result, kept 30 days);
 - a daily-like attempt: 1 racer x 150 actions, the same way (mode "daily");
 - an identity (``SaveIdentity``: a resume token's hash, kept 365 days);
 - a daily board entry (the day's claim, then ``RecordDaily``), of a run that did not
@@ -38,7 +39,8 @@ from protocol.daily import day_of
 from protocol.games import rules_for
 from protocol.race import Ending, Now, Race, RaceSettings
 from protocol.ranking import Run
-from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveIdentity, SaveRace
+from server.director import listed
+from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveIdentity
 from server.sessions import token_hash
 from server.store.redis_store import RedisStore
 
@@ -65,8 +67,11 @@ def player_id(rng: random.Random) -> str:
     return f"p{rng.getrandbits(48):012x}"
 
 
-def race_jobs(racers: int, actions: int, mode: str, rng: random.Random) -> list[Job]:
-    """What the server writes for one race from its creation to its end, in order."""
+async def race_jobs(
+    store: RedisStore, racers: int, actions: int, mode: str, rng: random.Random
+) -> list[Job]:
+    """What the server writes for one race from its creation to its end: its steps
+    (stored here, each on the record's version), then its actions and its end, in order."""
     rules = rules_for(GAME)
     deal, first = playout(actions, rng)
     daily = mode == "daily"
@@ -78,18 +83,26 @@ def race_jobs(racers: int, actions: int, mode: str, rng: random.Random) -> list[
         countdown_ms=0 if daily else 3000,
         mode=mode,
         day=day_of(int(time.time() * 1000)) if daily else None,
+        nonce=secrets.token_hex(16),
     )
     players = [player_id(rng) for _ in range(racers)]
     race = Race(secrets.token_hex(8), settings, rules, host=players[0])
     jobs: list[Job] = []
+    version = 0
+
+    async def step() -> None:
+        nonlocal version
+        assert await store.save_race_if(race.id, race.record(), version, listed(race))
+        version += 1
+
     for player in players:
         race.join(player, f"Player {rng.randrange(10_000)}")
-        jobs.append(SaveRace(race.id, race.record()))
+        await step()
     start = Now(10**9, int(time.time() * 1000))
     race.schedule_start(None, start)
-    jobs.append(SaveRace(race.id, race.record()))
+    await step()
     race.begin()
-    jobs.append(SaveRace(race.id, race.record()))
+    await step()
     late = 0
     for index, player in enumerate(players):
         t_ms = settings.countdown_ms
@@ -103,7 +116,7 @@ def race_jobs(racers: int, actions: int, mode: str, rng: random.Random) -> list[
     end = Now(start.mono_ms + late + 1000, start.wall_ms + late + 1000)
     for player in players:
         race.retire(player, Ending.RESIGNED, end)
-    jobs.append(EndRace(race.id, race.record(), race.result(), KEEP_RACE_S))
+    jobs.append(EndRace(race.id, race.record(), race.result(), KEEP_RACE_S, version))
     return jobs
 
 
@@ -211,10 +224,10 @@ async def run_storage(options: dict[str, Any]) -> dict[str, Any]:
         probe = redis.Redis.from_url(server.url, decode_responses=True)
 
         async def race() -> list[Job]:
-            return race_jobs(2, 200, "race", rng)
+            return await race_jobs(store, 2, 200, "race", rng)
 
         async def attempt() -> list[Job]:
-            return race_jobs(1, 150, "daily", rng)
+            return await race_jobs(store, 1, 150, "daily", rng)
 
         async def identity() -> list[Job]:
             return identity_jobs(rng)

@@ -22,7 +22,8 @@ def test_the_idle_benchmark_reports_memory_per_connection() -> None:
     assert result["rss_with_them_mib"] >= result["rss_before_mib"] > 0
     assert isinstance(result["target_met"], bool)
     per_connection = (result["rss_with_them_mib"] - result["rss_before_mib"]) * 1024 / 50
-    assert abs(result["kib_per_connection"] - per_connection) < 0.05 * 1024 / 50 + 0.01
+    # each RSS figure is rounded to 0.1 MiB, so their difference is within 0.1 MiB
+    assert abs(result["kib_per_connection"] - per_connection) <= 0.1 * 1024 / 50 + 0.01
 
 
 def test_the_report_names_the_target() -> None:
