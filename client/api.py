@@ -53,6 +53,8 @@ class Client:
         self.encoding = encoding
         self.player = ""
         self.token = ""
+        self.account: str | None = None  # the account's username once signed in
+        self.headers: dict[str, str] | None = None  # more HTTP headers for the handshake
         self.last_event = 0
         self.welcome: Welcome | None = None
         self.connection: ClientConnection | None = None
@@ -68,11 +70,18 @@ class Client:
 
     @classmethod
     async def connect(
-        cls, url: str, name: str, *, encoding: str = MSGPACK, record: bool = False
+        cls,
+        url: str,
+        name: str,
+        *,
+        encoding: str = MSGPACK,
+        record: bool = False,
+        headers: dict[str, str] | None = None,
     ) -> Client:
-        """Connect and say hello as a new player."""
+        """Connect and say hello as a new player (``headers``: more HTTP headers)."""
         client = cls(url, name, encoding)
         client.record = record
+        client.headers = headers
         await client._open(token=None)
         return client
 
@@ -82,6 +91,7 @@ class Client:
             subprotocols=[self.encoding],  # type: ignore[list-item]
             compression=None,
             max_size=2**22,
+            additional_headers=self.headers,
         )
         self.reader = asyncio.create_task(self._read(self.connection))
         fields: dict[str, Any] = {"protocol": PROTOCOL_VERSION, "name": self.name}
@@ -91,6 +101,39 @@ class Client:
         assert isinstance(welcome, Welcome)
         self.welcome = welcome
         self.player, self.token, self.name = welcome.player, welcome.token, welcome.name
+        self.account = welcome.account
+
+    @classmethod
+    async def signed_in(
+        cls, url: str, username: str, password: str, *, encoding: str = MSGPACK
+    ) -> Client:
+        """Connect and sign in to the account ``username``."""
+        client = await cls.connect(url, username, encoding=encoding)
+        await client.sign_in(username, password)
+        return client
+
+    async def register(self, username: str, password: str) -> dict[str, Any]:
+        """Make this player the account ``username``; its token replaces ours."""
+        return self._adopt(await self.request("register", username=username, password=password))
+
+    async def sign_in(self, username: str, password: str) -> dict[str, Any]:
+        """Continue as the account ``username`` (this guest's session ends)."""
+        return self._adopt(await self.request("sign_in", username=username, password=password))
+
+    async def sign_out(self, everywhere: bool = False) -> dict[str, Any]:
+        """Forget our token (or all the account's) and end the session; the server
+        closes the connection."""
+        return await self.request("sign_out", everywhere=everywhere)
+
+    def _adopt(self, signed_in: dict[str, Any]) -> dict[str, Any]:
+        self.player, self.name, self.token = (
+            signed_in["player"],
+            signed_in["name"],
+            signed_in["token"],
+        )
+        self.account = signed_in["account"]
+        self.last_event = signed_in["last_event"]  # the session's numbering from here
+        return signed_in
 
     async def resume(self) -> Welcome:
         """Reconnect with the resume token; missed events (or a snapshot) follow."""

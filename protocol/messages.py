@@ -19,6 +19,7 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Final
 
+from protocol.accounts import MAX_PASSWORD, MAX_USERNAME, MIN_PASSWORD, USERNAME_PATTERN
 from protocol.errors import SolraceError
 from protocol.games import GAMES
 
@@ -127,6 +128,11 @@ PlayerName = Annotated[
     str, Text(24, pattern=r"[^\x00-\x1f\x7f]+", hint="may not hold control characters")
 ]
 Token = Annotated[str, Text(64, pattern=r"[A-Za-z0-9_-]+", hint="is not a resume token")]
+Username = Annotated[
+    str,
+    Text(MAX_USERNAME, pattern=USERNAME_PATTERN, hint="may hold only letters a-z, digits, _ and -"),
+]
+Password = Annotated[str, Text(MAX_PASSWORD, min_len=MIN_PASSWORD)]
 DealText = Annotated[str, Text(20, pattern=r"[1-9][0-9]*", hint="is a deal number in decimal")]
 Day = Annotated[str, Text(10, pattern=r"\d{4}-\d{2}-\d{2}", hint="is a day written YYYY-MM-DD")]
 ActionText = Annotated[str, Text(32)]
@@ -161,6 +167,34 @@ class Hello(Request):
     name: PlayerName
     token: Token | None = None
     last_event: Annotated[int, Int(0, 2**53 - 1)] | None = None
+
+
+@dataclass(slots=True)
+class Register(Request):
+    """Make this session's player an account named ``username`` (its races and runs
+    stay its own); the answer carries the account's token, which replaces the session's."""
+
+    type: ClassVar[str] = "register"
+    username: Username
+    password: Password = dataclasses.field(repr=False)
+
+
+@dataclass(slots=True)
+class SignIn(Request):
+    """Continue on this connection as the account ``username`` (this guest session ends)."""
+
+    type: ClassVar[str] = "sign_in"
+    username: Username
+    password: Password = dataclasses.field(repr=False)
+
+
+@dataclass(slots=True)
+class SignOut(Request):
+    """Forget this session's token (``everywhere``: every token of the account), end the
+    session and close the connection."""
+
+    type: ClassVar[str] = "sign_out"
+    everywhere: Annotated[bool, Flag()] = False
 
 
 @dataclass(slots=True)
@@ -303,6 +337,9 @@ REQUESTS: Final[dict[str, type[Request]]] = {
     cls.type: cls
     for cls in (
         Hello,
+        Register,
+        SignIn,
+        SignOut,
         CreateRace,
         ListRaces,
         MyRaces,
@@ -408,6 +445,7 @@ class Welcome:
     grace_ms: int
     last_event: int  # the number of the last event the server has sent this player
     node: str = ""  # the server node that holds the session (for operators; may change)
+    account: str | None = None  # the account's username; None for a guest
 
 
 @dataclass(slots=True)  # not frozen: like a request, it lives only while it is sent

@@ -49,6 +49,10 @@ from server.ticker import Ticker
 from server.writer import Writer
 
 log = logging.getLogger("solrace.server")
+# websockets logs every frame at DEBUG, and frames carry passwords (sign_in, register):
+# its connections log here, never below INFO, whatever the operator's --log-level.
+FRAMES_NEVER_LOGGED = logging.getLogger("solrace.websockets")
+FRAMES_NEVER_LOGGED.setLevel(logging.INFO)
 
 LEASE_TTL_MS = 10_000  # a lease lapses this long after its holder stops renewing it
 LEASES = ("timers", "daily")  # work done once per deployment
@@ -150,6 +154,7 @@ class RaceServer:
             close_timeout=settings.close_timeout_s,
             server_header="solrace",
             backlog=1024,
+            logger=FRAMES_NEVER_LOGGED,
         )
         log.info("serving", extra={"host": settings.host, "port": self.port, "node": self.node})
 
@@ -186,6 +191,7 @@ class RaceServer:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         self.daily.close()
+        self.gateway.accounts.close()
         await self.store.close()
         self.ticker.stop_gc_policy()
 

@@ -13,6 +13,8 @@ import os
 import signal
 from pathlib import Path
 
+from protocol.errors import SolraceError
+from server.addresses import trusted_networks
 from server.config import Settings
 
 DEFAULTS = Settings()
@@ -77,6 +79,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="ORIGIN",
         help="allowed Origin header (repeat); none: any [SOLRACE_ORIGINS, comma-separated]",
+    )
+    add(
+        "--trusted-proxy",
+        dest="trusted_proxies",
+        action="append",
+        default=None,
+        metavar="CIDR",
+        help="a proxy whose X-Forwarded-For names the client (repeat; an address or a "
+        "network): sign-in limits count by that address [SOLRACE_TRUSTED_PROXIES, "
+        "comma-separated]",
+    )
+    add(
+        "--auth-per-address",
+        type=int,
+        default=_env("AUTH_PER_ADDRESS", DEFAULTS.auth_per_address),
+        help="register and sign-in attempts allowed per client address per 10 minutes "
+        "[SOLRACE_AUTH_PER_ADDRESS]",
     )
     add(
         "--ping-interval",
@@ -159,6 +178,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def settings_from(args: argparse.Namespace) -> Settings:
     origins = args.origins or [o for o in (_env("ORIGINS", "") or "").split(",") if o]
+    proxies = args.trusted_proxies or [
+        p for p in (_env("TRUSTED_PROXIES", "") or "").split(",") if p.strip()
+    ]
+    try:
+        trusted_networks(proxies)
+    except ValueError as error:
+        raise SolraceError(f"--trusted-proxy: {error}") from None
     return Settings(
         host=args.host,
         port=int(args.port),
@@ -169,6 +195,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         rate_per_s=float(args.rate_per_s),
         burst=int(args.burst),
         origins=tuple(origins),
+        trusted_proxies=tuple(proxies),
+        auth_per_address=int(args.auth_per_address),
         ping_interval_s=float(args.ping_interval_s),
         ping_timeout_s=float(args.ping_timeout_s),
         daily_secret=args.daily_secret,

@@ -26,6 +26,10 @@ class Settings:
     burst: int = 60  # requests per connection in a burst
     flood_strikes: int = 100  # over-limit requests within 10 s that close the connection
     origins: tuple[str, ...] = ()  # allowed Origin headers; empty: any
+    # proxies (addresses or CIDRs) whose X-Forwarded-For names the client; empty: none
+    trusted_proxies: tuple[str, ...] = ()
+    auth_per_connection: int = 10  # register and sign-in attempts per minute per connection
+    auth_per_address: int = 60  # ... per client address per 10 minutes, all nodes together
     ping_interval_s: float = 20.0  # keepalive pings find dead connections
     ping_timeout_s: float = 20.0
     close_timeout_s: float = 2.0  # a peer that does not finish the closing handshake

@@ -31,7 +31,8 @@ from protocol.messages import BestBoard, DailyBoard, DailyStart
 from protocol.race import Now, Phase, RaceError, RaceSettings, daily_deal_shown, run_json
 from server.config import Settings
 from server.director import RaceDirector, new_id
-from server.effects import Effects
+from server.effects import Effects, Write
+from server.jobs import RecordDaily
 from server.store import Board, Entry, Store
 
 log = logging.getLogger("solrace.daily")
@@ -204,8 +205,11 @@ class DailyDesk:
         self.director = director
 
     async def daily_start(
-        self, player: str, name: str, request: DailyStart, moment: Now
+        self, player: str, name: str, account: bool, request: DailyStart, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
+        """An attempt at today's deal: ranked when it is an account's first of the day. A
+        guest's first is ``claimable``: if they register in the same session once it is
+        over, it goes on the boards (``claim_guest_runs``)."""
         day = day_of(moment.wall_ms)
         for room in self.director.racing(player):
             settings = room.race.settings
@@ -227,7 +231,8 @@ class DailyDesk:
         deal, certified = ready
         nonce = await self.store.daily_nonce(request.game, day) or ""
         attempt = new_id()
-        ranked = await self.store.claim_daily(request.game, day, player, attempt)
+        first = await self.store.claim_daily(request.game, day, player, attempt)
+        ranked = first and account
         settings = RaceSettings(
             game=request.game,
             options=dict(rules_for(request.game).options),
@@ -245,10 +250,26 @@ class DailyDesk:
             "race": room.race.racer_view(player),
             "day": day,
             "ranked": ranked,
+            "claimable": first and not account,
             "certified": certified,
             "commitment": room.race.commitment,
             "next_day_ms": next_day_start_ms(day),
         }, effects
+
+    async def claim_guest_runs(self, player: str, attempts: dict[str, str], moment: Now) -> Effects:
+        """A guest who became an account claims their first attempts of today (game ->
+        attempt): each one that is over goes on the day's and the all-time boards."""
+        effects: Effects = []
+        today = day_of(moment.wall_ms)
+        for game, attempt in attempts.items():
+            try:
+                race = (await self.director.find(attempt, moment)).race
+            except RaceError:
+                continue
+            if race.phase is Phase.DONE and race.settings.day == today:
+                effects.append(Write(RecordDaily(game, today, race.runs()[0])))
+                log.info("guest run claimed", extra={"player": player, "race": attempt})
+        return effects
 
     async def daily_board(self, player: str, request: DailyBoard, moment: Now) -> dict[str, Any]:
         """The day's board, its deal's commitment once the deal is fixed, and, once the

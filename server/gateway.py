@@ -37,11 +37,14 @@ from protocol.messages import (
     MyRaces,
     ProtocolError,
     RaceLog,
+    Register,
     Rematch,
     Request,
     Resign,
     Result,
     ServerMessage,
+    SignIn,
+    SignOut,
     Snapshot,
     Spectate,
     StartRace,
@@ -51,6 +54,8 @@ from protocol.messages import (
 )
 from protocol.race import Now, Phase, RaceError
 from protocol.wire import JSON, PROTOCOL_VERSION, WireError, decode
+from server.accounts import AccountDesk, AccountError, attempts_bucket
+from server.addresses import client_address, trusted_networks
 from server.config import Settings
 from server.connection import MessageConnection
 from server.daily import DailyDesk
@@ -62,7 +67,14 @@ from server.metrics import Metrics
 from server.outbox import Outbox
 from server.ratelimit import FloodGuard, TokenBucket
 from server.relay import Relay
-from server.sessions import GENERATION_SHIFT, Session, Sessions, close_soon, token_hash
+from server.sessions import (
+    GENERATION_SHIFT,
+    Session,
+    Sessions,
+    close_soon,
+    new_token,
+    token_hash,
+)
 from server.spectating import SpectatingDesk
 from server.store import Store, StoreError
 from server.writer import Writer
@@ -71,6 +83,7 @@ log = logging.getLogger("solrace.gateway")
 
 CLOSE_REPLACED = 4001  # another connection resumed this player's session
 CLOSE_POLICY = 1008  # flooding
+CLOSE_SIGNED_OUT = 4003  # the player signed out
 MAX_QUEUED = 16  # messages queued behind a waiting request before reading pauses
 
 Handler = Callable[["Client", Session, Any, Now], Awaitable[tuple[dict[str, Any], Effects]]]
@@ -89,6 +102,8 @@ class Client:
         self.waiting: asyncio.Task[None] | None = None  # a request being answered by a task
         self.queued: deque[str | bytes] = deque()  # messages read meanwhile, in order
         self.deferred = 0  # answers waiting behind stored actions, to keep their order
+        self.after_answer: Callable[[], None] | None = None  # once this request is answered
+        self.attempts = attempts_bucket(settings)  # register and sign-in attempts
 
     @property
     def replaced(self) -> bool:
@@ -123,7 +138,12 @@ class Gateway:
         self.durable_identities = settings.keep_identities_days * 86_400
         self.node = ""  # this node's name (set by the server)
         self.relay: Relay | None = None  # set once built
+        self.accounts = AccountDesk(store, settings)
+        self.trusted = trusted_networks(settings.trusted_proxies)
         self.handlers: dict[type[Request], Handler] = {
+            Register: self.register,
+            SignIn: self.sign_in,
+            SignOut: self.sign_out,
             CreateRace: self.create_race,
             ListRaces: self.list_races,
             MyRaces: self.my_races,
@@ -243,8 +263,9 @@ class Gateway:
             self._failure(client, error, request.id, request.type)
             return
         result = Result(request.id, request.type, data)
+        then, client.after_answer = client.after_answer, None
         # written first; then answered and told (the next request waits for that)
-        told = self.executor.run(effects, lambda: self.answer(client, result))
+        told = self.executor.run(effects, lambda: self.answer(client, result, then))
         if told is not None:
             await told
 
@@ -278,17 +299,23 @@ class Gateway:
         self.metrics.errors.labels(kind or "unknown", code).inc()
         self.answer(client, Error(request_id, kind, code, text))
 
-    def answer(self, client: Client, message: ServerMessage) -> None:
+    def answer(
+        self, client: Client, message: ServerMessage, then: Callable[[], None] | None = None
+    ) -> None:
         """Send an answer, after the answers of this connection's actions still waiting
-        to be stored (answers keep the order of the requests)."""
+        to be stored (answers keep the order of the requests); ``then`` right after it."""
         if not client.deferred:
             self._send(client, message)
+            if then is not None:
+                then()
             return
         client.deferred += 1
 
         def deliver() -> None:
             client.deferred -= 1
             self._send(client, message)
+            if then is not None:
+                then()
 
         self.writer.submit(None, deliver)
 
@@ -326,43 +353,8 @@ class Gateway:
             )
         if client.session is not None:
             raise ProtocolError("this connection has already said hello", "already_hello")
-        session = self.sessions.by_token.get(token_hash(request.token)) if request.token else None
-        resumed = session is not None
-        restored = False
-        if session is None:
-            known = await self.store.identity(token_hash(request.token)) if request.token else None
-            session = Session(
-                request.name,
-                self.settings.event_buffer,
-                self.outbox,
-                known[0] if known else None,
-                request.token if known else None,
-            )
-            session.write_limit = self.settings.max_write_buffer
-            session.fence = await self.store.next_event_generation(session.player)
-            if known is not None:
-                session.last_event = session.fence << GENERATION_SHIFT
-                restored = await self._take_over(session.player, session.fence)
-            if session.player in self.sessions.by_player:  # resumed meanwhile: take it
-                session = self.sessions.by_player[session.player]
-                resumed, restored = True, False
-            else:
-                self.sessions.add(session)
-                self.writer.submit(
-                    SaveIdentity(
-                        session.token_hash, session.player, session.name, self.durable_identities
-                    )
-                )
-            previous = await self.store.take_player(session.player, self.node)
-            if previous and previous != self.node and self.relay is not None:
-                self.relay.taken(session.player, previous)
-        self.sessions.back(session)
-        old = session.connection
-        if old is not None and old is not client.connection:
-            close_soon(old, CLOSE_REPLACED, "replaced by a newer connection")
-        session.connection = client.connection
-        session.encoding = client.encoding
-        client.session = session
+        session, resumed, restored = await self._session_for(request.token, request.name)
+        self._attach(client, session)
         session.send(
             Welcome(
                 request.id,
@@ -375,23 +367,81 @@ class Gateway:
                 self.settings.grace_ms,
                 session.last_event,
                 self.node,
+                session.account,
             )
         )
-        if resumed:
-            missed = session.missed_since(request.last_event or 0)
-            if missed is None or request.last_event is None:
-                session.push("snapshot", self._snapshot_of(session.player))
-            else:
-                for event in missed:
-                    session.send(event)
-        elif restored:
-            session.push("snapshot", self._snapshot_of(session.player))
+        self._catch_up(session, resumed, restored, request.last_event)
         self.metrics.hellos.labels(
             "resumed" if resumed else "restored" if restored else "new"
         ).inc()
         log.info(
             "hello", extra={"player": session.player, "resumed": resumed, "restored": restored}
         )
+
+    async def _session_for(self, token: str | None, name: str) -> tuple[Session, bool, bool]:
+        """The session ``token`` names (resumed: in this process; restored: from the
+        store), or a new guest's named ``name``; and whether it was resumed or restored."""
+        session = self.sessions.by_token.get(token_hash(token)) if token else None
+        if session is not None:
+            return session, True, False
+        known = await self.store.identity(token_hash(token)) if token else None
+        if known is not None and known.player in self.sessions.by_player:  # another token
+            return self.sessions.by_player[known.player], True, False
+        session = Session(
+            known.name if known and known.account else name,
+            self.settings.event_buffer,
+            self.outbox,
+            known.player if known else None,
+            token if known else None,
+        )
+        session.account = known.account if known else None
+        session.write_limit = self.settings.max_write_buffer
+        session.fence = await self.store.next_event_generation(session.player)
+        restored = False
+        if known is not None:
+            session.last_event = session.fence << GENERATION_SHIFT
+            restored = await self._take_over(session.player, session.fence)
+        if session.player in self.sessions.by_player:  # resumed meanwhile: take it
+            return self.sessions.by_player[session.player], True, False
+        self.sessions.add(session)
+        self.writer.submit(
+            SaveIdentity(
+                session.token_hash,
+                session.player,
+                session.name,
+                self.durable_identities,
+                session.account or "",
+            )
+        )
+        previous = await self.store.take_player(session.player, self.node)
+        if previous and previous != self.node and self.relay is not None:
+            self.relay.taken(session.player, previous)
+        return session, False, restored
+
+    def _attach(self, client: Client, session: Session) -> None:
+        """``client``'s connection speaks for ``session`` now (an older one is closed)."""
+        self.sessions.back(session)
+        old = session.connection
+        if old is not None and old is not client.connection:
+            close_soon(old, CLOSE_REPLACED, "replaced by a newer connection")
+        session.connection = client.connection
+        session.encoding = client.encoding
+        client.session = session
+
+    def _catch_up(
+        self, session: Session, resumed: bool, restored: bool, last_event: int | None
+    ) -> None:
+        """A resumed session gets the events it missed (or a snapshot when they are no
+        longer kept), a restored one a snapshot of its races."""
+        if resumed:
+            missed = session.missed_since(last_event or 0)
+            if missed is None or last_event is None:
+                session.push("snapshot", self._snapshot_of(session.player))
+            else:
+                for event in missed:
+                    session.send(event)
+        elif restored:
+            session.push("snapshot", self._snapshot_of(session.player))
 
     async def _take_over(self, player: str, fence: int) -> bool:
         """The player's session continues here (from a node that stopped, or that they
@@ -417,6 +467,107 @@ class Gateway:
             self.executor.run(await self.director.pull(room, player, moment))
         self.executor.run([])  # what finding the races left to do
         return bool(races)
+
+    # ================================================================== accounts
+
+    async def register(
+        self, client: Client, session: Session, request: Register, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        """This guest becomes an account: same player, so their races and runs stay
+        theirs; today's first daily attempts they finished go on the boards."""
+        self._no_account_yet(session)
+        account = await self.accounts.register(
+            client.attempts,
+            self.address(client),
+            session.player,
+            request.username,
+            request.password,
+        )
+        guest_token = session.token_hash
+        token = await self._account_token(account.player, account.username)
+        await self.store.revoke_tokens(session.player, [guest_token])
+        session.account = session.name = account.username
+        self.sessions.retoken(session, token)
+        effects = await self.daily.claim_guest_runs(session.player, session.guest_attempts, moment)
+        session.guest_attempts.clear()
+        return self._signed_in(session, token), effects
+
+    async def sign_in(
+        self, client: Client, session: Session, request: SignIn, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        """This connection continues as the account (resuming its session, wherever it
+        was); the guest session ends, so a guest who is racing must finish first."""
+        self._no_account_yet(session)
+        if any(room.race.phase is not Phase.DONE for room in self.director.racing(session.player)):
+            raise AccountError(
+                "finish or leave your races as a guest before you sign in", "in_race"
+            )
+        account = await self.accounts.sign_in(
+            client.attempts, self.address(client), request.username, request.password
+        )
+        token = await self._account_token(account.player, account.username)
+        self._end(session)
+        signed_in, resumed, restored = await self._session_for(token, account.username)
+        self.sessions.retoken(signed_in, token)  # this connection's token: sign_out's
+        self._attach(client, signed_in)
+        client.after_answer = lambda: self._catch_up(signed_in, resumed, restored, None)
+        return self._signed_in(signed_in, token), []
+
+    async def sign_out(
+        self, client: Client, session: Session, request: SignOut, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        """Forget this token (or all the account's), then end the session and close."""
+        await self.store.revoke_tokens(session.player, [session.token_hash])
+        if request.everywhere:
+            await self.store.revoke_tokens(session.player, None)
+
+        def close() -> None:
+            self._end(session)
+            self.sessions.expire(session.player)
+            close_soon(client.connection, CLOSE_SIGNED_OUT, "signed out")
+
+        client.after_answer = close
+        return {"signed_out": True, "everywhere": request.everywhere}, []
+
+    def _no_account_yet(self, session: Session) -> None:
+        if session.account is not None:
+            raise AccountError(
+                f"you are signed in as {session.account}: sign out first", "already_signed_in"
+            )
+
+    async def _account_token(self, player: str, username: str) -> str:
+        """A new resume token of the account, stored before it is given out."""
+        token = new_token()
+        identity = SaveIdentity(
+            token_hash(token), player, username, self.durable_identities, username
+        )
+        await self.writer.stored(identity)
+        return token
+
+    def _signed_in(self, session: Session, token: str) -> dict[str, Any]:
+        return {
+            "player": session.player,
+            "name": session.name,
+            "account": session.account,
+            "token": token,
+            "last_event": session.last_event,
+        }
+
+    def _end(self, session: Session) -> None:
+        """Forget ``session`` here and stop its watching (its player is not coming back
+        on it)."""
+        self.spectating.left(session)
+        self.sessions.remove(session)
+
+    def address(self, client: Client) -> str:
+        """The client's address, by the trusted proxy's word if it came through one."""
+        peer = client.connection.remote_address
+        forwarded = (
+            client.connection.request.headers.get("X-Forwarded-For")
+            if (client.connection.request is not None)
+            else None
+        )
+        return client_address(str(peer[0]) if peer else "", forwarded, self.trusted)
 
     def let_go(self, player: str) -> None:
         """The player's session moved to another node: close its connection here (4001)
@@ -490,7 +641,12 @@ class Gateway:
     async def daily_start(
         self, client: Client, session: Session, request: DailyStart, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return await self.daily.daily_start(session.player, session.name, request, moment)
+        data, effects = await self.daily.daily_start(
+            session.player, session.name, session.account is not None, request, moment
+        )
+        if data["claimable"]:
+            session.guest_attempts[request.game] = data["race"]["race"]
+        return data, effects
 
     async def daily_board(
         self, client: Client, session: Session, request: DailyBoard, moment: Now

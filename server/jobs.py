@@ -51,12 +51,14 @@ class RecordDaily:
 
 @dataclass(frozen=True, slots=True)
 class SaveIdentity:
-    """A resume token (by its hash) names this player, kept ``keep_s`` seconds from now."""
+    """A resume token (by its hash) names this player, kept ``keep_s`` seconds from now;
+    an account's token is also listed with the account's others (to revoke them all)."""
 
     token_hash: str
     player: str
     name: str
     keep_s: int
+    account: str = ""  # the account's username: the token is one of the account's (revocable)
 
 
 Job = AppendActions | EndRace | RecordDaily | SaveIdentity

@@ -44,6 +44,11 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def new_token() -> str:
+    """A fresh resume token (192 random bits)."""
+    return secrets.token_urlsafe(24)
+
+
 class Session:
     def __init__(
         self,
@@ -55,9 +60,11 @@ class Session:
     ) -> None:
         self.outbox = outbox
         self.player = player or "p" + secrets.token_hex(6)
-        self.token = token or secrets.token_urlsafe(24)
+        self.token = token or new_token()
         self.token_hash = token_hash(self.token)
         self.name = name
+        self.account: str | None = None  # the account's username; None for a guest
+        self.guest_attempts: dict[str, str] = {}  # game -> a guest's first daily attempt today
         self.connection: ServerConnection | None = None
         self.encoding = ""
         self.events: deque[Event] = deque(maxlen=buffer)
@@ -126,6 +133,12 @@ class Sessions:
 
     def add(self, session: Session) -> None:
         self.by_player[session.player] = session
+        self.by_token[session.token_hash] = session
+
+    def retoken(self, session: Session, token: str) -> None:
+        """``session`` is named by ``token`` from now on (its old token no longer)."""
+        self.by_token.pop(session.token_hash, None)
+        session.token, session.token_hash = token, token_hash(token)
         self.by_token[session.token_hash] = session
 
     def back(self, session: Session) -> None:

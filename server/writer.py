@@ -95,6 +95,23 @@ class Writer:
         if not self.wakeup.is_set():
             self.wakeup.set()
 
+    async def stored(self, job: Job) -> None:
+        """Write ``job`` in its turn and return once it is stored; the ``StoreError`` if
+        the store refuses it (it is not retried then)."""
+        loop = asyncio.get_running_loop()
+        stored: asyncio.Future[None] = loop.create_future()
+
+        def done() -> None:
+            if not stored.done():
+                stored.set_result(None)
+
+        def refused(error: StoreError) -> None:
+            if not stored.done():
+                stored.set_exception(error)
+
+        self.submit(job, done, refused)
+        await stored
+
     def at_once(self, job: Job | None) -> bool:
         """Write ``job`` now and say True, if nothing waits before it and the store needs
         no I/O for it (memory); else False, and nothing is done (``submit`` it)."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import json
+import os
 from typing import Any
 
 from client.api import ServerError
@@ -41,6 +43,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--daily", metavar="GAME", choices=list(GAMES), help="play today's daily challenge of GAME"
     )
     parser.add_argument(
+        "--account",
+        metavar="USERNAME",
+        help="sign in to this account first (ranked daily attempts are for accounts); the "
+        "password comes from SOLRACE_PASSWORD, or is asked for",
+    )
+    parser.add_argument(
+        "--register", action="store_true", help="with --account: create the account first"
+    )
+    parser.add_argument(
         "--deal", metavar="N", help="with --create: the deal number (default random)"
     )
     parser.add_argument(
@@ -56,6 +67,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="with --create: game options, e.g. '{\"undo\": false}'",
     )
+
+
+def password() -> str:
+    """The account's password: ``SOLRACE_PASSWORD``, or asked for without echo."""
+    return os.environ.get("SOLRACE_PASSWORD") or getpass.getpass("Password: ")
 
 
 def _players(text: str) -> int:
@@ -81,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         for flag in ("deal", "players", "options"):
             if getattr(args, flag) is not None:
                 raise UsageError(f"solrace play: --{flag} goes with --create only")
+    if args.register and not args.account:
+        raise UsageError("solrace play: --register goes with --account")
     deal = deal_number(args.deal) if args.deal is not None else None
     options = _options(args) if args.create else {}
     return asyncio.run(play(args, options, deal))
@@ -95,6 +113,8 @@ async def play(args: argparse.Namespace, options: dict[str, Any], deal: int | No
     try:
         screen = RacerScreen(console, link, LineReader())
         try:
+            if args.account:
+                await screen.sign_in(args.account, password(), register=args.register)
             if args.race:
                 await screen.join(args.race)
             elif args.create:

@@ -142,11 +142,26 @@ class RacerScreen:
         )
         self.say_seal()
 
+    async def sign_in(self, username: str, password: str, register: bool = False) -> None:
+        client = self.link.client
+        if register:
+            await client.register(username, password)
+            self.say(f"Account {username} created; you are signed in.")
+        else:
+            await client.sign_in(username, password)
+            self.say(f"Signed in as {client.name}.")
+
     async def daily(self, game: str) -> None:
         data = await self.link.client.daily_start(game)
         self.adopt(data["race"])
         assert self.rules is not None
-        kind = "ranked" if data["ranked"] else "practice: only your first attempt of the day counts"
+        kind = (
+            "ranked"
+            if data["ranked"]
+            else "practice: sign in with --account to be ranked"
+            if self.link.client.account is None
+            else "practice: only your first attempt of the day counts"
+        )
         proven = "; proven winnable" if data["certified"] else ""
         self.unproven = not data["certified"]
         self.say(

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from server.store.base import (
+    Account,
     Board,
     Entry,
     Fenced,
+    Identity,
     Listed,
     Store,
     StoreError,
@@ -17,9 +19,11 @@ from server.store.base import (
 from server.store.memory import MemoryStore
 
 __all__ = [
+    "Account",
     "Board",
     "Entry",
     "Fenced",
+    "Identity",
     "Listed",
     "MemoryStore",
     "Store",

@@ -13,11 +13,12 @@ that module documents, and both stores sort the same way beyond them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
@@ -30,6 +31,25 @@ class StoreError(Exception):
 
 class StoreUnavailable(StoreError):
     """The storage backend cannot be reached (after the store's own retries)."""
+
+
+class Identity(NamedTuple):
+    """Who a resume token names: the player, their name, and their account's username
+    (None for a guest)."""
+
+    player: str
+    name: str
+    account: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """An account: its player id, its username as written at registration, and the
+    password's hash (never the password)."""
+
+    player: str
+    username: str
+    password_hash: str = dataclasses.field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,8 +293,45 @@ class Store(ABC):
         """``node`` is gone and its players are seen to: forget it."""
 
     @abstractmethod
-    async def identity(self, token_hash: str) -> tuple[str, str] | None:
-        """The (player, name) a resume token's hash names, if it is kept."""
+    async def identity(self, token_hash: str) -> Identity | None:
+        """Who a resume token's hash names, if it is kept."""
+
+    @abstractmethod
+    async def revoke_tokens(self, player: str, token_hashes: Sequence[str] | None) -> None:
+        """Forget these resume tokens of ``player`` (None: every token of their account)."""
+
+    # ------------------------------------------------------------------ accounts
+
+    @abstractmethod
+    async def create_account(self, account: Account) -> bool:
+        """Store ``account`` unless its username is taken (in any case: see
+        ``protocol.accounts.username_key``); False, changing nothing, when it is."""
+
+    @abstractmethod
+    async def account(self, username: str) -> Account | None:
+        """The account of ``username`` (in any case)."""
+
+    @abstractmethod
+    async def account_of(self, player: str) -> str | None:
+        """The username of ``player``'s account; None for a guest."""
+
+    @abstractmethod
+    async def count_attempt(self, scope: str, window_s: int) -> int:
+        """Count one more attempt in ``scope`` (e.g. sign-ins from one address) in the
+        current ``window_s``-second window; the count so far in that window."""
+
+    @abstractmethod
+    async def failures(self, scope: str) -> int:
+        """Failures noted in ``scope`` and not yet forgotten."""
+
+    @abstractmethod
+    async def note_failure(self, scope: str, keep_s: int) -> int:
+        """One more failure in ``scope``, all forgotten ``keep_s`` after the last one; the
+        count."""
+
+    @abstractmethod
+    async def clear_failures(self, scope: str) -> None:
+        """Forget ``scope``'s failures (a sign-in succeeded)."""
 
     @abstractmethod
     async def next_event_generation(self, player: str) -> int:

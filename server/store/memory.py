@@ -14,13 +14,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol.accounts import username_key
 from protocol.race import LogEntry
 from protocol.ranking import Run
 from server.jobs import AppendActions, EndRace, Job, RecordDaily
 from server.store.base import (
+    Account,
     Board,
     Entry,
     Fenced,
+    Identity,
     Listed,
     Store,
     StoreError,
@@ -107,7 +110,12 @@ class MemoryStore(Store):
         self._player_node: dict[str, str] = {}
         self._node_players: dict[str, set[str]] = {}
         self._player_races: dict[str, set[str]] = {}
-        self._identities: dict[str, tuple[str, str]] = {}
+        self._identities: dict[str, Identity] = {}
+        self._tokens: dict[str, set[str]] = {}  # player -> their account's token hashes
+        self._accounts: dict[str, Account] = {}  # username key -> account
+        self._account_of: dict[str, str] = {}  # player -> username
+        self._attempts: dict[str, tuple[int, int]] = {}  # scope -> (window, count)
+        self._failures: dict[str, tuple[int, float]] = {}  # scope -> (count, until)
         self._generations: dict[str, int] = {}
         self._leases: dict[str, tuple[str, float]] = {}  # name -> (holder, until, monotonic)
         self._expiring: list[tuple[float, str]] = []  # (when, race): ended races to drop
@@ -297,8 +305,49 @@ class MemoryStore(Store):
         self._nodes.pop(node, None)
         self._node_players.pop(node, None)
 
-    async def identity(self, token_hash: str) -> tuple[str, str] | None:
+    async def identity(self, token_hash: str) -> Identity | None:
         return self._identities.get(token_hash)
+
+    async def revoke_tokens(self, player: str, token_hashes: Sequence[str] | None) -> None:
+        listed = self._tokens.get(player, set())
+        for token in list(listed if token_hashes is None else token_hashes):
+            known = self._identities.get(token)
+            if known is not None and known.player == player:
+                del self._identities[token]
+            listed.discard(token)
+
+    async def create_account(self, account: Account) -> bool:
+        key = username_key(account.username)
+        if key in self._accounts:
+            return False
+        self._accounts[key] = account
+        self._account_of[account.player] = account.username
+        return True
+
+    async def account(self, username: str) -> Account | None:
+        return self._accounts.get(username_key(username))
+
+    async def account_of(self, player: str) -> str | None:
+        return self._account_of.get(player)
+
+    async def count_attempt(self, scope: str, window_s: int) -> int:
+        window = int(time.time()) // window_s
+        counted, count = self._attempts.get(scope, (window, 0))
+        count = count + 1 if counted == window else 1
+        self._attempts[scope] = (window, count)
+        return count
+
+    async def failures(self, scope: str) -> int:
+        count, until = self._failures.get(scope, (0, 0.0))
+        return count if until > time.monotonic() else 0
+
+    async def note_failure(self, scope: str, keep_s: int) -> int:
+        count = await self.failures(scope) + 1
+        self._failures[scope] = (count, time.monotonic() + keep_s)
+        return count
+
+    async def clear_failures(self, scope: str) -> None:
+        self._failures.pop(scope, None)
 
     async def next_event_generation(self, player: str) -> int:
         self._generations[player] = self._generations.get(player, 0) + 1
@@ -346,7 +395,9 @@ class MemoryStore(Store):
         elif isinstance(job, RecordDaily):
             self._record_daily(job.game, job.day, job.run)
         else:
-            self._identities[job.token_hash] = (job.player, job.name)
+            self._identities[job.token_hash] = Identity(job.player, job.name, job.account or None)
+            if job.account:
+                self._tokens.setdefault(job.player, set()).add(job.token_hash)
 
     def _link(self, race: str, players: set[str]) -> None:
         """``players`` are the racers of live ``race`` now (an empty set: none, it ended)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
@@ -28,13 +29,16 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ReadOnlyError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from protocol.accounts import username_key
 from protocol.race import LogEntry
 from protocol.ranking import Run
 from server.jobs import AppendActions, EndRace, Job, RecordDaily
 from server.store.base import (
+    Account,
     Board,
     Entry,
     Fenced,
+    Identity,
     Listed,
     Store,
     StoreError,
@@ -77,6 +81,13 @@ if stored then return stored end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
 return ARGV[1]
+"""
+
+# KEYS[1] the account (by its username's key); ARGV: its fields and values. 1 iff created.
+CREATE_ACCOUNT = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
 """
 
 # KEYS[1] claims; ARGV[1] player, ARGV[2] attempt, ARGV[3] the day's keys' time to live.
@@ -252,6 +263,7 @@ class RedisStore(Store):
         )
         self._first_writer = self._redis.register_script(FIRST_WRITER)
         self._set_deal = self._redis.register_script(SET_DEAL)
+        self._create_account = self._redis.register_script(CREATE_ACCOUNT)
         self._claim = self._redis.register_script(CLAIM)
         self._record_daily = self._redis.register_script(RECORD_DAILY)
         self._offer_best = self._redis.register_script(OFFER_BEST)
@@ -614,28 +626,88 @@ class RedisStore(Store):
         return [p for p, there in zip(players, where, strict=True) if there == node]
 
     async def forget_node(self, node: str) -> None:
+        async with self._pipeline() as pipe:
+            pipe.srem(self._key("nodes"), node)
+            pipe.delete(self._key("node", node, "players"), self._key("node", node, "alive"))
+            await pipe.execute()
+
+    async def identity(self, token_hash: str) -> Identity | None:
+        found = await self._call(self._redis.hgetall(self._key("token", token_hash)))
+        if not found:
+            return None
+        return Identity(found["player"], found["name"], found.get("account") or None)
+
+    async def revoke_tokens(self, player: str, token_hashes: Sequence[str] | None) -> None:
+        listed = self._key("player", f"{{{player}}}", "tokens")
+        if token_hashes is None:
+            token_hashes = sorted(await self._call(self._redis.smembers(listed)))
+        keys = [self._key("token", token) for token in token_hashes]
+        if not keys:
+            return
+        async with self._pipeline() as pipe:
+            for key in keys:
+                pipe.hget(key, "player")
+            owners = await pipe.execute()
+        theirs = [key for key, owner in zip(keys, owners, strict=True) if owner == player]
+        async with self._pipeline() as pipe:  # only the player's own tokens are forgotten
+            if theirs:
+                pipe.delete(*theirs)
+            pipe.srem(listed, *token_hashes)
+            await pipe.execute()
+
+    @asynccontextmanager
+    async def _pipeline(self) -> AsyncIterator[Any]:
+        """A pipeline (no transaction) whose errors are the store's, within the deadline."""
         async with (
             self._translated(),
             asyncio.timeout(self._deadline),
             self._redis.pipeline(transaction=False) as pipe,
         ):
-            pipe.srem(self._key("nodes"), node)
-            pipe.delete(self._key("node", node, "players"), self._key("node", node, "alive"))
-            await pipe.execute()
+            yield pipe
 
-    async def identity(self, token_hash: str) -> tuple[str, str] | None:
-        found = await self._call(self._redis.hgetall(self._key("token", token_hash)))
-        return (found["player"], found["name"]) if found else None
+    async def create_account(self, account: Account) -> bool:
+        key = self._key("account", username_key(account.username))
+        fields = ["player", account.player, "username", account.username]
+        created = await self._call(
+            self._create_account(keys=[key], args=[*fields, "hash", account.password_hash])
+        )
+        if created:  # the player's own key: its username (profiles, hello)
+            player_key = self._key("player", f"{{{account.player}}}", "account")
+            await self._call(self._redis.set(player_key, account.username))
+        return bool(created)
+
+    async def account(self, username: str) -> Account | None:
+        found = await self._call(self._redis.hgetall(self._key("account", username_key(username))))
+        return Account(found["player"], found["username"], found["hash"]) if found else None
+
+    async def account_of(self, player: str) -> str | None:
+        found = await self._call(self._redis.get(self._key("player", f"{{{player}}}", "account")))
+        return str(found) if found is not None else None
+
+    async def count_attempt(self, scope: str, window_s: int) -> int:
+        window = int(time.time()) // window_s
+        key = self._key("attempts", scope, str(window))
+        return int((await self._call(self._incr_living(key, window_s)))[0])
+
+    async def failures(self, scope: str) -> int:
+        return int(await self._call(self._redis.get(self._key("failures", scope))) or 0)
+
+    async def note_failure(self, scope: str, keep_s: int) -> int:
+        key = self._key("failures", scope)
+        return int((await self._call(self._incr_living(key, keep_s)))[0])
+
+    async def clear_failures(self, scope: str) -> None:
+        await self._call(self._redis.delete(self._key("failures", scope)))
 
     async def next_event_generation(self, player: str) -> int:
         key = self._key("player", f"{{{player}}}", "gen")
         return int((await self._call(self._incr_living(key)))[0])
 
-    async def _incr_living(self, key: str) -> list[Any]:
-        """INCR, then keep the key as long as identities are kept, in one transaction."""
+    async def _incr_living(self, key: str, keep_s: int = KEEP_GENERATIONS_S) -> list[Any]:
+        """INCR, then keep the key ``keep_s`` more seconds, in one transaction."""
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.incr(key)
-            pipe.expire(key, KEEP_GENERATIONS_S)
+            pipe.expire(key, keep_s)
             result: list[Any] = await pipe.execute()
             return result
 
@@ -741,8 +813,12 @@ class RedisStore(Store):
             pipe.evalsha(self._record_daily.sha, len(keys), *keys, *args)
             return
         key = self._key("token", job.token_hash)
-        pipe.hset(key, mapping={"player": job.player, "name": job.name})
+        pipe.hset(key, mapping={"player": job.player, "name": job.name, "account": job.account})
         pipe.expire(key, job.keep_s)
+        if job.account:
+            listed = self._key("player", f"{{{job.player}}}", "tokens")
+            pipe.sadd(listed, job.token_hash)
+            pipe.expire(listed, job.keep_s)
 
     def _refused(self, error: Exception) -> StoreError:
         """A command Redis refused (out of memory, read-only, a script error)."""

@@ -496,6 +496,10 @@ def test_a_finished_daily_attempt_is_on_the_daily_and_all_time_boards(
     wins = winning_actions(GAME, DEAL)  # the server's daily deal of this game, preset
     dee = open_page(server.url)
     sign_in(dee, "Dee")
+    # ranked attempts are for accounts: register on the page's own connection
+    dee.evaluate(
+        "window.solrace.conn.request('register', {username: 'Dee', password: 'Dee secret'})"
+    )
     dee.get_by_role("button", name="Play today's Mount Sunflower", exact=True).click()
     screen = dee.locator("#screen-race")
     expect(screen).to_have_attribute("data-phase", "running")

@@ -441,6 +441,7 @@ async def test_play_daily_says_nothing_of_proof_when_the_deal_is_certified() -> 
             await server.stop()
     assert "Daily Mount Sunflower of" in ann.output
     assert "not been proven" not in ann.output and "not proven" not in ann.output
+    assert "practice: sign in with --account to be ranked" in ann.output  # a guest
 
 
 # ---------------------------------------------------------------------- watch
@@ -497,7 +498,10 @@ async def test_watch_spectates_again_after_the_connection_drops() -> None:
 
 async def test_board_lists_a_resigned_daily_attempt_and_the_time_to_the_next_day() -> None:
     async with running_server() as url:
-        async with solrace("play", "--server", url, "--name", "Cat", "--daily", GAME) as cat:
+        account = ("--account", "Cat", "--register")  # ranked attempts are accounts'
+        env = {**os.environ, "SOLRACE_PASSWORD": "Cat's secret pass"}
+        async with solrace("play", "--server", url, *account, "--daily", GAME, env=env) as cat:
+            await cat.expect("Account Cat created; you are signed in.")
             await cat.expect(r"Daily Mount Sunflower of \d{4}-\d\d-\d\d \(ranked")
             await cat.expect(re.escape(PROMPT))
             await cat.type("1")
@@ -527,6 +531,7 @@ async def test_board_lists_a_resigned_daily_attempt_and_the_time_to_the_next_day
         ["play", "--race", "abc", "--daily", "sanibel"],
         ["play", "--create", "chess"],
         ["play", "--race", "abc", "--deal", "5"],
+        ["play", "--daily", "sanibel", "--register"],
         ["play", "--create", "sanibel", "--deal", "0"],
         ["play", "--create", "sanibel", "--players", "9"],
         ["play", "--create", "sanibel", "--options", "{"],

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from harness import player, running_server, url, winning_actions
+from harness import member, player, running_server, url, winning_actions
 from redis_server import free_port
 
 from protocol.daily import DAY_MS, day_of
@@ -69,7 +69,7 @@ async def test_a_past_day_checks_out_against_its_commitment_and_a_reordered_boar
     await store.set_daily_deal(GAME, today, DEAL, "cd" * 16)
     async with running_server(store) as server:
         for name, actions in (("Ann", 40), ("Bob", None), ("Cy", 10)):
-            async with await player(server, name) as client:
+            async with await member(server, name) as client:
                 attempt = (await client.daily_start(GAME))["race"]["race"]
                 for action in winning_actions(GAME, DEAL)[:actions]:
                     await client.act(attempt, action)

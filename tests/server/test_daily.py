@@ -11,7 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from harness import player, running_server, winning_actions
+from harness import member, player, running_server, winning_actions
 
 from client.api import ServerError
 from protocol.daily import DAY_MS, candidate_deals, day_of, next_day_start_ms
@@ -31,7 +31,7 @@ async def test_three_players_play_the_daily_challenge_and_are_ranked(store: Stor
     today = day_of(int(time.time() * 1000))
     await store.set_daily_deal(GAME, today, DEAL)  # a deal the test can win
     async with running_server(store) as server:
-        ann, bob, cy = [await player(server, n) for n in ("Ann", "Bob", "Cy")]
+        ann, bob, cy = [await member(server, n) for n in ("Ann", "Bob", "Cy")]
         attempts = {}
         for client in (ann, bob, cy):
             started = await client.daily_start(GAME)

@@ -253,8 +253,14 @@ def values_for(name: str) -> st.SearchStrategy[Any]:
     return plausible.get(name, st.booleans())
 
 
+# Account requests are left out: signing out closes the connection by design, and wrong
+# sign-ins are made to wait (seconds each); tests/server/test_accounts.py sends them bad
+# input of every kind instead.
+FUZZED: tuple[str, ...] = tuple(sorted(set(REQUESTS) - {"register", "sign_in", "sign_out"}))
+
+
 @st.composite
-def request_maps(draw: st.DrawFn, kinds: tuple[str, ...] = tuple(sorted(REQUESTS))) -> Any:
+def request_maps(draw: st.DrawFn, kinds: tuple[str, ...] = FUZZED) -> Any:
     """A request map: valid in form, or with one field made nasty, or with a stray one."""
     kind = draw(st.sampled_from(kinds))
     cls = REQUESTS[kind]

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from harness import winning_actions
+from harness import member, winning_actions
 from racers import Racer
 from redis_server import free_port
 from serve_process import ServeProcess
@@ -245,7 +245,7 @@ async def test_boards_are_the_same_whatever_node_wrote_or_reads_them(
 ) -> None:
     _, a, b = two_nodes
     wins = winning_actions(GAME, DEAL)
-    ann, bob = await Client.connect(a.url, "Ann"), await Client.connect(b.url, "Bob")
+    ann, bob = await member(a.url, "Ann"), await member(b.url, "Bob")
     for client, actions in ((ann, wins), (bob, wins[:10] + ["undo"] + wins[9:])):
         attempt = (await client.daily_start(GAME))["race"]["race"]
         await Racer(client, attempt).play(actions)

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
-from harness import winning_actions
+from harness import member, winning_actions
 from racers import Racer
 from redis_server import RedisServer, free_port
 from serve_process import ServeProcess
@@ -62,7 +62,8 @@ async def test_a_server_replaced_mid_race_carries_every_race_on(
     store, server = store_and_server
     wins = winning_actions(GAME, DEAL)
     url = server.url
-    ann, bob, cy, dee = [await Client.connect(url, n) for n in ("Ann", "Bob", "Cy", "Dee")]
+    ann, bob, cy = [await Client.connect(url, n) for n in ("Ann", "Bob", "Cy")]
+    dee = await member(url, "Dee")  # an account: her first daily attempt is ranked
     race = (await ann.create_race(GAME, deal=DEAL))["race"]
     await bob.join_race(race)
     start = await ann.next_event("started")
@@ -137,7 +138,7 @@ async def test_a_token_names_the_same_player_after_a_restart(
     store_and_server: tuple[Store, ServeProcess],
 ) -> None:
     _, server = store_and_server
-    ann = await Client.connect(server.url, "Ann")
+    ann = await member(server.url, "Ann")
     attempt = (await ann.daily_start(GAME))["race"]["race"]
     await ann.resign(attempt)
     await ann.close()

@@ -12,9 +12,9 @@ import sys
 import urllib.request
 from pathlib import Path
 
+from harness import member
 from redis_server import free_port
 
-from client.api import Client
 from client.cli import build_parser
 from protocol.daily import day_of
 from server.store import open_store
@@ -60,7 +60,7 @@ async def test_sigterm_tells_players_finishes_writes_and_exits_cleanly(redis_url
     prefix = f"serve-test-{port}:"
     process = start_serve("--port", str(port), "--redis", redis_url, "--redis-prefix", prefix)
     try:
-        ann = await Client.connect(f"ws://127.0.0.1:{port}/ws", "Ann")
+        ann = await member(f"ws://127.0.0.1:{port}/ws", "Ann")
         attempt = await ann.daily_start("mount_sunflower")
         race = attempt["race"]["race"]
         await ann.act(race, "deal")

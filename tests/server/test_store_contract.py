@@ -18,6 +18,7 @@ from protocol.race import LogEntry
 from protocol.ranking import Run, ranked
 from server.jobs import AppendActions, EndRace, RecordDaily, SaveIdentity
 from server.store import (
+    Account,
     Entry,
     Fenced,
     Listed,
@@ -502,7 +503,7 @@ async def test_a_batch_of_jobs_is_done_in_order_with_each_job_answered(store: St
     ]
     assert await store.write(jobs) == [None, None, None]
     assert await store.actions("r1") == list(entries)
-    assert await store.identity("hash") == ("ann", "Ann")
+    assert await store.identity("hash") == ("ann", "Ann", None)
     assert await store.identity("other") is None
 
 
@@ -687,6 +688,10 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
     record = a_record("r1", "ann")
     entries = (LogEntry("ann", 1, "deal", 5),)
     await store.write([SaveIdentity("h", "ann", "Ann", keep_s=100)])
+    await store.create_account(Account("ann", "Ann", "$argon2id$..."))
+    await store.write([SaveIdentity("h2", "ann", "Ann", keep_s=100, account="Ann")])
+    await store.count_attempt("sign_in:127.0.0.1", 600)
+    await store.note_failure("user:ann", 900)
     await save(store, "r1", "ann")
     await store.write([AppendActions("r1", entries)])
     await store.next_event_generation("ann")
@@ -705,6 +710,8 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
         "best:{sanibel}:members",
         "best:{sanibel}:runs",
         "daily-secret",
+        "account:ann",  # the accounts: kept for good, as accounts are
+        "player:{ann}:account",
     }
     async for key in store._redis.scan_iter(match=store.prefix + "*"):
         name = key.removeprefix(store.prefix)
@@ -727,3 +734,41 @@ async def test_a_redis_that_forgot_the_scripts_still_takes_a_batch(redis_url: st
     assert players((await store.daily_board(GAME, DAY, 10)).top) == ["ann"]
     await store.purge()
     await store.close()
+
+
+async def test_an_account_is_created_once_per_username_in_any_case(store: Store) -> None:
+    assert await store.create_account(Account("ann", "Ann", "hash-1"))
+    assert not await store.create_account(Account("bob", "ANN", "hash-2"))
+    found = await store.account("aNN")
+    assert found == Account("ann", "Ann", "hash-1")
+    assert await store.account_of("ann") == "Ann"
+    assert await store.account_of("bob") is None and await store.account("bob") is None
+
+
+async def test_an_account_s_tokens_are_revoked_one_by_one_or_all_at_once(store: Store) -> None:
+    await store.write(
+        [
+            SaveIdentity("guest", "ann", "Annie", keep_s=100),
+            SaveIdentity("phone", "ann", "Ann", keep_s=100, account="Ann"),
+            SaveIdentity("laptop", "ann", "Ann", keep_s=100, account="Ann"),
+            SaveIdentity("bobs", "bob", "Bob", keep_s=100, account="Bob"),
+        ]
+    )
+    assert await store.identity("phone") == ("ann", "Ann", "Ann")
+    await store.revoke_tokens("ann", ["guest"])
+    assert await store.identity("guest") is None
+    await store.revoke_tokens("ann", ["bobs"])  # not Ann's: kept
+    assert await store.identity("bobs") is not None
+    await store.revoke_tokens("ann", None)
+    assert await store.identity("phone") is None and await store.identity("laptop") is None
+    assert await store.identity("bobs") == ("bob", "Bob", "Bob")
+
+
+async def test_attempts_are_counted_per_window_and_failures_until_cleared(store: Store) -> None:
+    counts = [await store.count_attempt("sign_in:1.2.3.4", 600) for _ in range(3)]
+    assert counts == [1, 2, 3] and await store.count_attempt("sign_in:5.6.7.8", 600) == 1
+    assert await store.failures("user:ann") == 0
+    assert [await store.note_failure("user:ann", 900) for _ in range(2)] == [1, 2]
+    assert await store.failures("user:ann") == 2
+    await store.clear_failures("user:ann")
+    assert await store.failures("user:ann") == 0

@@ -30,6 +30,7 @@ TEST_SETTINGS = Settings(
     shutdown_grace_s=2,
     rate_per_s=1000,  # the tests play fast; the rate limit has its own test
     burst=1000,
+    auth_per_address=100_000,  # every test player comes from 127.0.0.1; tested on its own
 )
 
 
@@ -49,6 +50,17 @@ def url(server: RaceServer) -> str:
 
 async def player(server: RaceServer, name: str, **options: Any) -> Client:
     return await Client.connect(url(server), name, **options)
+
+
+async def member(server: RaceServer | str, name: str) -> Client:
+    """A player with an account named ``name`` (registered as a new player would)."""
+    client = await Client.connect(server if isinstance(server, str) else url(server), name)
+    await client.register(name, password_for(name))
+    return client
+
+
+def password_for(name: str) -> str:
+    return f"{name}'s secret pass"
 
 
 def winning_actions(game: str, deal: int) -> list[str]:

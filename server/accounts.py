@@ -1,0 +1,112 @@
+"""Accounts: registering and signing in, with the limits that keep guessing slow.
+
+Passwords are hashed and checked with argon2id (``server/passwords.py``) in one worker
+thread, so a sign-in never blocks the event loop and never takes more than one core.
+Attempts are limited per connection (a token bucket) and per client address (a window
+counted in the store, so every node counts together); once sign-ins of a username or from
+an address have failed, every later attempt of theirs waits, doubling with each failure
+(from 0.25 s up to 8 s), until one succeeds or 15 minutes pass. A wrong password and an
+unknown username get the same answer after the same work, so an answer never tells
+whether an account exists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from protocol.accounts import username_key, username_problem
+from protocol.errors import SolraceError
+from server.config import Settings
+from server.passwords import dummy_hash, hash_password, verify_password
+from server.ratelimit import TokenBucket
+from server.store import Account, Store
+
+T = TypeVar("T")
+
+WINDOW_S = 600  # attempts per address are counted in windows of 10 minutes
+FAILURES_KEPT_S = 900  # failures are forgotten 15 minutes after the last one
+FIRST_DELAY_S = 0.25
+MAX_DELAY_S = 8.0
+
+
+class AccountError(SolraceError):
+    """A refused register or sign-in (its code says which rule refused it)."""
+
+
+def failure_delay_s(failures: int) -> float:
+    """How long an attempt waits after ``failures`` failed ones."""
+    return 0.0 if failures <= 0 else min(FIRST_DELAY_S * 2 ** (failures - 1), MAX_DELAY_S)
+
+
+def attempts_bucket(settings: Settings) -> TokenBucket:
+    """A connection's allowance of register and sign-in attempts."""
+    per_s = settings.auth_per_connection / 60
+    return TokenBucket(per_s, settings.auth_per_connection, time.monotonic())
+
+
+class AccountDesk:
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self.hashing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="passwords")
+
+    async def register(
+        self, bucket: TokenBucket, address: str, player: str, username: str, password: str
+    ) -> Account:
+        """Make ``player`` the account ``username``; AccountError when the name may not be
+        one (``bad_username``) or is taken (``username_taken``)."""
+        await self._admit(bucket, f"register:{address}")
+        problem = username_problem(username)
+        if problem is not None:
+            raise AccountError(problem, "bad_username")
+        account = Account(player, username, await self._off_loop(hash_password, password))
+        if not await self.store.create_account(account):
+            raise AccountError(f"the username {username!r} is taken", "username_taken")
+        return account
+
+    async def sign_in(
+        self, bucket: TokenBucket, address: str, username: str, password: str
+    ) -> Account:
+        """The account ``username`` if ``password`` is its password; AccountError
+        ``bad_credentials`` otherwise, whether or not the account exists."""
+        await self._admit(bucket, f"sign_in:{address}")
+        scopes = (f"user:{username_key(username)}", f"address:{address}")
+        failures = [await self.store.failures(scope) for scope in scopes]
+        await asyncio.sleep(failure_delay_s(max(failures)))
+        account = await self.store.account(username)
+
+        def check() -> bool:
+            return verify_password(account.password_hash if account else dummy_hash(), password)
+
+        matches = await self._off_loop(check)  # the same work whether or not it exists
+        if account is None or not matches:
+            for scope in scopes:
+                await self.store.note_failure(scope, FAILURES_KEPT_S)
+            raise AccountError("the username or the password is wrong", "bad_credentials")
+        for scope in scopes:
+            await self.store.clear_failures(scope)
+        return account
+
+    async def _admit(self, bucket: TokenBucket, scope: str) -> None:
+        """Refuse an attempt over the connection's or the address's limit."""
+        if not bucket.allow(time.monotonic()):
+            raise AccountError(
+                "too many sign-in attempts on this connection: wait a minute",
+                "auth_rate_limited",
+            )
+        limit = self.settings.auth_per_address
+        if await self.store.count_attempt(scope, WINDOW_S) > limit:
+            raise AccountError(
+                "too many sign-in attempts from your address: wait ten minutes",
+                "auth_rate_limited",
+            )
+
+    async def _off_loop(self, work: Callable[..., T], *args: object) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.hashing, work, *args)
+
+    def close(self) -> None:
+        self.hashing.shutdown(wait=False, cancel_futures=True)

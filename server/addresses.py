@@ -1,0 +1,47 @@
+"""Where a connection comes from: its peer's address, or, when the peer is a trusted
+proxy (the load balancer), the client address that proxy put in ``X-Forwarded-For``.
+
+Only addresses from ``--trusted-proxy`` networks are believed: anyone else could write
+any ``X-Forwarded-For`` they like. The header is read from its right end (the proxy
+closest to the server appends last), skipping trusted proxies; the first address that is
+not one is the client's."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Sequence
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def trusted_networks(specs: Sequence[str]) -> tuple[Network, ...]:
+    """The networks of ``--trusted-proxy`` values (an address or a CIDR each);
+    ValueError names a bad one."""
+    return tuple(ipaddress.ip_network(spec.strip(), strict=False) for spec in specs)
+
+
+def client_address(peer: str, forwarded_for: str | None, trusted: Sequence[Network]) -> str:
+    """The address to count a client's attempts by (see the module's documentation)."""
+    if not _is_trusted(peer, trusted) or not forwarded_for:
+        return peer
+    hops = [hop.strip() for hop in forwarded_for.split(",") if hop.strip()]
+    for hop in reversed(hops):
+        if not _is_trusted(hop, trusted):
+            return hop if _is_address(hop) else peer
+    return hops[0] if hops and _is_address(hops[0]) else peer
+
+
+def _is_trusted(address: str, trusted: Sequence[Network]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in trusted)
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True

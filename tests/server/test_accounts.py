@@ -1,0 +1,303 @@
+"""Accounts through a real server: registering turns a guest into an account (the same
+player), signing in continues as it anywhere, signing out forgets tokens; names follow
+their rules; guessing is limited and slowed; a password is never kept or logged in
+clear; ranked daily runs are for accounts. On the in-memory store and on a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import pytest
+from harness import member, password_for, player, running_server, url, winning_actions
+
+from client.api import Client, ServerError
+from protocol.daily import day_of
+from server.passwords import MEMORY_COST_KIB, TIME_COST
+from server.store import Store
+from server.store.redis_store import RedisStore
+
+GAME, DEAL = "mount_sunflower", 18
+
+
+async def refused(code: str, request: object) -> ServerError:
+    with pytest.raises(ServerError) as error:
+        await request  # type: ignore[misc]
+    assert error.value.code == code, error.value
+    return error.value
+
+
+async def test_registering_makes_the_guest_an_account_of_the_same_player(store: Store) -> None:
+    async with running_server(store) as server:
+        ann = await player(server, "Annie")
+        guest, guest_token = ann.player, ann.token
+        answer = await ann.register("Ann", "a long secret")
+        assert (answer["player"], answer["name"], answer["account"]) == (guest, "Ann", "Ann")
+        assert answer["token"] != guest_token
+        again = Client(url(server), "Whoever")  # the account's token names the account
+        again.token = answer["token"]
+        welcome = await again.resume()
+        assert (welcome.player, welcome.name, welcome.account) == (guest, "Ann", "Ann")
+        stale = Client(url(server), "Annie")  # the guest's token no longer names anyone
+        stale.token = guest_token
+        assert (await stale.resume()).player != guest
+
+
+@pytest.mark.parametrize(
+    ("username", "code"),
+    [
+        ("x" * 25, "bad_field"),  # too long
+        ("Ann!", "bad_field"),  # not a letter, digit, _ or -
+        ("Ann Lee", "bad_field"),
+        ("\u0410nn", "bad_field"),  # a Cyrillic A: ASCII only
+        ("Il1", "bad_username"),  # only look-alike characters
+        ("0_O", "bad_username"),
+        ("Admin", "bad_username"),  # kept for the service, in any case
+    ],
+)
+async def test_a_username_that_breaks_a_rule_is_refused(username: str, code: str) -> None:
+    async with running_server() as server, await player(server, "Ann") as ann:
+        await refused(code, ann.register(username, "a long secret"))
+        assert (await ann.register("Ann_2-b", "a long secret"))["account"] == "Ann_2-b"
+
+
+@pytest.mark.parametrize("password", ["short", "x" * 129])
+async def test_a_password_of_the_wrong_length_is_refused(password: str) -> None:
+    async with running_server() as server, await player(server, "Ann") as ann:
+        error = await refused("bad_field", ann.register("Ann", password))
+        assert "'password' must be 8 to 128 characters long" in error.message
+        assert password not in error.message
+
+
+async def test_a_username_is_taken_whatever_its_case(store: Store) -> None:
+    async with running_server(store) as server:
+        await member(server, "Ann")
+        bob = await player(server, "Bob")
+        await refused("username_taken", bob.register("ANN", "a long secret"))
+        await refused("already_signed_in", (await member(server, "Cy")).register("Cy2", "password"))
+
+
+async def test_signing_in_continues_as_the_account_on_any_connection(store: Store) -> None:
+    async with running_server(store) as server:
+        ann = await member(server, "Ann")
+        other = await player(server, "guest")
+        answer = await other.sign_in("ann", password_for("Ann"))  # any case
+        assert (answer["player"], answer["name"], answer["account"]) == (ann.player, "Ann", "Ann")
+        assert other.player == ann.player
+        await asyncio.wait_for(ann.connection.wait_closed(), 5)  # type: ignore[union-attr]
+        assert ann.connection is not None and ann.connection.close_code == 4001
+        await refused("already_signed_in", other.sign_in("Ann", password_for("Ann")))
+
+
+async def test_a_wrong_password_and_an_unknown_username_get_the_same_answer(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked: list[str] = []
+    import server.accounts as accounts
+
+    real = accounts.verify_password
+
+    def spy(password_hash: str, password: str) -> bool:
+        checked.append(password_hash)
+        return real(password_hash, password)
+
+    monkeypatch.setattr(accounts, "verify_password", spy)
+    async with running_server(store) as server:
+        await member(server, "Ann")
+        wrong = await refused(
+            "bad_credentials", (await player(server, "x")).sign_in("Ann", "wrong pass")
+        )
+        unknown = await refused(
+            "bad_credentials", (await player(server, "y")).sign_in("Nobody", "wrong pass")
+        )
+        assert wrong.message == unknown.message == "the username or the password is wrong"
+    # the same work: a whole argon2id check for the unknown name too, at the same cost
+    assert len(checked) == 2 and all(h.startswith("$argon2id$") for h in checked)
+    assert all(f"m={MEMORY_COST_KIB},t={TIME_COST},p=1" in h for h in checked)
+
+
+async def test_each_failed_sign_in_makes_the_next_attempts_wait_longer_until_one_succeeds(
+    store: Store,
+) -> None:
+    async with running_server(store) as server:
+        await member(server, "Ann")
+        guess = await player(server, "guesser")
+        waits = []
+        for _ in range(3):
+            began = time.monotonic()
+            await refused("bad_credentials", guess.sign_in("Ann", "not the password"))
+            waits.append(time.monotonic() - began)
+        began = time.monotonic()
+        await guess.sign_in("Ann", password_for("Ann"))  # waits too, then succeeds
+        waits.append(time.monotonic() - began)
+        assert waits[1] >= 0.25 and waits[2] >= 0.5 and waits[3] >= 1.0
+        again = await player(server, "later")
+        began = time.monotonic()
+        await refused("bad_credentials", again.sign_in("Ann", "not the password"))
+        assert time.monotonic() - began < 1.0  # the success forgot the failures
+
+
+async def test_attempts_are_limited_per_connection() -> None:
+    async with running_server() as server, await player(server, "guesser") as guess:
+        for _ in range(10):
+            await refused("bad_username", guess.register("Il1", "a long secret"))
+        error = await refused("auth_rate_limited", guess.register("Il1", "a long secret"))
+        assert "wait a minute" in error.message
+
+
+async def test_attempts_are_limited_per_address_on_every_connection_from_it(store: Store) -> None:
+    async with running_server(store, auth_per_address=3) as server:
+        for _ in range(3):
+            await refused("bad_username", (await player(server, "x")).register("Il1", "password"))
+        error = await refused(
+            "auth_rate_limited", (await player(server, "x")).register("Il1", "password")
+        )
+        assert "your address" in error.message
+
+
+async def test_a_forwarded_address_counts_only_from_a_trusted_proxy() -> None:
+    async def attempts_left(server_url: str, forwarded: str) -> str:
+        client = await Client.connect(server_url, "x", headers={"X-Forwarded-For": forwarded})
+        try:
+            await client.register("Il1", "password")
+        except ServerError as error:
+            return error.code
+        raise AssertionError("Il1 was accepted")
+
+    async with running_server(auth_per_address=1, trusted_proxies=("127.0.0.1",)) as server:
+        assert await attempts_left(url(server), "203.0.113.5") == "bad_username"
+        assert await attempts_left(url(server), "203.0.113.5") == "auth_rate_limited"
+        assert await attempts_left(url(server), "203.0.113.6") == "bad_username"  # another
+    async with running_server(auth_per_address=1) as server:  # no trusted proxy: the peer
+        assert await attempts_left(url(server), "203.0.113.5") == "bad_username"
+        assert await attempts_left(url(server), "203.0.113.6") == "auth_rate_limited"
+
+
+async def test_a_racing_guest_finishes_before_signing_in_and_keeps_nothing_of_the_guest() -> None:
+    async with running_server(countdown_ms=0) as server:
+        await member(server, "Ann")
+        guest = await player(server, "guest")
+        race = (await guest.create_race(GAME, deal=DEAL, max_players=1))["race"]
+        await guest.next_event("started")
+        await refused("in_race", guest.sign_in("Ann", password_for("Ann")))
+        await guest.resign(race)
+        await guest.sign_in("Ann", password_for("Ann"))
+        assert await guest.my_races() == []
+
+
+async def test_signing_in_brings_the_account_s_race_to_the_new_connection() -> None:
+    async with running_server(countdown_ms=0) as server:
+        ann = await member(server, "Ann")
+        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+        await ann.next_event("started")
+        await ann.act(race, winning_actions(GAME, DEAL)[0])
+        phone = await player(server, "phone")
+        await phone.sign_in("Ann", password_for("Ann"))
+        snapshot = await phone.next_event("snapshot")
+        (mine,) = snapshot.data["races"]
+        assert mine["race"] == race and mine["you"]["seq"] == 1
+        assert (await phone.act(race, winning_actions(GAME, DEAL)[1], seq=2))["seq"] == 2
+
+
+async def test_signing_out_forgets_the_token_and_everywhere_forgets_every_one(store: Store) -> None:
+    async with running_server(store) as server:
+        ann = await member(server, "Ann")
+        laptop = await player(server, "laptop")
+        await laptop.sign_in("Ann", password_for("Ann"))
+        laptop_token = laptop.token
+        answer = await laptop.sign_out()
+        assert answer == {**answer, "signed_out": True, "everywhere": False}
+        await asyncio.wait_for(laptop.connection.wait_closed(), 5)  # type: ignore[union-attr]
+        assert laptop.connection is not None and laptop.connection.close_code == 4003
+        assert await resumed_player(server, laptop_token) != ann.player
+        phone = await player(server, "phone")
+        await phone.sign_in("Ann", password_for("Ann"))
+        phone_token = phone.token
+        desktop = await player(server, "desktop")
+        await desktop.sign_in("Ann", password_for("Ann"))
+        await desktop.sign_out(everywhere=True)
+        assert await resumed_player(server, phone_token) != ann.player
+        again = await player(server, "again")  # the account itself stays
+        assert (await again.sign_in("Ann", password_for("Ann")))["player"] == ann.player
+
+
+async def resumed_player(server: object, token: str) -> str:
+    client = Client(url(server), "someone")  # type: ignore[arg-type]
+    client.token = token
+    return (await client.resume()).player
+
+
+async def test_only_an_account_s_first_daily_attempt_is_ranked_and_a_guest_s_can_be_claimed(
+    store: Store,
+) -> None:
+    today = day_of(int(time.time() * 1000))
+    await store.set_daily_deal(GAME, today, DEAL)
+    async with running_server(store) as server:
+        guest = await player(server, "Gus")
+        first = await guest.daily_start(GAME)
+        assert (first["ranked"], first["claimable"]) == (False, True)
+        await guest.resign(first["race"]["race"])
+        second = await guest.daily_start(GAME)
+        assert (second["ranked"], second["claimable"]) == (False, False)
+        await guest.resign(second["race"]["race"])
+        assert (await guest.daily_board(GAME))["total"] == 0  # practice is not on the board
+        await guest.register("Gus", "a long secret")
+        board = await waiting_for_board(guest, 1)
+        assert board["me"]["race"] == first["race"]["race"]  # the first attempt, claimed
+
+        ann = await member(server, "Ann")
+        ranked = await ann.daily_start(GAME)
+        assert (ranked["ranked"], ranked["claimable"]) == (True, False)
+        for action in winning_actions(GAME, DEAL):
+            await ann.act(ranked["race"]["race"], action)
+        board = await waiting_for_board(ann, 2)
+        assert [e["name"] for e in board["top"]] == ["Ann", "Gus"]
+
+
+async def waiting_for_board(client: Client, count: int) -> dict[str, object]:
+    for _ in range(100):
+        board = await client.daily_board(GAME)
+        if board["total"] >= count:
+            return board
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the board never reached {count} entries")
+
+
+async def test_a_password_is_never_logged_nor_stored_in_clear(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    secret = "horse battery staple 42"
+    caplog.set_level(logging.DEBUG)
+    async with running_server(store) as server:
+        ann = await player(server, "Ann")
+        await ann.register("Ann", secret)
+        await refused("bad_credentials", (await player(server, "x")).sign_in("Ann", secret + "!"))
+        await (await player(server, "y")).sign_in("Ann", secret)
+        await refused("bad_field", (await player(server, "z")).sign_in("Ann", "x" * 200))
+    server_side = [r for r in caplog.records if not r.name.startswith("websockets.client")]
+    logged = "\n".join(f"{r.getMessage()} {r.args} {r.__dict__}" for r in server_side)
+    assert server_side and secret not in logged and "x" * 200 not in logged
+    account = await store.account("ann")
+    assert account is not None and secret not in account.password_hash
+    assert secret not in repr(account)
+    if isinstance(store, RedisStore):
+        raw = store._redis  # every value of every key this test wrote
+        for key in await raw.keys(store.prefix + "*"):
+            kind = await raw.type(key)
+            value = await (raw.hgetall(key) if kind == "hash" else raw.dump(key))
+            assert secret not in str(value)
+
+
+async def test_accounts_outlive_the_server_process(redis_url: str) -> None:
+    prefix = f"accounts-{time.monotonic_ns()}:"
+    first = RedisStore(redis_url, prefix=prefix)
+    async with running_server(first) as server:
+        ann = await member(server, "Ann")
+    await first.close()
+    second = RedisStore(redis_url, prefix=prefix)  # a restart, or another node
+    async with running_server(second) as server:
+        again = await player(server, "x")
+        assert (await again.sign_in("Ann", password_for("Ann")))["player"] == ann.player
+        await refused("username_taken", (await player(server, "y")).register("ann", "password"))
+    await second.close()
