@@ -15,8 +15,9 @@ example. Three choices are ours, as lichess makes them:
   a whole game and all of a player's pairs fall in the race's one rating period, so a race
   of eight moves a rating as seven games played at once would.
 
-A rating is provisional (shown with a "?") while its RD is above ``PROVISIONAL_RD``: about
-the first ten races against established players, and again after a long absence.
+A rating is provisional (lichess shows it with a "?") while its RD is above
+``PROVISIONAL_RD``: about the first ten races against settled players, and again after a
+long absence.
 """
 
 from __future__ import annotations
