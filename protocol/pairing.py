@@ -177,7 +177,7 @@ class Pools:
         """``player`` waits for a race of ``game`` from ``now_ms``. Joining the pool one is
         already in again keeps one's place; joining another is refused (leave it first)."""
         if not math.isfinite(rating):
-            raise PairingError(f"a rating is a finite number, not {rating}", "bad_rating")
+            raise ValueError(f"a rating is a finite number, not {rating}")  # the server's own
         current = self._game_of.get(player)
         if current == game:
             return self._pools[game][player]
