@@ -1,39 +1,69 @@
-"""Password hashing: argon2id (``argon2-cffi``), with parameters that cost about 50 ms of
-one core per hash on the reference machine (docs/players.md has the measurement). The
-password is never logged, stored or put in an exception: only its hash leaves here."""
+"""Password hashing: argon2id (argon2-cffi) with parameters measured to cost at most 100 ms
+of one core per sign-in (``solrace bench argon2``; figures in docs/players.md).
+
+Only the hash string is kept; it carries its own parameters and salt, so a hash made with
+older parameters still verifies and ``needs_rehash`` says when to renew it at a sign-in.
+No function here logs or keeps a password. Each call holds a core (and ``MEMORY_COST_KIB``
+of memory) for its duration: the server runs them in a thread, a few at a time.
+"""
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
+from argon2 import PasswordHasher, Type
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-TIME_COST = 1  # passes
-MEMORY_COST_KIB = 47_104  # 46 MiB: OWASP's first argon2id choice (m=46 MiB, t=1, p=1)
-PARALLELISM = 1  # one thread: a sign-in never takes more than one core
+TIME_COST = 1  # passes over the memory
+MEMORY_COST_KIB = 64 * 1024  # 64 MiB: the most memory within the budget on our machine
+PARALLELISM = 1  # one lane: one core per sign-in
+HASH_LEN = 32
+SALT_LEN = 16
+
+log = logging.getLogger("solrace.passwords")
 
 
-@cache
 def hasher() -> PasswordHasher:
-    return PasswordHasher(time_cost=TIME_COST, memory_cost=MEMORY_COST_KIB, parallelism=PARALLELISM)
+    """An argon2id hasher with the chosen parameters."""
+    return PasswordHasher(
+        time_cost=TIME_COST,
+        memory_cost=MEMORY_COST_KIB,
+        parallelism=PARALLELISM,
+        hash_len=HASH_LEN,
+        salt_len=SALT_LEN,
+        type=Type.ID,
+    )
+
+
+_HASHER = hasher()
 
 
 def hash_password(password: str) -> str:
-    """The argon2id hash of ``password`` (with its salt and parameters)."""
-    return hasher().hash(password)
+    """The PHC string of ``password`` with a fresh random salt (``$argon2id$v=19$m=...``)."""
+    return _HASHER.hash(password)
 
 
-def verify_password(password_hash: str, password: str) -> bool:
-    """``password`` is the one ``password_hash`` was made from."""
+def verify_password(stored_hash: str, password: str) -> bool:
+    """Whether ``password`` is the one ``stored_hash`` was made from. A stored hash that
+    cannot be read is a mismatch, logged without the password."""
     try:
-        return hasher().verify(password_hash, password)
-    except (VerificationError, InvalidHashError):
+        return _HASHER.verify(stored_hash, password)
+    except VerifyMismatchError:
         return False
+    except (VerificationError, InvalidHashError) as error:
+        log.warning("a stored password hash could not be checked: %s", type(error).__name__)
+        return False
+
+
+def needs_rehash(stored_hash: str) -> bool:
+    """Whether ``stored_hash`` was made with other parameters than today's (hash the
+    password again after a successful sign-in)."""
+    return _HASHER.check_needs_rehash(stored_hash)
 
 
 @cache
 def dummy_hash() -> str:
-    """A hash to verify against when there is no account, so an unknown username costs
-    what a wrong password does (no telling the two apart by time)."""
+    """A hash to check a password against when there is no account, so an unknown
+    username costs what a wrong password does (no telling the two apart by time)."""
     return hash_password("no account has this password")

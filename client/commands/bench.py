@@ -1,7 +1,8 @@
-"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle``: benchmarks that
-print figures (never timed tests). The server benchmark lives in client/loadtest.py, the
-memory one in client/memorybench.py; soak, recovery, storage and idle in
-client/{soak,recovery,storage,idle}bench.py."""
+"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2``:
+benchmarks that print figures (never timed tests). The server benchmark lives in
+client/loadtest.py, the memory one in client/memorybench.py; soak, recovery, storage, idle
+and pairing in client/{soak,recovery,storage,idle,pairing}bench.py; argon2 in
+client/passwordbench.py."""
 
 from __future__ import annotations
 
@@ -21,18 +22,33 @@ from protocol.solver import WON, solve
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "target",
-        choices=["engine", "solver", "server", "memory", "soak", "recovery", "storage", "idle"],
+        choices=[
+            "engine",
+            "solver",
+            "server",
+            "memory",
+            "soak",
+            "recovery",
+            "storage",
+            "idle",
+            "pairing",
+            "argon2",
+        ],
         help="what to measure",
     )
     parser.add_argument(
         "--seconds",
         type=float,
         default=None,
-        help="time per game (engine, solver: 3) or per paced phase (server: 15)",
+        help="time per game (engine, solver: 3), per paced phase (server: 15) or of the "
+        "players' arrivals (pairing: 60)",
     )
-    server = parser.add_argument_group("server, soak")
+    server = parser.add_argument_group("server, soak, pairing")
     server.add_argument(
-        "--players", type=int, default=None, help="connected players (server: 2000, soak: 200)"
+        "--players",
+        type=int,
+        default=None,
+        help="connected players (server: 2000, soak: 200), or players arriving (pairing: 2000)",
     )
     server.add_argument(
         "--redis",
@@ -107,6 +123,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=0.1,
         help="how often a racer undoes when it may (always when nothing else is legal)",
     )
+    pairing = parser.add_argument_group("pairing")
+    pairing.add_argument(
+        "--tick-ms", type=int, default=250, help="simulated ms between pairings of the pools"
+    )
+    argon2 = parser.add_argument_group("argon2")
+    argon2.add_argument("--repeat", type=int, default=10, help="verifies timed per parameter set")
     parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
     parser.add_argument("--seed", type=int, default=1, help="seed of the random playouts")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -176,6 +198,8 @@ def run(args: argparse.Namespace) -> int:
         "recovery": run_recovery,
         "storage": run_storage,
         "idle": run_idle,
+        "pairing": run_pairing,
+        "argon2": run_argon2,
     }
     if args.target in runners:
         return runners[args.target](args)
@@ -320,4 +344,37 @@ def run_idle(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_result(result)
+    return 0
+
+
+def run_pairing(args: argparse.Namespace) -> int:
+    from client.pairingbench import print_table, run_pairing
+
+    options = {
+        "players": 2000 if args.players is None else args.players,
+        "seconds": 60.0 if args.seconds is None else args.seconds,
+        "tick_ms": args.tick_ms,
+        "games": args.games,
+        "seed": args.seed,
+    }
+    if options["players"] < 1 or options["seconds"] <= 0 or args.tick_ms < 1:
+        raise SystemExit("error: --players and --tick-ms must be at least 1, --seconds above 0")
+    result = run_pairing(options)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_table(result)
+    return 0
+
+
+def run_argon2(args: argparse.Namespace) -> int:
+    from client.passwordbench import print_table, run_argon2
+
+    if args.repeat < 1:
+        raise SystemExit("error: --repeat must be at least 1")
+    rows = run_argon2(args.repeat)
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        print_table(rows)
     return 0
