@@ -13,7 +13,7 @@ spectator sees every racer's face-up cards; nobody ever sees a face-down or stoc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -128,10 +128,20 @@ class LogEntry(NamedTuple):
         return {"player": self.player, "seq": self.seq, "action": self.action, "t_ms": self.t_ms}
 
 
+@dataclass(frozen=True, slots=True)
+class Badge:
+    """What a racer with an account shows: their rating in the race's game, rounded, and
+    whether it is still provisional."""
+
+    rating: int
+    provisional: bool
+
+
 @dataclass
 class Racer:
     player: str
     name: str
+    badge: Badge | None = None  # an account's: its rating in this game when it joined
     state: GameState | None = None
     last_seq: int = 0
     # the last answers, (seq, ok, reply), in slot seq % REPLY_CACHE
@@ -147,11 +157,26 @@ class Racer:
     done_at: int | None = None  # wall clock of the finish or of dropping out
     log: ActionLog[LogEntry] = field(default_factory=lambda: ActionLog(LogEntry))
 
+    @classmethod
+    def stored(cls, stored: dict[str, Any]) -> Racer:
+        """A racer as a race record keeps them (no game yet)."""
+        badge = stored.get("badge")
+        return cls(stored["player"], stored["name"], Badge(**badge) if badge else None)
+
+    def anew(self) -> Racer:
+        """The same racer before their first action."""
+        return Racer(self.player, self.name, self.badge)
+
     def standing(self) -> dict[str, Any]:
-        """What anyone in or watching the race may know of this racer."""
+        """What anyone in or watching the race may know of this racer: ``account`` says
+        they play with an account (a guest otherwise), ``rating`` its rating in this game
+        when they joined (null for a guest)."""
         return {
             "player": self.player,
             "name": self.name,
+            "account": self.badge is not None,
+            "rating": self.badge.rating if self.badge else None,
+            "provisional": self.badge.provisional if self.badge else None,
             "progress": self.progress,
             "actions": self.actions,
             "outcome": self.outcome and self.outcome.value,
@@ -192,14 +217,14 @@ class Race:
 
     # ------------------------------------------------------------------ membership
 
-    def join(self, player: str, name: str) -> None:
+    def join(self, player: str, name: str, badge: Badge | None = None) -> None:
         if player in self.racers:
             return
         if self.phase is not Phase.OPEN:
             raise RaceError("this race has already started", "race_started")
         if len(self.racers) >= self.settings.max_players:
             raise RaceError(f"this race is full ({self.settings.max_players} players)", "race_full")
-        self.racers[player] = Racer(player, name)
+        self.racers[player] = Racer(player, name, badge)
 
     def leave(self, player: str) -> None:
         self.racer(player)
@@ -379,6 +404,7 @@ class Race:
                 {
                     "player": r.player,
                     "name": r.name,
+                    "badge": asdict(r.badge) if r.badge else None,
                     "outcome": r.outcome.value
                     if r.outcome is not None and r.outcome.value in RETIREMENTS
                     else None,
@@ -397,7 +423,7 @@ class Race:
         race.host = record["host"]
         race.rematch, race.rematch_by = record.get("rematch"), record.get("rematch_by")
         for racer in record["racers"]:
-            race.racers[racer["player"]] = Racer(racer["player"], racer["name"])
+            race.racers[racer["player"]] = Racer.stored(racer)
         start_wall = record["start_at_ms"]
         if start_wall is None:
             return race
@@ -425,7 +451,7 @@ class Race:
         if len(old.log) <= count or self.start_mono is None or self.start_wall is None:
             return
         entries = old.log[:count]
-        self.racers[player] = fresh = Racer(old.player, old.name)
+        self.racers[player] = fresh = old.anew()
         fresh.state = self.rules.start(self.settings.deal)
         fresh.progress = fresh.state.position.progress()
         fresh.progress_at = self.start_wall
@@ -446,7 +472,7 @@ class Race:
         ``record_changes``), and ``done`` when that ended the race."""
         changes = record_changes(self.record(), record)
         wanted = {stored["player"]: stored for stored in record["racers"]}
-        racers = {p: self.racers.get(p) or Racer(p, wanted[p]["name"]) for p in wanted}
+        racers = {p: self.racers.get(p) or Racer.stored(wanted[p]) for p in wanted}
         self.racers = racers
         self.host, self.rematch = record["host"], record.get("rematch")
         self.rematch_by = record.get("rematch_by")

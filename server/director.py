@@ -25,6 +25,7 @@ from protocol.deals import MAX_DEAL, check_deal_number
 from protocol.games import rules_for
 from protocol.messages import Act, CreateRace, Error, Result, ServerMessage
 from protocol.race import (
+    Badge,
     Ending,
     LogEntry,
     Now,
@@ -36,6 +37,7 @@ from protocol.race import (
     record_changes,
     view_json,
 )
+from protocol.ratings import DEFAULT, Rating, aged, is_provisional
 from server.config import Settings
 from server.effects import (
     Effects,
@@ -45,6 +47,7 @@ from server.effects import (
     PostAct,
     Push,
     PushAnywhere,
+    Rate,
     StartAt,
     Write,
 )
@@ -71,6 +74,29 @@ class ActDecision:
 
 def new_id() -> str:
     return secrets.token_hex(8)
+
+
+def rated(race: Race) -> bool:
+    """A finished race counts for its racers' ratings: a head-to-head race on a random
+    deal (a chosen one may have been practised) with the game's usual options, between
+    two or more accounts (guests are left out of it)."""
+    settings = race.settings
+    return (
+        settings.mode == "race"
+        and not settings.deal_chosen
+        and settings.options == dict(rules_for(settings.game).options)
+        and sum(1 for racer in race.racers.values() if racer.badge is not None) >= 2
+    )
+
+
+def rating_json(rating: Rating) -> dict[str, Any]:
+    """A rating as players see it: rounded, and whether it is still provisional."""
+    return {
+        "rating": round(rating.rating),
+        "rd": round(rating.rd),
+        "provisional": is_provisional(rating),
+        "games": rating.games,
+    }
 
 
 def listed(race: Race) -> Listed:
@@ -198,13 +224,19 @@ class RaceDirector:
         raise RaceError("the race kept changing under this request: try again", "race_busy")
 
     async def open_room(
-        self, settings: RaceSettings, player: str, name: str, moment: Now, race_id: str = ""
+        self,
+        settings: RaceSettings,
+        player: str,
+        name: str,
+        moment: Now,
+        race_id: str = "",
+        account: bool = False,
     ) -> tuple[Room, Effects]:
         """A new race hosted by ``player``, who is its first racer (it starts by itself
         when that makes it full: a race for one; a daily attempt at once)."""
         rules = rules_for(settings.game, settings.options)
         race = Race(race_id or new_id(), settings, rules, player)
-        race.join(player, name)
+        race.join(player, name, await self.badge(player, account, settings, moment))
         room = Room(race, moment.mono_ms, self.feeding)
 
         def start() -> None:
@@ -219,7 +251,22 @@ class RaceDirector:
             effects += self.begin(room, moment)
         return room, effects
 
-    async def create_race(self, player: str, name: str, request: CreateRace, moment: Now) -> Answer:
+    async def badge(
+        self, player: str, account: bool, settings: RaceSettings, moment: Now
+    ) -> Badge | None:
+        """An account's badge in a race of ``settings``: its rating in the game now (a
+        daily attempt shows none)."""
+        if not account or settings.mode != "race":
+            return None
+        rating = aged(
+            (await self.store.ratings(settings.game, [player])).get(player, DEFAULT),
+            moment.wall_ms,
+        )
+        return Badge(round(rating.rating), is_provisional(rating))
+
+    async def create_race(
+        self, player: str, name: str, request: CreateRace, moment: Now, account: bool = False
+    ) -> Answer:
         rules = rules_for(request.game, request.options)
         deal = (
             check_deal_number(int(request.deal))
@@ -238,7 +285,7 @@ class RaceDirector:
             deal_chosen=request.deal is not None,
             nonce=secrets.token_hex(16),
         )
-        room, effects = await self.open_room(settings, player, name, moment)
+        room, effects = await self.open_room(settings, player, name, moment, account=account)
         return {"race": room.race.public_info()}, effects
 
     async def list_races(self, moment: Now) -> dict[str, Any]:
@@ -254,14 +301,17 @@ class RaceDirector:
             ]
         }
 
-    async def join_race(self, player: str, name: str, race_id: str, moment: Now) -> Answer:
+    async def join_race(
+        self, player: str, name: str, race_id: str, moment: Now, account: bool = False
+    ) -> Answer:
         room = await self.find(race_id, moment)
         if player in room.race.racers:
             room.race.join(player, name)  # refused if it started; else nothing to do
             return {"race": room.race.public_info()}, []
+        badge = await self.badge(player, account, room.race.settings, moment)
 
         def join() -> None:
-            room.race.join(player, name)
+            room.race.join(player, name, badge)
             if room.race.starts_by_itself:
                 room.race.schedule_start(None, moment)
 
@@ -300,7 +350,9 @@ class RaceDirector:
         effects = await self._step(room, moment, retire)
         return effects if changed else []
 
-    async def rematch(self, player: str, name: str, race_id: str, moment: Now) -> Answer:
+    async def rematch(
+        self, player: str, name: str, race_id: str, moment: Now, account: bool = False
+    ) -> Answer:
         room = await self.find(race_id, moment)
         old = room.race
         old.racer(player)
@@ -308,7 +360,7 @@ class RaceDirector:
             raise RaceError("a rematch follows a finished race", "race_not_finished")
         existing = await self._rematch_room(old.rematch, moment)
         if existing is not None and existing.race.phase is Phase.OPEN:
-            return await self.join_race(player, name, existing.id, moment)
+            return await self.join_race(player, name, existing.id, moment, account)
         settings = RaceSettings(
             game=old.settings.game,
             options=old.settings.options,
@@ -319,7 +371,7 @@ class RaceDirector:
             spectator_delay_ms=old.settings.spectator_delay_ms,
             nonce=secrets.token_hex(16),
         )
-        new, effects = await self.open_room(settings, player, name, moment)
+        new, effects = await self.open_room(settings, player, name, moment, account=account)
 
         def point() -> None:
             old.rematch, old.rematch_by = new.id, player
@@ -631,6 +683,8 @@ class RaceDirector:
         ]
         if settings.mode == "daily" and settings.ranked and settings.day is not None:
             effects.append(Write(RecordDaily(settings.game, settings.day, race.runs()[0])))
+        if rated(race):
+            effects.append(Rate(room))
         log.info(
             "race finished",
             extra={
@@ -640,6 +694,23 @@ class RaceDirector:
             },
         )
         return effects
+
+    async def rate(self, room: Room, moment: Now) -> Effects:
+        """Rate ``room``'s finished race, if no node did yet, and tell its rated racers
+        their new ratings (``rated``, wherever they are)."""
+        race = room.race
+        runs = [run for run in race.runs() if race.racers[run.player].badge is not None]
+        game = race.settings.game
+        changed = await self.store.rate_race(game, race.id, runs, moment.wall_ms, self._keep_s())
+        if not changed:
+            return []
+        ratings = {
+            player: {**rating_json(after), "change": round(after.rating) - round(before.rating)}
+            for player, (before, after) in changed.items()
+        }
+        told = {"race": race.id, "game": game, "ratings": ratings}
+        log.info("race rated", extra={"race": race.id, "players": sorted(changed)})
+        return [PushAnywhere(player, "rated", told) for player in changed]
 
     def _tell_racers(
         self, room: Room, kind: str, data: dict[str, Any], but: str | None = None

@@ -90,5 +90,13 @@ class PushAnywhere:
     data: dict[str, Any]
 
 
-Effect = Push | Post | PostAct | Write | StartAt | Forget | Follow | PushAnywhere
+@dataclass(slots=True)
+class Rate:
+    """Rate ``room``'s finished race (once, by whichever node gets there first) and tell
+    its racers."""
+
+    room: Room
+
+
+Effect = Push | Post | PostAct | Write | StartAt | Forget | Follow | PushAnywhere | Rate
 Effects = list[Effect]

@@ -24,6 +24,7 @@ from server.effects import (
     PostAct,
     Push,
     PushAnywhere,
+    Rate,
     StartAt,
     Write,
 )
@@ -138,8 +139,21 @@ class Executor:
                     self.relay.push_anywhere(effect.player, effect.kind, effect.data)
                 else:
                     self.sessions.push(effect.player, effect.kind, effect.data)
+            elif kind is Rate:
+                assert isinstance(effect, Rate)
+                task = asyncio.create_task(self._rate(effect.room))
+                self.reconciling.add(task)
+                task.add_done_callback(self.reconciling.discard)
             else:
                 raise TypeError(f"not an effect to carry out here: {effect!r}")
+
+    async def _rate(self, room: Room) -> None:
+        """Ratings are not the result: a failure is logged, and another node following
+        the race may still rate it (the store rates a race once)."""
+        try:
+            self.run(await self.director.rate(room, now()))
+        except StoreError:
+            log.warning("could not rate a race", exc_info=True, extra={"race": room.id})
 
     def begin(self, room: Room) -> None:
         self.run(self.director.begin(room, now()))

@@ -590,7 +590,9 @@ class Gateway:
     async def create_race(
         self, client: Client, session: Session, request: CreateRace, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.create_race(session.player, session.name, request, moment)
+        return await self.director.create_race(
+            session.player, session.name, request, moment, session.account is not None
+        )
 
     async def list_races(
         self, client: Client, session: Session, request: ListRaces, moment: Now
@@ -605,7 +607,9 @@ class Gateway:
     async def join_race(
         self, client: Client, session: Session, request: JoinRace, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.join_race(session.player, session.name, request.race, moment)
+        return await self.director.join_race(
+            session.player, session.name, request.race, moment, session.account is not None
+        )
 
     async def start_race(
         self, client: Client, session: Session, request: StartRace, moment: Now
@@ -625,7 +629,9 @@ class Gateway:
     async def rematch(
         self, client: Client, session: Session, request: Rematch, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.rematch(session.player, session.name, request.race, moment)
+        return await self.director.rematch(
+            session.player, session.name, request.race, moment, session.account is not None
+        )
 
     async def snapshot(
         self, client: Client, session: Session, request: Snapshot, moment: Now

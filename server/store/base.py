@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
+from protocol.ratings import Rating
 from server.jobs import Job
 
 
@@ -314,6 +315,19 @@ class Store(ABC):
     @abstractmethod
     async def account_of(self, player: str) -> str | None:
         """The username of ``player``'s account; None for a guest."""
+
+    @abstractmethod
+    async def ratings(self, game: str, players: Sequence[str]) -> dict[str, Rating]:
+        """The players' ratings in ``game`` (only those who have one)."""
+
+    @abstractmethod
+    async def rate_race(
+        self, game: str, race: str, runs: Sequence[Run], now_ms: int, keep_s: int
+    ) -> dict[str, tuple[Rating, Rating]] | None:
+        """Rate a finished race once (``protocol.ratings.race_updates`` on the runs' players'
+        ratings as they are now): each player's rating before and after; None, changing
+        nothing, when the race was rated already (by this node or another). The mark that
+        it was rated is kept ``keep_s`` seconds."""
 
     @abstractmethod
     async def count_attempt(self, scope: str, window_s: int) -> int:

@@ -17,6 +17,7 @@ from typing import Any
 from protocol.accounts import username_key
 from protocol.race import LogEntry
 from protocol.ranking import Run
+from protocol.ratings import DEFAULT, Rating, race_updates
 from server.jobs import AppendActions, EndRace, Job, RecordDaily
 from server.store.base import (
     Account,
@@ -116,6 +117,8 @@ class MemoryStore(Store):
         self._account_of: dict[str, str] = {}  # player -> username
         self._attempts: dict[str, tuple[int, int]] = {}  # scope -> (window, count)
         self._failures: dict[str, tuple[int, float]] = {}  # scope -> (count, until)
+        self._ratings: dict[str, dict[str, Rating]] = {}  # game -> player -> rating
+        self._rated: set[tuple[str, str]] = set()  # (game, race) rated already
         self._generations: dict[str, int] = {}
         self._leases: dict[str, tuple[str, float]] = {}  # name -> (holder, until, monotonic)
         self._expiring: list[tuple[float, str]] = []  # (when, race): ended races to drop
@@ -329,6 +332,22 @@ class MemoryStore(Store):
 
     async def account_of(self, player: str) -> str | None:
         return self._account_of.get(player)
+
+    async def ratings(self, game: str, players: Sequence[str]) -> dict[str, Rating]:
+        kept = self._ratings.get(game, {})
+        return {player: kept[player] for player in players if player in kept}
+
+    async def rate_race(
+        self, game: str, race: str, runs: Sequence[Run], now_ms: int, keep_s: int
+    ) -> dict[str, tuple[Rating, Rating]] | None:
+        if (game, race) in self._rated:
+            return None
+        self._rated.add((game, race))
+        kept = self._ratings.setdefault(game, {})
+        before = {run.player: kept.get(run.player, DEFAULT) for run in runs}
+        after = race_updates(runs, before, now_ms)
+        kept.update(after)
+        return {player: (before[player], rating) for player, rating in after.items()}
 
     async def count_attempt(self, scope: str, window_s: int) -> int:
         window = int(time.time()) // window_s

@@ -26,12 +26,13 @@ from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ReadOnlyError, RedisError, ResponseError
+from redis.exceptions import NoScriptError, ReadOnlyError, RedisError, ResponseError, WatchError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.accounts import username_key
 from protocol.race import LogEntry
 from protocol.ranking import Run
+from protocol.ratings import DEFAULT, Rating, race_updates
 from server.jobs import AppendActions, EndRace, Job, RecordDaily
 from server.store.base import (
     Account,
@@ -58,6 +59,7 @@ BACKOFF_CAP_S = 0.5
 CONNECT_TIMEOUT_S = 1.0
 SOCKET_TIMEOUT_S = 2.0
 CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
+RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
 LOG_PAGE = 256  # log entries read per XREVRANGE
 KNOWN_RACERS = 100_000  # racers remembered as registered in their race (oldest forgotten)
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
@@ -683,6 +685,55 @@ class RedisStore(Store):
     async def account_of(self, player: str) -> str | None:
         found = await self._call(self._redis.get(self._key("player", f"{{{player}}}", "account")))
         return str(found) if found is not None else None
+
+    def _rating_key(self, game: str, player: str) -> str:
+        return f"{self.prefix}rating:{{{game}}}:{player}"
+
+    async def ratings(self, game: str, players: Sequence[str]) -> dict[str, Rating]:
+        if not players:
+            return {}
+        keys = [self._rating_key(game, player) for player in players]
+        stored = await self._call(self._redis.mget(keys))
+        return {
+            player: Rating.from_dict(json.loads(value))
+            for player, value in zip(players, stored, strict=True)
+            if value is not None
+        }
+
+    async def rate_race(
+        self, game: str, race: str, runs: Sequence[Run], now_ms: int, keep_s: int
+    ) -> dict[str, tuple[Rating, Rating]] | None:
+        """One optimistic transaction: the ratings and the race's mark are watched, read,
+        the new ratings computed here, and written only if none of them changed meanwhile
+        (another race of the same player ending at that moment: then again)."""
+        players = [run.player for run in runs]
+        keys = [self._rating_key(game, player) for player in players]
+        mark = f"{self.prefix}rated:{{{game}}}:{race}"
+        for _ in range(RATE_TRIES):
+            async with (
+                self._translated(),
+                asyncio.timeout(self._deadline),
+                self._redis.pipeline(transaction=True) as pipe,
+            ):
+                try:
+                    await pipe.watch(mark, *keys)
+                    if await pipe.exists(mark):
+                        return None
+                    stored = await pipe.mget(keys)
+                    before = {
+                        player: Rating.from_dict(json.loads(value)) if value else DEFAULT
+                        for player, value in zip(players, stored, strict=True)
+                    }
+                    after = race_updates(runs, before, now_ms)
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    for player, rating in after.items():
+                        pipe.set(self._rating_key(game, player), encode_json(rating.as_dict()))
+                    pipe.set(mark, 1, ex=keep_s)
+                    await pipe.execute()
+                except WatchError:  # a watched key changed: read them again
+                    continue
+            return {player: (before[player], rating) for player, rating in after.items()}
+        raise StoreError(f"race {race}'s ratings kept changing under it ({RATE_TRIES} tries)")
 
     async def count_attempt(self, scope: str, window_s: int) -> int:
         window = int(time.time()) // window_s

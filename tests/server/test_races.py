@@ -100,7 +100,8 @@ async def test_opponents_see_progress_but_never_each_others_cards() -> None:
             "outcome",
             "time_ms",
         }
-        standing_keys = {"player", "name", "progress", "actions", "outcome", "time_ms"}
+        standing_keys = {"player", "name", "account", "rating", "provisional", "progress"}
+        standing_keys |= {"actions", "outcome", "time_ms"}
         for frame in ann.received:
             message = decode_from_server(frame, ann.encoding)
             assert message["type"] != "watch"

@@ -692,6 +692,7 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
     await store.write([SaveIdentity("h2", "ann", "Ann", keep_s=100, account="Ann")])
     await store.count_attempt("sign_in:127.0.0.1", 600)
     await store.note_failure("user:ann", 900)
+    await store.rate_race(GAME, "r0", [a_run("ann"), a_run("bob")], EPOCH_MS, 60)
     await save(store, "r1", "ann")
     await store.write([AppendActions("r1", entries)])
     await store.next_event_generation("ann")
@@ -712,6 +713,8 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
         "daily-secret",
         "account:ann",  # the accounts: kept for good, as accounts are
         "player:{ann}:account",
+        "rating:{sanibel}:ann",  # ratings: kept for good, as accounts are
+        "rating:{sanibel}:bob",
     }
     async for key in store._redis.scan_iter(match=store.prefix + "*"):
         name = key.removeprefix(store.prefix)
