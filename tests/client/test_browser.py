@@ -825,3 +825,271 @@ def test_an_uncertified_daily_deal_says_so_on_the_attempt(
     una.reload()  # the note stays with the attempt
     expect(una.locator("#screen-race")).to_have_attribute("data-phase", "running")
     expect(note).to_be_visible()
+
+
+# ====================================================================== second pass
+
+EASY, EASY_DEAL = "mount_sunflower_easy", 2  # its winning line can be finished after 92 actions
+
+
+def first_finishable(game: str, deal: int, actions: list[str]) -> tuple[int, int]:
+    """How many of ``actions`` lead to the first position that foundation moves alone win
+    (nothing face down, an empty stock), and how many cards ``auto`` then moves."""
+    rules = rules_for(game)
+    state = rules.start(deal)
+    for k, action in enumerate(actions):
+        position = state.position
+        if not any(position.face_down) and not position.stock:
+            try:
+                outcome = rules.apply(state, parse_action("auto"))
+            except IllegalAction:
+                outcome = None
+            if outcome is not None and rules.is_won(outcome.state.position):
+                return k, outcome.counted
+        state = rules.apply(state, parse_action(action)).state
+    raise AssertionError("the line is never finishable by foundation moves alone")
+
+
+def press(page: Page, *keys: str) -> None:
+    for key in keys:
+        page.keyboard.press(key)
+
+
+def keyboard_focus(page: Page, locator: Locator) -> None:
+    """Put the keyboard's focus on ``locator`` (as Tab would), never clicking."""
+    locator.focus()
+    assert locator.evaluate("(element) => element === document.activeElement")
+
+
+def focus_is_on_the_board(page: Page) -> bool:
+    inside: bool = page.evaluate(
+        "document.getElementById('race-board').contains(document.activeElement)"
+    )
+    return inside
+
+
+def test_a_new_player_learns_a_game_from_the_page_and_wins_it_with_the_keyboard_only(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(EASY, EASY_DEAL)
+    finish_at, finish_cards = first_finishable(EASY, EASY_DEAL, wins)
+    page = open_page(server.url)
+    expect(page.locator("header .who")).to_be_hidden()  # no "connecting…", no "Sign out" yet
+
+    # How to play, before signing in: the rules in words and the key move, animated.
+    keyboard_focus(page, page.locator("#name-form").get_by_role("link", name="How to play"))
+    press(page, "Enter")
+    expect(page.locator("#rules-text h1")).to_have_text("How to play Sanibel")
+    expect(page.locator("#rules-text")).to_contain_text("face-down rounds and face-up rounds")
+    keyboard_focus(
+        page, page.locator("#rules-tabs").get_by_role("link", name="Mount Sunflower Easy")
+    )
+    press(page, "Enter")
+    rules = page.locator("#rules-text")
+    expect(rules.locator("h1")).to_have_text("How to play Mount Sunflower Easy")
+    expect(rules).to_contain_text("A card goes on a card one rank higher, whatever the suit.")
+    expect(rules).to_contain_text("Deal is allowed at any time")
+    example = rules.locator(".example .board")
+    expect(example.locator('[data-pile="t1"] .card.face')).to_have_count(3)  # the run arrived
+    expect(example.locator('[data-pile="t1"] .card.face')).to_have_count(1)  # and plays again
+
+    keyboard_focus(page, page.locator("nav.nav").get_by_role("link", name="Lobby"))
+    press(page, "Enter")
+    name = page.get_by_label("Your name")
+    expect(name).to_be_focused()
+    page.keyboard.type("Kim")
+    press(page, "Enter")
+    expect(page.locator("#connection")).to_have_attribute("data-status", "online")
+    expect(page.locator("header .who")).to_be_visible()
+
+    form = page.locator("#create-form")
+    keyboard_focus(page, form.get_by_label("Game"))
+    form.get_by_label("Game").select_option(EASY)  # a select's options, chosen by keys
+    keyboard_focus(page, form.get_by_label("Players"))
+    press(page, "Control+a")
+    page.keyboard.type("1")
+    keyboard_focus(page, form.get_by_label("Deal number"))
+    page.keyboard.type(str(EASY_DEAL))
+    press(page, "Enter")
+    board = my_board(page)
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, []))
+    expect(page.get_by_label("Action in notation")).to_have_attribute(
+        "placeholder", re.compile(r"t\d 1 f, deal$")
+    )
+
+    # Pile keys: the digit picks a tableau pile's top card, the next digit is where it goes,
+    # the same digit again takes one more card; the keyboard stays on the table.
+    assert wins[:3] == ["t0 1 t1", "t2 1 t5", "t2 2 t5"]
+    keyboard_focus(page, board.locator('[data-pile="t0"] .card.face').last)
+    press(page, "0", "1")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:1]))
+    assert focus_is_on_the_board(page)
+    press(page, "2", "5")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:2]))
+    press(page, "2", "2", "5")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:3]))
+    assert focus_is_on_the_board(page)
+    press(page, "u")  # u undoes, d deals
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:2]))
+    press(page, "2", "2", "5")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:3]))
+
+    # The rest typed in capitals: the notation is read in any case.
+    box = page.get_by_label("Action in notation")
+    keyboard_focus(page, box)
+    page.keyboard.insert_text("; ".join(action.upper() for action in wins[3 : finish_at - 1]))
+    press(page, "Enter")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[: finish_at - 1]), timeout=30)
+    finish = page.get_by_role("button", name="Finish")
+    expect(finish).to_be_hidden()  # not yet won by foundation moves alone
+    page.keyboard.insert_text(wins[finish_at - 1].upper())
+    press(page, "Enter")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:finish_at]))
+    expect(finish).to_be_visible()
+    keyboard_focus(page, board.locator(".card.face").first)
+    press(page, "f")  # nothing picked up: f finishes
+    expect(page.locator("#results")).to_be_visible()
+    expect(page.locator(".celebration")).to_have_count(1)
+    mine = page.locator("#results-body tr.me")
+    expect(mine.locator("td").nth(3)).to_have_text(str(finish_at + 2 + finish_cards))  # + u, redo
+    expect(mine.locator("td").nth(4)).to_have_text("52")
+
+
+def test_the_pages_replayer_deals_and_plays_every_game_as_the_engine_does(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    import random
+
+    generator = random.Random(13)
+    cases = []
+    for game, options, deal in [
+        ("sanibel", {}, 1),
+        ("sanibel", {"down": 0, "up": 10}, 31999),
+        ("shady_lanes", {}, 27),
+        ("shady_lanes", {}, 32000),
+        ("mount_sunflower", {}, 18),
+        ("mount_sunflower_easy", {}, 10**20 - 1),
+    ]:
+        rules = rules_for(game, options)
+        state = rules.start(deal)
+        actions = []
+        for _ in range(200):
+            legal = [str(action) for action in rules.legal_actions(state)]
+            if not legal:
+                break
+            action = generator.choice(legal)
+            state = rules.apply(state, parse_action(action)).state
+            actions.append(action)
+        view = view_json(rules.view(state))
+        view.setdefault("reserves", [])
+        view.pop("can_undo", None)
+        cases.append(
+            {"game": game, "options": options, "deal": str(deal), "actions": actions, "view": view}
+        )
+    assert any("undo" in case["actions"] for case in cases)
+    assert any("auto" in case["actions"] for case in cases)
+    page = open_page(server.url)
+    shown = page.evaluate(
+        """async (cases) => {
+          const { positionsOf, viewOf } = await import('/js/replayer.js');
+          return cases.map((c) => {
+            const positions = positionsOf(c.game, c.options, c.deal, c.actions);
+            const { can_undo, ...view } = viewOf(positions[positions.length - 1]);
+            return view;
+          });
+        }""",
+        cases,
+    )
+    for case, view in zip(cases, shown, strict=True):
+        assert view == case["view"], f"{case['game']} deal {case['deal']}"
+
+
+def test_a_finished_race_replays_to_the_same_final_position_and_its_link_opens_it_anywhere(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    ann = open_page(server.url)
+    sign_in(ann, "Ann")
+    race = create_race(ann, GAME, DEAL, players=2)
+    bob = open_page(f"{server.url}#race={race}")
+    sign_in(bob, "Bob")
+    expect(bob.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    type_actions(bob, wins[:3])
+    wait_for_board(my_board(bob), expected_board(GAME, DEAL, wins[:3]))
+    type_actions(ann, wins)
+    expect(ann.locator("#standings .standing.me")).to_have_class(
+        re.compile(r"\bfinished\b"), timeout=30_000
+    )
+    resign(bob)
+    expect(ann.locator("#results")).to_be_visible()
+
+    ann.locator("#results").get_by_role("link", name="Watch the replay").click()
+    replay = ann.locator("#screen-replay")
+    expect(replay).to_have_attribute("data-ready", "true")
+    ann_board = replay.locator(f'article[data-player="{player_id(ann)}"] .board')
+    bob_board = replay.locator(f'article[data-player="{player_id(bob)}"] .board')
+    expect(ann.locator("#replay-moves li")).to_have_count(len(wins) + 3)
+    wait_for_board(ann_board, expected_board(GAME, DEAL, []))  # side by side, at the start
+    wait_for_board(bob_board, expected_board(GAME, DEAL, []))
+    step = ann.get_by_role("button", name="Step forward")
+    for _ in range(3):
+        step.click()
+    played = [
+        int(replay.locator(f'article[data-player="{p}"]').get_attribute("data-played") or 0)
+        for p in (player_id(ann), player_id(bob))
+    ]
+    assert sum(played) == 3
+    wait_for_board(ann_board, expected_board(GAME, DEAL, wins[: played[0]]))
+    wait_for_board(bob_board, expected_board(GAME, DEAL, wins[: played[1]]))
+    ann.get_by_role("button", name="To the end").click()
+    wait_for_board(ann_board, expected_board(GAME, DEAL, wins))
+    wait_for_board(bob_board, expected_board(GAME, DEAL, wins[:3]))
+    ann.get_by_label("Seek").fill(str(len(wins) + 2))  # seek: one step before the end
+    wait_for_board(ann_board, expected_board(GAME, DEAL, wins[:-1]))
+    ann.get_by_label("Speed").select_option("16")
+    ann.get_by_role("button", name="▶ Play").click()  # plays on from there, at 16x
+    wait_for_board(ann_board, expected_board(GAME, DEAL, wins))
+    expect(ann.get_by_role("button", name="▶ Play")).to_be_visible()  # stopped at the end
+    link = ann.locator("#replay-result").get_by_label("Replay link").input_value()
+    assert link.endswith(f"/#replay={race}")
+
+    # The link, opened by someone else in a new browser context, opens the same replay.
+    cy = open_page(link)
+    sign_in(cy, "Cy")
+    expect(cy.locator("#screen-replay")).to_have_attribute("data-ready", "true")
+    cy.get_by_role("button", name="To the end").click()
+    wait_for_board(
+        cy.locator(f'#screen-replay [data-player="{player_id(ann)}"] .board'),
+        expected_board(GAME, DEAL, wins),
+    )
+    expect(cy.locator("#replay-result tbody tr")).to_have_count(2)
+
+    # Spectating the finished race shows its result: the table, the deal, the actions.
+    cy.goto(f"{server.url}#watch={race}")
+    results = cy.locator("#watch-results")
+    expect(results).to_contain_text(f"Deal {DEAL}")
+    rows = results.locator("tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0)).to_contain_text("Ann")
+    expect(rows.nth(0).locator("td").nth(3)).to_have_text(
+        ann.locator("#replay-result tbody tr").nth(0).locator("td").nth(3).inner_text()
+    )
+    expect(rows.nth(1).locator("td").nth(3)).to_have_text("3")
+    screenshot(ann, "replay-desktop.png")
+
+
+def test_a_daily_run_replays_only_once_its_deal_is_shown(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    page = open_page(server.url)
+    sign_in(page, "Val")
+    page.get_by_role("button", name="Play today's Mount Sunflower", exact=True).click()
+    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    type_actions(page, wins[:2])
+    wait_for_board(my_board(page), expected_board(GAME, DEAL, wins[:2]))
+    resign(page)
+    page.locator("#results").get_by_role("link", name="Watch the replay").click()
+    expect(page.locator("#replay-message")).to_contain_text("stays secret until its day is over")
+    expect(page.locator("#replay-moves li")).to_have_count(2)  # the moves, without the cards
+    expect(page.locator("#replay-controls")).to_be_hidden()

@@ -165,12 +165,16 @@ export class Board {
   // ---------------------------------------------------------------- drawing
 
   slotPile(pile, view, column) {
-    const element = h("div", {
-      class: `pile slot pile-${pile[0]}`,
-      dataset: { pile },
-      role: "group",
-      style: { "grid-column": String(column + 1) },
-    });
+    const element = h(
+      "div",
+      {
+        class: `pile slot pile-${pile[0]}`,
+        dataset: { pile },
+        role: "group",
+        style: { "grid-column": String(column + 1) },
+      },
+      pileTag(pile),
+    );
     if (pile === "s") {
       const count = view.stock;
       element.setAttribute("aria-label", `stock, ${count} ${count === 1 ? "card" : "cards"}`);
@@ -230,6 +234,7 @@ export class Board {
         "--fan": fan.toFixed(4),
       },
     });
+    element.append(pileTag(pile));
     for (let i = 0; i < down; i += 1) {
       element.append(cardBack({ "--d": String(i), "--u": "0" }));
     }
@@ -525,6 +530,11 @@ function pips(rank, symbol) {
       ),
     ),
   );
+}
+
+/** The pile's name in the notation (t0, f0, w, s, r0), shown when pile names are on. */
+function pileTag(pile) {
+  return h("span", { class: "pile-name", "aria-hidden": "true" }, pile);
 }
 
 function cardBack(style = {}) {
