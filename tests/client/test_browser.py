@@ -1093,3 +1093,165 @@ def test_a_daily_run_replays_only_once_its_deal_is_shown(
     expect(page.locator("#replay-message")).to_contain_text("stays secret until its day is over")
     expect(page.locator("#replay-moves li")).to_have_count(2)  # the moves, without the cards
     expect(page.locator("#replay-controls")).to_be_hidden()
+
+
+OVERLAPS = """() => {
+  const visible = (e) => e.offsetParent !== null && getComputedStyle(e).visibility !== 'hidden';
+  const text = 'button, a, input, select, h1, h2, h3, label, td, th, .clock, .status, .sub, .pill,'
+    + ' .standing, .hint, .pile-name';
+  const found = [...document.querySelectorAll(text)]
+    .filter((e) => visible(e) && (!e.closest('.board') || e.matches('.pile-name')))
+    .map((e) => [e, e.getBoundingClientRect()])
+    .filter(([, r]) => r.width > 0 && r.height > 0);
+  const overlaps = [];
+  const name = (e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}`
+    + ` "${(e.textContent || e.value || '').trim().slice(0, 30)}"`;
+  for (let i = 0; i < found.length; i += 1) {
+    for (let j = i + 1; j < found.length; j += 1) {
+      const [a, ra] = found[i];
+      const [b, rb] = found[j];
+      if (a.contains(b) || b.contains(a)) continue;
+      const x = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const y = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (x > 2 && y > 2) overlaps.push(`${name(a)} overlaps ${name(b)}`);
+    }
+  }
+  // In a fanned pile every card under another shows its corner index in full.
+  for (const pile of document.querySelectorAll('.board .fan')) {
+    if (!visible(pile)) continue;
+    const cards = [...pile.querySelectorAll('.card.face')];
+    for (let i = 0; i + 1 < cards.length; i += 1) {
+      const corner = cards[i].querySelector('.corner.top').getBoundingClientRect();
+      const next = cards[i + 1].getBoundingClientRect();
+      if (corner.bottom > next.top + 1) {
+        overlaps.push(`${pile.dataset.pile}: ${cards[i].dataset.card} covered`);
+      }
+    }
+  }
+  return overlaps;
+}"""
+
+
+def every_page(page: Page, width: int, what: str) -> Iterator[str]:
+    """Walk one new player through every page, yielding each page's name once it shows."""
+    yield "name"
+    page.goto(f"{page.url.split('#')[0]}#rules=sanibel")
+    expect(page.locator("#rules-text h1")).to_be_visible()
+    yield "rules"
+    page.goto(f"{page.url.split('#')[0]}#lobby")
+    sign_in(page, f"Pat {what}")
+    expect(page.locator("#daily-games li").first).to_be_visible()
+    yield "lobby"
+    page.locator("nav.nav").get_by_role("link", name="Leaderboards").click()
+    expect(page.locator("#board-tabs .tab").first).to_be_visible()
+    yield "boards"
+    page.locator("nav.nav").get_by_role("link", name="Lobby").click()
+    create_race(page, "sanibel", 1, players=1)
+    wins = winning_actions("sanibel", 1)
+    type_actions(page, wins[:2])  # two long piles of 14 cards
+    wait_for_board(my_board(page), expected_board("sanibel", 1, wins[:2]))
+    page.get_by_label("Pile names").check()
+    yield "race"
+    resign(page)
+    expect(page.locator("#results")).to_be_visible()
+    yield "results"
+    page.locator("#results").get_by_role("link", name="Watch the replay").click()
+    expect(page.locator("#screen-replay")).to_have_attribute("data-ready", "true")
+    page.get_by_role("button", name="To the end").click()
+    yield "replay"
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_every_page_fits_the_screen_without_overlaps_or_sideways_scrolling(
+    server: ServerThread, open_page: OpenPage, viewport: dict[str, int]
+) -> None:
+    page = open_page(server.url, viewport=viewport)
+    kind = "phone" if viewport is PHONE else "desktop"
+    problems = []
+    for name in every_page(page, viewport["width"], kind):
+        page.wait_for_timeout(250)  # animations end
+        screenshot(page, f"{name}-{kind}.png")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > viewport["width"]:
+            problems.append(f"{name}: {width} px wide")
+        problems += [f"{name}: {overlap}" for overlap in page.evaluate(OVERLAPS)]
+        if kind == "phone" and name == "lobby":  # the daily challenge near the top
+            daily = page.locator(".daily-panel").bounding_box()
+            create = page.locator("#create-form").bounding_box()
+            assert daily and create and daily["y"] < create["y"]
+        if kind == "phone" and name in ("lobby", "race"):  # sign-out and renaming reachable
+            for button in ("Sign out", "Change name"):
+                expect(page.get_by_role("button", name=button)).to_be_visible()
+    assert not problems, "\n".join(problems)
+
+
+def test_every_page_has_no_serious_accessibility_findings(
+    server: ServerThread, open_page: OpenPage, axe_source: str
+) -> None:
+    page = open_page(server.url)
+    findings = []
+    for name in every_page(page, DESKTOP["width"], "axe"):
+        page.add_script_tag(content=axe_source)
+        violations = page.evaluate(
+            "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+            ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
+            ".map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes[0].target})`)"
+        )
+        findings += [f"{name}: {violation}" for violation in violations]
+    assert not findings, "\n".join(findings)
+
+
+def test_moves_animate_quickly_a_sanibel_redraw_is_fast_and_the_first_load_is_small(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    page = open_page(server.url)
+    loaded = page.evaluate(
+        "performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'))"
+        ".filter((e) => /\\.(js|css)$/.test(new URL(e.name).pathname))"
+        ".reduce((sum, e) => sum + e.decodedBodySize, 0)"
+    )
+    on_disk = sum(
+        path.stat().st_size
+        for path in (ROOT / "client" / "web").rglob("*")
+        if path.suffix in (".js", ".css")
+    )
+    sign_in(page, "Perf")
+    create_race(page, "sanibel", 1, players=1)
+    wait_for_board(my_board(page), expected_board("sanibel", 1, []))
+    figures = page.evaluate(
+        """async () => {
+          const race = window.solrace.screens.race;
+          const board = race.board;
+          const before = board.view;
+          await race.play('t9 7 t4');
+          const after = board.view;
+          const slides = [];
+          for (let i = 0; i < 5; i += 1) {
+            board.render(before);
+            await board.animated;
+            const start = performance.now();
+            board.render(after);
+            await board.animated;
+            slides.push(performance.now() - start);
+          }
+          const redraws = [];
+          for (let i = 0; i < 20; i += 1) {
+            board.view = null;  // a full redraw: nothing to slide from
+            const start = performance.now();
+            board.render(after);
+            board.root.getBoundingClientRect();  // and its layout
+            redraws.push(performance.now() - start);
+          }
+          const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+          return { slide: median(slides), slideMax: Math.max(...slides),
+                   redraw: median(redraws), redrawMax: Math.max(...redraws) };
+        }"""
+    )
+    print(
+        f"\nfirst load: {loaded / 1024:.1f} KiB of JS+CSS (client/web on disk: "
+        f"{on_disk / 1024:.1f} KiB); a move's animation: {figures['slide']:.0f} ms median, "
+        f"{figures['slideMax']:.0f} ms max; a full Sanibel redraw: {figures['redraw']:.1f} ms "
+        f"median, {figures['redrawMax']:.1f} ms max"
+    )
+    assert loaded <= 150 * 1024
+    assert figures["slide"] < 1000 and figures["redraw"] < 200  # loose: the figures are printed

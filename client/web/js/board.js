@@ -243,6 +243,7 @@ export class Board {
         this.cardFace(card, {
           index: i,
           focusable: true,
+          covered: i < up.length - 1,
           style: { "--d": String(down), "--u": String(i) },
         }),
       );
@@ -254,14 +255,15 @@ export class Board {
     return element;
   }
 
-  cardFace(card, { index, focusable, style = {} }) {
+  /** A face-up card; one `covered` by another shows only its corner, so it has no pips. */
+  cardFace(card, { index, focusable, covered = false, style = {} }) {
     const { rank, suit } = parts(card);
     const symbol = SUIT_SYMBOLS[suit];
     const court = rank === "J" || rank === "Q" || rank === "K";
     const element = h(
       "div",
       {
-        class: `card face ${isRed(card) ? "red" : "black"}${court ? " court" : ""}`,
+        class: `card face ${isRed(card) ? "red" : "black"}${court ? " court" : ""}${PIPS[rank] && !covered ? " pips-card" : ""}`,
         dataset: { card, index: String(index) },
         role: this.playable ? "button" : "img",
         "aria-label": cardLabel(card),
@@ -269,9 +271,10 @@ export class Board {
         style,
       },
       corner("top", rank, symbol),
-      h("span", { class: "middle", "aria-hidden": "true" }, court ? rank : symbol),
-      pips(rank, symbol),
-      corner("bottom", rank, symbol),
+      // Drawn by CSS from data-glyph: a name that is only read once ("king of diamonds").
+      h("span", { class: "middle", "aria-hidden": "true", dataset: { glyph: court ? rank : symbol } }),
+      covered ? null : pips(rank, symbol),
+      covered ? null : corner("bottom", rank, symbol),
     );
     if (court) element.querySelector(".middle").dataset.suit = symbol;
     return element;
@@ -504,12 +507,8 @@ function pileFor(view, pile) {
 }
 
 function corner(where, rank, symbol) {
-  return h(
-    "span",
-    { class: `corner ${where}`, "aria-hidden": "true" },
-    h("span", { class: "rank" }, rank),
-    h("span", { class: "suit" }, symbol),
-  );
+  // Drawn by CSS from its data: the card's name is its label alone ("king of diamonds").
+  return h("span", { class: `corner ${where}`, "aria-hidden": "true", dataset: { rank, suit: symbol } });
 }
 
 /** The printed pattern of suit symbols of a number card (shown on larger cards only). */

@@ -167,7 +167,11 @@ export class ReplayScreen {
     const current = this.el["replay-moves"].querySelector(`[data-step="${this.step}"]`);
     if (current) {
       current.setAttribute("aria-current", "step");
-      current.scrollIntoView({ block: "nearest" });
+      const list = this.el["replay-moves"]; // scroll the list only, never the page
+      const top = current.offsetTop; // the list is positioned: offsets are within it
+      if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) {
+        list.scrollTop = top - list.clientHeight / 2;
+      }
     }
     if (this.step >= this.steps.length) this.pause();
   }
