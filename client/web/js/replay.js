@@ -79,7 +79,7 @@ export class ReplayScreen {
     fill(this.el["replay-seal"], sealText(log.commitment));
     const say = (text) => this.app.notice(text);
     const ranking = log.result?.ranking ?? [];
-    fill(this.el["replay-result"], h("h2", {}, "Result"), rankingTable(ranking, this.app.conn.player), shareBox(log.race, say));
+    fill(this.el["replay-result"], h("h2", {}, "Result"), rankingTable(ranking, this.app.conn.player), shareBox(log.race, say, { watch: false }));
     this.steps = log.racers
       .flatMap((racer, r) => racer.actions.map(([, action, t], index) => ({ racer: r, index, t_ms: t, action })))
       .sort((a, b) => a.t_ms - b.t_ms || a.racer - b.racer);

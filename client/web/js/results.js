@@ -45,14 +45,15 @@ export function copyInput(input, say) {
   else fallback();
 }
 
-/** "Share this result": the replay link in a read-only box and a Copy button. */
-export function shareBox(race, say) {
+/** "Share this result": the replay link in a read-only box and a Copy button (and a link
+ * to the replay, unless it is the page showing it). */
+export function shareBox(race, say, { watch = true } = {}) {
   const input = h("input", { readonly: true, value: replayLink(race), "aria-label": "Replay link" });
   input.value = replayLink(race);
   return h(
     "p",
     { class: "share inline" },
-    h("a", { class: "button", href: `#replay=${encodeURIComponent(race)}` }, "Watch the replay"),
+    watch ? h("a", { class: "button", href: `#replay=${encodeURIComponent(race)}` }, "Watch the replay") : null,
     input,
     h("button", { type: "button", class: "small", onclick: () => copyInput(input, say) }, "Copy link"),
   );
