@@ -385,7 +385,7 @@ def test_two_racers_race_one_deal_to_the_end_and_both_see_the_ranking(
     screenshot(ann, "race-desktop.png")
     type_actions(ann, wins[2:])
     expect(ann.locator("#standings .standing.me")).to_have_class(
-        re.compile(r"\bfinished\b"), timeout=20_000
+        re.compile(r"\bfinished\b"), timeout=40_000
     )
     ann_time = clock_ms(ann)
     assert ann_time > 0
@@ -396,7 +396,7 @@ def test_two_racers_race_one_deal_to_the_end_and_both_see_the_ranking(
     expect(ann_bar).to_contain_text(ann.locator("#clock").inner_text())
     type_actions(bob, wins)
     for page in (ann, bob):
-        expect(page.locator("#results")).to_be_visible(timeout=20_000)
+        expect(page.locator("#results")).to_be_visible(timeout=40_000)
         rows = page.locator("#results-body tr")
         expect(rows).to_have_count(2)
         expect(rows.nth(0)).to_contain_text("Ann")
@@ -502,7 +502,7 @@ def test_a_finished_daily_attempt_is_on_the_daily_and_all_time_boards(
     expect(dee.locator("#race-title")).to_have_text("Daily Mount Sunflower")
     wait_for_board(my_board(dee), expected_board(GAME, DEAL, []))
     type_actions(dee, wins)
-    expect(dee.locator("#results")).to_be_visible(timeout=20_000)
+    expect(dee.locator("#results")).to_be_visible(timeout=40_000)
     expect(dee.locator("#results-body tr")).to_have_count(1)
     expect(dee.locator("#results-proof")).to_be_hidden()  # the nonce only after the day
     seal = dee.locator("#race-seal").inner_text().removeprefix("Deal sealed before play: ")
@@ -798,7 +798,7 @@ def test_a_finisher_is_told_their_place_and_time_and_who_still_plays(
 
     type_actions(ann, wins)
     expect(ann.locator("#standings .standing.me")).to_have_class(
-        re.compile(r"\bfinished\b"), timeout=20_000
+        re.compile(r"\bfinished\b"), timeout=40_000
     )
     finish_time = ann.locator("#clock").inner_text()
     assert re.fullmatch(r"\d+:\d\d\.\d", finish_time)
@@ -1226,9 +1226,11 @@ def test_moves_animate_quickly_a_sanibel_redraw_is_fast_and_the_first_load_is_sm
           await race.play('t9 7 t4');
           const after = board.view;
           const slides = [];
+          await new Promise((done) => setTimeout(done, 250));
           for (let i = 0; i < 5; i += 1) {
             board.render(before);
             await board.animated;
+            await new Promise((done) => setTimeout(done, 250));  // not a burst: it slides
             const start = performance.now();
             board.render(after);
             await board.animated;

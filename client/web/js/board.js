@@ -86,7 +86,11 @@ export class Board {
    * moved slide from where they were, unless the player prefers reduced motion.
    */
   render(view) {
-    const before = this.view && !REDUCED_MOTION.matches ? this.cardPlaces() : null;
+    // Moves typed in a burst follow each other faster than a slide: those redraw at once.
+    const now = performance.now();
+    const calm = now - (this.drawnAt ?? -Infinity) >= SLIDE_MS;
+    this.drawnAt = now;
+    const before = this.view && calm && !REDUCED_MOTION.matches ? this.cardPlaces() : null;
     const focused = this.root.contains(document.activeElement)
       ? document.activeElement.closest(".pile")?.dataset.pile ?? ""
       : null;
