@@ -6,6 +6,8 @@ the end of the module that used it: async tests in other modules need the thread
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -60,3 +62,38 @@ def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
     for context in contexts:
         context.close()
     assert not errors, "uncaught errors in the page:\n" + "\n".join(errors)
+
+
+AXE_VERSION = "4.14.1"  # axe-core, from npm: the accessibility checks of the browser tests
+AXE_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "solrace-tests"
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script, installed once with npm into a cache folder (the test command
+    needs nothing else); the tests fail, never skip, when it cannot be installed."""
+    folder = AXE_CACHE / f"axe-core-{AXE_VERSION}"
+    script = folder / "node_modules" / "axe-core" / "axe.min.js"
+    if not script.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            subprocess.run(
+                [
+                    "npm",
+                    "install",
+                    "--no-save",
+                    "--no-audit",
+                    "--no-fund",
+                    "--prefix",
+                    str(folder),
+                    f"axe-core@{AXE_VERSION}",
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            detail = getattr(error, "stderr", "") or error
+            pytest.fail(f"cannot install axe-core@{AXE_VERSION} with npm: {detail}", pytrace=False)
+    return script.read_text()

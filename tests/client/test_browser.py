@@ -385,7 +385,7 @@ def test_two_racers_race_one_deal_to_the_end_and_both_see_the_ranking(
     screenshot(ann, "race-desktop.png")
     type_actions(ann, wins[2:])
     expect(ann.locator("#standings .standing.me")).to_have_class(
-        re.compile(r"\bfinished\b"), timeout=20_000
+        re.compile(r"\bfinished\b"), timeout=40_000
     )
     ann_time = clock_ms(ann)
     assert ann_time > 0
@@ -396,7 +396,7 @@ def test_two_racers_race_one_deal_to_the_end_and_both_see_the_ranking(
     expect(ann_bar).to_contain_text(ann.locator("#clock").inner_text())
     type_actions(bob, wins)
     for page in (ann, bob):
-        expect(page.locator("#results")).to_be_visible(timeout=20_000)
+        expect(page.locator("#results")).to_be_visible(timeout=40_000)
         rows = page.locator("#results-body tr")
         expect(rows).to_have_count(2)
         expect(rows.nth(0)).to_contain_text("Ann")
@@ -506,7 +506,7 @@ def test_a_finished_daily_attempt_is_on_the_daily_and_all_time_boards(
     expect(dee.locator("#race-title")).to_have_text("Daily Mount Sunflower")
     wait_for_board(my_board(dee), expected_board(GAME, DEAL, []))
     type_actions(dee, wins)
-    expect(dee.locator("#results")).to_be_visible(timeout=20_000)
+    expect(dee.locator("#results")).to_be_visible(timeout=40_000)
     expect(dee.locator("#results-body tr")).to_have_count(1)
     expect(dee.locator("#results-proof")).to_be_hidden()  # the nonce only after the day
     seal = dee.locator("#race-seal").inner_text().removeprefix("Deal sealed before play: ")
@@ -802,7 +802,7 @@ def test_a_finisher_is_told_their_place_and_time_and_who_still_plays(
 
     type_actions(ann, wins)
     expect(ann.locator("#standings .standing.me")).to_have_class(
-        re.compile(r"\bfinished\b"), timeout=20_000
+        re.compile(r"\bfinished\b"), timeout=40_000
     )
     finish_time = ann.locator("#clock").inner_text()
     assert re.fullmatch(r"\d+:\d\d\.\d", finish_time)
@@ -829,3 +829,435 @@ def test_an_uncertified_daily_deal_says_so_on_the_attempt(
     una.reload()  # the note stays with the attempt
     expect(una.locator("#screen-race")).to_have_attribute("data-phase", "running")
     expect(note).to_be_visible()
+
+
+# ====================================================================== second pass
+
+EASY, EASY_DEAL = "mount_sunflower_easy", 2  # its winning line can be finished after 92 actions
+
+
+def first_finishable(game: str, deal: int, actions: list[str]) -> tuple[int, int]:
+    """How many of ``actions`` lead to the first position that foundation moves alone win
+    (nothing face down, an empty stock), and how many cards ``auto`` then moves."""
+    rules = rules_for(game)
+    state = rules.start(deal)
+    for k, action in enumerate(actions):
+        position = state.position
+        if not any(position.face_down) and not position.stock:
+            try:
+                outcome = rules.apply(state, parse_action("auto"))
+            except IllegalAction:
+                outcome = None
+            if outcome is not None and rules.is_won(outcome.state.position):
+                return k, outcome.counted
+        state = rules.apply(state, parse_action(action)).state
+    raise AssertionError("the line is never finishable by foundation moves alone")
+
+
+def press(page: Page, *keys: str) -> None:
+    for key in keys:
+        page.keyboard.press(key)
+
+
+def keyboard_focus(page: Page, locator: Locator) -> None:
+    """Put the keyboard's focus on ``locator`` (as Tab would), never clicking."""
+    locator.focus()
+    assert locator.evaluate("(element) => element === document.activeElement")
+
+
+def focus_is_on_the_board(page: Page) -> bool:
+    inside: bool = page.evaluate(
+        "document.getElementById('race-board').contains(document.activeElement)"
+    )
+    return inside
+
+
+def test_a_new_player_learns_a_game_from_the_page_and_wins_it_with_the_keyboard_only(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(EASY, EASY_DEAL)
+    finish_at, finish_cards = first_finishable(EASY, EASY_DEAL, wins)
+    page = open_page(server.url)
+    expect(page.locator("header .who")).to_be_hidden()  # no "connecting…", no "Sign out" yet
+
+    # How to play, before signing in: the rules in words and the key move, animated.
+    keyboard_focus(page, page.locator("#name-form").get_by_role("link", name="How to play"))
+    press(page, "Enter")
+    expect(page.locator("#rules-text h1")).to_have_text("How to play Sanibel")
+    expect(page.locator("#rules-text")).to_contain_text("face-down rounds and face-up rounds")
+    keyboard_focus(
+        page, page.locator("#rules-tabs").get_by_role("link", name="Mount Sunflower Easy")
+    )
+    press(page, "Enter")
+    rules = page.locator("#rules-text")
+    expect(rules.locator("h1")).to_have_text("How to play Mount Sunflower Easy")
+    expect(rules).to_contain_text("A card goes on a card one rank higher, whatever the suit.")
+    expect(rules).to_contain_text("Deal is allowed at any time")
+    example = rules.locator(".example .board")
+    expect(example.locator('[data-pile="t1"] .card.face')).to_have_count(3)  # the run arrived
+    expect(example.locator('[data-pile="t1"] .card.face')).to_have_count(1)  # and plays again
+
+    keyboard_focus(page, page.locator("nav.nav").get_by_role("link", name="Lobby"))
+    press(page, "Enter")
+    name = page.get_by_label("Your name")
+    expect(name).to_be_focused()
+    page.keyboard.type("Kim")
+    press(page, "Enter")
+    expect(page.locator("#connection")).to_have_attribute("data-status", "online")
+    expect(page.locator("header .who")).to_be_visible()
+
+    form = page.locator("#create-form")
+    keyboard_focus(page, form.get_by_label("Game"))
+    form.get_by_label("Game").select_option(EASY)  # a select's options, chosen by keys
+    keyboard_focus(page, form.get_by_label("Players"))
+    press(page, "Control+a")
+    page.keyboard.type("1")
+    keyboard_focus(page, form.get_by_label("Deal number"))
+    page.keyboard.type(str(EASY_DEAL))
+    press(page, "Enter")
+    board = my_board(page)
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, []))
+    expect(page.get_by_label("Action in notation")).to_have_attribute(
+        "placeholder", re.compile(r"t\d 1 f, deal$")
+    )
+
+    # Pile keys: the digit picks a tableau pile's top card, the next digit is where it goes,
+    # the same digit again takes one more card; the keyboard stays on the table.
+    assert wins[:3] == ["t0 1 t1", "t2 1 t5", "t2 2 t5"]
+    keyboard_focus(page, board.locator('[data-pile="t0"] .card.face').last)
+    press(page, "0", "1")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:1]))
+    assert focus_is_on_the_board(page)
+    press(page, "2", "5")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:2]))
+    press(page, "2", "2", "5")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:3]))
+    assert focus_is_on_the_board(page)
+    press(page, "u")  # u undoes, d deals
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:2]))
+    press(page, "2", "2", "5")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:3]))
+
+    # The rest typed in capitals: the notation is read in any case.
+    box = page.get_by_label("Action in notation")
+    keyboard_focus(page, box)
+    page.keyboard.insert_text("; ".join(action.upper() for action in wins[3 : finish_at - 1]))
+    press(page, "Enter")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[: finish_at - 1]), timeout=30)
+    finish = page.get_by_role("button", name="Finish")
+    expect(finish).to_be_hidden()  # not yet won by foundation moves alone
+    page.keyboard.insert_text(wins[finish_at - 1].upper())
+    press(page, "Enter")
+    wait_for_board(board, expected_board(EASY, EASY_DEAL, wins[:finish_at]))
+    expect(finish).to_be_visible()
+    keyboard_focus(page, board.locator(".card.face").first)
+    press(page, "f")  # nothing picked up: f finishes
+    expect(page.locator("#results")).to_be_visible()
+    expect(page.locator(".celebration")).to_have_count(1)
+    mine = page.locator("#results-body tr.me")
+    expect(mine.locator("td").nth(3)).to_have_text(str(finish_at + 2 + finish_cards))  # + u, redo
+    expect(mine.locator("td").nth(4)).to_have_text("52")
+
+
+def test_the_pages_replayer_deals_and_plays_every_game_as_the_engine_does(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    import random
+
+    generator = random.Random(13)
+    cases = []
+    for game, options, deal in [
+        ("sanibel", {}, 1),
+        ("sanibel", {"down": 0, "up": 10}, 31999),
+        ("shady_lanes", {}, 27),
+        ("shady_lanes", {}, 32000),
+        ("mount_sunflower", {}, 18),
+        ("mount_sunflower_easy", {}, 10**20 - 1),
+    ]:
+        rules = rules_for(game, options)
+        state = rules.start(deal)
+        actions = []
+        for _ in range(200):
+            legal = [str(action) for action in rules.legal_actions(state)]
+            if not legal:
+                break
+            action = generator.choice(legal)
+            state = rules.apply(state, parse_action(action)).state
+            actions.append(action)
+        view = view_json(rules.view(state))
+        view.setdefault("reserves", [])
+        view.pop("can_undo", None)
+        cases.append(
+            {"game": game, "options": options, "deal": str(deal), "actions": actions, "view": view}
+        )
+    assert any("undo" in case["actions"] for case in cases)
+    assert any("auto" in case["actions"] for case in cases)
+    page = open_page(server.url)
+    shown = page.evaluate(
+        """async (cases) => {
+          const { positionsOf, viewOf } = await import('/js/replayer.js');
+          return cases.map((c) => {
+            const positions = positionsOf(c.game, c.options, c.deal, c.actions);
+            const { can_undo, ...view } = viewOf(positions[positions.length - 1]);
+            return view;
+          });
+        }""",
+        cases,
+    )
+    for case, view in zip(cases, shown, strict=True):
+        assert view == case["view"], f"{case['game']} deal {case['deal']}"
+
+
+def test_a_finished_race_replays_to_the_same_final_position_and_its_link_opens_it_anywhere(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    ann = open_page(server.url)
+    sign_in(ann, "Ann")
+    race = create_race(ann, GAME, DEAL, players=2)
+    bob = open_page(f"{server.url}#race={race}")
+    sign_in(bob, "Bob")
+    expect(bob.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    type_actions(bob, wins[:3])
+    wait_for_board(my_board(bob), expected_board(GAME, DEAL, wins[:3]))
+    type_actions(ann, wins)
+    expect(ann.locator("#standings .standing.me")).to_have_class(
+        re.compile(r"\bfinished\b"), timeout=30_000
+    )
+    resign(bob)
+    expect(ann.locator("#results")).to_be_visible()
+
+    ann.locator("#results").get_by_role("link", name="Watch the replay").click()
+    replay = ann.locator("#screen-replay")
+    expect(replay).to_have_attribute("data-ready", "true")
+    ann_board = replay.locator(f'article[data-player="{player_id(ann)}"] .board')
+    bob_board = replay.locator(f'article[data-player="{player_id(bob)}"] .board')
+    expect(ann.locator("#replay-moves li")).to_have_count(len(wins) + 3)
+    wait_for_board(ann_board, expected_board(GAME, DEAL, []))  # side by side, at the start
+    wait_for_board(bob_board, expected_board(GAME, DEAL, []))
+    step = ann.get_by_role("button", name="Step forward")
+    for _ in range(3):
+        step.click()
+    played = [
+        int(replay.locator(f'article[data-player="{p}"]').get_attribute("data-played") or 0)
+        for p in (player_id(ann), player_id(bob))
+    ]
+    assert sum(played) == 3
+    wait_for_board(ann_board, expected_board(GAME, DEAL, wins[: played[0]]))
+    wait_for_board(bob_board, expected_board(GAME, DEAL, wins[: played[1]]))
+    ann.get_by_role("button", name="To the end").click()
+    wait_for_board(ann_board, expected_board(GAME, DEAL, wins))
+    wait_for_board(bob_board, expected_board(GAME, DEAL, wins[:3]))
+    ann.get_by_label("Seek").fill(str(len(wins) + 2))  # seek: one step before the end
+    wait_for_board(ann_board, expected_board(GAME, DEAL, wins[:-1]))
+    ann.get_by_label("Speed").select_option("16")
+    ann.get_by_role("button", name="▶ Play").click()  # plays on from there, at 16x
+    wait_for_board(ann_board, expected_board(GAME, DEAL, wins))
+    expect(ann.get_by_role("button", name="▶ Play")).to_be_visible()  # stopped at the end
+    link = ann.locator("#replay-result").get_by_label("Replay link").input_value()
+    assert link.endswith(f"/#replay={race}")
+
+    # The link, opened by someone else in a new browser context, opens the same replay.
+    cy = open_page(link)
+    sign_in(cy, "Cy")
+    expect(cy.locator("#screen-replay")).to_have_attribute("data-ready", "true")
+    cy.get_by_role("button", name="To the end").click()
+    wait_for_board(
+        cy.locator(f'#screen-replay [data-player="{player_id(ann)}"] .board'),
+        expected_board(GAME, DEAL, wins),
+    )
+    expect(cy.locator("#replay-result tbody tr")).to_have_count(2)
+
+    # Spectating the finished race shows its result: the table, the deal, the actions.
+    cy.goto(f"{server.url}#watch={race}")
+    results = cy.locator("#watch-results")
+    expect(results).to_contain_text(f"Deal {DEAL}")
+    rows = results.locator("tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0)).to_contain_text("Ann")
+    expect(rows.nth(0).locator("td").nth(3)).to_have_text(
+        ann.locator("#replay-result tbody tr").nth(0).locator("td").nth(3).inner_text()
+    )
+    expect(rows.nth(1).locator("td").nth(3)).to_have_text("3")
+    screenshot(ann, "replay-desktop.png")
+
+
+def test_a_daily_run_replays_only_once_its_deal_is_shown(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    page = open_page(server.url)
+    sign_in(page, "Val")
+    page.get_by_role("button", name="Play today's Mount Sunflower", exact=True).click()
+    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    type_actions(page, wins[:2])
+    wait_for_board(my_board(page), expected_board(GAME, DEAL, wins[:2]))
+    resign(page)
+    page.locator("#results").get_by_role("link", name="Watch the replay").click()
+    expect(page.locator("#replay-message")).to_contain_text("stays secret until its day is over")
+    expect(page.locator("#replay-moves li")).to_have_count(2)  # the moves, without the cards
+    expect(page.locator("#replay-controls")).to_be_hidden()
+
+
+OVERLAPS = """() => {
+  const visible = (e) => e.offsetParent !== null && getComputedStyle(e).visibility !== 'hidden';
+  const text = 'button, a, input, select, h1, h2, h3, label, td, th, .clock, .status, .sub, .pill,'
+    + ' .standing, .hint, .pile-name';
+  const found = [...document.querySelectorAll(text)]
+    .filter((e) => visible(e) && (!e.closest('.board') || e.matches('.pile-name')))
+    .map((e) => [e, e.getBoundingClientRect()])
+    .filter(([, r]) => r.width > 0 && r.height > 0);
+  const overlaps = [];
+  const name = (e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}`
+    + ` "${(e.textContent || e.value || '').trim().slice(0, 30)}"`;
+  for (let i = 0; i < found.length; i += 1) {
+    for (let j = i + 1; j < found.length; j += 1) {
+      const [a, ra] = found[i];
+      const [b, rb] = found[j];
+      if (a.contains(b) || b.contains(a)) continue;
+      const x = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const y = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (x > 2 && y > 2) overlaps.push(`${name(a)} overlaps ${name(b)}`);
+    }
+  }
+  // In a fanned pile every card under another shows its corner index in full.
+  for (const pile of document.querySelectorAll('.board .fan')) {
+    if (!visible(pile)) continue;
+    const cards = [...pile.querySelectorAll('.card.face')];
+    for (let i = 0; i + 1 < cards.length; i += 1) {
+      const corner = cards[i].querySelector('.corner.top').getBoundingClientRect();
+      const next = cards[i + 1].getBoundingClientRect();
+      if (corner.bottom > next.top + 1) {
+        overlaps.push(`${pile.dataset.pile}: ${cards[i].dataset.card} covered`);
+      }
+    }
+  }
+  return overlaps;
+}"""
+
+
+def every_page(page: Page, width: int, what: str) -> Iterator[str]:
+    """Walk one new player through every page, yielding each page's name once it shows."""
+    yield "name"
+    page.goto(f"{page.url.split('#')[0]}#rules=sanibel")
+    expect(page.locator("#rules-text h1")).to_be_visible()
+    yield "rules"
+    page.goto(f"{page.url.split('#')[0]}#lobby")
+    sign_in(page, f"Pat {what}")
+    expect(page.locator("#daily-games li").first).to_be_visible()
+    yield "lobby"
+    page.locator("nav.nav").get_by_role("link", name="Leaderboards").click()
+    expect(page.locator("#board-tabs .tab").first).to_be_visible()
+    yield "boards"
+    page.locator("nav.nav").get_by_role("link", name="Lobby").click()
+    create_race(page, "sanibel", 1, players=1)
+    wins = winning_actions("sanibel", 1)
+    type_actions(page, wins[:2])  # two long piles of 14 cards
+    wait_for_board(my_board(page), expected_board("sanibel", 1, wins[:2]))
+    page.get_by_label("Pile names").check()
+    yield "race"
+    resign(page)
+    expect(page.locator("#results")).to_be_visible()
+    yield "results"
+    page.locator("#results").get_by_role("link", name="Watch the replay").click()
+    expect(page.locator("#screen-replay")).to_have_attribute("data-ready", "true")
+    page.get_by_role("button", name="To the end").click()
+    yield "replay"
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_every_page_fits_the_screen_without_overlaps_or_sideways_scrolling(
+    server: ServerThread, open_page: OpenPage, viewport: dict[str, int]
+) -> None:
+    page = open_page(server.url, viewport=viewport)
+    kind = "phone" if viewport is PHONE else "desktop"
+    problems = []
+    for name in every_page(page, viewport["width"], kind):
+        page.wait_for_timeout(250)  # animations end
+        screenshot(page, f"{name}-{kind}.png")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > viewport["width"]:
+            problems.append(f"{name}: {width} px wide")
+        problems += [f"{name}: {overlap}" for overlap in page.evaluate(OVERLAPS)]
+        if kind == "phone" and name == "lobby":  # the daily challenge near the top
+            daily = page.locator(".daily-panel").bounding_box()
+            create = page.locator("#create-form").bounding_box()
+            assert daily and create and daily["y"] < create["y"]
+        if kind == "phone" and name in ("lobby", "race"):  # sign-out and renaming reachable
+            for button in ("Sign out", "Change name"):
+                expect(page.get_by_role("button", name=button)).to_be_visible()
+    assert not problems, "\n".join(problems)
+
+
+def test_every_page_has_no_serious_accessibility_findings(
+    server: ServerThread, open_page: OpenPage, axe_source: str
+) -> None:
+    page = open_page(server.url)
+    findings = []
+    for name in every_page(page, DESKTOP["width"], "axe"):
+        page.add_script_tag(content=axe_source)
+        violations = page.evaluate(
+            "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+            ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
+            ".map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes[0].target})`)"
+        )
+        findings += [f"{name}: {violation}" for violation in violations]
+    assert not findings, "\n".join(findings)
+
+
+def test_moves_animate_quickly_a_sanibel_redraw_is_fast_and_the_first_load_is_small(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    page = open_page(server.url)
+    loaded = page.evaluate(
+        "performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'))"
+        ".filter((e) => /\\.(js|css)$/.test(new URL(e.name).pathname))"
+        ".reduce((sum, e) => sum + e.decodedBodySize, 0)"
+    )
+    on_disk = sum(
+        path.stat().st_size
+        for path in (ROOT / "client" / "web").rglob("*")
+        if path.suffix in (".js", ".css")
+    )
+    sign_in(page, "Perf")
+    create_race(page, "sanibel", 1, players=1)
+    wait_for_board(my_board(page), expected_board("sanibel", 1, []))
+    figures = page.evaluate(
+        """async () => {
+          const race = window.solrace.screens.race;
+          const board = race.board;
+          const before = board.view;
+          await race.play('t9 7 t4');
+          const after = board.view;
+          const slides = [];
+          await new Promise((done) => setTimeout(done, 250));
+          for (let i = 0; i < 5; i += 1) {
+            board.render(before);
+            await board.animated;
+            await new Promise((done) => setTimeout(done, 250));  // not a burst: it slides
+            const start = performance.now();
+            board.render(after);
+            await board.animated;
+            slides.push(performance.now() - start);
+          }
+          const redraws = [];
+          for (let i = 0; i < 20; i += 1) {
+            board.view = null;  // a full redraw: nothing to slide from
+            const start = performance.now();
+            board.render(after);
+            board.root.getBoundingClientRect();  // and its layout
+            redraws.push(performance.now() - start);
+          }
+          const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+          return { slide: median(slides), slideMax: Math.max(...slides),
+                   redraw: median(redraws), redrawMax: Math.max(...redraws) };
+        }"""
+    )
+    print(
+        f"\nfirst load: {loaded / 1024:.1f} KiB of JS+CSS (client/web on disk: "
+        f"{on_disk / 1024:.1f} KiB); a move's animation: {figures['slide']:.0f} ms median, "
+        f"{figures['slideMax']:.0f} ms max; a full Sanibel redraw: {figures['redraw']:.1f} ms "
+        f"median, {figures['redrawMax']:.1f} ms max"
+    )
+    assert loaded <= 150 * 1024
+    assert figures["slide"] < 1000 and figures["redraw"] < 200  # loose: the figures are printed

@@ -10,7 +10,10 @@ import { layoutFor, pileName } from "./games.js";
 const DRAG_THRESHOLD_PX = 6;
 const DOWN_STEP = 0.12; // a face-down card shows this much of the card height
 const UP_STEP = 0.27; // a face-up card shows its corner
-const MAX_FAN = 4.6; // a fanned pile is at most this many card heights tall
+const MAX_FAN = 4.6; // a fanned pile is at most this many card heights tall, ...
+const MIN_FAN = 0.22; // ... unless that would hide the corner index of a card under another
+const SLIDE_MS = 180; // how long a card takes to go where it goes
+const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
 
 // Where the suit symbols of a number card sit: [column (0 left, 1 middle, 2 right), row
 // from 0 (top) to 1 (bottom)], as on printed cards.
@@ -53,6 +56,7 @@ export class Board {
     this.press = null;
     this.drag = null;
     this.listening = new AbortController(); // destroy() removes every listener with it
+    this.animated = Promise.resolve(); // settles when the last render's cards have arrived
     root.classList.add("board");
     root.dataset.game = game;
     if (label) root.setAttribute("aria-label", label);
@@ -77,8 +81,19 @@ export class Board {
     return this.onAction !== null;
   }
 
-  /** Draw `view`; any selection is dropped (the cards under it may have moved). */
+  /**
+   * Draw `view`; any selection is dropped (the cards under it may have moved). Cards that
+   * moved slide from where they were, unless the player prefers reduced motion.
+   */
   render(view) {
+    // Moves typed in a burst follow each other faster than a slide: those redraw at once.
+    const now = performance.now();
+    const calm = now - (this.drawnAt ?? -Infinity) >= SLIDE_MS;
+    this.drawnAt = now;
+    const before = this.view && calm && !REDUCED_MOTION.matches ? this.cardPlaces() : null;
+    const focused = this.root.contains(document.activeElement)
+      ? document.activeElement.closest(".pile")?.dataset.pile ?? ""
+      : null;
     this.view = view;
     this.selection = null;
     const layout = layoutFor(this.game, view);
@@ -96,17 +111,74 @@ export class Board {
       layout.tableau.map((pile, i) => this.tableauPile(pile, view, layout.tableauFrom + i)),
     );
     this.root.replaceChildren(...rows, tableau);
+    if (before) this.animated = this.slide(before);
+    if (focused !== null) this.refocus(focused);
+  }
+
+  /** Keep the keyboard on the table after a move: the same pile's top card, or the table. */
+  refocus(pile) {
+    const element = pile ? this.pileElement(pile) : null;
+    const cards = element ? element.querySelectorAll("[tabindex]") : [];
+    const target = cards.length ? cards[cards.length - 1] : element?.matches("[tabindex]") ? element : this.root;
+    target.focus({ preventScroll: true });
+  }
+
+  // ---------------------------------------------------------------- animation
+
+  /** Where each face-up card is, by name (two-deck games: in the order they are drawn). */
+  cardPlaces() {
+    const places = new Map();
+    for (const card of this.root.querySelectorAll(".card")) {
+      const pile = card.closest(".pile").dataset.pile;
+      const key = card.dataset.card ?? `back ${pile}`;
+      if (!places.has(key)) places.set(key, []);
+      places.get(key).push({ pile, rect: card.getBoundingClientRect() });
+    }
+    return places;
+  }
+
+  /** Cards that changed place slide there; a card just turned face up flips. */
+  slide(before) {
+    const stock = this.pileElement("s")?.getBoundingClientRect();
+    const moving = [];
+    for (const card of this.root.querySelectorAll(".card.face")) {
+      const pile = card.closest(".pile").dataset.pile;
+      const rect = card.getBoundingClientRect();
+      const earlier = before.get(card.dataset.card) ?? [];
+      const at = earlier.findIndex((place) => place.pile === pile);
+      const from = at >= 0 ? earlier.splice(at, 1)[0] : earlier.shift();
+      let frames = null;
+      if (from) {
+        const dx = from.rect.left - rect.left;
+        const dy = from.rect.top - rect.top;
+        if (Math.abs(dx) + Math.abs(dy) > 1) {
+          frames = [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 20 }, { transform: "none", zIndex: 20 }];
+        }
+      } else if (before.has(`back ${pile}`)) {
+        frames = [{ transform: "rotateY(90deg)" }, { transform: "none" }];
+      } else if (stock) {
+        const dx = stock.left - rect.left;
+        const dy = stock.top - rect.top;
+        frames = [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 20 }, { transform: "none", zIndex: 20 }];
+      }
+      if (frames) moving.push(card.animate(frames, { duration: SLIDE_MS, easing: "ease-out" }).finished);
+    }
+    return Promise.all(moving).catch(() => {});
   }
 
   // ---------------------------------------------------------------- drawing
 
   slotPile(pile, view, column) {
-    const element = h("div", {
-      class: `pile slot pile-${pile[0]}`,
-      dataset: { pile },
-      role: "group",
-      style: { "grid-column": String(column + 1) },
-    });
+    const element = h(
+      "div",
+      {
+        class: `pile slot pile-${pile[0]}`,
+        dataset: { pile },
+        role: "group",
+        style: { "grid-column": String(column + 1) },
+      },
+      pileTag(pile),
+    );
     if (pile === "s") {
       const count = view.stock;
       element.setAttribute("aria-label", `stock, ${count} ${count === 1 ? "card" : "cards"}`);
@@ -152,7 +224,7 @@ export class Board {
     const up = view.tableau[index];
     const fan =
       up.length > 1
-        ? Math.min(UP_STEP, (MAX_FAN - 1 - down * DOWN_STEP) / (up.length - 1))
+        ? Math.max(MIN_FAN, Math.min(UP_STEP, (MAX_FAN - 1 - down * DOWN_STEP) / (up.length - 1)))
         : UP_STEP;
     const element = h("div", {
       class: "pile fan pile-t",
@@ -166,6 +238,7 @@ export class Board {
         "--fan": fan.toFixed(4),
       },
     });
+    element.append(pileTag(pile));
     for (let i = 0; i < down; i += 1) {
       element.append(cardBack({ "--d": String(i), "--u": "0" }));
     }
@@ -174,6 +247,7 @@ export class Board {
         this.cardFace(card, {
           index: i,
           focusable: true,
+          covered: i < up.length - 1,
           style: { "--d": String(down), "--u": String(i) },
         }),
       );
@@ -185,14 +259,15 @@ export class Board {
     return element;
   }
 
-  cardFace(card, { index, focusable, style = {} }) {
+  /** A face-up card; one `covered` by another shows only its corner, so it has no pips. */
+  cardFace(card, { index, focusable, covered = false, style = {} }) {
     const { rank, suit } = parts(card);
     const symbol = SUIT_SYMBOLS[suit];
     const court = rank === "J" || rank === "Q" || rank === "K";
     const element = h(
       "div",
       {
-        class: `card face ${isRed(card) ? "red" : "black"}${court ? " court" : ""}`,
+        class: `card face ${isRed(card) ? "red" : "black"}${court ? " court" : ""}${PIPS[rank] && !covered ? " pips-card" : ""}`,
         dataset: { card, index: String(index) },
         role: this.playable ? "button" : "img",
         "aria-label": cardLabel(card),
@@ -200,9 +275,10 @@ export class Board {
         style,
       },
       corner("top", rank, symbol),
-      h("span", { class: "middle", "aria-hidden": "true" }, court ? rank : symbol),
-      pips(rank, symbol),
-      corner("bottom", rank, symbol),
+      // Drawn by CSS from data-glyph: a name that is only read once ("king of diamonds").
+      h("span", { class: "middle", "aria-hidden": "true", dataset: { glyph: court ? rank : symbol } }),
+      covered ? null : pips(rank, symbol),
+      covered ? null : corner("bottom", rank, symbol),
     );
     if (court) element.querySelector(".middle").dataset.suit = symbol;
     return element;
@@ -270,6 +346,33 @@ export class Board {
     } else if (grab) {
       this.select(grab);
     }
+  }
+
+  /**
+   * The keyboard's way to move: the first pile key picks that pile's top card (the same
+   * key again takes one more card of a tableau pile), the next names where it goes (`f`:
+   * a foundation). False when the key did nothing here (so `f` can mean Finish).
+   */
+  pressPile(pile) {
+    const held = this.selection;
+    if (pile === "f") {
+      if (!held) return false;
+      this.moveTo(held, "f");
+      return true;
+    }
+    if (!this.pileElement(pile)) return false;
+    if (held && held.pile === pile) {
+      if (pile[0] === "t" && held.index > 0) this.select({ pile, index: held.index - 1, count: held.count + 1 });
+      return true;
+    }
+    if (held) {
+      this.moveTo(held, pile);
+      return true;
+    }
+    const cards = this.pileElement(pile).querySelectorAll(".card.face");
+    const grab = cards.length ? this.grabAt(this.pileElement(pile), cards[cards.length - 1]) : null;
+    if (grab) this.select(grab);
+    return Boolean(grab);
   }
 
   onKey(event) {
@@ -408,12 +511,8 @@ function pileFor(view, pile) {
 }
 
 function corner(where, rank, symbol) {
-  return h(
-    "span",
-    { class: `corner ${where}`, "aria-hidden": "true" },
-    h("span", { class: "rank" }, rank),
-    h("span", { class: "suit" }, symbol),
-  );
+  // Drawn by CSS from its data: the card's name is its label alone ("king of diamonds").
+  return h("span", { class: `corner ${where}`, "aria-hidden": "true", dataset: { rank, suit: symbol } });
 }
 
 /** The printed pattern of suit symbols of a number card (shown on larger cards only). */
@@ -434,6 +533,11 @@ function pips(rank, symbol) {
       ),
     ),
   );
+}
+
+/** The pile's name in the notation (t0, f0, w, s, r0), shown when pile names are on. */
+function pileTag(pile) {
+  return h("span", { class: "pile-name", "aria-hidden": "true" }, pile);
 }
 
 function cardBack(style = {}) {

@@ -52,7 +52,7 @@ export class LobbyScreen {
               {
                 class: "button small",
                 href: `#boards=${game}`,
-                "aria-label": `${title} leaderboard`,
+                "aria-label": `${title} board (leaderboard)`,
               },
               "Board",
             ),

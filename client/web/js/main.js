@@ -1,5 +1,5 @@
 // The page: one connection, one screen at a time, chosen by the address:
-//   #lobby, #race=ID (also ?race=ID), #watch=ID, #boards=GAME.
+//   #lobby, #race=ID (also ?race=ID), #watch=ID, #boards=GAME, #replay=ID, #rules=GAME.
 // The display name and the resume token are remembered, so a reload resumes the session.
 // Leaving the race screen, or going into another race, leaves the race I am in first
 // (see leaving.js): a race never goes on without its player.
@@ -9,6 +9,8 @@ import { Connection } from "./connection.js";
 import { leaveRaces, stillPlaying } from "./leaving.js";
 import { LobbyScreen } from "./lobby.js";
 import { RaceScreen } from "./race.js";
+import { ReplayScreen } from "./replay.js";
+import { RulesScreen } from "./rules.js";
 import { remembered } from "./storage.js";
 import { WatchScreen } from "./watch.js";
 
@@ -43,7 +45,13 @@ class App {
       race: new RaceScreen(this),
       boards: new BoardsScreen(this),
       watch: new WatchScreen(this),
+      replay: new ReplayScreen(this),
+      rules: new RulesScreen(this),
     };
+    this.setting("labels-toggle", "labels", (on) => document.body.classList.toggle("pile-names", on));
+    this.setting("sound-toggle", "sound", (on) => {
+      this.sound = on;
+    });
     const nameForm = document.getElementById("name-form");
     nameForm.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -53,6 +61,7 @@ class App {
       this.connect(name);
     });
     document.getElementById("sign-out").addEventListener("click", () => this.signOut());
+    document.getElementById("change-name").addEventListener("click", () => this.signOut(true));
     document.getElementById("reconnect-now").addEventListener("click", () => this.conn?.retryNow());
     document.getElementById("take-over").addEventListener("click", () => location.reload());
     window.addEventListener("hashchange", () => this.route());
@@ -79,13 +88,31 @@ class App {
     this.conn.open();
   }
 
-  signOut() {
+  /**
+   * Forget the name and the session. A name change is a sign-out that keeps the old name
+   * in the box: the server keeps a live session's name, so the new name is a new player.
+   */
+  signOut(renaming = false) {
+    const name = remembered.name;
     this.conn?.close();
     this.conn = null;
     this.welcomed = false;
+    document.body.dataset.welcomed = "false";
     remembered.token = null;
-    remembered.name = null;
+    remembered.name = renaming ? name : null;
     this.showName();
+    document.getElementById("name-note").hidden = !renaming;
+  }
+
+  /** A checkbox the page remembers (localStorage), applied now and on every change. */
+  setting(id, key, apply) {
+    const box = document.getElementById(id);
+    box.checked = remembered.setting(key);
+    apply(box.checked);
+    box.addEventListener("change", () => {
+      remembered.setSetting(key, box.checked);
+      apply(box.checked);
+    });
   }
 
   onStatus({ status, detail }) {
@@ -104,6 +131,7 @@ class App {
   onWelcome(welcome) {
     remembered.token = welcome.token;
     remembered.name = welcome.name;
+    document.body.dataset.welcomed = "true";
     document.getElementById("player-name").textContent = welcome.name;
     if (!this.welcomed) {
       this.welcomed = true;
@@ -153,21 +181,39 @@ class App {
   }
 
   route() {
-    if (!this.conn || !this.welcomed) return;
     const [key, value = ""] = location.hash.replace(/^#/, "").split("=");
     const id = decodeURIComponent(value);
+    if (!this.conn || !this.welcomed) {
+      // Before the name: the rules can be read; anything else waits for the session.
+      if (key === "rules") {
+        this.show("rules");
+        this.screens.rules.show(id || null);
+      } else if (!this.conn) {
+        this.screens.rules.hide();
+        this.showName();
+      }
+      return;
+    }
     const race = this.screens.race;
     if (race.raceId && !(key === "race" && id === race.raceId) && !race.leave()) {
       this.setHash(`#race=${race.raceId}`); // the player chose to stay
       return;
     }
     if (key !== "watch" && this.screens.watch.raceId) this.screens.watch.stop();
+    if (key !== "replay") this.screens.replay.hide();
+    if (key !== "rules") this.screens.rules.hide();
     if (key === "race" && id) {
       this.show("race");
       if (race.raceId !== id) race.open(id);
     } else if (key === "watch" && id) {
       this.show("watch");
       this.screens.watch.open(id);
+    } else if (key === "replay" && id) {
+      this.show("replay");
+      if (this.screens.replay.raceId !== id) this.screens.replay.open(id);
+    } else if (key === "rules") {
+      this.show("rules");
+      this.screens.rules.show(id || null);
     } else if (key === "boards") {
       this.show("boards");
       this.screens.boards.show(id || null);

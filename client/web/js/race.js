@@ -6,14 +6,25 @@
 // leaves everything as it was and shows the server's sentence.
 
 import { Board } from "./board.js";
+import { celebrate, chime } from "./celebrate.js";
 import { h, fill } from "./dom.js";
 import { clockText, outcomeText, sealText } from "./format.js";
 import { GAMES, gameTitle, optionsText } from "./games.js";
 import { leaveRaces } from "./leaving.js";
+import { finishable } from "./replayer.js";
+import { copyInput, rankingRows, shareBox } from "./results.js";
 import { remembered } from "./storage.js";
 import { applyEvents, copyView } from "./view.js";
 
 const ACTION_SEPARATORS = /[;,\n]+/;
+// The action box's example: moves that exist in the game (Mount Sunflower has no waste).
+const EXAMPLES = {
+  sanibel: "t3 2 t5, w 1 f, deal",
+  shady_lanes: "r0 1 t2, w 1 f, deal",
+  mount_sunflower: "t3 1 t5, t0 1 f, deal",
+  mount_sunflower_easy: "t3 1 t5, t0 1 f, deal",
+};
+const SHORTCUTS = { d: "deal", s: "deal", a: "auto", u: "undo" };
 
 export class RaceScreen {
   constructor(app) {
@@ -33,6 +44,10 @@ export class RaceScreen {
     this.el["deal-button"].addEventListener("click", () => this.play("deal"));
     this.el["auto-button"].addEventListener("click", () => this.play("auto"));
     this.el["undo-button"].addEventListener("click", () => this.play("undo"));
+    this.el["finish-button"].addEventListener("click", () => this.finish());
+    document.addEventListener("keydown", (event) => this.onShortcut(event));
+    this.pendingKey = ""; // "r" waits for the reserve's digit
+    this.celebrated = null; // the race whose win was celebrated
     this.el["resign-button"].addEventListener("click", () => this.resign());
     this.el["start-button"].addEventListener("click", () => this.startRace());
     this.el["leave-button"].addEventListener("click", () => this.app.navigate("#lobby"));
@@ -43,6 +58,7 @@ export class RaceScreen {
       event.preventDefault();
       const input = this.el["action-input"];
       const actions = input.value
+        .toLowerCase() // the notation has no capitals: T3 2 T5 and DEAL are meant as t3 2 t5, deal
         .split(ACTION_SEPARATORS)
         .map((text) => text.trim())
         .filter(Boolean);
@@ -210,6 +226,7 @@ export class RaceScreen {
       );
       if (this.raceId !== raceId) return true;
       this.applyResult(result);
+      if (this.app.sound) chime(result.outcome === "finished" ? "win" : "move");
       this.say("");
       return true;
     } catch (error) {
@@ -305,11 +322,37 @@ export class RaceScreen {
   }
 
   copyLink() {
-    const link = this.el["share-link"].value;
-    navigator.clipboard?.writeText(link).then(
-      () => this.app.notice("Link copied."),
-      () => this.el["share-link"].select(),
-    );
+    copyInput(this.el["share-link"], (text) => this.app.notice(text));
+  }
+
+  /** Finish: offered when foundation moves alone win; `auto` then plays every card home. */
+  finish() {
+    if (finishable(this.info?.game, this.view)) return this.play("auto");
+    this.say("Finish needs every card face up and the stock empty, with every card able to go home.", true);
+    return Promise.resolve(false);
+  }
+
+  /** Keys on the race screen (not while typing): pile keys pick and place, d a u f act. */
+  onShortcut(event) {
+    const board = this.board;
+    if (this.root.hidden || !board || this.el.controls.hidden || this.el["deal-button"].disabled && this.el["auto-button"].disabled) return;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.closest?.("input, textarea, select")) return;
+    const key = event.key.toLowerCase();
+    let pile = null;
+    if (/^[0-9]$/.test(key)) pile = `${this.pendingKey === "r" ? "r" : "t"}${key}`;
+    else if (key === "w" || key === "f") pile = key;
+    this.pendingKey = key === "r" || key === "t" ? key : "";
+    if (pile) {
+      event.preventDefault();
+      if (!board.pressPile(pile) && pile === "f") this.finish();
+    } else if (SHORTCUTS[key]) {
+      event.preventDefault();
+      board.clearSelection();
+      this.play(SHORTCUTS[key]);
+    } else if (key === "escape") {
+      board.clearSelection();
+    }
   }
 
   say(text, isError = false) {
@@ -337,6 +380,8 @@ export class RaceScreen {
     const practice = info.mode === "daily" && info.ranked === false ? " · practice" : "";
     fill(this.el["race-sub"], `${deal} · ${optionsText(info.game, info.options)}${practice}`);
     fill(this.el["race-seal"], sealText(info.commitment));
+    const legal = (info.you?.legal ?? []).find((action) => /^[tr]\d/.test(action));
+    this.el["action-input"].placeholder = `type a move: ${legal ? `${legal}, ` : ""}${EXAMPLES[info.game] ?? "deal"}`;
     this.el["daily-note"].hidden = info.mode !== "daily" || this.daily?.certified !== false;
     this.drawWaiting();
     this.drawPlay();
@@ -462,6 +507,12 @@ export class RaceScreen {
     this.el["deal-button"].disabled = !live || this.view.stock === 0;
     this.el["undo-button"].disabled = !live || !this.view.can_undo;
     this.el["undo-button"].hidden = !this.undoAllowed();
+    this.el["finish-button"].hidden = !live || !finishable(this.info.game, this.view);
+    const mine = this.myStanding();
+    if (mine?.outcome === "finished" && this.celebrated !== this.raceId) {
+      this.celebrated = this.raceId;
+      celebrate(this.root);
+    }
   }
 
   /** Once I am done and others still play: my place so far, my time, whom we wait for. */
@@ -484,24 +535,8 @@ export class RaceScreen {
     const result = this.result;
     this.el.results.hidden = !result;
     if (!result) return;
-    fill(
-      this.el["results-body"],
-      result.ranking.map((entry) =>
-        h(
-          "tr",
-          { class: entry.player === this.me ? "me" : "", dataset: { player: entry.player } },
-          h("td", { class: "rank" }, entry.rank),
-          h("td", {}, entry.name),
-          h(
-            "td",
-            {},
-            entry.outcome === "finished" ? clockText(entry.time_ms) : outcomeText(entry.outcome),
-          ),
-          h("td", { class: "num" }, entry.actions),
-          h("td", { class: "num" }, entry.progress),
-        ),
-      ),
-    );
+    fill(this.el["results-body"], rankingRows(result.ranking, this.me));
+    fill(this.el["results-share"], shareBox(result.race, (text) => this.app.notice(text)));
     const mine = result.ranking.find((entry) => entry.player === this.me);
     const headline =
       mine?.rank === 1 && mine.outcome === "finished"

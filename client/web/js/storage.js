@@ -37,6 +37,13 @@ export const remembered = {
   set token(value) {
     write(TOKEN, value, sessionStorage);
   },
+  /** A yes/no setting of this browser (pile names, sound): off until switched on. */
+  setting(key) {
+    return read(`solrace.${key}`) === "on";
+  },
+  setSetting(key, on) {
+    write(`solrace.${key}`, on ? "on" : null);
+  },
   /** {race, day, ranked, certified, next_day_ms} of this tab's last daily attempt, or null. */
   get daily() {
     try {

@@ -5,6 +5,7 @@ import { Board } from "./board.js";
 import { h, fill } from "./dom.js";
 import { clockText, outcomeText } from "./format.js";
 import { GAMES, gameTitle, optionsText } from "./games.js";
+import { rankingTable, shareBox } from "./results.js";
 import { applyEvents, copyView } from "./view.js";
 
 export class WatchScreen {
@@ -57,11 +58,24 @@ export class WatchScreen {
 
   adopt(snapshot) {
     this.info = snapshot;
+    if (snapshot.phase === "done" && !this.result) this.fetchResult(snapshot.race);
     this.feedSeq = snapshot.feed_seq;
     this.panels.clear();
     fill(document.getElementById("watch-boards"));
     for (const player of snapshot.players) this.panelFor(player);
     this.draw();
+  }
+
+  /** A race watched after its end: its result comes with its log. */
+  async fetchResult(raceId) {
+    try {
+      const { log } = await this.app.conn.request("race_log", { race: raceId });
+      if (this.raceId !== raceId) return;
+      this.result = { ...log.result, deal: log.deal };
+      this.draw();
+    } catch (error) {
+      fill(document.getElementById("watch-message"), error.message);
+    }
   }
 
   panelFor(standing) {
@@ -169,14 +183,13 @@ export class WatchScreen {
     const results = document.getElementById("watch-results");
     results.hidden = !this.result;
     if (this.result) {
+      const deal = this.result.deal ?? this.info.deal;
       fill(
         results,
         h("h2", {}, "Result"),
-        h(
-          "ol",
-          {},
-          this.result.ranking.map((entry) => h("li", {}, `${entry.name} — ${resultText(entry)}`)),
-        ),
+        deal ? h("p", { class: "sub" }, `Deal ${deal}`) : null,
+        rankingTable(this.result.ranking),
+        shareBox(this.raceId, (text) => this.app.notice(text)),
       );
     }
     this.tick();
@@ -202,8 +215,4 @@ export class WatchScreen {
       if (clock.textContent !== text) clock.textContent = text;
     }
   }
-}
-
-function resultText(entry) {
-  return entry.outcome === "finished" ? clockText(entry.time_ms) : outcomeText(entry.outcome);
 }
