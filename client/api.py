@@ -299,6 +299,13 @@ class Client:
         info: dict[str, Any] = (await self.request("snapshot", race=race))["race"]
         return info
 
+    async def quick_race(self, game: str) -> dict[str, Any]:
+        """Wait to be paired (a ``paired`` event names the race)."""
+        return await self.request("quick_race", game=game)
+
+    async def quick_cancel(self) -> dict[str, Any]:
+        return await self.request("quick_cancel")
+
     async def race_log(self, race: str) -> dict[str, Any]:
         """A finished race's public log (``solrace verify`` checks it)."""
         log: dict[str, Any] = (await self.request("race_log", race=race))["log"]

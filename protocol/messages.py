@@ -315,6 +315,21 @@ class BestBoard(Request):
 
 
 @dataclass(slots=True)
+class QuickRace(Request):
+    """Wait in ``game``'s pool to be paired with a player of a close rating."""
+
+    type: ClassVar[str] = "quick_race"
+    game: GameName
+
+
+@dataclass(slots=True)
+class QuickCancel(Request):
+    """Stop waiting in a pool."""
+
+    type: ClassVar[str] = "quick_cancel"
+
+
+@dataclass(slots=True)
 class ListLive(Request):
     """Live races and daily attempts that can be spectated."""
 
@@ -354,6 +369,8 @@ REQUESTS: Final[dict[str, type[Request]]] = {
         DailyStart,
         DailyBoard,
         BestBoard,
+        QuickRace,
+        QuickCancel,
         ListLive,
         Spectate,
         Unspectate,

@@ -39,6 +39,7 @@ from server.gateway import Gateway
 from server.http import HttpRoutes
 from server.metrics import Metrics
 from server.outbox import Outbox
+from server.pairing import PAIR_EVERY_S
 from server.relay import Relay
 from server.rooms import Room
 from server.sessions import Sessions
@@ -137,6 +138,7 @@ class RaceServer:
             asyncio.create_task(self.writer.run(), name="writer"),
             asyncio.create_task(self.ticker.run(), name="ticker"),
             asyncio.create_task(self._hold_leases(), name="leases"),
+            asyncio.create_task(self._pair(), name="pairing"),
         ]
         self.server = await serve(
             self.gateway.handle,
@@ -205,6 +207,7 @@ class RaceServer:
         async def expire() -> None:
             if await self.store.player_node(player) not in (self.node, None):
                 return
+            await self.store.leave_pool(player)
             self.executor.run(await self.director.drop(player, now()))
 
         task = asyncio.create_task(expire())
@@ -212,6 +215,17 @@ class RaceServer:
         task.add_done_callback(self.expiring.discard)
 
     # ================================================================== once per deployment
+
+    async def _pair(self) -> None:
+        """The ``timers`` lease holder pairs the quick-race pools, often: players wait."""
+        while True:
+            await asyncio.sleep(PAIR_EVERY_S)
+            if "timers" not in self.leases:
+                continue
+            try:
+                self.executor.run(await self.gateway.pairing.pair(now()))
+            except Exception:
+                log.warning("pairing the quick-race pools failed", exc_info=True)
 
     async def _hold_leases(self) -> None:
         """Say this node is alive, and claim and renew the leases of work done once per

@@ -36,6 +36,8 @@ from protocol.messages import (
     ListRaces,
     MyRaces,
     ProtocolError,
+    QuickCancel,
+    QuickRace,
     RaceLog,
     Register,
     Rematch,
@@ -65,6 +67,7 @@ from server.executor import Executor, now
 from server.jobs import SaveIdentity
 from server.metrics import Metrics
 from server.outbox import Outbox
+from server.pairing import PairingDesk
 from server.ratelimit import FloodGuard, TokenBucket
 from server.relay import Relay
 from server.sessions import (
@@ -139,6 +142,7 @@ class Gateway:
         self.node = ""  # this node's name (set by the server)
         self.relay: Relay | None = None  # set once built
         self.accounts = AccountDesk(store, settings)
+        self.pairing = PairingDesk(store, director, settings.countdown_ms)
         self.trusted = trusted_networks(settings.trusted_proxies)
         self.handlers: dict[type[Request], Handler] = {
             Register: self.register,
@@ -157,6 +161,8 @@ class Gateway:
             DailyStart: self.daily_start,
             DailyBoard: self.daily_board,
             BestBoard: self.best_board,
+            QuickRace: self.quick_race,
+            QuickCancel: self.quick_cancel,
             ListLive: self.list_live,
             Spectate: self.spectate,
             Unspectate: self.unspectate,
@@ -506,6 +512,7 @@ class Gateway:
             client.attempts, self.address(client), request.username, request.password
         )
         token = await self._account_token(account.player, account.username)
+        await self.store.leave_pool(session.player)  # the guest waits no more
         self._end(session)
         signed_in, resumed, restored = await self._session_for(token, account.username)
         self.sessions.retoken(signed_in, token)  # this connection's token: sign_out's
@@ -663,6 +670,19 @@ class Gateway:
         self, client: Client, session: Session, request: BestBoard, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         return await self.daily.best_board(session.player, request), []
+
+    async def quick_race(
+        self, client: Client, session: Session, request: QuickRace, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        account = session.account is not None
+        return await self.pairing.join(
+            session.player, session.name, account, request.game, moment
+        ), []
+
+    async def quick_cancel(
+        self, client: Client, session: Session, request: QuickCancel, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.pairing.cancel(session.player), []
 
     async def list_live(
         self, client: Client, session: Session, request: ListLive, moment: Now

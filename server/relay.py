@@ -106,8 +106,17 @@ class Relay:
                 return
             if kind == "taken":
                 self.replaced(whom)
+            elif kind == "push" and message["kind"] == "paired":
+                self._spawn(self._paired(whom, message["data"]))
             elif kind == "push":
                 self.sessions.push(whom, message["kind"], message["data"])
+
+    async def _paired(self, player: str, data: dict[str, Any]) -> None:
+        """``player`` here was paired by another node: follow the race they are in now,
+        then tell them."""
+        await self.director.find(data["race"]["race"], self.clock())
+        self.run([])  # following it (what finding it left to do)
+        self.sessions.push(player, "paired", data)
 
     async def _caught_up(self, room: Room) -> None:
         self.run(await self.director.caught_up(room, self.clock()))

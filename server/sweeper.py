@@ -66,6 +66,7 @@ class Sweeper:
             if moment.mono_ms - since < self.grace_ms:
                 continue
             races = await self.store.player_races(player)
+            await self.store.leave_pool(player)
             self.run(await self.director.drop(player, moment, races))
             self.done.add((node, player))
             self.missing.pop(player, None)

@@ -42,6 +42,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     entry.add_argument(
         "--daily", metavar="GAME", choices=list(GAMES), help="play today's daily challenge of GAME"
     )
+    entry.add_argument(
+        "--quick",
+        metavar="GAME",
+        choices=list(GAMES),
+        help="race someone now: wait to be paired with a player of a close rating",
+    )
     parser.add_argument(
         "--account",
         metavar="USERNAME",
@@ -119,6 +125,8 @@ async def play(args: argparse.Namespace, options: dict[str, Any], deal: int | No
                 await screen.join(args.race)
             elif args.create:
                 await screen.create(args.create, options, deal, args.players or 2)
+            elif args.quick:
+                await screen.quick(args.quick)
             else:
                 await screen.daily(args.daily)
         except ServerError as error:

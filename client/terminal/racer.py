@@ -30,6 +30,7 @@ from protocol.messages import Event, Watch
 T = TypeVar("T")
 RATE_RETRIES = 5  # a refused request is sent again this many times...
 RATE_PAUSE_S = 0.5  # ...this long apart (the server refused it unread, so resending is safe)
+QUICK_WAIT_S = 31 * 60  # the server keeps nobody waiting longer than 30 minutes
 
 UNPROVEN = "This deal has not been proven winnable."  # under every screen of such a daily
 
@@ -150,6 +151,17 @@ class RacerScreen:
         else:
             await client.sign_in(username, password)
             self.say(f"Signed in as {client.name}.")
+
+    async def quick(self, game: str) -> None:
+        """Wait in the game's pool until paired, then race."""
+        client = self.link.client
+        waiting = await client.quick_race(game)
+        title = rules_for(game).title
+        self.say(f"Waiting for someone to race at {title} (your rating {waiting['rating']})...")
+        paired = await client.next_event("paired", timeout=QUICK_WAIT_S)
+        self.adopt(paired.data["race"])
+        others = [p["name"] for p in self.players if p["player"] != client.player]
+        self.say(f"Paired with {', '.join(others)}: race {self.race_id} starts soon.")
 
     async def daily(self, game: str) -> None:
         data = await self.link.client.daily_start(game)

@@ -329,6 +329,27 @@ class Store(ABC):
         nothing, when the race was rated already (by this node or another). The mark that
         it was rated is kept ``keep_s`` seconds."""
 
+    # ------------------------------------------------------------------ quick pairing
+
+    @abstractmethod
+    async def join_pool(self, game: str, entry: dict[str, Any]) -> str | None:
+        """Put ``entry`` (``player``, ``name``, ``rating``, ``joined_ms``, ``account``) in
+        ``game``'s pool, unless the player waits in a pool already: then the game of that
+        pool, changing nothing (None when they joined)."""
+
+    @abstractmethod
+    async def leave_pool(self, player: str) -> str | None:
+        """Take ``player`` out of the pool they wait in; its game, or None."""
+
+    @abstractmethod
+    async def pool(self, game: str) -> list[dict[str, Any]]:
+        """Every entry waiting in ``game``'s pool."""
+
+    @abstractmethod
+    async def take_pair(self, game: str, first: str, second: str) -> bool:
+        """Take both players out of ``game``'s pool if both still wait in it (True), else
+        change nothing (one left, or another node paired them)."""
+
     @abstractmethod
     async def count_attempt(self, scope: str, window_s: int) -> int:
         """Count one more attempt in ``scope`` (e.g. sign-ins from one address) in the

@@ -119,6 +119,8 @@ class MemoryStore(Store):
         self._failures: dict[str, tuple[int, float]] = {}  # scope -> (count, until)
         self._ratings: dict[str, dict[str, Rating]] = {}  # game -> player -> rating
         self._rated: set[tuple[str, str]] = set()  # (game, race) rated already
+        self._pools: dict[str, dict[str, dict[str, Any]]] = {}  # game -> player -> entry
+        self._waiting_in: dict[str, str] = {}  # player -> the game of their pool
         self._generations: dict[str, int] = {}
         self._leases: dict[str, tuple[str, float]] = {}  # name -> (holder, until, monotonic)
         self._expiring: list[tuple[float, str]] = []  # (when, race): ended races to drop
@@ -348,6 +350,31 @@ class MemoryStore(Store):
         after = race_updates(runs, before, now_ms)
         kept.update(after)
         return {player: (before[player], rating) for player, rating in after.items()}
+
+    async def join_pool(self, game: str, entry: dict[str, Any]) -> str | None:
+        waiting_in = self._waiting_in.get(entry["player"])
+        if waiting_in is not None:
+            return waiting_in
+        self._pools.setdefault(game, {})[entry["player"]] = dict(entry)
+        self._waiting_in[entry["player"]] = game
+        return None
+
+    async def leave_pool(self, player: str) -> str | None:
+        game = self._waiting_in.pop(player, None)
+        if game is not None:
+            self._pools[game].pop(player, None)
+        return game
+
+    async def pool(self, game: str) -> list[dict[str, Any]]:
+        return [dict(entry) for entry in self._pools.get(game, {}).values()]
+
+    async def take_pair(self, game: str, first: str, second: str) -> bool:
+        pool = self._pools.get(game, {})
+        if first not in pool or second not in pool or first == second:
+            return False
+        for player in (first, second):
+            del pool[player], self._waiting_in[player]
+        return True
 
     async def count_attempt(self, scope: str, window_s: int) -> int:
         window = int(time.time()) // window_s

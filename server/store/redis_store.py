@@ -59,6 +59,7 @@ BACKOFF_CAP_S = 0.5
 CONNECT_TIMEOUT_S = 1.0
 SOCKET_TIMEOUT_S = 2.0
 CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
+KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
 RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
 LOG_PAGE = 256  # log entries read per XREVRANGE
 KNOWN_RACERS = 100_000  # racers remembered as registered in their race (oldest forgotten)
@@ -89,6 +90,33 @@ return ARGV[1]
 CREATE_ACCOUNT = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
+# Quick pairing. KEYS[1] the game's pool (player -> entry), KEYS[2] where the player waits.
+# ARGV[1] the player, ARGV[2] the entry, ARGV[3] the game, ARGV[4] the marker's time to live.
+# The game of the pool they wait in already, or nothing when they joined.
+JOIN_POOL = """
+local waiting = redis.call('GET', KEYS[2])
+if waiting then return waiting end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
+return false
+"""
+
+# KEYS[1] the pool, KEYS[2] where ARGV[1] waits: 1 iff they were in it.
+LEAVE_POOL = """
+redis.call('DEL', KEYS[2])
+return redis.call('HDEL', KEYS[1], ARGV[1])
+"""
+
+# KEYS[1] the pool, KEYS[2] and KEYS[3] where ARGV[1] and ARGV[2] wait: both out, or none.
+TAKE_PAIR = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 or redis.call('HEXISTS', KEYS[1], ARGV[2]) == 0 then
+  return 0
+end
+redis.call('HDEL', KEYS[1], ARGV[1], ARGV[2])
+redis.call('DEL', KEYS[2], KEYS[3])
 return 1
 """
 
@@ -266,6 +294,9 @@ class RedisStore(Store):
         self._first_writer = self._redis.register_script(FIRST_WRITER)
         self._set_deal = self._redis.register_script(SET_DEAL)
         self._create_account = self._redis.register_script(CREATE_ACCOUNT)
+        self._join_pool = self._redis.register_script(JOIN_POOL)
+        self._leave_pool = self._redis.register_script(LEAVE_POOL)
+        self._take_pair = self._redis.register_script(TAKE_PAIR)
         self._claim = self._redis.register_script(CLAIM)
         self._record_daily = self._redis.register_script(RECORD_DAILY)
         self._offer_best = self._redis.register_script(OFFER_BEST)
@@ -734,6 +765,33 @@ class RedisStore(Store):
                     continue
             return {player: (before[player], rating) for player, rating in after.items()}
         raise StoreError(f"race {race}'s ratings kept changing under it ({RATE_TRIES} tries)")
+
+    def _pool_keys(self, game: str, player: str) -> list[str]:
+        """The pool of ``game`` and where ``player`` waits: one hash tag for every pool
+        key, so joining, leaving and pairing are each one script."""
+        return [f"{self.prefix}pool:{{quick}}:{game}", f"{self.prefix}pool:{{quick}}:of:{player}"]
+
+    async def join_pool(self, game: str, entry: dict[str, Any]) -> str | None:
+        keys = self._pool_keys(game, entry["player"])
+        args = [entry["player"], encode_json(entry), game, KEEP_POOL_S]
+        waiting_in = await self._call(self._join_pool(keys=keys, args=args))
+        return str(waiting_in) if waiting_in else None
+
+    async def leave_pool(self, player: str) -> str | None:
+        marker = self._pool_keys("", player)[1]
+        game = await self._call(self._redis.get(marker))
+        if game is None:
+            return None
+        left = await self._call(self._leave_pool(keys=self._pool_keys(game, player), args=[player]))
+        return str(game) if left else None
+
+    async def pool(self, game: str) -> list[dict[str, Any]]:
+        entries = await self._call(self._redis.hvals(self._pool_keys(game, "")[0]))
+        return [json.loads(entry) for entry in entries]
+
+    async def take_pair(self, game: str, first: str, second: str) -> bool:
+        keys = [*self._pool_keys(game, first), self._pool_keys(game, second)[1]]
+        return bool(await self._call(self._take_pair(keys=keys, args=[first, second])))
 
     async def count_attempt(self, scope: str, window_s: int) -> int:
         window = int(time.time()) // window_s

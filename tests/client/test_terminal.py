@@ -290,6 +290,25 @@ async def test_play_races_to_the_end_by_numbers_and_notation_and_shows_the_ranki
     assert f"solrace verify race {race} --server {url}" in ann.output
 
 
+async def test_play_quick_waits_for_an_opponent_then_races() -> None:
+    quick = ("play", "--name", "Ann", "--quick", GAME)
+    async with (
+        running_server() as url,
+        await Client.connect(url, "Bob") as bob,
+        solrace(*quick, "--server", url) as ann,
+    ):
+        await ann.expect(r"Waiting for someone to race at Mount Sunflower \(your rating 1500\)")
+        await bob.quick_race(GAME)
+        await ann.expect(r"Paired with Bob: race [0-9a-f]+ starts soon")
+        await ann.expect("Go!")
+        await ann.expect(re.escape(PROMPT))
+        race = (await bob.next_event("paired")).data["race"]["race"]
+        await bob.resign(race)
+        await ann.type("resign")
+        assert await ann.finish() == 0
+    assert "You placed" in ann.output
+
+
 async def test_play_shows_the_sentence_of_a_refused_action_and_goes_on() -> None:
     refused, sentence = an_action_that_does_not_fit(GAME, DEAL)
     async with running_server() as url:

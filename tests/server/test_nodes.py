@@ -262,3 +262,24 @@ async def test_boards_are_the_same_whatever_node_wrote_or_reads_them(
     assert best[0]["top"] == best[1]["top"] and best[0]["total"] == 2
     for client in (ann, bob):
         await client.close()
+
+
+async def test_players_waiting_on_two_nodes_are_paired_and_race(
+    two_nodes: tuple[Store, ServeProcess, ServeProcess],
+) -> None:
+    store, a, b = two_nodes
+    ann, bob = await member(a.url, "Ann"), await member(b.url, "Bob")
+    await ann.quick_race(GAME)
+    await bob.quick_race(GAME)  # one pool, in the store, whichever node pairs it
+    paired = [(await c.next_event("paired")).data["race"]["race"] for c in (ann, bob)]
+    assert paired[0] == paired[1]
+    race = paired[0]
+    for client in (ann, bob):
+        assert (await client.next_event("started")).data["race"] == race
+    legal = (await bob.snapshot(race))["you"]["legal"]
+    await bob.act(race, legal[0])
+    await ann.resign(race)
+    await bob.resign(race)
+    results = [(await c.next_event("result")).data for c in (ann, bob)]
+    assert results[0]["ranking"] == results[1]["ranking"]
+    assert await store.pool(GAME) == []

@@ -693,6 +693,8 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
     await store.count_attempt("sign_in:127.0.0.1", 600)
     await store.note_failure("user:ann", 900)
     await store.rate_race(GAME, "r0", [a_run("ann"), a_run("bob")], EPOCH_MS, 60)
+    entry = {"player": "ann", "name": "Ann", "rating": 1500.0, "joined_ms": 0, "account": True}
+    await store.join_pool(GAME, entry)
     await save(store, "r1", "ann")
     await store.write([AppendActions("r1", entries)])
     await store.next_event_generation("ann")
@@ -715,6 +717,7 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
         "player:{ann}:account",
         "rating:{sanibel}:ann",  # ratings: kept for good, as accounts are
         "rating:{sanibel}:bob",
+        "pool:{quick}:sanibel",  # owned: entries leave when paired, cancelled or gone
     }
     async for key in store._redis.scan_iter(match=store.prefix + "*"):
         name = key.removeprefix(store.prefix)
@@ -775,3 +778,27 @@ async def test_attempts_are_counted_per_window_and_failures_until_cleared(store:
     assert await store.failures("user:ann") == 2
     await store.clear_failures("user:ann")
     assert await store.failures("user:ann") == 0
+
+
+async def test_a_player_waits_in_one_pool_until_paired_or_gone(store: Store) -> None:
+    def entry(player: str) -> dict[str, object]:
+        return {
+            "player": player,
+            "name": player,
+            "rating": 1500.0,
+            "joined_ms": 1,
+            "account": False,
+        }
+
+    assert await store.join_pool(GAME, entry("ann")) is None
+    assert await store.join_pool(GAME, entry("ann")) == GAME  # in it already
+    assert await store.join_pool("shady_lanes", entry("ann")) == GAME
+    assert await store.join_pool(GAME, entry("bob")) is None
+    assert sorted(e["player"] for e in await store.pool(GAME)) == ["ann", "bob"]
+    assert not await store.take_pair(GAME, "ann", "cy")  # cy is not waiting: nothing taken
+    assert await store.take_pair(GAME, "ann", "bob")
+    assert not await store.take_pair(GAME, "ann", "bob")  # paired once
+    assert await store.pool(GAME) == []
+    assert await store.join_pool("shady_lanes", entry("ann")) is None  # free again
+    assert await store.leave_pool("ann") == "shady_lanes"
+    assert await store.leave_pool("ann") is None

@@ -1,0 +1,80 @@
+"""Quick pairing through a real server: players waiting in a game's pool are paired and
+their race starts by itself; one pool at a time, not while racing; a player who leaves or
+does not come back waits no more."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from harness import member, player, running_server
+
+from client.api import ServerError
+from server.store import Store
+
+GAME = "shady_lanes"
+
+
+async def test_two_players_waiting_in_a_pool_are_paired_and_their_race_starts(
+    store: Store,
+) -> None:
+    async with running_server(store, countdown_ms=100) as server:
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
+        waiting = await ann.quick_race(GAME)
+        assert waiting == {**waiting, "game": GAME, "waiting": True, "rating": 1500}
+        await bob.quick_race(GAME)
+        paired = [(await c.next_event("paired")).data["race"] for c in (ann, bob)]
+        assert paired[0]["race"] == paired[1]["race"]
+        race = paired[0]
+        assert race["game"] == GAME and race["deal"] is None and race["max_players"] == 2
+        assert {p["name"] for p in race["players"]} == {"Ann", "Bob"}
+        for client in (ann, bob):
+            started = (await client.next_event("started")).data
+            assert started["race"] == race["race"] and started["you"]["view"]
+        assert await store.pool(GAME) == []
+
+
+async def test_a_player_waits_in_one_pool_and_may_cancel(store: Store) -> None:
+    async with running_server(store) as server, await player(server, "Gus") as gus:
+        assert (await gus.quick_race(GAME))["rating"] == 1500  # a guest races as a new player
+        assert (await gus.quick_race(GAME))["waiting"]  # asking again changes nothing
+        with pytest.raises(ServerError) as refused:
+            await gus.quick_race("sanibel")
+        assert refused.value.code == "already_waiting"
+        assert await gus.quick_cancel() == {"game": GAME, "waiting": False}
+        assert await gus.quick_cancel() == {"game": None, "waiting": False}
+        await gus.quick_race("sanibel")
+        assert [e["player"] for e in await store.pool("sanibel")] == [gus.player]
+
+
+async def test_a_racing_player_cannot_wait_for_another_race() -> None:
+    async with running_server(countdown_ms=0) as server, await player(server, "Ann") as ann:
+        await ann.create_race(GAME, max_players=1)
+        with pytest.raises(ServerError) as refused:
+            await ann.quick_race(GAME)
+        assert refused.value.code == "in_race"
+
+
+async def test_a_player_who_does_not_come_back_leaves_the_pool(store: Store) -> None:
+    async with running_server(store, grace_ms=200) as server:
+        ann = await player(server, "Ann")
+        await ann.quick_race(GAME)
+        await ann.close()
+        for _ in range(100):
+            if not await store.pool(GAME):
+                break
+            await asyncio.sleep(0.05)
+        assert await store.pool(GAME) == []
+
+
+async def test_a_quick_race_between_accounts_is_rated(store: Store) -> None:
+    async with running_server(store, countdown_ms=0) as server:
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
+        for client in (ann, bob):
+            await client.quick_race(GAME)
+        race = (await ann.next_event("paired")).data["race"]["race"]
+        for client in (ann, bob):
+            await client.next_event("started")
+            await client.resign(race)
+        rated = (await bob.next_event("rated")).data
+        assert rated["race"] == race and set(rated["ratings"]) == {ann.player, bob.player}
