@@ -299,6 +299,11 @@ class Client:
         info: dict[str, Any] = (await self.request("snapshot", race=race))["race"]
         return info
 
+    async def profile(
+        self, player: str | None = None, *, username: str | None = None
+    ) -> dict[str, Any]:
+        return await self.request("profile", player=player, username=username)
+
     async def quick_race(self, game: str) -> dict[str, Any]:
         """Wait to be paired (a ``paired`` event names the race)."""
         return await self.request("quick_race", game=game)

@@ -133,6 +133,7 @@ Username = Annotated[
     Text(MAX_USERNAME, pattern=USERNAME_PATTERN, hint="may hold only letters a-z, digits, _ and -"),
 ]
 Password = Annotated[str, Text(MAX_PASSWORD, min_len=MIN_PASSWORD)]
+PlayerId = Annotated[str, Text(24, pattern=r"p[0-9a-f]+", hint="is not a player id")]
 DealText = Annotated[str, Text(20, pattern=r"[1-9][0-9]*", hint="is a deal number in decimal")]
 Day = Annotated[str, Text(10, pattern=r"\d{4}-\d{2}-\d{2}", hint="is a day written YYYY-MM-DD")]
 ActionText = Annotated[str, Text(32)]
@@ -315,6 +316,15 @@ class BestBoard(Request):
 
 
 @dataclass(slots=True)
+class Profile(Request):
+    """A player's profile, by their id or their account's username (one of them)."""
+
+    type: ClassVar[str] = "profile"
+    player: PlayerId | None = None
+    username: Username | None = None
+
+
+@dataclass(slots=True)
 class QuickRace(Request):
     """Wait in ``game``'s pool to be paired with a player of a close rating."""
 
@@ -371,6 +381,7 @@ REQUESTS: Final[dict[str, type[Request]]] = {
         BestBoard,
         QuickRace,
         QuickCancel,
+        Profile,
         ListLive,
         Spectate,
         Unspectate,

@@ -51,7 +51,7 @@ from server.effects import (
     StartAt,
     Write,
 )
-from server.jobs import AppendActions, EndRace, RecordDaily
+from server.jobs import AppendActions, EndRace, RecordDaily, RecordHistory
 from server.rooms import Room
 from server.store import Listed, Store, StoreError
 
@@ -685,6 +685,7 @@ class RaceDirector:
             effects.append(Write(RecordDaily(settings.game, settings.day, race.runs()[0])))
         if rated(race):
             effects.append(Rate(room))
+        effects += [Write(job) for job in self._histories(race, result, moment)]
         log.info(
             "race finished",
             extra={
@@ -694,6 +695,36 @@ class RaceDirector:
             },
         )
         return effects
+
+    def _histories(self, race: Race, result: dict[str, Any], moment: Now) -> list[RecordHistory]:
+        """Each racer's line in their history: their place, outcome and figures."""
+        settings = race.settings
+        counted = settings.mode == "race" and len(race.racers) > 1
+        keep_s = self.settings.keep_identities_days * 86_400
+        jobs = []
+        for entry in result["ranking"]:
+            line = {
+                "race": race.id,
+                "game": settings.game,
+                "mode": settings.mode,
+                "day": settings.day,
+                "at_ms": moment.wall_ms,
+                "name": entry["name"],
+                "rank": entry["rank"],
+                "of": len(result["ranking"]),
+                "outcome": entry["outcome"],
+                "time_ms": entry["time_ms"],
+                "actions": entry["actions"],
+                "progress": entry["progress"],
+            }
+            ranked_day = settings.day if settings.mode == "daily" and settings.ranked else None
+            won = counted and entry["rank"] == 1
+            jobs.append(
+                RecordHistory(
+                    entry["player"], race.id, settings.game, line, counted, won, ranked_day, keep_s
+                )
+            )
+        return jobs
 
     async def rate(self, room: Room, moment: Now) -> Effects:
         """Rate ``room``'s finished race, if no node did yet, and tell its rated racers

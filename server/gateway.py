@@ -35,6 +35,7 @@ from protocol.messages import (
     ListLive,
     ListRaces,
     MyRaces,
+    Profile,
     ProtocolError,
     QuickCancel,
     QuickRace,
@@ -68,6 +69,7 @@ from server.jobs import SaveIdentity
 from server.metrics import Metrics
 from server.outbox import Outbox
 from server.pairing import PairingDesk
+from server.profiles import ProfileDesk
 from server.ratelimit import FloodGuard, TokenBucket
 from server.relay import Relay
 from server.sessions import (
@@ -143,6 +145,7 @@ class Gateway:
         self.relay: Relay | None = None  # set once built
         self.accounts = AccountDesk(store, settings)
         self.pairing = PairingDesk(store, director, settings.countdown_ms)
+        self.profiles = ProfileDesk(store)
         self.trusted = trusted_networks(settings.trusted_proxies)
         self.handlers: dict[type[Request], Handler] = {
             Register: self.register,
@@ -163,6 +166,7 @@ class Gateway:
             BestBoard: self.best_board,
             QuickRace: self.quick_race,
             QuickCancel: self.quick_cancel,
+            Profile: self.profile,
             ListLive: self.list_live,
             Spectate: self.spectate,
             Unspectate: self.unspectate,
@@ -683,6 +687,13 @@ class Gateway:
         self, client: Client, session: Session, request: QuickCancel, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         return await self.pairing.cancel(session.player), []
+
+    async def profile(
+        self, client: Client, session: Session, request: Profile, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        if (request.player is None) == (request.username is None):
+            raise ProtocolError("profile needs a 'player' or a 'username' (one)", "missing_field")
+        return await self.profiles.profile(request.player, request.username, moment), []
 
     async def list_live(
         self, client: Client, session: Session, request: ListLive, moment: Now

@@ -61,13 +61,33 @@ class SaveIdentity:
     account: str = ""  # the account's username: the token is one of the account's (revocable)
 
 
-Job = AppendActions | EndRace | RecordDaily | SaveIdentity
+@dataclass(frozen=True, slots=True)
+class RecordHistory:
+    """A player's finished race or daily run, for their profile: kept once per race (every
+    node that ends the race writes it; the first counts), the latest ``HISTORY_KEPT``
+    shown, all kept ``keep_s`` after the last; a head-to-head race counts in the game's
+    races played (and won, ``won``), a ranked daily run's ``day`` in their streak."""
+
+    player: str
+    race: str
+    game: str
+    entry: dict[str, Any]  # what the profile shows of it (``at_ms`` orders them)
+    counted: bool  # a head-to-head race: played (and won)
+    won: bool
+    day: str | None = None  # a ranked daily run's day
+    keep_s: int = 365 * 86_400  # kept this long after the player's last race
+
+
+HISTORY_KEPT = 50
+
+Job = AppendActions | EndRace | RecordDaily | SaveIdentity | RecordHistory
 
 _KINDS: dict[str, type[Job]] = {
     "actions": AppendActions,
     "end": EndRace,
     "daily": RecordDaily,
     "identity": SaveIdentity,
+    "history": RecordHistory,
 }
 _NAMES = {cls: name for name, cls in _KINDS.items()}
 
@@ -104,4 +124,6 @@ def describe(job: Job) -> str:
         return f"result of race {job.race}"
     if isinstance(job, RecordDaily):
         return f"daily run of {job.run.player} ({job.game} {job.day})"
+    if isinstance(job, RecordHistory):
+        return f"history of player {job.player} (race {job.race})"
     return f"identity of player {job.player}"

@@ -25,6 +25,8 @@ from protocol.ranking import Run
 from protocol.ratings import Rating
 from server.jobs import Job
 
+DAYS_KEPT = 400  # a player's ranked daily days remembered for their streak
+
 
 class StoreError(Exception):
     """The store could not do what was asked; the message says why, for an operator."""
@@ -51,6 +53,18 @@ class Account:
     player: str
     username: str
     password_hash: str = dataclasses.field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """A player's past: their latest races and runs (newest first), per game the
+    head-to-head races played and won, and the days of their ranked daily runs (in order,
+    the last 400)."""
+
+    recent: list[dict[str, Any]]
+    played: dict[str, int]
+    won: dict[str, int]
+    days: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,6 +342,10 @@ class Store(ABC):
         ratings as they are now): each player's rating before and after; None, changing
         nothing, when the race was rated already (by this node or another). The mark that
         it was rated is kept ``keep_s`` seconds."""
+
+    @abstractmethod
+    async def history(self, player: str) -> History:
+        """What ``player``'s profile shows of their past (``RecordHistory`` jobs)."""
 
     # ------------------------------------------------------------------ quick pairing
 

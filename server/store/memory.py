@@ -18,12 +18,14 @@ from protocol.accounts import username_key
 from protocol.race import LogEntry
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
-from server.jobs import AppendActions, EndRace, Job, RecordDaily
+from server.jobs import HISTORY_KEPT, AppendActions, EndRace, Job, RecordDaily, RecordHistory
 from server.store.base import (
+    DAYS_KEPT,
     Account,
     Board,
     Entry,
     Fenced,
+    History,
     Identity,
     Listed,
     Store,
@@ -86,6 +88,15 @@ class DailyState:
     board: RankedRuns = field(default_factory=RankedRuns)
 
 
+@dataclass
+class PlayerPast:
+    recent: dict[str, dict[str, Any]] = field(default_factory=dict)  # race -> entry
+    seen: set[str] = field(default_factory=set)  # races recorded (each once)
+    played: dict[str, int] = field(default_factory=dict)
+    won: dict[str, int] = field(default_factory=dict)
+    days: set[str] = field(default_factory=set)
+
+
 class MemoryStore(Store):
     """Everything in this process's memory; lost when it stops.
 
@@ -120,6 +131,7 @@ class MemoryStore(Store):
         self._ratings: dict[str, dict[str, Rating]] = {}  # game -> player -> rating
         self._rated: set[tuple[str, str]] = set()  # (game, race) rated already
         self._pools: dict[str, dict[str, dict[str, Any]]] = {}  # game -> player -> entry
+        self._histories: dict[str, PlayerPast] = {}
         self._waiting_in: dict[str, str] = {}  # player -> the game of their pool
         self._generations: dict[str, int] = {}
         self._leases: dict[str, tuple[str, float]] = {}  # name -> (holder, until, monotonic)
@@ -351,6 +363,29 @@ class MemoryStore(Store):
         kept.update(after)
         return {player: (before[player], rating) for player, rating in after.items()}
 
+    async def history(self, player: str) -> History:
+        past = self._histories.get(player)
+        if past is None:
+            return History([], {}, {}, [])
+        recent = sorted(past.recent.values(), key=lambda e: e["at_ms"], reverse=True)
+        return History(recent, dict(past.played), dict(past.won), sorted(past.days)[-DAYS_KEPT:])
+
+    def _record_history(self, job: RecordHistory) -> None:
+        past = self._histories.setdefault(job.player, PlayerPast())
+        if job.race in past.seen:
+            return
+        past.seen.add(job.race)
+        past.recent[job.race] = job.entry
+        if len(past.recent) > HISTORY_KEPT:
+            oldest = min(past.recent, key=lambda race: past.recent[race]["at_ms"])
+            del past.recent[oldest]
+        if job.counted:
+            past.played[job.game] = past.played.get(job.game, 0) + 1
+        if job.won:
+            past.won[job.game] = past.won.get(job.game, 0) + 1
+        if job.day:
+            past.days.add(job.day)
+
     async def join_pool(self, game: str, entry: dict[str, Any]) -> str | None:
         waiting_in = self._waiting_in.get(entry["player"])
         if waiting_in is not None:
@@ -440,6 +475,8 @@ class MemoryStore(Store):
             self._expire(job.race, job.keep_s)
         elif isinstance(job, RecordDaily):
             self._record_daily(job.game, job.day, job.run)
+        elif isinstance(job, RecordHistory):
+            self._record_history(job)
         else:
             self._identities[job.token_hash] = Identity(job.player, job.name, job.account or None)
             if job.account:

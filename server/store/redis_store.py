@@ -17,6 +17,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
+from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,12 +34,14 @@ from protocol.accounts import username_key
 from protocol.race import LogEntry
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
-from server.jobs import AppendActions, EndRace, Job, RecordDaily
+from server.jobs import HISTORY_KEPT, AppendActions, EndRace, Job, RecordDaily, RecordHistory
 from server.store.base import (
+    DAYS_KEPT,
     Account,
     Board,
     Entry,
     Fenced,
+    History,
     Identity,
     Listed,
     Store,
@@ -60,6 +63,7 @@ CONNECT_TIMEOUT_S = 1.0
 SOCKET_TIMEOUT_S = 2.0
 CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
 KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
+HISTORY_PARTS = ("raced", "history", "stats", "days")
 RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
 LOG_PAGE = 256  # log entries read per XREVRANGE
 KNOWN_RACERS = 100_000  # racers remembered as registered in their race (oldest forgotten)
@@ -117,6 +121,29 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 or redis.call('HEXISTS', KEYS[1]
 end
 redis.call('HDEL', KEYS[1], ARGV[1], ARGV[2])
 redis.call('DEL', KEYS[2], KEYS[3])
+return 1
+"""
+
+# A player's history, once per race. KEYS: the player's races (race -> entry), their
+# order (score: at_ms), stats (GAME:played, GAME:won), ranked daily days (score: ordinal).
+# ARGV: race, entry, at_ms, counted, won, game, day or '', day's ordinal, entries kept,
+# days kept, time to live. 1 iff recorded now.
+RECORD_HISTORY = """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[9])
+if extra > 0 then
+  local old = redis.call('ZRANGE', KEYS[2], 0, extra - 1)
+  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, extra - 1)
+  redis.call('HDEL', KEYS[1], unpack(old))
+end
+if ARGV[4] == '1' then redis.call('HINCRBY', KEYS[3], ARGV[6] .. ':played', 1) end
+if ARGV[5] == '1' then redis.call('HINCRBY', KEYS[3], ARGV[6] .. ':won', 1) end
+if ARGV[7] ~= '' then
+  redis.call('ZADD', KEYS[4], ARGV[8], ARGV[7])
+  redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -tonumber(ARGV[10]) - 1)
+end
+for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[11]) end
 return 1
 """
 
@@ -305,7 +332,8 @@ class RedisStore(Store):
         self._release = self._redis.register_script(RELEASE)
         self._save_race_if = self._redis.register_script(SAVE_RACE_IF)
         self._end_race = self._redis.register_script(END_RACE)
-        self._scripts = (self._record_daily, self._end_race)  # called by hash in batches
+        self._record_history = self._redis.register_script(RECORD_HISTORY)
+        self._scripts = (self._record_daily, self._end_race, self._record_history)  # by hash
         self._pubsub: Any = None
         self._subscribed: set[str] = set()
         self._listening: asyncio.Task[None] | None = None
@@ -771,6 +799,24 @@ class RedisStore(Store):
         key, so joining, leaving and pairing are each one script."""
         return [f"{self.prefix}pool:{{quick}}:{game}", f"{self.prefix}pool:{{quick}}:of:{player}"]
 
+    def _history_keys(self, player: str) -> list[str]:
+        return [self._key("player", f"{{{player}}}", part) for part in HISTORY_PARTS]
+
+    async def history(self, player: str) -> History:
+        raced, order, stats, days = self._history_keys(player)
+        async with self._pipeline() as pipe:
+            pipe.zrevrange(order, 0, -1)
+            pipe.hgetall(raced)
+            pipe.hgetall(stats)
+            pipe.zrange(days, 0, -1)
+            races, entries, counts, day_list = await pipe.execute()
+        recent = [json.loads(entries[race]) for race in races if race in entries]
+        played = {
+            k.removesuffix(":played"): int(v) for k, v in counts.items() if k.endswith(":played")
+        }
+        won = {k.removesuffix(":won"): int(v) for k, v in counts.items() if k.endswith(":won")}
+        return History(recent, played, won, list(day_list))
+
     async def join_pool(self, game: str, entry: dict[str, Any]) -> str | None:
         keys = self._pool_keys(game, entry["player"])
         args = [entry["player"], encode_json(entry), game, KEEP_POOL_S]
@@ -920,6 +966,24 @@ class RedisStore(Store):
         if isinstance(job, RecordDaily):
             keys, args = self._record_daily_call(job.game, job.day, job.run)
             pipe.evalsha(self._record_daily.sha, len(keys), *keys, *args)
+            return
+        if isinstance(job, RecordHistory):
+            keys = self._history_keys(job.player)
+            day = job.day or ""
+            args = [
+                job.race,
+                encode_json(job.entry),
+                job.entry["at_ms"],
+                int(job.counted),
+                int(job.won),
+                job.game,
+                day,
+                date.fromisoformat(day).toordinal() if day else 0,
+                HISTORY_KEPT,
+                DAYS_KEPT,
+                job.keep_s,
+            ]
+            pipe.evalsha(self._record_history.sha, len(keys), *keys, *args)
             return
         key = self._key("token", job.token_hash)
         pipe.hset(key, mapping={"player": job.player, "name": job.name, "account": job.account})

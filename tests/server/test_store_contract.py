@@ -16,11 +16,12 @@ from redis_server import RedisServer, free_port
 
 from protocol.race import LogEntry
 from protocol.ranking import Run, ranked
-from server.jobs import AppendActions, EndRace, RecordDaily, SaveIdentity
+from server.jobs import AppendActions, EndRace, RecordDaily, RecordHistory, SaveIdentity
 from server.store import (
     Account,
     Entry,
     Fenced,
+    History,
     Listed,
     MemoryStore,
     Store,
@@ -802,3 +803,18 @@ async def test_a_player_waits_in_one_pool_until_paired_or_gone(store: Store) -> 
     assert await store.join_pool("shady_lanes", entry("ann")) is None  # free again
     assert await store.leave_pool("ann") == "shady_lanes"
     assert await store.leave_pool("ann") is None
+
+
+async def test_a_player_s_history_keeps_each_race_once_and_the_latest_fifty(store: Store) -> None:
+    def line(n: int) -> RecordHistory:
+        entry = {"race": f"r{n}", "at_ms": 1000 + n, "name": "Ann"}
+        day = f"2026-11-{n:02d}" if n <= 30 else None
+        return RecordHistory("ann", f"r{n}", GAME, entry, counted=True, won=n % 2 == 0, day=day)
+
+    await store.write([line(n) for n in range(1, 61)])
+    await store.write([line(60), line(59)])  # another node ending the same races: ignored
+    past = await store.history("ann")
+    assert [e["race"] for e in past.recent] == [f"r{n}" for n in range(60, 10, -1)]
+    assert past.played == {GAME: 60} and past.won == {GAME: 30}
+    assert past.days == [f"2026-11-{n:02d}" for n in range(1, 31)]
+    assert await store.history("nobody") == History([], {}, {}, [])
