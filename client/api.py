@@ -316,8 +316,8 @@ class Client:
         log: dict[str, Any] = (await self.request("race_log", race=race))["log"]
         return log
 
-    async def daily_start(self, game: str) -> dict[str, Any]:
-        return await self.request("daily_start", game=game)
+    async def daily_start(self, game: str, *, ghost: bool = False) -> dict[str, Any]:
+        return await self.request("daily_start", game=game, ghost=ghost)
 
     async def daily_board(
         self, game: str, *, day: str | None = None, top: int = 10, around: int = 3

@@ -294,6 +294,7 @@ class DailyStart(Request):
 
     type: ClassVar[str] = "daily_start"
     game: GameName
+    ghost: Annotated[bool, Flag()] = False  # practice against the day's best run
 
 
 @dataclass(slots=True)

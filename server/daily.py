@@ -28,6 +28,7 @@ from protocol.daily import DAY_MS, candidate_deals, day_of, next_day_start_ms, p
 from protocol.fairness import commitment, daily_scope
 from protocol.games import GAMES, rules_for
 from protocol.messages import BestBoard, DailyBoard, DailyStart
+from protocol.notation import parse_action
 from protocol.race import Now, Phase, RaceError, RaceSettings, daily_deal_shown, run_json
 from server.config import Settings
 from server.director import RaceDirector, new_id
@@ -230,8 +231,9 @@ class DailyDesk:
             )
         deal, certified = ready
         nonce = await self.store.daily_nonce(request.game, day) or ""
+        ghost = await self.ghost(player, request.game, day, deal) if request.ghost else None
         attempt = new_id()
-        first = await self.store.claim_daily(request.game, day, player, attempt)
+        first = ghost is None and await self.store.claim_daily(request.game, day, player, attempt)
         ranked = first and account
         settings = RaceSettings(
             game=request.game,
@@ -254,7 +256,41 @@ class DailyDesk:
             "certified": certified,
             "commitment": room.race.commitment,
             "next_day_ms": next_day_start_ms(day),
+            "ghost": ghost,
         }, effects
+
+    async def ghost(self, player: str, game: str, day: str, deal: int) -> dict[str, Any]:
+        """The day's best run as a ghost to practise against: its player's name, outcome
+        and time, and its progress over time (``[t_ms, progress, actions]`` at each change
+        of progress, and at its end); never its actions or cards. Only for a player whose
+        own ranked run of the day is over (it would show how the deal goes)."""
+        board = await self.store.daily_board(game, day, 1, player, 0)
+        if board.me is None:
+            raise RaceError(
+                "race the day's best once your ranked attempt of the day is over",
+                "ghost_refused",
+            )
+        best = board.top[0].run
+        rules = rules_for(game)
+        state = rules.start(deal)
+        progress, actions = state.position.progress(), 0
+        timeline = [[0, progress, 0]]
+        for entry in await self.store.actions(best.race):
+            if entry.player != best.player:
+                continue
+            outcome = rules.apply(state, parse_action(entry.action))
+            state, actions = outcome.state, actions + outcome.counted
+            if state.position.progress() != progress:
+                progress = state.position.progress()
+                timeline.append([entry.t_ms, progress, actions])
+        return {
+            "name": best.name,
+            "player": best.player,
+            "finished": best.finished,
+            "time_ms": best.time_ms,
+            "actions": best.actions,
+            "progress": timeline,
+        }
 
     async def claim_guest_runs(self, player: str, attempts: dict[str, str], moment: Now) -> Effects:
         """A guest who became an account claims their first attempts of today (game ->
