@@ -238,10 +238,10 @@ async def echo_target(options: dict[str, Any], pool: dict[int, list[str]]) -> As
 
 @asynccontextmanager
 async def solrace_target(
-    options: dict[str, Any], pool: dict[int, list[str]]
+    options: dict[str, Any], pool: dict[int, list[str]], extra: tuple[str, ...] = ()
 ) -> AsyncIterator[Target]:
     port = free_port()
-    command = serve_command(port, "--rate", "1000000", "--burst", "1000000")
+    command = serve_command(port, "--rate", "1000000", "--burst", "1000000", *extra)
     if options.get("redis"):
         command += ["--redis", options["redis"], "--redis-prefix", f"bench-{port}:"]
     process = spawn(command, "serving on")

@@ -51,9 +51,9 @@ from server.writer import Writer
 
 log = logging.getLogger("solrace.server")
 # websockets logs every frame at DEBUG, and frames carry passwords (sign_in, register):
-# its connections log here, never below INFO, whatever the operator's --log-level.
+# its connections log here, warnings only (as before), whatever the --log-level.
 FRAMES_NEVER_LOGGED = logging.getLogger("solrace.websockets")
-FRAMES_NEVER_LOGGED.setLevel(logging.INFO)
+FRAMES_NEVER_LOGGED.setLevel(logging.WARNING)
 
 LEASE_TTL_MS = 10_000  # a lease lapses this long after its holder stops renewing it
 LEASES = ("timers", "daily")  # work done once per deployment

@@ -1,4 +1,4 @@
-"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2``:
+"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2|signin``:
 benchmarks that print figures (never timed tests). The server benchmark lives in
 client/loadtest.py, the memory one in client/memorybench.py; soak, recovery, storage, idle
 and pairing in client/{soak,recovery,storage,idle,pairing}bench.py; argon2 in
@@ -33,6 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "idle",
             "pairing",
             "argon2",
+            "signin",
         ],
         help="what to measure",
     )
@@ -127,6 +128,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     pairing.add_argument(
         "--tick-ms", type=int, default=250, help="simulated ms between pairings of the pools"
     )
+    signin = parser.add_argument_group("signin")
+    signin.add_argument("--sign-ins", type=float, default=20.0, help="sign-ins per second")
+    signin.add_argument("--rounds", type=int, default=3, help="phases alone and with sign-ins")
     argon2 = parser.add_argument_group("argon2")
     argon2.add_argument("--repeat", type=int, default=10, help="verifies timed per parameter set")
     parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
@@ -200,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
         "idle": run_idle,
         "pairing": run_pairing,
         "argon2": run_argon2,
+        "signin": run_signin,
     }
     if args.target in runners:
         return runners[args.target](args)
@@ -377,4 +382,22 @@ def run_argon2(args: argparse.Namespace) -> int:
         print(json.dumps(rows))
     else:
         print_table(rows)
+    return 0
+
+
+def run_signin(args: argparse.Namespace) -> int:
+    from client.signinbench import print_signin, run_signin_bench
+
+    options = {
+        "players": 2000 if args.players is None else args.players,
+        "rate": 4000 if args.rate is None else args.rate,
+        "seconds": args.seconds or 15.0,
+        "sign_ins": args.sign_ins,
+        "rounds": args.rounds,
+    }
+    result = asyncio.run(run_signin_bench(options))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_signin(result)
     return 0

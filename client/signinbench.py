@@ -1,0 +1,131 @@
+"""``solrace bench signin``: what sign-ins cost the players who are racing.
+
+A real ``solrace serve`` (memory store) with the server benchmark's standard paced load
+(2,000 players racing in pairs, 4,000 actions/s in all: ``client/loadtest.py``), measured
+in rounds: the paced phase alone, then again while ``--sign-ins`` sign-ins a second happen
+(each a new connection: hello, ``sign_in`` to one of the accounts registered beforehand,
+close), the two alternating for ``--rounds`` rounds so that a machine whose speed drifts
+weighs on both alike. Printed: each phase's act round-trip p50/p99, the p99's rise
+(median over the rounds; the target is at most 1 ms), the sign-ins' own latency and the
+server's CPU per sign-in (its CPU in the phase with sign-ins less the one without).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from dataclasses import asdict
+from typing import Any
+
+from client.api import Client
+from client.loadtest import (
+    DEALS,
+    PLAYOUT_LENGTH,
+    Figures,
+    playouts,
+    rate_phase,
+    solrace_target,
+)
+
+ACCOUNTS = 20
+PASSWORD = "bench password"
+
+
+async def register_accounts(url: str, count: int) -> list[str]:
+    names = [f"bench_{i}" for i in range(count)]
+    for name in names:
+        client = await Client.connect(url, name)
+        await client.register(name, PASSWORD)
+        await client.close()
+    return names
+
+
+async def sign_ins(url: str, names: list[str], per_s: float, until: float) -> list[float]:
+    """Sign in at ``per_s`` a second (each on its own connection) until ``until``; each
+    sign-in's time from connecting to the answer."""
+    took: list[float] = []
+
+    async def one(name: str) -> None:
+        began = time.perf_counter()
+        client = await Client.connect(url, "signing in")
+        await client.sign_in(name, PASSWORD)
+        took.append(time.perf_counter() - began)
+        await client.close()
+
+    tasks = []
+    next_at = time.perf_counter()
+    n = 0
+    while next_at < until:
+        await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+        tasks.append(asyncio.create_task(one(names[n % len(names)])))
+        n += 1
+        next_at += 1 / per_s
+    await asyncio.gather(*tasks)
+    return took
+
+
+async def run_signin_bench(options: dict[str, Any]) -> dict[str, Any]:
+    pool = playouts("sanibel", DEALS, PLAYOUT_LENGTH, seed=7)
+    options = {**options, "redis": None}
+    extra = ("--auth-per-address", "1000000")  # every sign-in comes from 127.0.0.1
+    async with solrace_target(options, pool, extra) as target:
+        names = await register_accounts(target.url, ACCOUNTS)
+        rounds: list[tuple[Figures, Figures, list[float]]] = []
+        for _ in range(options["rounds"]):
+            alone = await rate_phase(
+                target.players, options["rate"], options["seconds"], target.process.pid
+            )
+            until = time.perf_counter() + options["seconds"]
+            signing = asyncio.create_task(sign_ins(target.url, names, options["sign_ins"], until))
+            loaded = await rate_phase(
+                target.players, options["rate"], options["seconds"], target.process.pid
+            )
+            rounds.append((alone, loaded, await signing))
+    rises = [loaded.p99_ms - alone.p99_ms for alone, loaded, _ in rounds]
+    took = sorted(t for _, _, times in rounds for t in times)
+    cpu_rises = [
+        (loaded.server_cpu_pct - alone.server_cpu_pct) / 100 for alone, loaded, _ in rounds
+    ]
+    return {
+        "settings": options,
+        "rounds": [
+            {"alone": asdict(alone), "with_sign_ins": asdict(loaded)} for alone, loaded, _ in rounds
+        ],
+        "p99_rise_ms": [round(rise, 2) for rise in rises],
+        "median_p99_rise_ms": round(statistics.median(rises), 2),
+        "sign_ins": len(took),
+        "sign_in_p50_ms": round(1000 * statistics.median(took), 1),
+        "sign_in_p99_ms": round(1000 * took[min(len(took) - 1, int(len(took) * 0.99))], 1),
+        "server_cpu_ms_per_sign_in": round(
+            1000 * statistics.median(cpu_rises) / options["sign_ins"], 1
+        ),
+        "target_met": statistics.median(rises) <= 1.0,
+    }
+
+
+def print_signin(result: dict[str, Any]) -> None:
+    settings = result["settings"]
+    print(
+        f"signin: {settings['players']} players pacing {settings['rate']} actions/s, "
+        f"{settings['sign_ins']} sign-ins/s in every other phase, {settings['rounds']} rounds"
+    )
+    print(
+        f"{'round':>5} {'p50 alone':>10} {'p99 alone':>10} {'p50 signing':>12} {'p99 signing':>12}"
+    )
+    for i, r in enumerate(result["rounds"], 1):
+        alone, loaded = r["alone"], r["with_sign_ins"]
+        print(
+            f"{i:>5} {alone['p50_ms']:>10} {alone['p99_ms']:>10} "
+            f"{loaded['p50_ms']:>12} {loaded['p99_ms']:>12}"
+        )
+    verdict = "met" if result["target_met"] else "NOT met"
+    print(
+        f"p99 rise: {result['p99_rise_ms']} ms by round, median {result['median_p99_rise_ms']} ms "
+        f"(target <= 1 ms: {verdict})"
+    )
+    print(
+        f"sign-ins: {result['sign_ins']}, p50 {result['sign_in_p50_ms']} ms, "
+        f"p99 {result['sign_in_p99_ms']} ms; server CPU per sign-in about "
+        f"{result['server_cpu_ms_per_sign_in']} ms"
+    )
