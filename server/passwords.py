@@ -1,5 +1,7 @@
-"""Password hashing: argon2id (argon2-cffi) with parameters measured to cost at most 100 ms
-of one core per sign-in (``solrace bench argon2``; figures in docs/players.md).
+"""Password hashing: argon2id (argon2-cffi) with OWASP's m = 19 MiB, t = 2, p = 1: about
+25 ms of one core per sign-in here (``solrace bench argon2``; docs/players.md), so that 20
+sign-ins a second take half a core and leave the racers' round trips alone (``solrace
+bench signin``); 64 MiB (80 ms) was measured first and took 1.6 cores at that rate.
 
 Only the hash string is kept; it carries its own parameters and salt, so a hash made with
 older parameters still verifies and ``needs_rehash`` says when to renew it at a sign-in.
@@ -15,8 +17,8 @@ from functools import cache
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-TIME_COST = 1  # passes over the memory
-MEMORY_COST_KIB = 64 * 1024  # 64 MiB: the most memory within the budget on our machine
+TIME_COST = 2  # passes over the memory
+MEMORY_COST_KIB = 19 * 1024  # 19 MiB: OWASP's second argon2id setting (m=19 MiB, t=2)
 PARALLELISM = 1  # one lane: one core per sign-in
 HASH_LEN = 32
 SALT_LEN = 16

@@ -327,6 +327,10 @@ class Store(ABC):
         """The account of ``username`` (in any case)."""
 
     @abstractmethod
+    async def set_password_hash(self, username: str, password_hash: str) -> None:
+        """Replace the account's password hash (made again with today's parameters)."""
+
+    @abstractmethod
     async def account_of(self, player: str) -> str | None:
         """The username of ``player``'s account; None for a guest."""
 

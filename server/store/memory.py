@@ -6,6 +6,7 @@ identities and daily claims are small and kept while the process runs."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import heapq
 import json
 import time
@@ -343,6 +344,13 @@ class MemoryStore(Store):
 
     async def account(self, username: str) -> Account | None:
         return self._accounts.get(username_key(username))
+
+    async def set_password_hash(self, username: str, password_hash: str) -> None:
+        account = self._accounts.get(username_key(username))
+        if account is not None:
+            self._accounts[username_key(username)] = dataclasses.replace(
+                account, password_hash=password_hash
+            )
 
     async def account_of(self, player: str) -> str | None:
         return self._account_of.get(player)

@@ -741,6 +741,10 @@ class RedisStore(Store):
         found = await self._call(self._redis.hgetall(self._key("account", username_key(username))))
         return Account(found["player"], found["username"], found["hash"]) if found else None
 
+    async def set_password_hash(self, username: str, password_hash: str) -> None:
+        key = self._key("account", username_key(username))
+        await self._call(self._redis.hset(key, "hash", password_hash))
+
     async def account_of(self, player: str) -> str | None:
         found = await self._call(self._redis.get(self._key("player", f"{{{player}}}", "account")))
         return str(found) if found is not None else None

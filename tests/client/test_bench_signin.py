@@ -20,7 +20,8 @@ def test_the_signin_benchmark_reports_the_p99_rise_and_the_sign_ins_cost() -> No
     assert result["p99_rise_ms"] == [round(rise, 2)] and result["median_p99_rise_ms"] == round(
         rise, 2
     )
-    assert 4 <= result["sign_ins"] <= 9  # about 4 a second for 2 s: every one answered
+    asked = result["sign_ins"] + result["sign_ins_refused"]
+    assert 4 <= asked <= 9 and result["sign_ins"] > 0  # about 4 a second for 2 s
     assert 0 < result["sign_in_p50_ms"] <= result["sign_in_p99_ms"]
     assert round_["alone"]["actions"] > 0 and round_["with_sign_ins"]["actions"] > 0
     assert result["target_met"] == (result["median_p99_rise_ms"] <= 1.0)

@@ -7,15 +7,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import threading
 import time
 
 import pytest
-from harness import member, password_for, player, running_server, url, winning_actions
+from argon2 import PasswordHasher
+from harness import (
+    TEST_SETTINGS,
+    member,
+    password_for,
+    player,
+    running_server,
+    url,
+    winning_actions,
+)
 
 from client.api import Client, ServerError
 from protocol.daily import day_of
-from server.passwords import MEMORY_COST_KIB, TIME_COST
-from server.store import Store
+from server.accounts import HASHING_NICE, MAX_PENDING, AccountDesk, AccountError, attempts_bucket
+from server.passwords import MEMORY_COST_KIB, TIME_COST, needs_rehash, verify_password
+from server.store import Account, MemoryStore, Store
 from server.store.redis_store import RedisStore
 
 GAME, DEAL = "mount_sunflower", 18
@@ -301,3 +313,30 @@ async def test_accounts_outlive_the_server_process(redis_url: str) -> None:
         assert (await again.sign_in("Ann", password_for("Ann")))["player"] == ann.player
         await refused("username_taken", (await player(server, "y")).register("ann", "password"))
     await second.close()
+
+
+async def test_a_hash_made_with_older_parameters_is_renewed_at_the_next_sign_in(
+    store: Store,
+) -> None:
+    old = PasswordHasher(time_cost=1, memory_cost=8 * 1024, parallelism=1)
+    await store.create_account(Account("pann", "Ann", old.hash("a long secret")))
+    async with running_server(store) as server, await player(server, "x") as someone:
+        assert (await someone.sign_in("Ann", "a long secret"))["player"] == "pann"
+    renewed = await store.account("Ann")
+    assert renewed is not None and not needs_rehash(renewed.password_hash)
+    assert verify_password(renewed.password_hash, "a long secret")
+
+
+async def test_hashing_runs_below_the_racers_priority_and_a_flood_of_it_is_refused() -> None:
+    desk = AccountDesk(MemoryStore(), TEST_SETTINGS)
+    try:
+        nice = await desk._off_loop(
+            lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        )
+        assert nice == os.getpriority(os.PRIO_PROCESS, 0) + HASHING_NICE
+        desk.pending = MAX_PENDING  # as many hashes waiting as it takes
+        with pytest.raises(AccountError) as refused:
+            await desk.sign_in(attempts_bucket(TEST_SETTINGS), "1.2.3.4", "Ann", "password")
+        assert refused.value.code == "auth_rate_limited"
+    finally:
+        desk.close()
