@@ -28,6 +28,7 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from protocol.daily import day_of
 from protocol.race import Now
 from protocol.wire import SUBPROTOCOLS
 from server.config import Settings
@@ -123,6 +124,8 @@ class RaceServer:
         self.tasks: list[asyncio.Task[Any]] = []
         self.leases: set[str] = set()
         self.expiring: set[asyncio.Task[None]] = set()
+        self.prepared_for = ""  # the day the daily lease holder last prepared deals on
+        self.preparing: asyncio.Task[None] | None = None
         self.stopping = False
         self.metrics.watch(self._readings, ("writes", "writes_refused", "store_round_trips"))
 
@@ -216,6 +219,18 @@ class RaceServer:
 
     # ================================================================== once per deployment
 
+    def _prepare_days(self) -> None:
+        """The daily lease holder prepares today's and tomorrow's deals once a day (and at
+        once when it takes the lease over), so nobody waits for a proof at midnight."""
+        today = day_of(now().wall_ms)
+        if self.prepared_for == today:
+            return
+        if self.preparing is not None and not self.preparing.done():
+            return
+        self.prepared_for = today
+        self.preparing = asyncio.create_task(self.daily.prepare_ahead(now().wall_ms))
+        self.tasks.append(self.preparing)
+
     async def _pair(self) -> None:
         """The ``timers`` lease holder pairs the quick-race pools, often: players wait."""
         while True:
@@ -245,11 +260,10 @@ class RaceServer:
                 if held and name not in self.leases:
                     self.leases.add(name)
                     log.info("lease taken", extra={"lease": name, "node": self.node})
-                    if name == "daily":
-                        task = asyncio.create_task(self.daily.prepare_ahead(now().wall_ms))
-                        self.tasks.append(task)
                 elif not held:
                     self.leases.discard(name)
+            if "daily" in self.leases:
+                self._prepare_days()
             if "timers" in self.leases:
                 try:
                     await self.sweeper.sweep(now())

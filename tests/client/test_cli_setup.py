@@ -19,7 +19,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ".ci/system-packages"
 # The programs the tests run, and the Debian package of each.
-NEEDED = {"chromium": "chromium", "redis-server": "redis-server", "haproxy": "haproxy"}
+NEEDED = {
+    "chromium": "chromium",
+    "redis-server": "redis-server",
+    "haproxy": "haproxy",
+    "npm": "npm",
+}
 
 
 def readme_commands() -> list[str]:

@@ -15,7 +15,7 @@ from harness import member, player, running_server, winning_actions
 
 from client.api import ServerError
 from protocol.daily import DAY_MS, candidate_deals, day_of, next_day_start_ms
-from protocol.games import rules_for
+from protocol.games import GAMES, rules_for
 from protocol.replay import replay
 from protocol.solver import solve
 from protocol.wire import decode_from_server
@@ -280,3 +280,18 @@ async def test_a_failed_preparation_is_logged_with_its_error_and_tried_again(
         assert failure and "the solver broke" in str(failure[0].exc_info)
         await deals.preparing[("sanibel", "2026-11-29")]
         assert (await deals.ready("sanibel", "2026-11-29"))[1] is True  # type: ignore[index]
+
+
+async def test_the_lease_holder_fixes_today_s_and_tomorrow_s_deals_ahead_of_players() -> None:
+    store = MemoryStore()
+    now_ms = int(time.time() * 1000)
+    days = [day_of(now_ms), day_of(now_ms + DAY_MS)]
+    async with running_server(store):
+        for _ in range(200):  # nobody asked: the daily lease holder does it at its start
+            fixed = [await store.daily_deal(g, d) for g in GAMES for d in days]
+            if None not in fixed:
+                break
+            await asyncio.sleep(0.02)
+    assert None not in fixed
+    nonces = [await store.daily_nonce(g, d) for g in GAMES for d in days]
+    assert all(nonces)  # each committed with its nonce
