@@ -133,8 +133,8 @@ async def connect_many(
                     compression=None,
                     max_size=2**22,
                     open_timeout=60,
-                    ping_interval=None,
-                    max_queue=None,  # a full queue stops pongs: the server would close 1011  # thousands of keepalive pings at once would be noise
+                    ping_interval=None,  # thousands of keepalive pings at once would be noise
+                    max_queue=None,  # a full queue stops pongs: the server would close 1011
                 )
                 for _ in range(batch)
             )
