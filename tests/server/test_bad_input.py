@@ -279,7 +279,9 @@ async def test_a_request_the_server_fails_on_is_answered_internal_error_and_chan
         assert (error["code"], error["id"], error["of"]) == ("internal_error", 7, "create_race")
         assert "nothing was changed" in error["message"]
         assert "a bug while saving the race" in caplog.text  # logged for the operator
-        assert await ann.list_races() == [] and await bob.my_races() == []
+        assert await ann.list_races() == [] and await bob.list_live() == []
+        mine = await answer(connection, json.dumps({"type": "my_races", "id": 9}))
+        assert mine["races"] == []
         store.save_race_if = saving  # type: ignore[method-assign]
         again = await answer(connection, create(8))
         assert again["type"] == "result" and again["id"] == 8  # the connection goes on
