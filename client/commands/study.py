@@ -8,7 +8,9 @@ worker, from the layout to the verdict. ``--json`` adds one row per deal.
 days and each game, the server's own daily certification (``server.daily``'s candidates,
 function and budgets, with the fixed secret STUDY_SECRET), run in this process on one
 core; per game: days certified, the median, 95th percentile and maximum seconds per day,
-and the candidates tried.
+and the candidates tried. The time budget and the seconds are this process's CPU time (the
+server's budget is wall time in a worker process of its own): on a shared machine, the
+figures are those of a core of its own.
 """
 
 from __future__ import annotations
@@ -190,6 +192,7 @@ def certify_day(game: str, day: str) -> dict[str, Any]:
         candidates,
         settings.daily_solver_nodes,
         settings.daily_certify_budget_s,
+        clock=time.process_time,  # a core of its own, whatever else the machine runs
     )
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     certified = isinstance(result, Certified)
@@ -200,17 +203,16 @@ def certify_day(game: str, day: str) -> dict[str, Any]:
         "round": result.round if isinstance(result, Certified) else None,
         "tried": result.tried,
         "nodes": result.nodes,
-        "seconds": round(seconds, 3),
-        "cpu_seconds": round(cpu, 3),
+        "seconds": round(cpu, 3),
+        "wall_seconds": round(seconds, 3),
     }
 
 
 def daily_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per game: days certified, seconds per day (median, 95th percentile, maximum; and
-    the 95th percentile of this process's CPU seconds) and candidates tried (median,
-    maximum)."""
+    """Per game: days certified, CPU seconds per day (median, 95th percentile, maximum;
+    and the 95th percentile of the wall time) and candidates tried (median, maximum)."""
     times = [row["seconds"] for row in rows]
-    cpu = [row["cpu_seconds"] for row in rows]
+    wall = [row["wall_seconds"] for row in rows]
     tried = [row["tried"] for row in rows]
     return {
         "days": len(rows),
@@ -218,7 +220,7 @@ def daily_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "median_seconds": round(statistics.median(times), 2),
         "p95_seconds": round(percentile_95(times), 2),
         "max_seconds": round(max(times), 2),
-        "p95_cpu_seconds": round(percentile_95(cpu), 2),
+        "p95_wall_seconds": round(percentile_95(wall), 2),
         "median_tried": statistics.median(tried),
         "max_tried": max(tried),
     }
@@ -260,18 +262,18 @@ def run_dailies(args: argparse.Namespace) -> int:
     print(
         f"daily certification, {days[0]}..{days[-1]} ({len(days)} days), secret "
         f"{STUDY_SECRET!r}, up to {settings.daily_solver_nodes:,} positions per candidate, "
-        f"{settings.daily_certify_budget_s:g} s per day, one core"
+        f"{settings.daily_certify_budget_s:g} s of this process's CPU per day (seconds: CPU)"
     )
     print(
         f"{'game':<22}{'certified':>10}{'median s':>10}{'p95 s':>8}{'max s':>8}"
-        f"{'cpu p95':>9}{'tried: median':>15}{'max':>6}"
+        f"{'wall p95':>10}{'tried: median':>15}{'max':>6}"
     )
     for game, figures in results.items():
         certified = f"{figures['certified']}/{figures['days']}"
         print(
             f"{game:<22}{certified:>10}{figures['median_seconds']:>10.2f}"
             f"{figures['p95_seconds']:>8.2f}{figures['max_seconds']:>8.2f}"
-            f"{figures['p95_cpu_seconds']:>9.2f}"
+            f"{figures['p95_wall_seconds']:>10.2f}"
             f"{figures['median_tried']:>15g}{figures['max_tried']:>6}"
         )
     return 0
