@@ -1,0 +1,71 @@
+// "Race someone now" (quick_race): wait in a game's pool until the server pairs me with a
+// player of a close rating; the `paired` event names the race, which counts down by itself.
+// While waiting the lobby shows for how long, and Cancel leaves the pool (quick_cancel).
+
+import { fill } from "./dom.js";
+import { gameTitle } from "./games.js";
+import { sentence } from "./account.js";
+
+export class QuickRace {
+  constructor(app) {
+    this.app = app;
+    this.game = null; // the pool I wait in
+    this.since = 0;
+    this.rating = null;
+    this.message = document.getElementById("quick-message");
+    for (const button of document.querySelectorAll("#quick-games button")) {
+      button.addEventListener("click", () => this.join(button.dataset.game));
+    }
+    document.getElementById("quick-cancel").addEventListener("click", () => this.cancel());
+    setInterval(() => this.game && this.draw(), 1000);
+  }
+
+  async join(game) {
+    fill(this.message);
+    try {
+      if (!(await this.app.leaveMyRaces())) return;
+      const answer = await this.app.conn.request("quick_race", { game });
+      if (this.game !== game) this.since = Date.now();
+      this.game = game;
+      this.rating = answer.rating;
+    } catch (error) {
+      fill(this.message, sentence(error.message));
+    }
+    this.draw();
+  }
+
+  async cancel() {
+    this.forget();
+    try {
+      await this.app.conn.request("quick_cancel");
+    } catch (error) {
+      fill(this.message, sentence(error.message));
+    }
+  }
+
+  /** Waiting no more (cancelled, paired, signed in or out: the server forgets it too). */
+  forget() {
+    this.game = null;
+    this.draw();
+  }
+
+  paired(event) {
+    this.forget();
+    this.app.openRace(event.race);
+  }
+
+  draw() {
+    const waiting = document.getElementById("quick-waiting");
+    waiting.hidden = !this.game;
+    document.getElementById("quick-panel").dataset.waiting = this.game ?? "";
+    for (const button of document.querySelectorAll("#quick-games button")) {
+      button.disabled = Boolean(this.game);
+    }
+    if (!this.game) return;
+    const text = `Looking for a ${gameTitle(this.game)} opponent near ${Math.round(this.rating ?? 1500)}…`;
+    const line = document.getElementById("quick-text");
+    if (line.textContent !== text) fill(line, text); // announced once, not every second
+    const seconds = Math.floor((Date.now() - this.since) / 1000);
+    fill(document.getElementById("quick-elapsed"), `${seconds} s`);
+  }
+}
