@@ -93,9 +93,18 @@ def test_an_account_is_made_kept_over_a_reload_left_and_signed_into_elsewhere(
     panel = ann.locator("#account-panel")
     expect(panel).to_contain_text("Ranked daily attempts, the all-time board and ratings")
     problems = view_problems(ann, axe_source, "lobby-guest-phone")
+    # a guest's first daily attempt of today is practice, and can be claimed
+    ann.get_by_role("button", name="Play today's Mount Sunflower", exact=True).click()
+    expect(ann.locator("#race-sub")).to_contain_text("practice")
+    resign(ann)
+    expect(ann.locator("#results")).to_be_visible()
+    ann.locator("#results").get_by_role("link", name="Lobby").click()
 
     register(ann, "Ann_p", "Ann's long secret")
     signed_in_as(ann, "Ann_p")
+    expect(ann.locator("#account-message")).to_have_text(
+        "Your first daily attempt of today (Mount Sunflower) now counts: it is on the boards."
+    )
     assert player_id(ann) == guest  # the guest became the account: the same player
     token = ann.evaluate("sessionStorage.getItem('solrace.token')")
     assert token == ann.evaluate("window.solrace.conn.token")

@@ -62,7 +62,7 @@ export class ProfileScreen {
       document.getElementById("profile-body"),
       h("h2", {}, "Games"),
       table(
-        ["Game", "Rating", "Races won / played", "Best daily", "Today"],
+        ["Game", "Rating", "Won / played", "Best daily", "Today"],
         Object.keys(GAMES).map((game) => {
           const rating = profile.ratings?.[game];
           const races = profile.races?.[game] ?? { played: 0, won: 0 };
@@ -80,7 +80,7 @@ export class ProfileScreen {
       ),
       h("h2", {}, mine ? "My history" : "Recent races"),
       profile.recent?.length
-        ? table(["When", "Game", "Place", "Result", "Replay"], profile.recent.map(recentRow))
+        ? table(["Race", "Place", "Result", "Replay"], profile.recent.map(recentRow))
         : h("p", { class: "none" }, "No races or daily runs yet."),
     );
   }
@@ -106,18 +106,13 @@ function recentRow(run) {
   return h(
     "tr",
     { dataset: { race: run.race } },
-    h("td", {}, `${when} UTC`),
-    h("td", {}, `${gameTitle(run.game)} · ${kind}`),
+    h("td", {}, `${gameTitle(run.game)} · ${kind}`, h("br"), h("small", {}, `${when} UTC`)),
     h("td", { class: "num" }, run.of > 1 ? `${run.rank} of ${run.of}` : "—"),
     h("td", {}, `${result} · ${run.progress} cards`),
     h(
       "td",
       {},
-      h(
-        "a",
-        { href: `#replay=${encodeURIComponent(run.race)}`, "aria-label": `Replay of the ${kind} at ${when}` },
-        "Replay",
-      ),
+      h("a", { href: `#replay=${encodeURIComponent(run.race)}`, "aria-label": `Replay: ${kind}, ${when}` }, "Replay"),
     ),
   );
 }
