@@ -225,6 +225,10 @@ def test_cancelling_a_quick_race_leaves_the_pool(server: ServerThread, open_page
     eve_id = player_id(eve)
     pool = lambda: [entry["player"] for entry in server.call(server.store.pool("shady_lanes"))]  # noqa: E731
     assert pool() == [eve_id]
+    eve.reload()  # the tab remembers the wait: still waiting, with its Cancel
+    expect(eve.locator("#quick-waiting")).to_be_visible()
+    expect(eve.locator("#quick-text")).to_contain_text("Looking for a Shady Lanes opponent")
+    assert player_id(eve) == eve_id and pool() == [eve_id]
     eve.locator("#quick-panel").get_by_role("button", name="Cancel").click()
     expect(eve.locator("#quick-waiting")).to_be_hidden()
     expect(eve.get_by_role("button", name="Race someone now at Sanibel")).to_be_enabled()

@@ -1,10 +1,13 @@
 // "Race someone now" (quick_race): wait in a game's pool until the server pairs me with a
 // player of a close rating; the `paired` event names the race, which counts down by itself.
 // While waiting the lobby shows for how long, and Cancel leaves the pool (quick_cancel).
+// The tab remembers the wait, so after a reload it asks again (which keeps its place).
 
 import { fill } from "./dom.js";
 import { gameTitle } from "./games.js";
 import { sentence } from "./account.js";
+
+const KEY = "solrace.quick";
 
 export class QuickRace {
   constructor(app) {
@@ -18,6 +21,34 @@ export class QuickRace {
     }
     document.getElementById("quick-cancel").addEventListener("click", () => this.cancel());
     setInterval(() => this.game && this.draw(), 1000);
+    let kept = null;
+    try {
+      kept = JSON.parse(sessionStorage.getItem(KEY));
+    } catch {
+      // nothing kept
+    }
+    if (kept?.game) this.rejoin(kept);
+  }
+
+  /** After a reload: the same wait (the server keeps the place of a player who came back). */
+  async rejoin({ game, since }) {
+    try {
+      const answer = await this.app.conn.request("quick_race", { game });
+      Object.assign(this, { game, since, rating: answer.rating });
+    } catch {
+      this.game = null; // racing now, or waiting elsewhere: nothing to show
+    }
+    this.keep();
+    this.draw();
+  }
+
+  keep() {
+    try {
+      if (this.game) sessionStorage.setItem(KEY, JSON.stringify({ game: this.game, since: this.since }));
+      else sessionStorage.removeItem(KEY);
+    } catch {
+      // storage refused: the wait goes on, only a reload forgets it
+    }
   }
 
   async join(game) {
@@ -28,6 +59,7 @@ export class QuickRace {
       if (this.game !== game) this.since = Date.now();
       this.game = game;
       this.rating = answer.rating;
+      this.keep();
     } catch (error) {
       fill(this.message, sentence(error.message));
     }
@@ -46,6 +78,7 @@ export class QuickRace {
   /** Waiting no more (cancelled, paired, signed in or out: the server forgets it too). */
   forget() {
     this.game = null;
+    this.keep();
     this.draw();
   }
 
