@@ -100,7 +100,9 @@ class App {
     const name = remembered.name;
     if (this.conn?.account && !renaming) {
       // An account's token is forgotten by the server too (it then closes with 4003).
-      await this.conn.request("sign_out").catch(() => null);
+      // Offline, the request would wait for the connection: give it 3 s, then go anyway.
+      const pause = new Promise((done) => setTimeout(done, 3000));
+      await Promise.race([this.conn.request("sign_out").catch(() => null), pause]);
     }
     this.quick?.forget();
     this.conn?.close();
