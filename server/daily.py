@@ -323,10 +323,14 @@ class DailyDesk:
             "progress": timeline,
         }
 
-    async def claim_guest_runs(self, player: str, attempts: dict[str, str], moment: Now) -> Effects:
+    async def claim_guest_runs(
+        self, player: str, attempts: dict[str, str], moment: Now
+    ) -> tuple[Effects, list[str]]:
         """A guest who became an account claims their first attempts of today (game ->
-        attempt): each one that is over goes on the day's and the all-time boards."""
+        attempt): each one that is over goes on the day's and the all-time boards. The
+        effects, and the games whose run was claimed (sorted)."""
         effects: Effects = []
+        claimed: list[str] = []
         today = day_of(moment.wall_ms)
         for game, attempt in attempts.items():
             try:
@@ -335,8 +339,9 @@ class DailyDesk:
                 continue
             if race.phase is Phase.DONE and race.settings.day == today:
                 effects.append(Write(RecordDaily(game, today, race.runs()[0])))
+                claimed.append(game)
                 log.info("guest run claimed", extra={"player": player, "race": attempt})
-        return effects
+        return effects, sorted(claimed)
 
     async def daily_board(self, player: str, request: DailyBoard, moment: Now) -> dict[str, Any]:
         """The day's board, its deal's commitment once the deal is fixed, and, once the

@@ -498,9 +498,11 @@ class Gateway:
         await self.store.revoke_tokens(session.player, [guest_token])
         session.account = session.name = account.username
         self.sessions.retoken(session, token)
-        effects = await self.daily.claim_guest_runs(session.player, session.guest_attempts, moment)
+        effects, claimed = await self.daily.claim_guest_runs(
+            session.player, session.guest_attempts, moment
+        )
         session.guest_attempts.clear()
-        return self._signed_in(session, token), effects
+        return {**self._signed_in(session, token), "claimed": claimed}, effects
 
     async def sign_in(
         self, client: Client, session: Session, request: SignIn, moment: Now
