@@ -85,7 +85,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--spectators",
         type=int,
         default=1000,
-        help="spectators on one race in the last phase (0: skip it)",
+        help="spectators on one race in the last phase (0: skip it), or watching (spectators)",
+    )
+    nodes = parser.add_argument_group("server --nodes, spectators")
+    nodes.add_argument(
+        "--nodes",
+        type=int,
+        default=None,
+        help="server: N >= 2 nodes on one Redis, every race across two of them, against one "
+        "node in the same run (the other phases are not run); spectators: 1 or 2 (2)",
+    )
+    nodes.add_argument(
+        "--cores",
+        type=int,
+        nargs="+",
+        default=[2, 4, 8, 16],
+        help="server --nodes: cores to project the measured CPU per action to",
     )
     soak = parser.add_argument_group("soak")
     soak.add_argument("--minutes", type=float, default=10.0, help="how long the players race")
@@ -130,7 +145,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     signin = parser.add_argument_group("signin")
     signin.add_argument("--sign-ins", type=float, default=20.0, help="sign-ins per second")
-    signin.add_argument("--rounds", type=int, default=3, help="phases alone and with sign-ins")
+    signin.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="signin: phases alone and with sign-ins; server --nodes: 1 node then N nodes",
+    )
     argon2 = parser.add_argument_group("argon2")
     argon2.add_argument("--repeat", type=int, default=10, help="verifies timed per parameter set")
     parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
@@ -241,6 +261,8 @@ def run_server(args: argparse.Namespace) -> int:
 
     args.players = 2000 if args.players is None else args.players
     args.rate = 4000 if args.rate is None else args.rate
+    if args.nodes is not None:
+        return run_server_nodes(args)
     options = {
         "players": args.players,
         "rate": args.rate,
@@ -260,6 +282,32 @@ def run_server(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_table(result)
+    return 0
+
+
+def run_server_nodes(args: argparse.Namespace) -> int:
+    from client.nodebench import print_nodes, run_nodes
+
+    if args.nodes < 2:
+        raise SystemExit("error: --nodes must be at least 2 (one node is measured in the run)")
+    if args.players < 2 or args.players % 2 or args.rate <= 0 or args.rounds < 1:
+        raise SystemExit("error: --players even and at least 2, --rate above 0, --rounds >= 1")
+    if not args.cores or min(args.cores) < 1:
+        raise SystemExit("error: --cores must be at least 1")
+    options = {
+        "nodes": args.nodes,
+        "players": args.players,
+        "rate": args.rate,
+        "seconds": args.seconds or 15.0,
+        "rounds": args.rounds,
+        "cores": args.cores,
+        "redis": args.redis,
+    }
+    result = asyncio.run(run_nodes(options))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_nodes(result)
     return 0
 
 
