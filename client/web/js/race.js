@@ -605,7 +605,9 @@ export class RaceScreen {
     for (const [at, cards] of ghost.progress) if (at <= t) progress = cards;
     const done = ghost.finished && t >= ghost.time_ms;
     const bar = this.el["ghost-bar"];
-    if (bar.getAttribute("aria-valuenow") === String(progress) && this.el.ghost.dataset.done === String(done)) return;
+    const shown = `${ghost.player} ${progress} ${done}`;
+    if (this.el.ghost.dataset.shown === shown) return; // redrawn only when it changes
+    this.el.ghost.dataset.shown = shown;
     fill(this.el["ghost-name"], `Ghost: ${ghost.name}`);
     bar.setAttribute("aria-valuemax", String(total));
     bar.setAttribute("aria-valuenow", String(progress));
