@@ -168,6 +168,10 @@ def test_two_players_who_race_someone_now_meet_in_a_rated_race_that_starts_by_it
             standing = page.locator("#standings .standing", has_text=name)
             expect(standing.locator(".rating")).to_have_text(" 1500?")
     problems += view_problems(cal, axe_source, "race-ratings-phone")
+    # a spectator sees the ratings too
+    cy = open_page(f"{server.url}#watch={race}")
+    sign_in(cy, "Cy")
+    expect(cy.locator("#screen-watch .watch-name", has_text="Dot_q")).to_have_text("Dot_q 1500?")
 
     # Cal plays one action (a move, or a card home) and resigns; Dot resigns having played
     # none: their runs differ, so one wins and the ratings move apart.

@@ -600,12 +600,16 @@ export class RaceScreen {
     this.el.ghost.hidden = !ghost;
     if (!ghost) return;
     const total = GAMES[this.info.game]?.cards ?? 52;
-    const t = this.info.start_at_ms ? Math.max(0, now - this.info.start_at_ms) : 0;
+    const mine = this.myStanding();
+    let t = this.info.start_at_ms ? Math.max(0, now - this.info.start_at_ms) : 0;
+    if (mine?.outcome === "finished") t = Math.min(t, mine.time_ms); // where it was as I finished
     let [, progress] = ghost.progress[0] ?? [0, 0];
     for (const [at, cards] of ghost.progress) if (at <= t) progress = cards;
     const done = ghost.finished && t >= ghost.time_ms;
     const bar = this.el["ghost-bar"];
-    if (bar.getAttribute("aria-valuenow") === String(progress) && this.el.ghost.dataset.done === String(done)) return;
+    const shown = `${ghost.player} ${progress} ${done}`;
+    if (this.el.ghost.dataset.shown === shown) return; // redrawn only when it changes
+    this.el.ghost.dataset.shown = shown;
     fill(this.el["ghost-name"], `Ghost: ${ghost.name}`);
     bar.setAttribute("aria-valuemax", String(total));
     bar.setAttribute("aria-valuenow", String(progress));
