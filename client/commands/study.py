@@ -8,9 +8,10 @@ worker, from the layout to the verdict. ``--json`` adds one row per deal.
 days and each game, the server's own daily certification (``server.daily``'s candidates,
 function and budgets, with the fixed secret STUDY_SECRET), run in this process on one
 core; per game: days certified, the median, 95th percentile and maximum seconds per day,
-and the candidates tried. The time budget and the seconds are this process's CPU time (the
-server's budget is wall time in a worker process of its own): on a shared machine, the
-figures are those of a core of its own.
+and the candidates tried (each day's row goes to standard error as it is done). The time
+budget and the seconds are this process's CPU time (the server's budget is wall time in a
+worker process of its own): on a shared machine, the figures are those of a core of its
+own.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import itertools
 import json
 import multiprocessing
 import statistics
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -243,7 +245,10 @@ def run_dailies(args: argparse.Namespace) -> int:
     settings = Settings()
     results = {}
     for game in games:
-        rows = [certify_day(game, day) for day in days]
+        rows = []
+        for day in days:
+            rows.append(certify_day(game, day))
+            print(json.dumps({"game": game, **rows[-1]}), file=sys.stderr, flush=True)
         results[game] = {**daily_figures(rows), "rows": rows}
     report = {
         "first_day": days[0],
