@@ -18,7 +18,9 @@ computed beforehand, every action legal), one node then N nodes, for ``rounds`` 
 so a machine whose speed drifts weighs on both alike. Over each phase, after a warm-up:
 the act round trips, the actions answered by each node, every node process's CPU (from
 /proc), Redis's own CPU (``INFO cpu``: used_cpu_sys + used_cpu_user) and the load
-generator's. After the run each node's own count of answered actions (its /metrics
+generator's. Then one more phase with only node 1's racers of the N-node set acting (at
+the same pace): node 1's CPU is what acting costs, the other nodes' what following costs.
+After the run each node's own count of answered actions (its /metrics
 ``solrace_act_seconds_count``) is compared with what the players counted.
 
 The projection to more cores is arithmetic on these measurements, not a measurement.
@@ -57,7 +59,10 @@ from client.loadtest import DEALS, PLAYOUT_LENGTH, connect_many, own_cpu_seconds
 SUBPROTOCOL = "solrace.v1.msgpack"
 CPU_TARGET = 1.2  # CPU per 1,000 actions with 2 nodes, at most this times one node's
 P99_TARGET = 1.5  # paced p99 with 2 nodes, at most this times one node's
-SETUP_BATCH = 100  # races created at a time
+# Requests that wait on Redis at a time, per node: redis-py's connection pool (8.x) holds
+# at most 100 connections and refuses more (the request is answered store_unavailable)
+HELLO_BATCH = 50
+SETUP_BATCH = 25  # races created (and joined) at a time
 
 
 @dataclass
@@ -159,8 +164,8 @@ async def connect_players(nodes: list[Node], count: int, label: str) -> list[Nod
         for node, indexes in zip(nodes, per_node, strict=True)
     ]
     players = [connected[i % len(nodes)][i // len(nodes)] for i in range(count)]
-    for first in range(0, count, 200):
-        batch = players[first : first + 200]
+    for first in range(0, count, HELLO_BATCH):
+        batch = players[first : first + HELLO_BATCH]
         welcomes = await asyncio.gather(
             *(p.call("hello", protocol=1, name=f"{label}{first + i}") for i, p in enumerate(batch))
         )
@@ -324,6 +329,9 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
             one = await paced_phase("1 node", alone, nodes[:1], nodes, options, world.redis)
             many = await paced_phase(f"{count} nodes", spread, nodes, nodes, options, world.redis)
             rounds.append((one, many))
+        acting = [p for p in spread if p.node == 0]
+        alone_pace = options | {"rate": options["rate"] * len(acting) / len(spread)}
+        split = await paced_phase("split", acting, nodes[:1], nodes, alone_pace, world.redis)
         counted = [0] * count
         for player in alone + spread:
             counted[player.node] += player.answered
@@ -362,6 +370,22 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
             "n_nodes": _pooled_redis([m for _, m in rounds]),
         },
         "projection": projection([m for _, m in rounds], options["cores"]),
+        "split": split_of(split),
+    }
+
+
+def split_of(phase: Phase) -> dict[str, Any]:
+    """Where an N-node action's CPU goes: in a phase where only node 1's racers act (at
+    the same pace), node 1 does what the racer's node does (apply, store, answer) and the
+    other nodes what following nodes do (hear, read the log, apply, standings)."""
+    following = sum(phase.node_cpu_s[1:])
+    return {
+        "actions": phase.actions,
+        "actions_by_node": phase.actions_by_node,
+        "p99_ms": phase.p99_ms,
+        "racer_node_ms_per_1000": phase.server_cpu_ms_per_1000,
+        "following_nodes_ms_per_1000": round(1e6 * following / phase.actions, 1),
+        "redis_ms_per_1000": phase.redis_cpu_ms_per_1000,
     }
 
 
@@ -434,6 +458,13 @@ def print_nodes(result: dict[str, Any]) -> None:
         f"paced p99, {count} nodes vs 1: {ratios['p99_vs_one_node']}x (median of rounds "
         f"{ratios['p99_vs_one_node_by_round']}; target <= {P99_TARGET}x: "
         f"{verdict(targets['p99_met'])}){scope}"
+    )
+    split = result["split"]
+    print(
+        f"where it goes (one more phase, only node 1's {count}-node racers acting, "
+        f"{split['actions']:,} actions): the racer's node {split['racer_node_ms_per_1000']} ms "
+        f"CPU per 1,000 actions (apply, store, answer), the following node(s) "
+        f"{split['following_nodes_ms_per_1000']} ms (hear, read the log, apply, standings)"
     )
     redis = result["redis_cpu_us_per_action"]
     print(

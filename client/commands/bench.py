@@ -1,7 +1,8 @@
-"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2|signin``:
-benchmarks that print figures (never timed tests). The server benchmark lives in
-client/loadtest.py, the memory one in client/memorybench.py; soak, recovery, storage, idle
-and pairing in client/{soak,recovery,storage,idle,pairing}bench.py; argon2 in
+"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2|signin|
+spectators``: benchmarks that print figures (never timed tests). The server benchmark lives
+in client/loadtest.py (``--nodes``: client/nodebench.py), the memory one in
+client/memorybench.py; soak, recovery, storage, idle, pairing and spectators in
+client/{soak,recovery,storage,idle,pairing,spectator}bench.py; argon2 in
 client/passwordbench.py."""
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "pairing",
             "argon2",
             "signin",
+            "spectators",
         ],
         help="what to measure",
     )
@@ -41,8 +43,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--seconds",
         type=float,
         default=None,
-        help="time per game (engine, solver: 3), per paced phase (server: 15) or of the "
-        "players' arrivals (pairing: 60)",
+        help="time per game (engine, solver: 3), per paced phase (server: 15), of the "
+        "players' arrivals (pairing: 60) or of the racing watched (spectators: 15)",
     )
     server = parser.add_argument_group("server, soak, pairing")
     server.add_argument(
@@ -64,7 +66,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rate",
         type=float,
         default=None,
-        help="actions per second in all (server: 4000, soak: 450)",
+        help="actions per second in all (server: 4000, soak: 450, spectators: 4 in the race)",
     )
     server.add_argument(
         "--saturation-clients",
@@ -225,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         "pairing": run_pairing,
         "argon2": run_argon2,
         "signin": run_signin,
+        "spectators": run_spectators,
     }
     if args.target in runners:
         return runners[args.target](args)
@@ -448,4 +451,26 @@ def run_signin(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_signin(result)
+    return 0
+
+
+def run_spectators(args: argparse.Namespace) -> int:
+    from client.spectatorbench import print_spectators, run_spectators
+
+    options = {
+        "nodes": 2 if args.nodes is None else args.nodes,
+        "spectators": args.spectators,
+        "rate": 4.0 if args.rate is None else args.rate,
+        "seconds": 15.0 if args.seconds is None else args.seconds,
+        "redis": args.redis,
+    }
+    if options["nodes"] not in (1, 2) or args.spectators < 1:
+        raise SystemExit("error: --nodes must be 1 or 2, --spectators at least 1")
+    if options["rate"] <= 0 or options["seconds"] <= 0:
+        raise SystemExit("error: --rate and --seconds must be above 0")
+    result = asyncio.run(run_spectators(options))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_spectators(result)
     return 0

@@ -60,6 +60,9 @@ def test_actions_add_up_by_node_and_match_the_nodes_own_counts(
         assert many["server_cpu_s"] == pytest.approx(sum(many["node_cpu_s"]), abs=0.002)
         per_1000 = 1e6 * many["server_cpu_s"] / many["actions"]
         assert many["server_cpu_ms_per_1000"] == pytest.approx(per_1000, rel=0.01, abs=0.1)
+    split = report["split"]  # only node 1's racers of the spread set acted
+    assert split["actions"] > 0 and split["actions_by_node"] == [split["actions"], 0]
+    assert split["racer_node_ms_per_1000"] > 0 and split["following_nodes_ms_per_1000"] > 0
     answered = report["actions_answered"]
     assert answered["counted_by_players"] == answered["counted_by_nodes"]
     assert all(count > 0 for count in answered["counted_by_nodes"])
@@ -108,3 +111,4 @@ def test_the_printed_report_names_the_targets_and_labels_the_projection(
     text = "\n".join(lines)
     assert "target <= 1.2x" in text and "target <= 1.5x" in text
     assert "PROJECTION (arithmetic, not measured)" in text
+    assert "the racer's node" in text and "the following node(s)" in text
