@@ -11,7 +11,7 @@ import { h, fill } from "./dom.js";
 import { clockText, outcomeText, sealText } from "./format.js";
 import { GAMES, gameTitle, optionsText } from "./games.js";
 import { leaveRaces } from "./leaving.js";
-import { finishable } from "./replayer.js";
+import { canAuto, finishPlan } from "./replayer.js";
 import { copyInput, rankingRows, shareBox } from "./results.js";
 import { remembered } from "./storage.js";
 import { applyEvents, copyView } from "./view.js";
@@ -334,11 +334,26 @@ export class RaceScreen {
     copyInput(this.el["share-link"], (text) => this.app.notice(text));
   }
 
-  /** Finish: offered when foundation moves alone win; `auto` then plays every card home. */
-  finish() {
-    if (finishable(this.info?.game, this.view)) return this.play("auto");
-    this.say("Finish needs every card face up and the stock empty, with every card able to go home.", true);
-    return Promise.resolve(false);
+  /**
+   * Finish: offered when foundation moves alone win, or deals and foundation moves whatever
+   * the order of the stock (`finishPlan`); it plays them, `auto` and `deal` as needed.
+   */
+  async finish() {
+    const plan = finishPlan(this.info?.game, this.view);
+    if (!plan) {
+      this.say("Finish needs every card face up, and deals and foundation moves alone to win whatever the stock holds.", true);
+      return false;
+    }
+    const raceId = this.raceId;
+    for (let step = 0; step < 200 && this.raceId === raceId && this.view; step += 1) {
+      const view = this.view;
+      let action = null;
+      if (plan === "deal-first" && view.stock > 0) action = "deal";
+      else if (canAuto(this.info.game, view)) action = "auto";
+      else if (view.stock > 0) action = "deal";
+      if (!action || !(await this.play(action))) break;
+    }
+    return true;
   }
 
   /** Keys on the race screen (not while typing): pile keys pick and place, d a u f act. */
@@ -521,7 +536,7 @@ export class RaceScreen {
     this.el["deal-button"].disabled = !live || this.view.stock === 0;
     this.el["undo-button"].disabled = !live || !this.view.can_undo;
     this.el["undo-button"].hidden = !this.undoAllowed();
-    this.el["finish-button"].hidden = !live || !finishable(this.info.game, this.view);
+    this.el["finish-button"].hidden = !live || !finishPlan(this.info.game, this.view);
     const mine = this.myStanding();
     if (mine?.outcome === "finished" && this.celebrated !== this.raceId) {
       this.celebrated = this.raceId;

@@ -66,7 +66,7 @@ const RULES = {
     example: {
       text: "t0 2 t1: the 7♥ and 6♥, a run in one suit, go onto the 8♣ together.",
       before: { tableau: [["KS", "7H", "6H"], ["8C"], ["2D"]], face_down: [1, 0, 0], foundations: [["AD"], []], stock: 24 },
-      after: { tableau: [["KS"], ["8C", "7H", "6H"], ["2D"]], face_down: [0, 0, 0], foundations: [["AD"], []], stock: 24 },
+      after: { tableau: [["KS"], ["8C", "7H", "6H"], ["2D"]], face_down: [1, 0, 0], foundations: [["AD"], []], stock: 24 },
     },
   },
 };
