@@ -286,3 +286,24 @@ async def test_a_request_the_server_fails_on_is_answered_internal_error_and_chan
         again = await answer(connection, create(8))
         assert again["type"] == "result" and again["id"] == 8  # the connection goes on
         assert [r["race"] for r in await ann.list_races()] == [again["race"]["race"]]
+
+
+async def test_only_rate_limited_refusals_count_toward_the_flood_close() -> None:
+    async with running_server(flood_strikes=5) as server:
+        connection = await raw(server)
+        for n in range(50):  # ten times the strikes, each refused for what it is
+            refused = await answer(connection, json.dumps({"type": "no_such", "id": n}))
+            assert (refused["code"], refused["id"]) == ("unknown_type", n)
+        listed = await answer(connection, json.dumps({"type": "list_races", "id": 99}))
+        assert listed["type"] == "result" and connection.close_code is None
+
+
+async def test_a_connection_that_said_hello_may_send_59_more_at_once_and_the_60th_waits() -> None:
+    async with running_server(rate_per_s=0.01, burst=60) as server:  # no refill meanwhile
+        connection = await raw(server)  # the hello took one token
+        frames = [json.dumps({"type": "list_races", "id": n}) for n in range(60)]
+        await asyncio.gather(*(connection.send(frame) for frame in frames))
+        answers = [json.loads(await asyncio.wait_for(connection.recv(), 5)) for _ in frames]
+        answers.sort(key=lambda a: a["id"])  # a refusal is sent at once, before queued answers
+        assert [a["type"] for a in answers] == ["result"] * 59 + ["error"]
+        assert (answers[-1]["code"], answers[-1]["id"]) == ("rate_limited", 59)
