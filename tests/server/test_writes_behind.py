@@ -200,3 +200,41 @@ async def test_a_result_refused_by_a_full_redis_is_stored_once_memory_is_freed(
         assert time.monotonic() < deadline, "health never came back"
         await asyncio.sleep(0.05)
     await dee.close()
+
+
+async def test_a_head_to_head_result_spilled_at_sigterm_in_an_outage_is_stored_by_the_next_start(
+    setup: Setup,
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    ann = await Client.connect(setup.server.url, "Ann")
+    bob = await Client.connect(setup.server.url, "Bob")
+    race = (await ann.create_race(GAME, deal=DEAL))["race"]
+    await bob.join_race(race)
+    await ann.next_event("started")
+    await Racer(bob, race).play(wins[:5])
+    await bob.resign(race)
+    racer = Racer(ann, race)
+    await racer.play(wins[:-1])
+    setup.tripwire.arm(f"race:{{{race}}}:result".encode(), b"\r\nSET\r\n", then=setup.redis.kill)
+    assert (await racer.play(wins[-1:]))["outcome"] == "finished"
+    told = (await bob.next_event("result")).data
+    assert [entry["player"] for entry in told["ranking"]] == [ann.player, bob.player]
+    assert await asyncio.to_thread(setup.server.terminate) == 0
+    spill = (setup.server.directory / "spill.jsonl").read_text()
+    assert race in spill
+    setup.redis.start()
+    await asyncio.to_thread(setup.server.start)
+    store = setup.store()
+    try:
+        deadline = time.monotonic() + 15
+        while (result := await store.load_result(race)) is None:
+            assert time.monotonic() < deadline, "the spilled result was never stored"
+            await asyncio.sleep(0.05)
+        assert result == told
+        assert race not in await store.live_races()
+        for player in (ann.player, bob.player):
+            assert race not in await store.player_races(player)
+    finally:
+        await store.close()
+    for client in (ann, bob):
+        await client.close()
