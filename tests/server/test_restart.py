@@ -21,6 +21,7 @@ from serve_process import ServeProcess
 from client.api import Client, ServerError
 from protocol.daily import DAY_MS, day_of
 from protocol.games import rules_for
+from protocol.messages import Event
 from protocol.race import Now, Race, view_json
 from protocol.replay import replay
 from protocol.verify import check_log
@@ -325,4 +326,42 @@ async def test_resume_tokens_are_stored_only_as_their_hashes(
     for token in tokens:
         assert not any(token in text for text in dumped)  # the tokens are not
     for client in (ann, again, bob):
+        await client.close()
+
+
+@pytest.mark.parametrize("how", ["kill -9", "SIGTERM"])
+async def test_event_numbers_keep_growing_across_a_restart(
+    store_and_server: tuple[Store, ServeProcess], how: str
+) -> None:
+    _, server = store_and_server
+    ann, bob = await Client.connect(server.url, "Ann"), await Client.connect(server.url, "Bob")
+    race = (await ann.create_race(GAME, deal=DEAL))["race"]
+    await bob.join_race(race)
+    await ann.next_event("started")
+    await Racer(bob, race).play(winning_actions(GAME, DEAL)[:5])
+    await ann.next_event("standings")  # Bob's progress: more events for Ann
+    before = [ann.queue.get_nowait() for _ in range(ann.queue.qsize())]
+    seen = ann.last_event
+    assert seen >= 4 and all(e.n <= seen for e in before if isinstance(e, Event))
+    if how == "kill -9":
+        server.kill()
+    else:
+        assert await asyncio.to_thread(server.terminate) == 0
+    await asyncio.to_thread(server.start)
+    await ann.reconnect()
+    await bob.reconnect()
+    await Racer(bob, race).play(winning_actions(GAME, DEAL)[5:8])
+    await bob.resign(race)
+    await ann.resign(race)
+    after: list[Event] = []
+    while not after or after[-1].kind != "result":
+        item = await ann.next_event()
+        assert isinstance(item, Event)
+        after.append(item)
+    if how == "SIGTERM":  # told by the old process before it went
+        assert after.pop(0).kind == "shutdown"
+    assert after[0].kind == "snapshot" and after[0].n > seen  # never a number used before
+    numbers = [event.n for event in after]
+    assert numbers == sorted(set(numbers))
+    for client in (ann, bob):
         await client.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -22,12 +23,14 @@ from racers import Racer
 from redis_server import RedisServer, free_port
 from redis_tripwire import Tripwire
 from serve_process import ServeProcess
+from websockets.exceptions import InvalidHandshake
 
 from client.api import Client
 from protocol.daily import DAY_MS, day_of
 from server.store import Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
+DRAIN_S = 2  # how long SIGTERM waits for writes before spilling them
 PERSISTENT = ("--appendonly", "yes", "--appendfsync", "always")
 FAST = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000", "--no-certify")
 
@@ -56,7 +59,7 @@ async def setup(
         await store.set_daily_deal(GAME, day, DEAL)
     await store.close()
     tripwire = await Tripwire(redis.port).start()
-    args = ("--redis", tripwire.url, "--redis-prefix", prefix, "--drain-s", "0.5", *FAST)
+    args = ("--redis", tripwire.url, "--redis-prefix", prefix, "--drain-s", str(DRAIN_S), *FAST)
     with ServeProcess(free_port(), tmp_path, *args) as server:
         await asyncio.to_thread(server.start)
         yield Setup(redis, tripwire, server, prefix)
@@ -111,6 +114,7 @@ async def test_a_result_and_daily_run_sent_as_redis_dies_are_stored_once_it_is_b
     dee, attempt, told = await daily_run_whose_result_meets(setup, setup.redis.kill)
     status, health = await asyncio.to_thread(healthz, setup.server)
     assert status == 503 and health["status"] == "degraded"
+    assert health["races"] == 1  # the race stays in memory until its end is in Redis
     await asyncio.sleep(1)  # a while down: retried, never dropped
     setup.redis.start()  # the same data (append-only file)
     store = setup.store()
@@ -119,6 +123,10 @@ async def test_a_result_and_daily_run_sent_as_redis_dies_are_stored_once_it_is_b
         assert result == told and entries == 1
     finally:
         await store.close()
+    deadline = time.monotonic() + 5
+    while (await asyncio.to_thread(healthz, setup.server))[1]["races"] != 0:
+        assert time.monotonic() < deadline, "the finished race was never let go"
+        await asyncio.sleep(0.05)
     await dee.close()
 
 
@@ -143,6 +151,23 @@ async def test_sigterm_while_redis_is_down_spills_the_result_and_the_next_start_
     while spill.exists():  # removed once every spilled job is written
         assert time.monotonic() < deadline
         await asyncio.sleep(0.05)
+    await dee.close()
+
+
+async def test_while_sigterm_waits_for_writes_readyz_says_503_and_no_one_new_gets_in(
+    setup: Setup,
+) -> None:
+    dee, _, _ = await daily_run_whose_result_meets(setup, setup.redis.kill)
+    server = setup.server
+    assert server.process is not None
+    assert server.get("/readyz")[0] == 200
+    server.process.send_signal(signal.SIGTERM)  # the drain waits for Redis (DRAIN_S)
+    await dee.next_event("shutdown")  # the drain has begun
+    status, body = await asyncio.to_thread(server.get, "/readyz")
+    assert status == 503 and json.loads(body)["ready"] is False
+    with pytest.raises((OSError, InvalidHandshake)):
+        await Client.connect(server.url, "Late")
+    assert await asyncio.to_thread(server.wait) == 0
     await dee.close()
 
 
@@ -175,3 +200,41 @@ async def test_a_result_refused_by_a_full_redis_is_stored_once_memory_is_freed(
         assert time.monotonic() < deadline, "health never came back"
         await asyncio.sleep(0.05)
     await dee.close()
+
+
+async def test_a_head_to_head_result_spilled_at_sigterm_in_an_outage_is_stored_by_the_next_start(
+    setup: Setup,
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    ann = await Client.connect(setup.server.url, "Ann")
+    bob = await Client.connect(setup.server.url, "Bob")
+    race = (await ann.create_race(GAME, deal=DEAL))["race"]
+    await bob.join_race(race)
+    await ann.next_event("started")
+    await Racer(bob, race).play(wins[:5])
+    await bob.resign(race)
+    racer = Racer(ann, race)
+    await racer.play(wins[:-1])
+    setup.tripwire.arm(f"race:{{{race}}}:result".encode(), b"\r\nSET\r\n", then=setup.redis.kill)
+    assert (await racer.play(wins[-1:]))["outcome"] == "finished"
+    told = (await bob.next_event("result")).data
+    assert [entry["player"] for entry in told["ranking"]] == [ann.player, bob.player]
+    assert await asyncio.to_thread(setup.server.terminate) == 0
+    spill = (setup.server.directory / "spill.jsonl").read_text()
+    assert race in spill
+    setup.redis.start()
+    await asyncio.to_thread(setup.server.start)
+    store = setup.store()
+    try:
+        deadline = time.monotonic() + 15
+        while (result := await store.load_result(race)) is None:
+            assert time.monotonic() < deadline, "the spilled result was never stored"
+            await asyncio.sleep(0.05)
+        assert result == told
+        assert race not in await store.live_races()
+        for player in (ann.player, bob.player):
+            assert race not in await store.player_races(player)
+    finally:
+        await store.close()
+    for client in (ann, bob):
+        await client.close()
