@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from harness import member, winning_actions
 from racers import Racer
+from redis.asyncio import Redis
 from redis_server import free_port
 from serve_process import ServeProcess
 
@@ -24,6 +25,7 @@ from protocol.messages import Watch
 from protocol.race import view_json
 from protocol.replay import replay
 from server.store import Store, open_store
+from server.store.base import race_channel
 
 GAME, DEAL = "mount_sunflower", 18
 FAST = ("--countdown-ms", "300", "--rate", "10000", "--burst", "10000", "--no-certify")
@@ -388,4 +390,45 @@ async def test_the_daily_spoiler_rule_holds_on_another_node(
     item = await bob_on_b.next_event("act", where=lambda d: d["player"] == ann.player)
     assert item.data["action"] == wins[10]  # the feed from node A reaches node B
     for client in (ann, bob, bob_on_b, cy):
+        await client.close()
+
+
+async def acts_seen(client: Client, race: str, count: int, seconds: float = 10) -> list[str]:
+    """The actions of the first ``count`` act items of ``race``'s feed ``client`` receives."""
+    actions: list[str] = []
+    async with asyncio.timeout(seconds):
+        async for item in client.events():
+            if isinstance(item, Watch) and item.race == race and item.kind == "act":
+                actions.append(item.data["action"])
+                if len(actions) == count:
+                    return actions
+    raise AssertionError("the client closed before the actions came")
+
+
+async def test_a_node_hears_a_race_once_from_redis_however_many_of_its_players_watch(
+    two_nodes: tuple[Store, ServeProcess, ServeProcess], redis_url: str
+) -> None:
+    store, a, b = two_nodes
+    ann = await Client.connect(a.url, "Ann")  # racing alone on node A
+    race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+    await ann.next_event("started")
+    channel = f"{store.prefix}{race_channel(race)}"  # type: ignore[attr-defined]
+    redis = Redis.from_url(redis_url)
+
+    async def subscribers() -> int:
+        return int(dict(await redis.pubsub_numsub(channel))[channel.encode()])
+
+    first = await Client.connect(b.url, "Watcher0")
+    await first.spectate(race)
+    with_one = await eventually(subscribers)
+    watchers = [first] + [await Client.connect(b.url, f"Watcher{i}") for i in range(1, 6)]
+    for watcher in watchers[1:]:
+        await watcher.spectate(race)
+    assert 1 <= with_one <= 2  # node B (and perhaps node A, whose player races)
+    assert await subscribers() == with_one  # one subscription per node, not per watcher
+    await Racer(ann, race).play(winning_actions(GAME, DEAL)[:3])
+    for watcher in watchers:  # and every watcher on node B gets each item from it
+        assert await acts_seen(watcher, race, 3) == winning_actions(GAME, DEAL)[:3]
+    await redis.aclose()
+    for client in (ann, *watchers):
         await client.close()
