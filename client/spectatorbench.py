@@ -18,7 +18,9 @@ spectator's is when the ``watch`` item of that action was read off its socket (b
 decoding). Both are ``time.monotonic_ns()``: CLOCK_MONOTONIC is one clock for every
 process of a Linux machine. The k-th ``act`` item of a racer is their k-th action (the
 racers only start once every spectator watches). Each spectator's items are checked: feed
-numbers without a gap, every racer's actions in the order played.
+numbers without a gap, every racer's actions in the order played. The report also gives
+the feed's pacing, from the server's settings: a fan-out to many spectators takes time by
+design (spectators are written to a few at a time, so players never wait behind them).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from client.benchplayer import Listener
 from client.benchprocess import cpu_seconds, raise_open_files
 from client.loadtest import CONNECT_BATCH, Player, connect_many, own_cpu_seconds, playouts
 from client.nodebench import HELLO_BATCH, SUBPROTOCOL, Node, deployment
+from server.config import Settings
 
 TARGET_MS = 20.0  # p99 from the racer's answer to each of 1,000 spectators on another node
 SETTLE_S = 1.0  # after every spectator watches, before the racers start
@@ -303,10 +306,18 @@ async def run_spectators(options: dict[str, Any]) -> dict[str, Any]:
             first = world.nodes[0]
             phases.append(await phase("across nodes", first, watched, world.nodes, options, pool))
     across = phases[-1] if len(phases) > 1 else None
+    served = Settings()  # the nodes run with the defaults
+    pauses = -(-options["spectators"] // served.spectator_chunk) - 1
     return {
         "settings": {k: v for k, v in options.items() if k != "redis"}
         | {"redis": "own" if options.get("redis") in (None, "start") else "given"},
         "phases": [asdict(p) for p in phases],
+        "feed": {
+            "flushed_every_ms": served.feed_interval_ms,
+            "spectators_at_a_time": served.spectator_chunk,
+            "pause_ms": served.spectator_pause_ms,
+            "fan_out_ms": round(pauses * served.spectator_pause_ms, 1),
+        },
         "target_ms": TARGET_MS,
         "target_met": None if across is None else across.p99_ms <= TARGET_MS,
     }
@@ -338,6 +349,13 @@ def print_spectators(result: dict[str, Any]) -> None:
     print(
         "1st/last spect.: the first and the last spectator to get an item, median over the "
         "items; node CPU: node 1/node 2 over the phase"
+    )
+    feed = result["feed"]
+    print(
+        f"the server's feed (server/config.py): flushed every {feed['flushed_every_ms']} ms, "
+        f"each item written to {feed['spectators_at_a_time']} spectators at a time, "
+        f"{feed['pause_ms']:g} ms apart: {s['spectators']:,} spectators take "
+        f"{feed['fan_out_ms']:g} ms by design"
     )
     checks = all(p["in_order"] and p["actions_as_played"] for p in result["phases"])
     print(
