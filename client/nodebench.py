@@ -337,6 +337,8 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
             counted[player.node] += player.answered
         answered = [await asyncio.to_thread(acts_answered, node.port) for node in nodes]
         races_followed = [(await asyncio.to_thread(health, n.port))["races"] for n in nodes]
+    if any(o.server_cpu_s <= 0 for o, _ in rounds):  # /proc counts in clock ticks (10 ms)
+        raise RuntimeError("a one-node phase used no measurable CPU: run it longer")
     cpu_ratios = [m.server_cpu_ms_per_1000 / o.server_cpu_ms_per_1000 for o, m in rounds]
     p99_ratios = [m.p99_ms / o.p99_ms for o, m in rounds]
     cpu_ratio, p99_ratio = statistics.median(cpu_ratios), statistics.median(p99_ratios)

@@ -2,11 +2,11 @@
 node and on another node.
 
 Two real ``solrace serve`` nodes on one Redis (a redis-server of the command's own unless
-``--redis URL``; ``--nodes 1``: one node). One race of two racers on a Sanibel deal;
-``spectators`` spectators on node 2 watch it, from a process of their own (so that reading
-a thousand feeds never delays the racers' process). The racers play a random legal playout
-at ``rate`` actions per second in all, each at an even pace, for ``seconds``. Two phases,
-each with a race and spectators of its own:
+``--redis URL``; ``--nodes 1``: one node). ``spectators`` spectators on node 2, in a
+process of their own (so that reading a thousand feeds never delays the racers' process),
+watch a race of two racers on a Sanibel deal, who play a random legal playout at ``rate``
+actions per second in all, each at an even pace, for ``seconds``. Two phases, each with a
+race of its own, watched by the same spectators' connections:
 
 1. **same node**: the racers on node 2, with their spectators;
 2. **across nodes**: the racers on node 1. Node 2 learns of each action from Redis (the
@@ -18,7 +18,9 @@ spectator's is when the ``watch`` item of that action was read off its socket (b
 decoding). Both are ``time.monotonic_ns()``: CLOCK_MONOTONIC is one clock for every
 process of a Linux machine. The k-th ``act`` item of a racer is their k-th action (the
 racers only start once every spectator watches). Each spectator's items are checked: feed
-numbers without a gap, every racer's actions in the order played.
+numbers without a gap, every racer's actions in the order played. The report also gives
+the feed's pacing, from the server's settings: a fan-out to many spectators takes time by
+design (spectators are written to a few at a time, so players never wait behind them).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from client.benchplayer import Listener
 from client.benchprocess import cpu_seconds, raise_open_files
 from client.loadtest import CONNECT_BATCH, Player, connect_many, own_cpu_seconds, playouts
 from client.nodebench import HELLO_BATCH, SUBPROTOCOL, Node, deployment
+from server.config import Settings
 
 TARGET_MS = 20.0  # p99 from the racer's answer to each of 1,000 spectators on another node
 SETTLE_S = 1.0  # after every spectator watches, before the racers start
@@ -67,9 +70,13 @@ class StampedConnection(ClientConnection):
         super().process_event(event)
 
 
-async def watch(url: str, race: str, count: int) -> dict[str, Any]:
-    """``count`` spectators of ``race``; "watching" on standard output once all of them
-    watch, then the items' times until a line comes on standard input."""
+async def swarm(url: str, count: int) -> None:
+    """``count`` spectators on ``url``, driven by lines on standard input: ``watch RACE``
+    (stop watching the last race, watch RACE, answer "watching" once all of them do, and
+    keep every item's time from then on), ``stop`` (answer one line of JSON: what they
+    got, see ``received``, and this process's CPU meanwhile). The same connections serve
+    every phase: spectators who left would have their sessions end, all at once, in the
+    middle of the next phase."""
     opened: list[ClientConnection] = []
     for start in range(0, count, CONNECT_BATCH):
         opened += await asyncio.gather(
@@ -91,17 +98,68 @@ async def watch(url: str, race: str, count: int) -> dict[str, Any]:
     for start in range(0, count, HELLO_BATCH):  # each hello waits on Redis
         batch = watchers[start : start + HELLO_BATCH]
         await asyncio.gather(*(w.call("hello", protocol=1, name="fan") for w in batch))
-        await asyncio.gather(*(w.call("spectate", race=race) for w in batch))
-    for connection in connections:
-        connection.stamps = []
-    cpu0, wall0 = own_cpu_seconds(), time.perf_counter()
-    print("watching", flush=True)
-    await asyncio.to_thread(sys.stdin.readline)
-    cpu, wall = own_cpu_seconds() - cpu0, time.perf_counter() - wall0
-    return received(race, [c.stamps or [] for c in connections]) | {
-        "cpu_s": round(cpu, 3),
-        "wall_s": round(wall, 3),
-    }
+    print("connected", flush=True)
+    race = ""
+    cpu0 = wall0 = 0.0
+    while line := (await asyncio.to_thread(sys.stdin.readline)).split():
+        if line[0] == "watch":
+            for start in range(0, count, HELLO_BATCH):
+                batch = watchers[start : start + HELLO_BATCH]
+                if race:
+                    await asyncio.gather(*(w.call("unspectate", race=race) for w in batch))
+                await asyncio.gather(*(w.call("spectate", race=line[1]) for w in batch))
+            race = line[1]
+            for connection in connections:
+                connection.stamps = []
+            cpu0, wall0 = own_cpu_seconds(), time.perf_counter()
+            print("watching", flush=True)
+        elif line[0] == "stop":
+            cpu, wall = own_cpu_seconds() - cpu0, time.perf_counter() - wall0
+            got = received(race, [c.stamps or [] for c in connections])
+            for connection in connections:
+                connection.stamps = None
+            got |= {"cpu_s": round(cpu, 3), "wall_s": round(wall, 3)}
+            print(json.dumps(got), flush=True)
+
+
+class Swarm:
+    """The spectators' process, seen from the command."""
+
+    def __init__(self, url: str, count: int) -> None:
+        command = [sys.executable, "-m", "client.spectatorbench", url, str(count)]
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+
+    async def _ask(self, line: str | None, expected: str) -> str:
+        process = self.process
+        assert process.stdin is not None and process.stdout is not None
+        if line is not None:
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+        answer = await asyncio.to_thread(process.stdout.readline)
+        if expected not in answer:
+            raise RuntimeError(f"the spectators' process answered {answer[:200]!r}")
+        return answer
+
+    async def connected(self) -> None:
+        await self._ask(None, "connected")
+
+    async def watch(self, race: str) -> None:
+        await self._ask(f"watch {race}", "watching")
+
+    async def stop(self) -> dict[str, Any]:
+        got: dict[str, Any] = json.loads(await self._ask("stop", "{"))
+        return got
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
 
 
 def received(race: str, stamps: list[list[tuple[int, bytes]]]) -> dict[str, Any]:
@@ -174,8 +232,10 @@ async def phase(
     nodes: list[Node],
     options: dict[str, Any],
     pool: dict[int, list[str]],
-) -> Latency:
-    """One race on ``racers_node``, watched from ``spectators_node``."""
+    spectators: Swarm,
+) -> tuple[Latency, list[Listener]]:
+    """A race on ``racers_node``, watched by ``spectators`` on ``spectators_node``; the
+    figures, and the racers (left connected: their sessions would end mid-run)."""
     host, guest = await connect_many(racers_node.url, 2, SUBPROTOCOL, Listener)
     ids = [
         (await r.call("hello", protocol=1, name=f"racer{i}"))["player"]
@@ -190,34 +250,19 @@ async def phase(
     for racer in (host, guest):
         racer.race, racer.actions = race, pool[deal]
         await asyncio.wait_for(racer.wait_started(race), 30)
-    command = [sys.executable, "-m", "client.spectatorbench", spectators_node.url, race]
-    watchers = subprocess.Popen(
-        [*command, str(options["spectators"])],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
+    await spectators.watch(race)
+    await asyncio.sleep(SETTLE_S)
+    cpu0 = [cpu_seconds(node.process.pid) for node in nodes]
+    wall0 = time.perf_counter()
+    acks = await race_paced(dict(zip(ids, (host, guest), strict=True)), options)
+    await asyncio.sleep(DRAIN_S)
+    wall = time.perf_counter() - wall0
+    cpu = [cpu_seconds(node.process.pid) - c for node, c in zip(nodes, cpu0, strict=True)]
+    got = await spectators.stop()
+    figures = measure(
+        setup, racers_node, spectators_node, options, acks, got, wall, cpu, pool[deal]
     )
-    try:
-        assert watchers.stdout is not None
-        line = await asyncio.to_thread(watchers.stdout.readline)
-        if "watching" not in line:
-            raise RuntimeError(f"the spectators did not start: {line!r}")
-        await asyncio.sleep(SETTLE_S)
-        cpu0 = [cpu_seconds(node.process.pid) for node in nodes]
-        wall0 = time.perf_counter()
-        acks = await race_paced(dict(zip(ids, (host, guest), strict=True)), options)
-        await asyncio.sleep(DRAIN_S)
-        wall = time.perf_counter() - wall0
-        cpu = [cpu_seconds(node.process.pid) - c for node, c in zip(nodes, cpu0, strict=True)]
-        out, _ = await asyncio.to_thread(watchers.communicate, "stop\n", 120)
-    finally:
-        if watchers.poll() is None:
-            watchers.kill()
-            watchers.wait(10)
-    for racer in (host, guest):
-        await racer.connection.close()
-    got = json.loads(out.splitlines()[-1])
-    return measure(setup, racers_node, spectators_node, options, acks, got, wall, cpu, pool[deal])
+    return figures, [host, guest]
 
 
 async def race_paced(racers: dict[str, Listener], options: dict[str, Any]) -> dict[str, list[int]]:
@@ -298,15 +343,36 @@ async def run_spectators(options: dict[str, Any]) -> dict[str, Any]:
     phases: list[Latency] = []
     async with deployment(options["nodes"], options.get("redis")) as world:
         watched = world.nodes[-1]
-        phases.append(await phase("same node", watched, watched, world.nodes, options, pool))
+        plan = [("same node", watched)]
         if len(world.nodes) > 1:
-            first = world.nodes[0]
-            phases.append(await phase("across nodes", first, watched, world.nodes, options, pool))
+            plan.append(("across nodes", world.nodes[0]))
+        spectators = Swarm(watched.url, options["spectators"])
+        racers: list[Listener] = []
+        try:
+            await spectators.connected()
+            for setup, racing in plan:
+                figures, pair = await phase(
+                    setup, racing, watched, world.nodes, options, pool, spectators
+                )
+                phases.append(figures)
+                racers += pair
+        finally:
+            spectators.close()
+        for racer in racers:
+            await racer.connection.close()
     across = phases[-1] if len(phases) > 1 else None
+    served = Settings()  # the nodes run with the defaults
+    pauses = -(-options["spectators"] // served.spectator_chunk) - 1
     return {
         "settings": {k: v for k, v in options.items() if k != "redis"}
         | {"redis": "own" if options.get("redis") in (None, "start") else "given"},
         "phases": [asdict(p) for p in phases],
+        "feed": {
+            "flushed_every_ms": served.feed_interval_ms,
+            "spectators_at_a_time": served.spectator_chunk,
+            "pause_ms": served.spectator_pause_ms,
+            "fan_out_ms": round(pauses * served.spectator_pause_ms, 1),
+        },
         "target_ms": TARGET_MS,
         "target_met": None if across is None else across.p99_ms <= TARGET_MS,
     }
@@ -339,6 +405,13 @@ def print_spectators(result: dict[str, Any]) -> None:
         "1st/last spect.: the first and the last spectator to get an item, median over the "
         "items; node CPU: node 1/node 2 over the phase"
     )
+    feed = result["feed"]
+    print(
+        f"the server's feed (server/config.py): flushed every {feed['flushed_every_ms']} ms, "
+        f"each item written to {feed['spectators_at_a_time']} spectators at a time, "
+        f"{feed['pause_ms']:g} ms apart: {s['spectators']:,} spectators take "
+        f"{feed['fan_out_ms']:g} ms by design"
+    )
     checks = all(p["in_order"] and p["actions_as_played"] for p in result["phases"])
     print(
         "every spectator's feed numbers without a gap and each racer's actions as played: "
@@ -353,7 +426,5 @@ def print_spectators(result: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(json.dumps(asyncio.run(watch(sys.argv[1], sys.argv[2], int(sys.argv[3])))))
-    sys.stdout.write("\n")
-    sys.stdout.flush()
-    os._exit(0)  # a thousand connections need no goodbye
+    asyncio.run(swarm(sys.argv[1], int(sys.argv[2])))
+    os._exit(0)  # a thousand connections need no goodbye: the nodes are stopped next

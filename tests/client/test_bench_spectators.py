@@ -14,6 +14,7 @@ import msgpack
 import pytest
 
 from client.spectatorbench import print_spectators, received
+from server.config import Settings
 
 SPECTATORS = 20
 
@@ -55,6 +56,11 @@ def test_the_printed_report_has_a_row_per_phase_and_names_the_target(
     assert lines[3].split()[:4] == ["across", "nodes", "node", "1"]
     delivered = f"{report['phases'][1]['deliveries']}/{report['phases'][1]['expected']}"
     assert delivered in lines[3]
+    served = Settings()  # the benchmark's nodes run with the defaults
+    flushed = f"the server's feed (server/config.py): flushed every {served.feed_interval_ms} ms"
+    assert lines[-3].startswith(flushed)
+    pauses = -(-SPECTATORS // served.spectator_chunk) - 1  # between chunks of spectators
+    assert report["feed"]["fan_out_ms"] == pauses * served.spectator_pause_ms
     assert lines[-2].endswith(": yes")
     assert lines[-1].startswith("target: p99 <= 20 ms across nodes at 1,000 spectators: ")
 
