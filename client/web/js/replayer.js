@@ -273,6 +273,7 @@ export function finishable(game, view) {
 // ---------------------------------------------------------------- Finish with a stock left
 
 const MAX_ORDERS = 720; // the stock's orders tried: every order of up to 6 unseen cards
+const lastPlan = { key: null, plan: null }; // finishPlan's last question and answer
 
 /** The cards not in sight (with nothing face down: the stock's), in no particular order. */
 function unseenCards(game, view) {
@@ -339,6 +340,13 @@ function wonByDealing(game, start, strategy) {
  */
 export function finishPlan(game, view) {
   if (!view || view.face_down.some((n) => n > 0)) return null;
+  // The race screen asks again on every redraw (standings too): the last answer is kept.
+  const key = JSON.stringify([game, view.tableau, view.foundations, view.reserves, view.waste, view.stock]);
+  if (lastPlan.key !== key) Object.assign(lastPlan, { key, plan: planFor(game, view) });
+  return lastPlan.plan;
+}
+
+function planFor(game, view) {
   if (view.stock === 0) return finishable(game, view) ? "auto" : null;
   const unseen = unseenCards(game, view);
   if (unseen.length !== view.stock || orderCount(unseen) > MAX_ORDERS) return null;
