@@ -335,14 +335,20 @@ export class RaceScreen {
       this.say("Finish needs every card face up, and deals and foundation moves alone to win whatever the stock holds.", true);
       return false;
     }
+    if (this.finishing) return false; // a second press while it plays changes nothing
+    this.finishing = true;
     const raceId = this.raceId;
-    for (let step = 0; step < 200 && this.raceId === raceId && this.view; step += 1) {
-      const view = this.view;
-      let action = null;
-      if (plan === "deal-first" && view.stock > 0) action = "deal";
-      else if (canAuto(this.info.game, view)) action = "auto";
-      else if (view.stock > 0) action = "deal";
-      if (!action || !(await this.play(action))) break;
+    try {
+      for (let step = 0; step < 200 && this.raceId === raceId && this.view; step += 1) {
+        const view = this.view;
+        let action = null;
+        if (plan === "deal-first" && view.stock > 0) action = "deal";
+        else if (canAuto(this.info.game, view)) action = "auto";
+        else if (view.stock > 0) action = "deal";
+        if (!action || !(await this.play(action))) break;
+      }
+    } finally {
+      this.finishing = false;
     }
     return true;
   }
