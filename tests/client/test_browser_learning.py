@@ -392,7 +392,7 @@ def plans_along(page: Page, game: str, deal: int, actions: list[str]) -> list[st
         state = rules.apply(state, parse_action(action)).state
     plans: list[str | None] = page.evaluate(
         """async ([game, views]) => {
-          const { finishPlan } = await import('/js/replayer.js');
+          const { finishPlan } = await import('/js/finish.js');
           return views.map((view) => finishPlan(game, view));
         }""",
         [game, views],
