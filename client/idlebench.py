@@ -24,7 +24,7 @@ from client.benchprocess import (
     serve_command,
     spawn,
 )
-from client.loadtest import CONNECT_BATCH, connect_all
+from client.loadtest import connect_all, greet_all
 
 TARGET_KIB = 20.0
 SETTLE_S = 2.0
@@ -41,11 +41,7 @@ async def run_idle(options: dict[str, Any]) -> dict[str, Any]:
         url = f"ws://127.0.0.1:{port}/ws"
         started = time.perf_counter()
         players = await connect_all(url, count, "solrace.v1.msgpack")
-        for first in range(0, count, CONNECT_BATCH):
-            batch = players[first : first + CONNECT_BATCH]
-            await asyncio.gather(
-                *(p.call("hello", protocol=1, name=f"idle{first + i}") for i, p in enumerate(batch))
-            )
+        await greet_all(players, [f"idle{i}" for i in range(count)])
         connect_s = time.perf_counter() - started
         await asyncio.sleep(options["wait_s"])
         connected = (await asyncio.to_thread(health, port))["players"]

@@ -41,6 +41,8 @@ from protocol.notation import UNDO
 PLAYOUT_LENGTH = 4000  # no player reaches the end (then it would undo) in the default phases
 DEALS = 24
 CONNECT_BATCH = 200
+HELLO_BATCH = 50  # hellos at once: each writes the new identity to the store
+HELLO_TRIES = 8  # a hello refused store_unavailable (the store busy) is tried again
 
 
 @dataclass
@@ -74,6 +76,14 @@ def playouts(game: str, count: int, length: int, seed: int) -> dict[int, list[st
     return found
 
 
+class Refused(RuntimeError):
+    """The server refused a request with ``code``."""
+
+    def __init__(self, kind: str, code: str, message: str) -> None:
+        super().__init__(f"{kind}: {code}: {message}")
+        self.code = code
+
+
 class Player:
     """One connection, one request at a time."""
 
@@ -92,9 +102,20 @@ class Player:
             message = msgpack.unpackb(await self.connection.recv(), raw=False)
             if message.get("id") == request_id and message["type"] != "event":
                 if message["type"] == "error":
-                    raise RuntimeError(f"{kind}: {message['code']}: {message['message']}")
+                    raise Refused(kind, message["code"], message["message"])
                 return message  # type: ignore[no-any-return]
             self.unasked(message)
+
+    async def hello(self, name: str) -> dict[str, Any]:
+        """Say hello as ``name``; a store too busy to answer is given more time."""
+        for attempt in range(HELLO_TRIES):
+            try:
+                return await self.call("hello", protocol=1, name=name)
+            except Refused as refused:
+                if refused.code != "store_unavailable" or attempt == HELLO_TRIES - 1:
+                    raise
+                await asyncio.sleep(0.1 * 2**attempt)
+        raise AssertionError("unreachable")
 
     def unasked(self, message: dict[str, Any]) -> None:
         """An event or feed item that came while waiting for an answer: dropped here."""
@@ -112,6 +133,15 @@ class Player:
 
 
 P = TypeVar("P", bound=Player)
+
+
+async def greet_all(players: list[P], names: list[str]) -> list[dict[str, Any]]:
+    """Each player says hello with its name, ``HELLO_BATCH`` at a time: the welcomes."""
+    welcomes: list[dict[str, Any]] = []
+    for first in range(0, len(players), HELLO_BATCH):
+        batch = zip(players[first : first + HELLO_BATCH], names[first:], strict=False)
+        welcomes += await asyncio.gather(*(p.hello(name) for p, name in batch))
+    return welcomes
 
 
 async def connect_all(url: str, count: int, subprotocol: str | None) -> list[Player]:
@@ -133,8 +163,8 @@ async def connect_many(
                     compression=None,
                     max_size=2**22,
                     open_timeout=60,
-                    ping_interval=None,
-                    max_queue=None,  # a full queue stops pongs: the server would close 1011  # thousands of keepalive pings at once would be noise
+                    ping_interval=None,  # thousands of keepalive pings at once would be noise
+                    max_queue=None,  # a full queue stops pongs: the server would close 1011
                 )
                 for _ in range(batch)
             )
@@ -249,9 +279,7 @@ async def solrace_target(
     url = f"ws://127.0.0.1:{port}/ws"
     try:
         players = await connect_all(url, options["players"], "solrace.v1.msgpack")
-        await asyncio.gather(
-            *(p.call("hello", protocol=1, name=f"bot{i}") for i, p in enumerate(players))
-        )
+        await greet_all(players, [f"bot{i}" for i in range(len(players))])
         deals = list(pool)
         for i in range(0, len(players) - 1, 2):
             host, guest = players[i], players[i + 1]

@@ -29,7 +29,7 @@ from websockets.exceptions import InvalidHandshake
 
 from client.benchplayer import Listener
 from client.benchprocess import SERVE_BANNER, free_port, own_redis, serve_command, spawn
-from client.loadtest import connect_many, playouts
+from client.loadtest import connect_many, greet_all, playouts
 
 TARGET_S = 5.0
 SUBPROTOCOL = "solrace.v1.msgpack"
@@ -49,9 +49,7 @@ class Racer:
 async def set_up(url: str, count: int, before: int) -> list[Racer]:
     """``count`` racers in races of two, each having played ``before`` actions."""
     players = await connect_many(url, count, SUBPROTOCOL, Listener)
-    welcomes = await asyncio.gather(
-        *(p.call("hello", protocol=1, name=f"racer{i}") for i, p in enumerate(players))
-    )
+    welcomes = await greet_all(players, [f"racer{i}" for i in range(count)])
     racers = [
         Racer(p, w["player"], w["name"], w["token"]) for p, w in zip(players, welcomes, strict=True)
     ]

@@ -34,7 +34,7 @@ from client.benchprocess import (
     serve_command,
     spawn,
 )
-from client.loadtest import connect_many
+from client.loadtest import connect_many, greet_all
 from protocol.engine import Rules
 from protocol.games import rules_for
 from protocol.notation import UNDO
@@ -207,9 +207,7 @@ async def run_soak(options: dict[str, Any]) -> dict[str, Any]:
         try:
             url = f"ws://127.0.0.1:{port}/ws"
             players = await connect_many(url, options["players"], "solrace.v1.msgpack", Listener)
-            await asyncio.gather(
-                *(p.call("hello", protocol=1, name=f"soak{i}") for i, p in enumerate(players))
-            )
+            await greet_all(players, [f"soak{i}" for i in range(len(players))])
             tally, samples = Tally(), list[Sample]()
             begin = time.perf_counter()
             stop_at = begin + seconds

@@ -44,6 +44,9 @@ from protocol.notation import (
 )
 from protocol.position import Position
 
+_ACES = tuple(C.make(ACE, suit) for suit in range(4))
+_KINGS = C.make(C.KING, 0)  # the lowest king: every card below it has a next rank
+
 
 class Outcome(NamedTuple):
     """The state after an action, the events it caused, and how many actions it counts as
@@ -312,16 +315,10 @@ class Rules(ABC):
 
     def foundation_targets(self, position: Position) -> set[Card]:
         """The cards some foundation would take now."""
-        wanted: set[Card] = set()
-        empty = False
-        for pile in position.foundations:
-            if pile:
-                if pile[-1] >> 2 < C.KING:
-                    wanted.add(pile[-1] + 4)
-            else:
-                empty = True
-        if empty:
-            wanted.update(C.make(ACE, s) for s in range(4))
+        foundations = position.foundations
+        wanted = {pile[-1] + 4 for pile in foundations if pile and pile[-1] < _KINGS}
+        if () in foundations:
+            wanted.update(_ACES)
         return wanted
 
     # ------------------------------------------------------------------ auto

@@ -174,8 +174,9 @@ class RaceServer:
         (a new process carries on), finish the writes or spill them to a file, close."""
         if self.server is None or self.stopping:
             return
+        # no new players from now (refused 503), but the port stays open while writes
+        # drain, so /readyz can say 503 and a load balancer sends them elsewhere
         self.stopping = self.gateway.stopping = True
-        self.server.server.close()  # no new connections
         for session in self.sessions.by_player.values():
             session.push("shutdown", {"reason": reason, "reconnect_in_ms": 1000})
         drained = await self.writer.drain(self.settings.shutdown_grace_s)

@@ -60,6 +60,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="default countdown before a race starts [SOLRACE_COUNTDOWN_MS]",
     )
     add(
+        "--max-race-ms",
+        type=int,
+        default=_env("MAX_RACE_MS", DEFAULTS.max_race_ms),
+        help="a running race ends after this long; whoever has not finished did not "
+        "(4 hours) [SOLRACE_MAX_RACE_MS]",
+    )
+    add(
         "--rate",
         dest="rate_per_s",
         type=float,
@@ -192,6 +199,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         redis_prefix=args.redis_prefix,
         grace_ms=int(args.grace_ms),
         countdown_ms=int(args.countdown_ms),
+        max_race_ms=int(args.max_race_ms),
         rate_per_s=float(args.rate_per_s),
         burst=int(args.burst),
         origins=tuple(origins),

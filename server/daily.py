@@ -2,14 +2,15 @@
 and the daily requests (``DailyDesk``).
 
 The candidates come from ``protocol.daily.candidate_deals`` (with the deployment's secret).
-With certification on, the day's deal is the first candidate the solver proves winnable
-within its node budget per candidate and a time budget for the whole search (in one worker
-process, so the server keeps serving and certification never takes more than one core);
-otherwise, or when the time budget runs out, the first candidate, served with
-``certified: false``. The choice is stored with first-writer-wins, so every server process
-sharing the store serves the same deal; a process that finds a deal already stored checks
-it once with the same solver and budget before calling it certified. The solution is
-never kept.
+With certification on, the day's deal is the candidate ``first_certified`` proves winnable
+by iterative widening (every candidate gets 8,000 positions, then 4 times more per round
+up to the node budget per candidate; the first win in the order of rounds, the same on
+every node), within a time budget for the whole search (in one worker process, so the
+server keeps serving and certification never takes more than one core); otherwise, or when
+the time budget runs out, the first candidate, served with ``certified: false``. The
+choice is stored with first-writer-wins, so every server process sharing the store serves
+the same deal; a process that finds a deal already stored checks it once with the same
+solver and budget before calling it certified. The solution is never kept.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from protocol.games import GAMES, rules_for
 from protocol.messages import BestBoard, DailyBoard, DailyStart
 from protocol.notation import parse_action
 from protocol.race import Now, Phase, RaceError, RaceSettings, daily_deal_shown, run_json
+from protocol.solver import UNKNOWN, WON, Solution, solve
+from protocol.solver.certify import FIRST_NODES, GROWTH, Certified, Uncertified, first_certified
 from server.config import Settings
 from server.director import RaceDirector, new_id
 from server.effects import Effects, Write
@@ -50,29 +53,57 @@ Certifier = Callable[[str, int, int, float], bool]
 def prove_winnable(game: str, number: int, nodes: int, deadline: float) -> bool:
     """The solver's verdict on deal ``number`` of ``game`` (standard options) is "won",
     reached within ``nodes`` positions and before ``deadline``."""
-    from protocol.solver import WON, solve
+    return _solve(game, number, nodes, lambda: time.monotonic() > deadline).verdict == WON
 
+
+def _solve(game: str, number: int, nodes: int, stop: Callable[[], bool]) -> Solution:
     rules = rules_for(game)
-    solution = solve(
-        rules,
-        rules.deal(number),
+    return solve(rules, rules.deal(number), max_nodes=nodes, should_stop=stop)
+
+
+def certify_candidates(
+    certifier: Certifier,
+    game: str,
+    candidates: list[int],
+    nodes: int,
+    budget_s: float,
+    clock: Callable[[], float] = time.monotonic,
+) -> Certified | Uncertified:
+    """Run in the worker: ``protocol.solver.certify.first_certified`` over ``candidates``
+    (iterative widening from FIRST_NODES positions each up to ``nodes``), within
+    ``budget_s`` seconds of ``clock`` for them all (the server's: wall time; ``solrace
+    study --dailies`` passes this process's CPU time, to stand for a core of its own). The
+    solver is ``certifier``'s (the real one unless a test gives another)."""
+    deadline = clock() + budget_s
+
+    def out_of_time() -> bool:
+        return clock() >= deadline
+
+    def attempt(number: int, budget: int, stop: Callable[[], bool] | None) -> Solution:
+        if certifier is prove_winnable:
+            return _solve(game, number, budget, out_of_time)
+        proven = certifier(game, number, budget, time.monotonic() + deadline - clock())
+        return Solution(WON if proven else UNKNOWN, (), budget)
+
+    return first_certified(
+        rules_for(game),
+        candidates,
+        first_nodes=min(FIRST_NODES, nodes),
+        growth=GROWTH,
         max_nodes=nodes,
-        should_stop=lambda: time.monotonic() > deadline,
+        should_stop=out_of_time,
+        attempt=attempt,
     )
-    return solution.verdict == WON
 
 
 def first_proven(
     certifier: Certifier, game: str, candidates: list[int], nodes: int, budget_s: float
 ) -> tuple[int, bool]:
-    """Run in the worker: the first candidate proven winnable within ``budget_s`` seconds
-    for them all, and True; else the first candidate and False."""
-    deadline = time.monotonic() + budget_s
-    for number in candidates:
-        if time.monotonic() >= deadline:
-            break
-        if certifier(game, number, nodes, deadline):
-            return number, True
+    """Run in the worker: the deal ``certify_candidates`` proves winnable, and True; else
+    the first candidate and False."""
+    result = certify_candidates(certifier, game, candidates, nodes, budget_s)
+    if isinstance(result, Certified):
+        return result.number, True
     return candidates[0], False
 
 
@@ -292,10 +323,14 @@ class DailyDesk:
             "progress": timeline,
         }
 
-    async def claim_guest_runs(self, player: str, attempts: dict[str, str], moment: Now) -> Effects:
+    async def claim_guest_runs(
+        self, player: str, attempts: dict[str, str], moment: Now
+    ) -> tuple[Effects, list[str]]:
         """A guest who became an account claims their first attempts of today (game ->
-        attempt): each one that is over goes on the day's and the all-time boards."""
+        attempt): each one that is over goes on the day's and the all-time boards. The
+        effects, and the games whose run was claimed (sorted)."""
         effects: Effects = []
+        claimed: list[str] = []
         today = day_of(moment.wall_ms)
         for game, attempt in attempts.items():
             try:
@@ -304,8 +339,9 @@ class DailyDesk:
                 continue
             if race.phase is Phase.DONE and race.settings.day == today:
                 effects.append(Write(RecordDaily(game, today, race.runs()[0])))
+                claimed.append(game)
                 log.info("guest run claimed", extra={"player": player, "race": attempt})
-        return effects
+        return effects, sorted(claimed)
 
     async def daily_board(self, player: str, request: DailyBoard, moment: Now) -> dict[str, Any]:
         """The day's board, its deal's commitment once the deal is fixed, and, once the

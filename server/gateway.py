@@ -105,7 +105,8 @@ class Client:
         self.session: Session | None = None
         self.closing = False  # closing for abuse: frames are read and dropped
         self.waiting: asyncio.Task[None] | None = None  # a request being answered by a task
-        self.queued: deque[str | bytes] = deque()  # messages read meanwhile, in order
+        # messages read meanwhile, in order (made when first needed: most connections never do)
+        self.queued: deque[str | bytes] | None = None
         self.deferred = 0  # answers waiting behind stored actions, to keep their order
         self.after_answer: Callable[[], None] | None = None  # once this request is answered
         self.attempts = attempts_bucket(settings)  # register and sign-in attempts
@@ -205,6 +206,8 @@ class Gateway:
             self._refuse(client, frame, "rate_limited", "too many requests: slow down")
             return
         if client.waiting is not None:
+            if client.queued is None:
+                client.queued = deque()
             client.queued.append(frame)
             if len(client.queued) == MAX_QUEUED and client.connection.transport is not None:
                 client.connection.transport.pause_reading()
@@ -498,9 +501,11 @@ class Gateway:
         await self.store.revoke_tokens(session.player, [guest_token])
         session.account = session.name = account.username
         self.sessions.retoken(session, token)
-        effects = await self.daily.claim_guest_runs(session.player, session.guest_attempts, moment)
+        effects, claimed = await self.daily.claim_guest_runs(
+            session.player, session.guest_attempts, moment
+        )
         session.guest_attempts.clear()
-        return self._signed_in(session, token), effects
+        return {**self._signed_in(session, token), "claimed": claimed}, effects
 
     async def sign_in(
         self, client: Client, session: Session, request: SignIn, moment: Now
@@ -572,12 +577,9 @@ class Gateway:
 
     def address(self, client: Client) -> str:
         """The client's address, by the trusted proxy's word if it came through one."""
-        peer = client.connection.remote_address
-        forwarded = (
-            client.connection.request.headers.get("X-Forwarded-For")
-            if (client.connection.request is not None)
-            else None
-        )
+        connection = client.connection
+        peer = connection.remote_address
+        forwarded = connection.forwarded_for if isinstance(connection, MessageConnection) else None
         return client_address(str(peer[0]) if peer else "", forwarded, self.trusted)
 
     def let_go(self, player: str) -> None:

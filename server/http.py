@@ -35,6 +35,9 @@ class HttpRoutes:
         self, connection: ServerConnection, request: Request
     ) -> Response | None:
         if request.headers.get("Upgrade", "").lower() == "websocket":
+            if self.server.stopping:  # draining: new players go to another node
+                body = b"this node is shutting down: connect again\n"
+                return _response(HTTPStatus.SERVICE_UNAVAILABLE, body, "text/plain")
             return None
         path = request.path.split("?", 1)[0]
         if path == "/healthz":

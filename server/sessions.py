@@ -67,7 +67,9 @@ class Session:
         self.guest_attempts: dict[str, str] = {}  # game -> a guest's first daily attempt today
         self.connection: ServerConnection | None = None
         self.encoding = ""
-        self.events: deque[Event] = deque(maxlen=buffer)
+        self.buffer = buffer
+        # the numbered events kept (made at the first: an idle player has none to keep)
+        self.events: deque[Event] | None = None
         self.last_event = 0
         self.watching: set[str] = set()  # race ids this player spectates
         self.fence = 1  # this session's writes to its racers' logs (higher: a newer session)
@@ -101,6 +103,8 @@ class Session:
         """Number, keep and send an event."""
         self.last_event += 1
         event = Event(self.last_event, kind, data)
+        if self.events is None:
+            self.events = deque(maxlen=self.buffer)
         self.events.append(event)
         self.send(event)
 

@@ -22,7 +22,7 @@ from server.store import Store
 
 log = logging.getLogger("solrace.sweeper")
 
-TIME_LIMITS_EVERY_S = 30.0  # how often races' durations are checked
+TIME_LIMITS_EVERY_S = 30.0  # how often races' durations are checked (at most)
 
 
 class Sweeper:
@@ -44,13 +44,15 @@ class Sweeper:
         self.missing: dict[str, int] = {}  # player of a dead node -> when first seen so
         self.done: set[tuple[str, str]] = set()  # (dead node, player) dropped already
         self.limits_checked = 0.0
+        # a race ends at most a tenth of its limit late (30 s for 4 hours)
+        self.limits_every_s = min(TIME_LIMITS_EVERY_S, max_race_ms / 10_000)
 
     async def sweep(self, moment: Now) -> None:
         """One round (the lease holder calls it every few seconds)."""
         for node, alive in (await self.store.nodes()).items():
             if not alive and node != self.node:
                 await self._dead(node, moment)
-        if moment.mono_ms / 1000 - self.limits_checked >= TIME_LIMITS_EVERY_S:
+        if moment.mono_ms / 1000 - self.limits_checked >= self.limits_every_s:
             self.limits_checked = moment.mono_ms / 1000
             await self._time_limits(moment)
 

@@ -1,7 +1,8 @@
-"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2|signin``:
-benchmarks that print figures (never timed tests). The server benchmark lives in
-client/loadtest.py, the memory one in client/memorybench.py; soak, recovery, storage, idle
-and pairing in client/{soak,recovery,storage,idle,pairing}bench.py; argon2 in
+"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2|signin|
+spectators``: benchmarks that print figures (never timed tests). The server benchmark lives
+in client/loadtest.py (``--nodes``: client/nodebench.py), the memory one in
+client/memorybench.py; soak, recovery, storage, idle, pairing and spectators in
+client/{soak,recovery,storage,idle,pairing,spectator}bench.py; argon2 in
 client/passwordbench.py."""
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "pairing",
             "argon2",
             "signin",
+            "spectators",
         ],
         help="what to measure",
     )
@@ -41,8 +43,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--seconds",
         type=float,
         default=None,
-        help="time per game (engine, solver: 3), per paced phase (server: 15) or of the "
-        "players' arrivals (pairing: 60)",
+        help="time per game (engine, solver: 3), per paced phase (server: 15), of the "
+        "players' arrivals (pairing: 60) or of the racing watched (spectators: 15)",
     )
     server = parser.add_argument_group("server, soak, pairing")
     server.add_argument(
@@ -64,7 +66,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rate",
         type=float,
         default=None,
-        help="actions per second in all (server: 4000, soak: 450)",
+        help="actions per second in all (server: 4000, soak: 450, spectators: 4 in the race)",
     )
     server.add_argument(
         "--saturation-clients",
@@ -85,7 +87,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--spectators",
         type=int,
         default=1000,
-        help="spectators on one race in the last phase (0: skip it)",
+        help="spectators on one race in the last phase (0: skip it), or watching (spectators)",
+    )
+    nodes = parser.add_argument_group("server --nodes, spectators")
+    nodes.add_argument(
+        "--nodes",
+        type=int,
+        default=None,
+        help="server: N >= 2 nodes on one Redis, every race across two of them, against one "
+        "node in the same run (the other phases are not run); spectators: 1 or 2 (2)",
+    )
+    nodes.add_argument(
+        "--cores",
+        type=int,
+        nargs="+",
+        default=[2, 4, 8, 16],
+        help="server --nodes: cores to project the measured CPU per action to",
     )
     soak = parser.add_argument_group("soak")
     soak.add_argument("--minutes", type=float, default=10.0, help="how long the players race")
@@ -130,7 +147,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     signin = parser.add_argument_group("signin")
     signin.add_argument("--sign-ins", type=float, default=20.0, help="sign-ins per second")
-    signin.add_argument("--rounds", type=int, default=3, help="phases alone and with sign-ins")
+    signin.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="signin: phases alone and with sign-ins; server --nodes: 1 node then N nodes",
+    )
     argon2 = parser.add_argument_group("argon2")
     argon2.add_argument("--repeat", type=int, default=10, help="verifies timed per parameter set")
     parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
@@ -205,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         "pairing": run_pairing,
         "argon2": run_argon2,
         "signin": run_signin,
+        "spectators": run_spectators,
     }
     if args.target in runners:
         return runners[args.target](args)
@@ -241,6 +264,8 @@ def run_server(args: argparse.Namespace) -> int:
 
     args.players = 2000 if args.players is None else args.players
     args.rate = 4000 if args.rate is None else args.rate
+    if args.nodes is not None:
+        return run_server_nodes(args)
     options = {
         "players": args.players,
         "rate": args.rate,
@@ -260,6 +285,32 @@ def run_server(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_table(result)
+    return 0
+
+
+def run_server_nodes(args: argparse.Namespace) -> int:
+    from client.nodebench import print_nodes, run_nodes
+
+    if args.nodes < 2:
+        raise SystemExit("error: --nodes must be at least 2 (one node is measured in the run)")
+    if args.players < 2 or args.players % 2 or args.rate <= 0 or args.rounds < 1:
+        raise SystemExit("error: --players even and at least 2, --rate above 0, --rounds >= 1")
+    if not args.cores or min(args.cores) < 1:
+        raise SystemExit("error: --cores must be at least 1")
+    options = {
+        "nodes": args.nodes,
+        "players": args.players,
+        "rate": args.rate,
+        "seconds": args.seconds or 15.0,
+        "rounds": args.rounds,
+        "cores": args.cores,
+        "redis": args.redis,
+    }
+    result = asyncio.run(run_nodes(options))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_nodes(result)
     return 0
 
 
@@ -400,4 +451,26 @@ def run_signin(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_signin(result)
+    return 0
+
+
+def run_spectators(args: argparse.Namespace) -> int:
+    from client.spectatorbench import print_spectators, run_spectators
+
+    options = {
+        "nodes": 2 if args.nodes is None else args.nodes,
+        "spectators": args.spectators,
+        "rate": 4.0 if args.rate is None else args.rate,
+        "seconds": 15.0 if args.seconds is None else args.seconds,
+        "redis": args.redis,
+    }
+    if options["nodes"] not in (1, 2) or args.spectators < 1:
+        raise SystemExit("error: --nodes must be 1 or 2, --spectators at least 1")
+    if options["rate"] <= 0 or options["seconds"] <= 0:
+        raise SystemExit("error: --rate and --seconds must be above 0")
+    result = asyncio.run(run_spectators(options))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_spectators(result)
     return 0

@@ -3,22 +3,37 @@ share won, proven unwinnable and unknown, with times and solution lengths.
 
 Deals are solved in ``--jobs`` worker processes; each deal's time is measured in its
 worker, from the layout to the verdict. ``--json`` adds one row per deal.
+
+``solrace study --dailies D [--first-day YYYY-MM-DD] [--games ...]``: for D consecutive
+days and each game, the server's own daily certification (``server.daily``'s candidates,
+function and budgets, with the fixed secret STUDY_SECRET), run in this process on one
+core; per game: days certified, the median, 95th percentile and maximum seconds per day,
+and the candidates tried (each day's row goes to standard error as it is done). The time
+budget and the seconds are this process's CPU time (the server's budget is wall time in a
+worker process of its own): on a shared machine, the figures are those of a core of its
+own.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import itertools
 import json
 import multiprocessing
 import statistics
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
 
-from client.commands.common import add_game_arguments, deal_number, rules_from
+from client.commands.common import deal_number, rules_from
 from client.commands.solve import add_budget_arguments, positive_int, timed_solve
-from protocol.games import rules_for
+from protocol.daily import DAY_MS, candidate_deals, day_start_ms, parse_day
+from protocol.errors import BadGame
+from protocol.games import GAMES, rules_for
 from protocol.solver import UNKNOWN, UNWINNABLE, VERDICTS, WON
+from protocol.solver.certify import Certified
 
 DEFAULT_NODES = 200_000
 DEFAULT_SECONDS = 30.0
@@ -26,8 +41,37 @@ DEFAULT_SECONDS = 30.0
 Task = tuple[str, dict[str, Any], int, int, float]
 
 
+# The secret the daily study stands in for a deployment's (any fixed one gives a fair
+# sample of days: the candidates are a hash of secret, game and day).
+STUDY_SECRET = "solrace-study-dailies"
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
-    add_game_arguments(parser)
+    parser.add_argument(
+        "game", metavar="GAME", nargs="?", help=f"one of: {', '.join(GAMES)} (not with --dailies)"
+    )
+    parser.add_argument(
+        "--options",
+        default="{}",
+        metavar="JSON",
+        help='game options as a JSON object, e.g. \'{"down": 0, "up": 10}\' for Sanibel',
+    )
+    parser.add_argument(
+        "--dailies",
+        type=positive_int,
+        metavar="D",
+        help="instead: certify D consecutive days' deals as the server does, on one core",
+    )
+    parser.add_argument(
+        "--first-day", metavar="YYYY-MM-DD", help="with --dailies: the first day (default today)"
+    )
+    parser.add_argument(
+        "--games",
+        nargs="+",
+        choices=list(GAMES),
+        metavar="GAME",
+        help="with --dailies: the games (default all)",
+    )
     parser.add_argument("--first", default="1", metavar="N", help="first deal number (default 1)")
     parser.add_argument(
         "--count", type=positive_int, default=200, metavar="C", help="deals (default 200)"
@@ -86,6 +130,10 @@ def tally(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.dailies is not None:
+        return run_dailies(args)
+    if args.game is None:
+        raise BadGame("study needs a GAME (or --dailies)", "bad_game")
     rules = rules_from(args)
     first = deal_number(args.first)
     last = deal_number(str(first + args.count - 1))
@@ -128,4 +176,109 @@ def run(args: argparse.Namespace) -> int:
     )
     length = figures["median_length"]
     print(f"median solution length: {'-' if length is None else f'{length:g} actions'}")
+    return 0
+
+
+def certify_day(game: str, day: str) -> dict[str, Any]:
+    """One day's certification of ``game``, exactly as the server's worker runs it (its
+    candidates, function and budgets), timed here: the day's row."""
+    from server.config import Settings
+    from server.daily import MAX_CANDIDATES, certify_candidates, prove_winnable
+
+    settings = Settings()
+    candidates = list(itertools.islice(candidate_deals(game, day, STUDY_SECRET), MAX_CANDIDATES))
+    started, cpu_started = time.perf_counter(), time.process_time()
+    result = certify_candidates(
+        prove_winnable,
+        game,
+        candidates,
+        settings.daily_solver_nodes,
+        settings.daily_certify_budget_s,
+        clock=time.process_time,  # a core of its own, whatever else the machine runs
+    )
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    certified = isinstance(result, Certified)
+    return {
+        "day": day,
+        "certified": certified,
+        "deal": result.number if isinstance(result, Certified) else candidates[0],
+        "round": result.round if isinstance(result, Certified) else None,
+        "tried": result.tried,
+        "nodes": result.nodes,
+        "seconds": round(cpu, 3),
+        "wall_seconds": round(seconds, 3),
+    }
+
+
+def daily_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per game: days certified, CPU seconds per day (median, 95th percentile, maximum;
+    and the 95th percentile of the wall time) and candidates tried (median, maximum)."""
+    times = [row["seconds"] for row in rows]
+    wall = [row["wall_seconds"] for row in rows]
+    tried = [row["tried"] for row in rows]
+    return {
+        "days": len(rows),
+        "certified": sum(row["certified"] for row in rows),
+        "median_seconds": round(statistics.median(times), 2),
+        "p95_seconds": round(percentile_95(times), 2),
+        "max_seconds": round(max(times), 2),
+        "p95_wall_seconds": round(percentile_95(wall), 2),
+        "median_tried": statistics.median(tried),
+        "max_tried": max(tried),
+    }
+
+
+def run_dailies(args: argparse.Namespace) -> int:
+    from server.config import Settings
+
+    if args.game is not None:
+        raise BadGame("--dailies takes --games, not a GAME", "bad_game")
+    if args.first_day is None:
+        first_ms = int(time.time() * 1000) // DAY_MS * DAY_MS
+    else:
+        first_ms = day_start_ms(parse_day(args.first_day))
+    days = [
+        dt.datetime.fromtimestamp((first_ms + i * DAY_MS) / 1000, dt.UTC).date().isoformat()
+        for i in range(args.dailies)
+    ]
+    games = list(dict.fromkeys(args.games or GAMES))
+    settings = Settings()
+    results = {}
+    for game in games:
+        rows = []
+        for day in days:
+            rows.append(certify_day(game, day))
+            print(json.dumps({"game": game, **rows[-1]}), file=sys.stderr, flush=True)
+        results[game] = {**daily_figures(rows), "rows": rows}
+    report = {
+        "first_day": days[0],
+        "last_day": days[-1],
+        "secret": STUDY_SECRET,
+        "nodes_per_candidate": settings.daily_solver_nodes,
+        "budget_s": settings.daily_certify_budget_s,
+        "games": results,
+    }
+    if args.save:
+        with open(args.save, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(report) + "\n")
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(
+        f"daily certification, {days[0]}..{days[-1]} ({len(days)} days), secret "
+        f"{STUDY_SECRET!r}, up to {settings.daily_solver_nodes:,} positions per candidate, "
+        f"{settings.daily_certify_budget_s:g} s of this process's CPU per day (seconds: CPU)"
+    )
+    print(
+        f"{'game':<22}{'certified':>10}{'median s':>10}{'p95 s':>8}{'max s':>8}"
+        f"{'wall p95':>10}{'tried: median':>15}{'max':>6}"
+    )
+    for game, figures in results.items():
+        certified = f"{figures['certified']}/{figures['days']}"
+        print(
+            f"{game:<22}{certified:>10}{figures['median_seconds']:>10.2f}"
+            f"{figures['p95_seconds']:>8.2f}{figures['max_seconds']:>8.2f}"
+            f"{figures['p95_wall_seconds']:>10.2f}"
+            f"{figures['median_tried']:>15g}{figures['max_tried']:>6}"
+        )
     return 0

@@ -62,6 +62,7 @@ BACKOFF_CAP_S = 0.5
 CONNECT_TIMEOUT_S = 1.0
 SOCKET_TIMEOUT_S = 2.0
 CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
+MAX_CONNECTIONS = 100  # to Redis per process; more calls at once wait for one
 KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
 HISTORY_PARTS = ("raced", "history", "stats", "days")
 RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
@@ -310,14 +311,19 @@ class RedisStore(Store):
         self._where = _display(url)
         self._deadline = deadline
         self._keep_daily_s = keep_daily_days * 86_400  # a day's keys, after their last write
-        self._redis = redis.Redis.from_url(
+        # A burst of more calls than connections waits for a free one (up to the
+        # deadline) instead of failing at once, as redis-py's default pool does.
+        pool = redis.BlockingConnectionPool.from_url(
             url,
+            max_connections=MAX_CONNECTIONS,
+            timeout=deadline,
             decode_responses=True,
             socket_connect_timeout=CONNECT_TIMEOUT_S,
             socket_timeout=SOCKET_TIMEOUT_S,
             retry=Retry(ExponentialBackoff(cap=BACKOFF_CAP_S, base=BACKOFF_BASE_S), RETRIES),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
         )
+        self._redis = redis.Redis.from_pool(pool)
         self._first_writer = self._redis.register_script(FIRST_WRITER)
         self._set_deal = self._redis.register_script(SET_DEAL)
         self._create_account = self._redis.register_script(CREATE_ACCOUNT)

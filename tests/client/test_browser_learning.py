@@ -14,13 +14,13 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 import pytest
+from browser_pages import SETTINGS
 from harness import winning_actions
 from playwright.sync_api import Page, expect
 from test_browser import (
     DESKTOP,
     OVERLAPS,
     PHONE,
-    SETTINGS,
     Frames,
     OpenPage,
     ServerThread,

@@ -46,6 +46,7 @@ async def test_registering_makes_the_guest_an_account_of_the_same_player(store: 
         guest, guest_token = ann.player, ann.token
         answer = await ann.register("Ann", "a long secret")
         assert (answer["player"], answer["name"], answer["account"]) == (guest, "Ann", "Ann")
+        assert answer["claimed"] == []  # no daily attempt of today to claim
         assert answer["token"] != guest_token
         again = Client(url(server), "Whoever")  # the account's token names the account
         again.token = answer["token"]
@@ -254,7 +255,8 @@ async def test_only_an_account_s_first_daily_attempt_is_ranked_and_a_guest_s_can
         assert (second["ranked"], second["claimable"]) == (False, False)
         await guest.resign(second["race"]["race"])
         assert (await guest.daily_board(GAME))["total"] == 0  # practice is not on the board
-        await guest.register("Gus", "a long secret")
+        registered = await guest.register("Gus", "a long secret")
+        assert registered["claimed"] == [GAME]  # the page tells the player
         board = await waiting_for_board(guest, 1)
         assert board["me"]["race"] == first["race"]["race"]  # the first attempt, claimed
 

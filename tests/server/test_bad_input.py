@@ -15,6 +15,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from client.api import ServerError
 from protocol.wire import JSON, MSGPACK
+from server.store import MemoryStore
 
 
 async def raw(server, encoding=JSON):  # type: ignore[no-untyped-def]
@@ -253,3 +254,56 @@ async def test_a_client_that_never_reads_is_closed_once_with_one_log_line(
         for session in server.sessions.by_player.values():
             transport = session.connection.transport if session.connection else None
             assert transport is None or transport.get_write_buffer_size() <= 300 << 10
+
+
+async def test_a_request_the_server_fails_on_is_answered_internal_error_and_changes_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = MemoryStore()
+    saving = store.save_race_if
+
+    async def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a bug while saving the race")
+
+    def create(request_id: int) -> str:
+        return json.dumps({"type": "create_race", "id": request_id, "game": "sanibel"})
+
+    async with (
+        running_server(store) as server,
+        await player(server, "ann") as ann,
+        await player(server, "bob") as bob,
+    ):
+        store.save_race_if = broken  # type: ignore[method-assign]
+        connection = await raw(server)
+        error = await answer(connection, create(7))
+        assert (error["code"], error["id"], error["of"]) == ("internal_error", 7, "create_race")
+        assert "nothing was changed" in error["message"]
+        assert "a bug while saving the race" in caplog.text  # logged for the operator
+        assert await ann.list_races() == [] and await bob.list_live() == []
+        mine = await answer(connection, json.dumps({"type": "my_races", "id": 9}))
+        assert mine["races"] == []
+        store.save_race_if = saving  # type: ignore[method-assign]
+        again = await answer(connection, create(8))
+        assert again["type"] == "result" and again["id"] == 8  # the connection goes on
+        assert [r["race"] for r in await ann.list_races()] == [again["race"]["race"]]
+
+
+async def test_only_rate_limited_refusals_count_toward_the_flood_close() -> None:
+    async with running_server(flood_strikes=5) as server:
+        connection = await raw(server)
+        for n in range(50):  # ten times the strikes, each refused for what it is
+            refused = await answer(connection, json.dumps({"type": "no_such", "id": n}))
+            assert (refused["code"], refused["id"]) == ("unknown_type", n)
+        listed = await answer(connection, json.dumps({"type": "list_races", "id": 99}))
+        assert listed["type"] == "result" and connection.close_code is None
+
+
+async def test_a_connection_that_said_hello_may_send_59_more_at_once_and_the_60th_waits() -> None:
+    async with running_server(rate_per_s=0.01, burst=60) as server:  # no refill meanwhile
+        connection = await raw(server)  # the hello took one token
+        frames = [json.dumps({"type": "list_races", "id": n}) for n in range(60)]
+        await asyncio.gather(*(connection.send(frame) for frame in frames))
+        answers = [json.loads(await asyncio.wait_for(connection.recv(), 5)) for _ in frames]
+        answers.sort(key=lambda a: a["id"])  # a refusal is sent at once, before queued answers
+        assert [a["type"] for a in answers] == ["result"] * 59 + ["error"]
+        assert (answers[-1]["code"], answers[-1]["id"]) == ("rate_limited", 59)

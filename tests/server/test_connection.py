@@ -12,7 +12,9 @@ from harness import running_server, url
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from client.api import Client
 from protocol.wire import JSON
+from server.connection import MessageConnection
 
 HELLO = {"type": "hello", "id": 0, "protocol": 1, "name": "raw"}
 
@@ -73,3 +75,33 @@ async def test_answers_keep_the_order_of_requests_even_behind_one_that_waits() -
         answered = await replies(connection, len(requests))
         assert [a["id"] for a in answered] == [r["id"] for r in requests]
         assert answered[0]["type"] == "result" and answered[1]["code"] == "race_not_found"
+
+
+async def test_an_idle_connection_keeps_no_headers_queues_or_event_buffer_of_its_own() -> None:
+    """What an idle player costs (``solrace bench idle``): once open, a connection keeps
+    neither its handshake's headers (but X-Forwarded-For) nor a message queue of its own,
+    and a session keeps no event buffer until it has an event to keep."""
+    async with running_server() as server:
+        ann = await Client.connect(url(server), "Ann", headers={"X-Forwarded-For": "192.0.2.7"})
+        bob = await Client.connect(url(server), "Bob")
+        sessions = [server.sessions.get(ann.player), server.sessions.get(bob.player)]
+        assert sessions[0] is not None and sessions[1] is not None
+        connections = [session.connection for session in sessions]
+        for connection in connections:
+            assert isinstance(connection, MessageConnection)
+            assert connection.request is not None and not connection.request.headers
+            assert connection.response is not None and not connection.response.headers
+            assert "select_subprotocol" not in connection.protocol.__dict__
+        first, second = connections
+        assert isinstance(first, MessageConnection) and isinstance(second, MessageConnection)
+        assert (first.forwarded_for, second.forwarded_for) == ("192.0.2.7", None)
+        assert first.recv_messages is second.recv_messages  # one shared, unused queue
+        assert sessions[0].events is None
+        race = (await ann.create_race("sanibel"))["race"]
+        await bob.join_race(race)
+        joined = await ann.next_event("joined")  # numbered, kept and sent as before
+        kept = sessions[0].events
+        assert kept is not None and kept[0].n == joined.n and kept[0].kind == "joined"
+        assert sessions[0].missed_since(0) == list(kept)  # what a resume would replay
+        for client in (ann, bob):
+            await client.close()

@@ -295,3 +295,20 @@ async def test_the_lease_holder_fixes_today_s_and_tomorrow_s_deals_ahead_of_play
     assert None not in fixed
     nonces = [await store.daily_nonce(g, d) for g in GAMES for d in days]
     assert all(nonces)  # each committed with its nonce
+
+
+async def test_the_day_s_deal_is_the_first_won_in_the_order_of_widening_rounds() -> None:
+    secret = "z" * 32
+    day = "2026-11-29"
+    first, second = itertools.islice(candidate_deals("sanibel", day, secret), 2)
+    asked: list[tuple[int, int]] = []
+
+    def needs_more_for_the_first(game: str, number: int, nodes: int, deadline: float) -> bool:
+        asked.append((number, nodes))
+        return number == second or nodes >= 32_000  # the second wins in round one
+
+    settings = dataclasses.replace(Settings(), daily_certify=True, daily_secret=secret)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        deals = DailyDeals(MemoryStore(), settings, needs_more_for_the_first, pool)
+        assert await deals.deal_for("sanibel", day) == (second, True)
+    assert asked == [(first, 8_000), (second, 8_000)]

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import urllib.request
+import uuid
 
 import pytest
-from harness import player, running_server, winning_actions
+from harness import player, running_server, url, winning_actions
 from prometheus_client.parser import text_string_to_metric_families
 
 from client.api import ServerError
+from server.store import open_store
 
 GAME, DEAL = "mount_sunflower", 18
 
@@ -49,3 +51,35 @@ async def test_metrics_count_connections_requests_errors_acts_and_races() -> Non
         assert metrics[("solrace_writes_total", ())] >= 5
         await ann.close()
         await cy.close()
+
+
+async def test_metrics_count_sessions_restored_races_rebuilt_and_store_writes(
+    redis_url: str,
+) -> None:
+    prefix = f"test:{uuid.uuid4().hex}:"
+    before, after = open_store(redis_url, prefix=prefix), open_store(redis_url, prefix=prefix)
+    try:
+        async with running_server(before, countdown_ms=0) as first:
+            ann = await player(first, "Ann")
+            race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+            await ann.next_event("started")
+            for action in winning_actions(GAME, DEAL)[:3]:
+                await ann.act(race, action)
+            await ann.close()
+        async with running_server(after, countdown_ms=0) as second:
+            ann.url = url(second)  # the same token, on the process that carries on
+            await ann.resume()
+            await ann.act(race, winning_actions(GAME, DEAL)[3])
+            metrics = await asyncio.to_thread(scrape, second.port)
+            assert metrics[("solrace_hellos_total", (("kind", "restored"),))] == 1
+            assert metrics[("solrace_races_rebuilt_total", ())] == 1
+            assert metrics[("solrace_write_failures", ())] == 0
+            assert metrics[("solrace_store_round_trips_total", ())] >= 1
+            assert metrics[("solrace_store_write_seconds_total", ())] > 0
+            for family in ("daily_deals_certified", "daily_deals_uncertified"):
+                assert (f"solrace_{family}", ()) in metrics  # counted in test_once_per_deployment
+            await ann.close()
+    finally:
+        await before.purge()
+        await before.close()
+        await after.close()

@@ -5,6 +5,7 @@ resume mid-race, rematch."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from harness import player, running_server, winning_actions
@@ -285,3 +286,34 @@ async def test_an_open_race_everyone_left_is_closed_and_its_spectators_are_told(
         with pytest.raises(ServerError) as gone:
             await cy.snapshot(race)
         assert gone.value.code == "race_not_found"
+
+
+async def test_a_run_that_did_not_finish_is_timed_to_its_last_progress_and_join_again_is_info() -> (
+    None
+):
+    wins = winning_actions(GAME, DEAL)
+    async with running_server(countdown_ms=50) as server:
+        ann, bob, cy = [await player(server, n) for n in ("Ann", "Bob", "Cy")]
+        race = (await ann.create_race(GAME, deal=DEAL, max_players=3))["race"]
+        await bob.join_race(race)
+        again = await bob.join_race(race)  # already in: changes nothing, answers the info
+        assert again["race"] == race and len(again["players"]) == 2
+        await cy.join_race(race)
+        started = (await cy.next_event("started")).data
+        for action in wins[:30]:
+            await ann.act(race, action)
+        ann_last_ms = int(time.time() * 1000)
+        await asyncio.sleep(0.2)  # Ann stops making progress; her run's time stops there
+        await bob.resign(race)
+        await asyncio.sleep(0.2)
+        await cy.resign(race)
+        await asyncio.sleep(0.2)
+        await ann.resign(race)  # 0.6 s after her last progress
+        ranking = {r["name"]: r for r in (await ann.next_event("result")).data["ranking"]}
+        start = started["start_at_ms"]
+        assert 0 < ranking["Ann"]["time_ms"] < ann_last_ms - start + 1
+        assert ranking["Ann"]["at_ms"] == start + ranking["Ann"]["time_ms"]
+        for name in ("Bob", "Cy"):  # no progress: time 0 and the start signal, however apart
+            assert (ranking[name]["time_ms"], ranking[name]["at_ms"]) == (0, start)
+        for client in (ann, bob, cy):
+            await client.close()

@@ -6,6 +6,7 @@ races finish and rank correctly; not one acknowledged action is lost or doubled.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -20,6 +21,7 @@ from serve_process import ServeProcess
 from client.api import Client, ServerError
 from protocol.daily import DAY_MS, day_of
 from protocol.games import rules_for
+from protocol.messages import Event
 from protocol.race import Now, Race, view_json
 from protocol.replay import replay
 from protocol.verify import check_log
@@ -273,3 +275,93 @@ async def test_a_rolling_restart_while_fifty_players_race_ends_every_race_ranked
         assert all(entry["finished"] for entry in result["ranking"]) and times == sorted(times)
     for p in players:
         await p.close()
+
+
+async def every_key_and_value(store: Store) -> list[str]:
+    """Every key under the store's prefix, and everything each one holds, as text."""
+    redis = store._redis  # type: ignore[attr-defined]
+    dumped: list[str] = []
+    async for key in redis.scan_iter(match=f"{store.prefix}*", count=1000):  # type: ignore[attr-defined]
+        kind = await redis.type(key)
+        if kind == "string":
+            value = await redis.get(key)
+        elif kind == "hash":
+            value = await redis.hgetall(key)
+        elif kind == "set":
+            value = await redis.smembers(key)
+        elif kind == "zset":
+            value = await redis.zrange(key, 0, -1, withscores=True)
+        elif kind == "list":
+            value = await redis.lrange(key, 0, -1)
+        elif kind == "stream":
+            value = await redis.xrange(key)
+        else:
+            raise AssertionError(f"a key of a type this test does not read: {key} ({kind})")
+        dumped += [key, repr(value)]
+    return dumped
+
+
+async def test_resume_tokens_are_stored_only_as_their_hashes(
+    store_and_server: tuple[Store, ServeProcess],
+) -> None:
+    store, server = store_and_server
+    ann = await Client.connect(server.url, "Ann")  # a guest
+    guest_token = ann.token
+    await ann.register("Ann", "Ann's secret pass")  # an account: a new token
+    again = await Client.connect(server.url, "Ann again")
+    await again.sign_in("Ann", "Ann's secret pass")  # a second token; the first is let go
+    bob = await Client.connect(server.url, "Bob")
+    race = (await again.create_race(GAME, deal=DEAL))["race"]
+    await bob.join_race(race)
+    await bob.next_event("started")
+    await Racer(bob, race).play(winning_actions(GAME, DEAL)[:5])
+    server.kill()
+    await asyncio.to_thread(server.start)
+    await bob.reconnect()  # a resume on a new process: looked up by the token's hash
+    tokens = {guest_token, ann.token, again.token, bob.token}
+    assert len(tokens) == 4 and all(len(token) >= 16 for token in tokens)
+    dumped = await every_key_and_value(store)
+    hashes = {hashlib.sha256(token.encode()).hexdigest() for token in tokens - {guest_token}}
+    assert all(any(h in text for text in dumped) for h in hashes)  # the hashes are there
+    for token in tokens:
+        assert not any(token in text for text in dumped)  # the tokens are not
+    for client in (ann, again, bob):
+        await client.close()
+
+
+@pytest.mark.parametrize("how", ["kill -9", "SIGTERM"])
+async def test_event_numbers_keep_growing_across_a_restart(
+    store_and_server: tuple[Store, ServeProcess], how: str
+) -> None:
+    _, server = store_and_server
+    ann, bob = await Client.connect(server.url, "Ann"), await Client.connect(server.url, "Bob")
+    race = (await ann.create_race(GAME, deal=DEAL))["race"]
+    await bob.join_race(race)
+    await ann.next_event("started")
+    await Racer(bob, race).play(winning_actions(GAME, DEAL)[:5])
+    await ann.next_event("standings")  # Bob's progress: more events for Ann
+    before = [ann.queue.get_nowait() for _ in range(ann.queue.qsize())]
+    seen = ann.last_event
+    assert seen >= 4 and all(e.n <= seen for e in before if isinstance(e, Event))
+    if how == "kill -9":
+        server.kill()
+    else:
+        assert await asyncio.to_thread(server.terminate) == 0
+    await asyncio.to_thread(server.start)
+    await ann.reconnect()
+    await bob.reconnect()
+    await Racer(bob, race).play(winning_actions(GAME, DEAL)[5:8])
+    await bob.resign(race)
+    await ann.resign(race)
+    after: list[Event] = []
+    while not after or after[-1].kind != "result":
+        item = await ann.next_event()
+        assert isinstance(item, Event)
+        after.append(item)
+    if how == "SIGTERM":  # told by the old process before it went
+        assert after.pop(0).kind == "shutdown"
+    assert after[0].kind == "snapshot" and after[0].n > seen  # never a number used before
+    numbers = [event.n for event in after]
+    assert numbers == sorted(set(numbers))
+    for client in (ann, bob):
+        await client.close()

@@ -818,3 +818,11 @@ async def test_a_player_s_history_keeps_each_race_once_and_the_latest_fifty(stor
     assert past.played == {GAME: 60} and past.won == {GAME: 30}
     assert past.days == [f"2026-11-{n:02d}" for n in range(1, 31)]
     assert await store.history("nobody") == History([], {}, {}, [])
+
+
+async def test_a_burst_of_more_calls_than_the_store_has_connections_is_served_whole(
+    store: Store,
+) -> None:
+    await store.set_daily_deal(GAME, DAY, 7)
+    deals = await asyncio.gather(*(store.daily_deal(GAME, DAY) for _ in range(500)))
+    assert deals == [7] * 500  # none refused: a call waits for a free connection

@@ -103,7 +103,12 @@ function rows(entries, me, emptyText) {
         dataset: { player: entry.player, rank: String(entry.rank) },
       },
       h("td", { class: "rank" }, entry.rank),
-      h("td", {}, entry.name, entry.player === me ? " (you)" : ""),
+      h(
+        "td",
+        {},
+        h("a", { href: `#user=${encodeURIComponent(entry.name)}` }, entry.name),
+        entry.player === me ? " (you)" : "",
+      ),
       h(
         "td",
         {},

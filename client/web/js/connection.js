@@ -11,6 +11,7 @@ const SUBPROTOCOL = "solrace.v1.json";
 const PROTOCOL_VERSION = 1;
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 const CLOSE_REPLACED = 4001;
+const CLOSE_SIGNED_OUT = 4003;
 const RATE_PER_S = 20; // below the server's 30 per second, so it never has to refuse us
 const BURST = 40;
 
@@ -41,6 +42,7 @@ export class Connection extends EventTarget {
     this.name = name;
     this.token = token;
     this.player = null;
+    this.account = null; // the account's username, or null for a guest
     this.lastEvent = null; // null until this page has had a session: then a resume replays
     this.offsetMs = 0; // server clock minus ours
     this.socket = null;
@@ -162,6 +164,7 @@ export class Connection extends EventTarget {
     this.token = welcome.token;
     this.player = welcome.player;
     this.name = welcome.name;
+    this.account = welcome.account ?? null;
     this.offsetMs = welcome.server_time_ms - Date.now();
     if (!sameSession) this.lastEvent = welcome.last_event;
     this.ready = true;
@@ -179,6 +182,11 @@ export class Connection extends EventTarget {
     for (const entry of waiting) this.transmit(entry);
     this.setStatus("online");
     this.emit("welcome", welcome);
+  }
+
+  /** After `register` or `sign_in`: the account's token, player and event numbers. */
+  adopt({ token, player, name, account, last_event }) {
+    Object.assign(this, { token, player, name, account, lastEvent: last_event });
   }
 
   helloRefused(error) {
@@ -224,9 +232,9 @@ export class Connection extends EventTarget {
       }
     }
     if (this.stopped) return;
-    if (code === CLOSE_REPLACED) {
+    if (code === CLOSE_REPLACED || code === CLOSE_SIGNED_OUT) {
       this.stopped = true;
-      this.setStatus("replaced");
+      this.setStatus(code === CLOSE_REPLACED ? "replaced" : "signed out");
       return;
     }
     const pause = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];

@@ -32,8 +32,8 @@ export class LobbyScreen {
       Object.entries(GAMES).map(([game, { title }]) =>
         h(
           "li",
-          { class: "daily-game" },
-          h("span", { class: "daily-title" }, title),
+          { class: "daily-game", dataset: { game } },
+          h("span", { class: "daily-title" }, title, h("small", { class: "daily-done" })),
           h(
             "span",
             { class: "daily-actions" },
@@ -65,6 +65,7 @@ export class LobbyScreen {
 
   show() {
     this.refresh();
+    this.markDailies();
     clearInterval(this.timer);
     let turns = 0;
     this.timer = setInterval(() => {
@@ -82,6 +83,22 @@ export class LobbyScreen {
   /** After a reconnect: the lists may have changed meanwhile. */
   onReconnected() {
     this.refresh();
+    this.markDailies();
+  }
+
+  /** Mark the dailies I have played today (my profile's `daily_today`). */
+  async markDailies() {
+    let today = {};
+    try {
+      today = (await this.app.conn.request("profile", { player: this.app.conn.player })).daily_today;
+    } catch {
+      // a new player the server knows nothing of yet has played nothing
+    }
+    for (const item of document.querySelectorAll("#daily-games li")) {
+      const played = Boolean(today?.[item.dataset.game]);
+      item.classList.toggle("played", played);
+      fill(item.querySelector(".daily-done"), played ? " ✓ played today" : "");
+    }
   }
 
   showOptions() {

@@ -1,5 +1,6 @@
 // The page: one connection, one screen at a time, chosen by the address:
-//   #lobby, #race=ID (also ?race=ID), #watch=ID, #boards=GAME, #replay=ID, #rules=GAME.
+//   #lobby, #race=ID (also ?race=ID), #watch=ID, #boards=GAME, #replay=ID, #rules=GAME,
+//   #profile (mine), #user=NAME (an account's), #player=ID (anyone's).
 // The display name and the resume token are remembered, so a reload resumes the session.
 // Leaving the race screen, or going into another race, leaves the race I am in first
 // (see leaving.js): a race never goes on without its player.
@@ -19,6 +20,7 @@ const STATUS_TEXT = {
   online: "online",
   reconnecting: "reconnecting…",
   replaced: "playing in another tab",
+  "signed out": "signed out",
   failed: "refused",
 };
 
@@ -48,6 +50,8 @@ class App {
       replay: new ReplayScreen(this),
       rules: new RulesScreen(this),
     };
+    this.account = null; // the account panel and quick races: loaded when the session begins
+    this.quick = null;
     this.setting("labels-toggle", "labels", (on) => document.body.classList.toggle("pile-names", on));
     this.setting("sound-toggle", "sound", (on) => {
       this.sound = on;
@@ -92,14 +96,22 @@ class App {
    * Forget the name and the session. A name change is a sign-out that keeps the old name
    * in the box: the server keeps a live session's name, so the new name is a new player.
    */
-  signOut(renaming = false) {
+  async signOut(renaming = false) {
     const name = remembered.name;
+    if (this.conn?.account && !renaming) {
+      // An account's token is forgotten by the server too (it then closes with 4003).
+      // Offline, the request would wait for the connection: give it 3 s, then go anyway.
+      const pause = new Promise((done) => setTimeout(done, 3000));
+      await Promise.race([this.conn.request("sign_out").catch(() => null), pause]);
+    }
+    this.quick?.forget();
     this.conn?.close();
     this.conn = null;
     this.welcomed = false;
     document.body.dataset.welcomed = "false";
     remembered.token = null;
     remembered.name = renaming ? name : null;
+    this.account?.draw();
     this.showName();
     document.getElementById("name-note").hidden = !renaming;
   }
@@ -133,6 +145,7 @@ class App {
     remembered.name = welcome.name;
     document.body.dataset.welcomed = "true";
     document.getElementById("player-name").textContent = welcome.name;
+    this.loadPlayers().then(() => this.account.draw());
     if (!this.welcomed) {
       this.welcomed = true;
       this.route();
@@ -141,7 +154,32 @@ class App {
     this.current?.onReconnected?.();
   }
 
+  /**
+   * The account panel and "Race someone now" (account.js, quick.js): not needed before the
+   * name, so they are loaded once a session begins and the first load stays small.
+   */
+  loadPlayers() {
+    this.players ??= Promise.all([import("./account.js"), import("./quick.js")]).then(
+      ([{ AccountPanel }, { QuickRace }]) => {
+        this.account = new AccountPanel(this);
+        this.quick = new QuickRace(this);
+      },
+    );
+    return this.players;
+  }
+
+  /** Signed in or registered on this connection: the lobby shows the account's. */
+  onAccount() {
+    this.quick.forget(); // the server's pool forgot the guest
+    if (this.currentName === "lobby") this.screens.lobby.show();
+  }
+
   onEvent(event) {
+    if (event.kind === "paired") {
+      if (this.quick) this.quick.paired(event);
+      else this.openRace(event.race);
+      return;
+    }
     if (this.screens.race.onEvent(event)) return;
     if (this.screens.watch.onEvent(event)) return;
     // A race of mine begins while I am on another screen: go to it. One I resigned during
@@ -214,6 +252,9 @@ class App {
     } else if (key === "rules") {
       this.show("rules");
       this.screens.rules.show(id || null);
+    } else if (key === "profile" || key === "user" || key === "player") {
+      this.show("profile");
+      this.openProfile(key === "profile" ? { player: this.conn.player } : { [key === "user" ? "username" : "player"]: id });
     } else if (key === "boards") {
       this.show("boards");
       this.screens.boards.show(id || null);
@@ -221,6 +262,17 @@ class App {
       this.show("lobby");
       this.screens.lobby.show();
     }
+  }
+
+  /** The profile screen is loaded when first opened: the first load stays small. */
+  async openProfile(who) {
+    if (!this.screens.profile) {
+      const { ProfileScreen } = await import("./profile.js");
+      this.screens.profile ??= new ProfileScreen(this);
+    }
+    if (this.currentName !== "profile") return;
+    this.current = this.screens.profile;
+    this.screens.profile.open(who);
   }
 
   /** Show a race I am in, from a race info or racer view I already have. */
@@ -239,10 +291,10 @@ class App {
     return leaveRaces(this.conn, others, (error) => this.notice(error.message));
   }
 
-  async startDaily(game) {
+  async startDaily(game, ghost = false) {
     try {
       if (!(await this.leaveMyRaces())) return;
-      const answer = await this.conn.request("daily_start", { game });
+      const answer = await this.conn.request("daily_start", { game, ghost: ghost || null });
       const { race, ...daily } = answer;
       this.openRace(race, daily);
       if (!daily.ranked) this.notice("Practice: only your first attempt of the day is ranked.");

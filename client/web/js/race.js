@@ -39,7 +39,11 @@ export class RaceScreen {
     this.board = null;
     this.daily = null; // {day, ranked, certified, next_day_ms} for a daily attempt
     this.result = null;
+    this.rated = null; // the `rated` event: every rated racer's new rating and change
     this.rematchOffer = null;
+    this.el["ghost-button"].addEventListener("click", () =>
+      this.app.startDaily(this.info.game, true),
+    );
     this.el["deal-button"].addEventListener("click", () => this.play("deal"));
     this.el["auto-button"].addEventListener("click", () => this.play("auto"));
     this.el["undo-button"].addEventListener("click", () => this.play("undo"));
@@ -118,6 +122,7 @@ export class RaceScreen {
     this.dropBoard();
     this.daily = null;
     this.result = null;
+    this.rated = null;
     this.rematchOffer = null;
     delete this.root.dataset.race;
     delete this.root.dataset.phase;
@@ -173,6 +178,10 @@ export class RaceScreen {
       case "result":
         this.result = event;
         this.adopt({ race: raceId, phase: "done", deal: event.deal ?? this.info.deal });
+        break;
+      case "rated":
+        this.rated = event;
+        this.drawResult();
         break;
       case "rematch":
         this.rematchOffer = event;
@@ -492,7 +501,12 @@ export class RaceScreen {
             class: `standing${p.player === this.me ? " me" : ""}${p.outcome ? ` ${p.outcome}` : ""}`,
             dataset: { player: p.player, progress: String(p.progress) },
           },
-          h("span", { class: "standing-name" }, p.player === this.me ? `${p.name} (you)` : p.name),
+          h(
+            "span",
+            { class: "standing-name" },
+            nameLink(p, p.player === this.me ? `${p.name} (you)` : p.name),
+            p.account && p.rating != null ? ratingBadge(p.rating, p.provisional) : null,
+          ),
           h(
             "span",
             {
@@ -586,9 +600,56 @@ export class RaceScreen {
             `Check the whole race with: solrace verify race ${result.race}`
         : "",
     );
+    this.drawRated();
     this.el["rematch-button"].hidden = this.info.mode !== "race";
+    // Once the ranked attempt is over, an account may race the day's best run's ghost.
+    this.el["ghost-button"].hidden = this.info.mode !== "daily" || !this.app.conn.account;
     this.el["board-link"].hidden = this.info.mode !== "daily";
     this.el["board-link"].href = `#boards=${this.info.game}`;
+  }
+
+  /** "Rating: Ann 1662? (+162), Bob 1338? (−162)": the `rated` event, mine first. */
+  drawRated() {
+    const line = this.el["results-rating"];
+    const ratings = Object.entries(this.rated?.ratings ?? {});
+    line.hidden = !ratings.length;
+    ratings.sort(([a], [b]) => (a === this.me ? -1 : b === this.me ? 1 : 0));
+    const name = (player) =>
+      player === this.me ? "You" : (this.info.players.find((p) => p.player === player)?.name ?? player);
+    fill(
+      line,
+      ratings.length ? "Rating: " : "",
+      ratings.flatMap(([player, r], i) => [
+        i ? ", " : "",
+        `${name(player)} ${ratingText(r.rating, r.provisional)} (${signed(r.change)})`,
+      ]),
+    );
+  }
+
+  /** The ghost of the day's best run: its progress at this moment of my attempt's clock. */
+  drawGhost(now) {
+    const ghost = this.info.mode === "daily" ? this.daily?.ghost : null;
+    this.el.ghost.hidden = !ghost;
+    if (!ghost) return;
+    const total = GAMES[this.info.game]?.cards ?? 52;
+    const mine = this.myStanding();
+    let t = this.info.start_at_ms ? Math.max(0, now - this.info.start_at_ms) : 0;
+    if (mine?.outcome === "finished") t = Math.min(t, mine.time_ms); // where it was as I finished
+    let [, progress] = ghost.progress[0] ?? [0, 0];
+    for (const [at, cards] of ghost.progress) if (at <= t) progress = cards;
+    const done = ghost.finished && t >= ghost.time_ms;
+    const bar = this.el["ghost-bar"];
+    const shown = `${ghost.player} ${progress} ${done}`;
+    if (this.el.ghost.dataset.shown === shown) return; // redrawn only when it changes
+    this.el.ghost.dataset.shown = shown;
+    fill(this.el["ghost-name"], `Ghost: ${ghost.name}`);
+    bar.setAttribute("aria-valuemax", String(total));
+    bar.setAttribute("aria-valuenow", String(progress));
+    bar.setAttribute("aria-label", `Ghost of ${ghost.name}'s best run: ${progress} of ${total} cards home`);
+    bar.firstElementChild.style.width = `${Math.round((100 * progress) / total)}%`;
+    this.el.ghost.dataset.progress = String(progress);
+    this.el.ghost.dataset.done = String(done);
+    fill(this.el["ghost-figures"], `${progress}/${total}`, done ? ` · ${clockText(ghost.time_ms)}` : "");
   }
 
   drawRematchOffer() {
@@ -623,7 +684,29 @@ export class RaceScreen {
     }
     if (clock.textContent !== text) clock.textContent = text;
     clock.dataset.startAt = info.start_at_ms ?? "";
+    this.drawGhost(now);
   }
+}
+
+/** An account's name links to its profile (a guest's name could be anyone's). */
+function nameLink(standing, text) {
+  return standing.account ? h("a", { href: `#user=${encodeURIComponent(standing.name)}` }, text) : text;
+}
+
+/** 1532, or 1532? while provisional. */
+export function ratingText(rating, provisional) {
+  return `${Math.round(rating)}${provisional ? "?" : ""}`;
+}
+
+function ratingBadge(rating, provisional) {
+  const text = ratingText(rating, provisional);
+  const title = `rating ${Math.round(rating)}${provisional ? ", provisional (few races yet)" : ""}`;
+  return h("span", { class: "rating", title }, ` ${text}`);
+}
+
+function signed(change) {
+  const n = Math.round(change);
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0";
 }
 
 /** Whether racer `a` finished ahead of `b` (the order of the ranking, as far as known). */

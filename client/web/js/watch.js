@@ -7,6 +7,7 @@ import { clockText, outcomeText } from "./format.js";
 import { GAMES, gameTitle, optionsText } from "./games.js";
 import { rankingTable, shareBox } from "./results.js";
 import { applyEvents, copyView } from "./view.js";
+import { ratingText } from "./race.js";
 
 export class WatchScreen {
   constructor(app) {
@@ -86,7 +87,14 @@ export class WatchScreen {
       h(
         "header",
         { class: "watch-head" },
-        h("h2", { class: "watch-name" }, standing.name),
+        h(
+          "h2",
+          { class: "watch-name" },
+          standing.name,
+          standing.account && standing.rating != null
+            ? h("span", { class: "rating" }, ` ${ratingText(standing.rating, standing.provisional)}`)
+            : null,
+        ),
         h("span", { class: "watch-clock clock", "aria-label": `${standing.name}'s time` }),
         h("span", { class: "bar" }, h("span", { class: "bar-fill" })),
         h("span", { class: "watch-figures" }),

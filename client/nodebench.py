@@ -1,0 +1,489 @@
+"""``solrace bench server --nodes N``: what it costs to spread races over N nodes.
+
+N real ``solrace serve`` processes share one Redis (a redis-server of the command's own,
+append-only file fsynced every second as in production, unless ``--redis URL``), all with
+one key prefix: one deployment. Two sets of ``players`` players stay connected for the
+whole run, each idle while the other is measured:
+
+- **one node**: every player on node 1, raced in pairs there;
+- **N nodes**: players dealt round-robin over the nodes, raced in pairs of neighbours,
+  so each race's two racers are on two different nodes (checked by the node each
+  ``welcome`` names). Every action is then applied on two nodes: its racer's, which stores
+  it and answers, and the other racer's, which hears of it on the race's channel, reads it
+  from the log and applies it (standings, spectators).
+
+Both sets play the paced load of ``solrace bench server``'s first phase (each player acts
+every players/rate seconds at a random phase, waiting for each answer; Sanibel playouts
+computed beforehand, every action legal), one node then N nodes, for ``rounds`` rounds,
+so a machine whose speed drifts weighs on both alike. Over each phase, after a warm-up:
+the act round trips, the actions answered by each node, every node process's CPU (from
+/proc), Redis's own CPU (``INFO cpu``: used_cpu_sys + used_cpu_user) and the load
+generator's. Then one more phase with only node 1's racers of the N-node set acting (at
+the same pace): node 1's CPU is what acting costs, the other nodes' what following costs.
+After the run each node's own count of answered actions (its /metrics
+``solrace_act_seconds_count``) is compared with what the players counted.
+
+The projection to more cores is arithmetic on these measurements, not a measurement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import subprocess
+import time
+import urllib.request
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
+from redis.asyncio import Redis
+
+from client.benchplayer import Listener
+from client.benchprocess import (
+    SERVE_BANNER,
+    cpu_seconds,
+    free_port,
+    health,
+    own_redis,
+    raise_open_files,
+    serve_command,
+    spawn,
+)
+from client.loadtest import DEALS, PLAYOUT_LENGTH, connect_many, own_cpu_seconds, playouts
+
+SUBPROTOCOL = "solrace.v1.msgpack"
+CPU_TARGET = 1.2  # CPU per 1,000 actions with 2 nodes, at most this times one node's
+P99_TARGET = 1.5  # paced p99 with 2 nodes, at most this times one node's
+# Requests that wait on Redis at a time, per node: redis-py's connection pool (8.x) holds
+# at most 100 connections and refuses more (the request is answered store_unavailable)
+HELLO_BATCH = 50
+SETUP_BATCH = 25  # races created (and joined) at a time
+
+
+@dataclass
+class Node:
+    index: int  # 0-based; printed from 1
+    port: int
+    process: subprocess.Popen[str]
+    name: str  # the node id its /healthz and its players' welcome give
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+
+class NodePlayer(Listener):
+    """A lean player (``client.benchplayer.Listener``) that knows its node."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.node = 0
+        self.answered = 0  # actions answered over the whole run
+
+
+@dataclass
+class Phase:
+    setup: str  # "1 node" or "N nodes"
+    p50_ms: float
+    p99_ms: float
+    actions: int  # answered within the measured window
+    actions_per_s: float
+    actions_by_node: list[int]
+    node_cpu_s: list[float]  # each node process's CPU over the window
+    server_cpu_s: float  # the nodes that serve this set: node 1 alone, or all of them
+    server_cpu_pct: float
+    server_cpu_ms_per_1000: float
+    redis_cpu_ms_per_1000: float
+    idle_nodes_cpu_pct: float  # one node: the other nodes' CPU meanwhile (not counted)
+    load_cpu_pct: float
+    wall_s: float
+
+
+@dataclass
+class Deployment:
+    redis_url: str
+    nodes: list[Node]
+    redis: Redis = field(repr=False)
+
+
+@contextmanager
+def redis_server(choice: str | None) -> Iterator[str]:
+    """The URL of ``--redis URL``, or of a redis-server of this command's own."""
+    if choice and choice != "start":
+        yield choice
+        return
+    with own_redis() as redis:
+        yield redis.url
+
+
+@asynccontextmanager
+async def deployment(count: int, redis_choice: str | None) -> AsyncIterator[Deployment]:
+    """``count`` nodes on one Redis, one key prefix (rate limits lifted, as in
+    ``bench server``)."""
+    with redis_server(redis_choice) as url:
+        prefix = f"bench-nodes-{uuid.uuid4().hex[:8]}:"
+        nodes: list[Node] = []
+        redis = Redis.from_url(url)
+        try:
+            for index in range(count):
+                port = free_port()
+                command = serve_command(port, "--rate", "1000000", "--burst", "1000000")
+                command += ["--redis", url, "--redis-prefix", prefix]
+                process = spawn(command, SERVE_BANNER)
+                nodes.append(Node(index, port, process, ""))
+                nodes[-1].name = (await asyncio.to_thread(health, port))["node"]
+            yield Deployment(url, nodes, redis)
+        finally:
+            for node in nodes:
+                node.process.terminate()
+            for node in nodes:
+                try:
+                    node.process.wait(20)
+                except subprocess.TimeoutExpired:
+                    node.process.kill()
+            await redis.aclose()
+
+
+async def redis_cpu_seconds(redis: Redis) -> float:
+    info = await redis.info("cpu")
+    return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+
+
+async def connect_players(nodes: list[Node], count: int, label: str) -> list[NodePlayer]:
+    """``count`` players, player i on ``nodes[i % len(nodes)]``, each said hello; the node
+    its welcome names must be that node."""
+    players: list[NodePlayer] = []
+    per_node = [range(i, count, len(nodes)) for i in range(len(nodes))]
+    connected = [
+        await connect_many(node.url, len(indexes), SUBPROTOCOL, NodePlayer)
+        for node, indexes in zip(nodes, per_node, strict=True)
+    ]
+    players = [connected[i % len(nodes)][i // len(nodes)] for i in range(count)]
+    for first in range(0, count, HELLO_BATCH):
+        batch = players[first : first + HELLO_BATCH]
+        welcomes = await asyncio.gather(
+            *(p.call("hello", protocol=1, name=f"{label}{first + i}") for i, p in enumerate(batch))
+        )
+        for offset, (player, welcome) in enumerate(zip(batch, welcomes, strict=True)):
+            node = nodes[(first + offset) % len(nodes)]
+            if welcome["node"] != node.name:
+                raise RuntimeError(f"a player of {node.url} was welcomed by {welcome['node']}")
+            player.node = node.index
+    return players
+
+
+async def pair_up(players: list[NodePlayer], pool: dict[int, list[str]]) -> int:
+    """Race players 2k and 2k+1 (host and guest) on a Sanibel deal; once every race has
+    started, the number of races whose two racers are on different nodes."""
+    deals = list(pool)
+
+    async def race(host: NodePlayer, guest: NodePlayer, deal: int) -> None:
+        created = await host.call(
+            "create_race", game="sanibel", deal=str(deal), max_players=2, countdown_ms=0
+        )
+        race_id = created["race"]["race"]
+        await guest.call("join_race", race=race_id)
+        for racer in (host, guest):
+            racer.race, racer.actions = race_id, pool[deal]
+            await asyncio.wait_for(racer.wait_started(race_id), 30)
+
+    pairs = [(players[i], players[i + 1]) for i in range(0, len(players) - 1, 2)]
+    for first in range(0, len(pairs), SETUP_BATCH):
+        await asyncio.gather(
+            *(
+                race(host, guest, deals[(first + k) % len(deals)])
+                for k, (host, guest) in enumerate(pairs[first : first + SETUP_BATCH])
+            )
+        )
+    return sum(1 for host, guest in pairs if host.node != guest.node)
+
+
+async def paced_phase(
+    setup: str,
+    players: list[NodePlayer],
+    serving: list[Node],
+    every: list[Node],
+    options: dict[str, Any],
+    redis: Redis,
+) -> Phase:
+    """``bench server``'s paced phase: every player acts every len(players)/rate seconds
+    from a random phase, one request at a time; figures over the window after a warm-up.
+    ``serving``: the nodes whose CPU counts for this set; ``every``: all the nodes."""
+    rate, seconds = options["rate"], options["seconds"]
+    interval = len(players) / rate
+    warmup = min(3.0, seconds / 4)
+    latencies: list[float] = []
+    by_node = [0] * len(every)
+    begin = time.perf_counter()
+    measure_from, measure_to = begin + warmup, begin + seconds  # as ``bench server``
+
+    async def pace(player: NodePlayer) -> None:
+        next_at = begin + random.random() * interval
+        while True:
+            delay = next_at - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            sent = time.perf_counter()
+            if sent >= measure_to:
+                return
+            await player.act()
+            player.answered += 1
+            if sent >= measure_from:
+                latencies.append(time.perf_counter() - sent)
+                by_node[player.node] += 1
+            next_at += interval
+
+    tasks = [asyncio.create_task(pace(p)) for p in players]
+    await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
+    cpu0 = [cpu_seconds(n.process.pid) for n in every]
+    redis0, own0, wall0 = await redis_cpu_seconds(redis), own_cpu_seconds(), time.perf_counter()
+    await asyncio.sleep(max(0.0, measure_to - time.perf_counter()))
+    cpu1 = [cpu_seconds(n.process.pid) for n in every]
+    redis1, own1, wall1 = await redis_cpu_seconds(redis), own_cpu_seconds(), time.perf_counter()
+    await asyncio.gather(*tasks)
+    wall = wall1 - wall0
+    node_cpu = [b - a for a, b in zip(cpu0, cpu1, strict=True)]
+    serving_ids = {n.index for n in serving}
+    server_cpu = sum(node_cpu[n.index] for n in serving)
+    idle_cpu = sum(c for i, c in enumerate(node_cpu) if i not in serving_ids)
+    ordered = sorted(latencies)
+    actions = len(ordered)
+    if not actions:
+        raise RuntimeError(f"{setup}: no action was answered in the measured window")
+    return Phase(
+        setup=setup,
+        p50_ms=round(statistics.median(ordered) * 1000, 2),
+        p99_ms=round(ordered[min(actions - 1, int(actions * 0.99))] * 1000, 2),
+        actions=actions,
+        actions_per_s=round(actions / wall),
+        actions_by_node=by_node,
+        node_cpu_s=[round(c, 3) for c in node_cpu],
+        server_cpu_s=round(server_cpu, 3),
+        server_cpu_pct=round(100 * server_cpu / wall, 1),
+        server_cpu_ms_per_1000=round(1e6 * server_cpu / actions, 1),
+        redis_cpu_ms_per_1000=round(1e6 * (redis1 - redis0) / actions, 1),
+        idle_nodes_cpu_pct=round(100 * idle_cpu / wall, 1),
+        load_cpu_pct=round(100 * (own1 - own0) / wall, 1),
+        wall_s=round(wall, 2),
+    )
+
+
+def acts_answered(port: int) -> int:
+    """The node's own count of act answers (``solrace_act_seconds_count`` in /metrics)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "solrace_act_seconds_count":
+                return int(sample.value)
+    raise RuntimeError(f"no solrace_act_seconds_count in the /metrics of port {port}")
+
+
+def projection(phases: list[Phase], cores: list[int]) -> dict[str, Any]:
+    """Not a measurement: the N-node phases' CPU per action (nodes, and Redis), pooled over
+    the rounds, turned into actions/s for ``cores`` cores, assuming the nodes' work grows
+    linearly with cores (one single-threaded node per core) and Redis, single-threaded,
+    tops out at one core."""
+    actions = sum(p.actions for p in phases)
+    node_s = sum(p.server_cpu_s for p in phases) / actions
+    redis_s = sum(p.redis_cpu_ms_per_1000 * p.actions for p in phases) / 1e6 / actions
+    redis_cap = 1 / redis_s if redis_s > 0 else float("inf")
+    rows = []
+    for k in cores:
+        shared = min(k / (node_s + redis_s), redis_cap)
+        apart = min(k / node_s, redis_cap)
+        rows.append(
+            {
+                "cores": k,
+                "actions_per_s_redis_on_these_cores": round(shared),
+                "actions_per_s_redis_elsewhere": round(apart),
+            }
+        )
+    return {
+        "node_cpu_us_per_action": round(node_s * 1e6, 1),
+        "redis_cpu_us_per_action": round(redis_s * 1e6, 1),
+        "actions_per_s_per_node_core": round(1 / node_s),
+        "redis_ceiling_actions_per_s": round(redis_cap) if redis_s > 0 else None,
+        "rows": rows,
+    }
+
+
+async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
+    count, players_per_set = options["nodes"], options["players"]
+    raise_open_files(4 * players_per_set + 1024)
+    pool = playouts("sanibel", DEALS, PLAYOUT_LENGTH, seed=7)
+    async with deployment(count, options.get("redis")) as world:
+        nodes = world.nodes
+        alone = await connect_players(nodes[:1], players_per_set, "one")
+        spread = await connect_players(nodes, players_per_set, "spread")
+        across_one = await pair_up(alone, pool)
+        across = await pair_up(spread, pool)
+        await asyncio.sleep(0.5)
+        rounds: list[tuple[Phase, Phase]] = []
+        for _ in range(options["rounds"]):
+            one = await paced_phase("1 node", alone, nodes[:1], nodes, options, world.redis)
+            many = await paced_phase(f"{count} nodes", spread, nodes, nodes, options, world.redis)
+            rounds.append((one, many))
+        acting = [p for p in spread if p.node == 0]
+        alone_pace = options | {"rate": options["rate"] * len(acting) / len(spread)}
+        split = await paced_phase("split", acting, nodes[:1], nodes, alone_pace, world.redis)
+        counted = [0] * count
+        for player in alone + spread:
+            counted[player.node] += player.answered
+        answered = [await asyncio.to_thread(acts_answered, node.port) for node in nodes]
+        races_followed = [(await asyncio.to_thread(health, n.port))["races"] for n in nodes]
+    cpu_ratios = [m.server_cpu_ms_per_1000 / o.server_cpu_ms_per_1000 for o, m in rounds]
+    p99_ratios = [m.p99_ms / o.p99_ms for o, m in rounds]
+    cpu_ratio, p99_ratio = statistics.median(cpu_ratios), statistics.median(p99_ratios)
+    races = players_per_set // 2
+    return {
+        "settings": {k: v for k, v in options.items() if k != "redis"}
+        | {"redis": "own" if options.get("redis") in (None, "start") else "given"},
+        "nodes": [{"node": n.index + 1, "name": n.name, "port": n.port} for n in nodes],
+        "races": {
+            "one_node": races,
+            "one_node_across_nodes": across_one,
+            "n_nodes": races,
+            "n_nodes_across_nodes": across,
+            "followed_by_node": races_followed,
+        },
+        "rounds": [{"one_node": asdict(o), "n_nodes": asdict(m)} for o, m in rounds],
+        "actions_answered": {"counted_by_players": counted, "counted_by_nodes": answered},
+        "ratios": {
+            "cpu_per_1000_vs_one_node": round(cpu_ratio, 2),
+            "cpu_per_1000_vs_one_node_by_round": [round(r, 2) for r in cpu_ratios],
+            "p99_vs_one_node": round(p99_ratio, 2),
+            "p99_vs_one_node_by_round": [round(r, 2) for r in p99_ratios],
+        },
+        "targets": {
+            "applies": count == 2,
+            "cpu_met": cpu_ratio <= CPU_TARGET,
+            "p99_met": p99_ratio <= P99_TARGET,
+        },
+        "redis_cpu_us_per_action": {
+            "one_node": _pooled_redis([o for o, _ in rounds]),
+            "n_nodes": _pooled_redis([m for _, m in rounds]),
+        },
+        "projection": projection([m for _, m in rounds], options["cores"]),
+        "split": split_of(split),
+    }
+
+
+def split_of(phase: Phase) -> dict[str, Any]:
+    """Where an N-node action's CPU goes: in a phase where only node 1's racers act (at
+    the same pace), node 1 does what the racer's node does (apply, store, answer) and the
+    other nodes what following nodes do (hear, read the log, apply, standings)."""
+    following = sum(phase.node_cpu_s[1:])
+    return {
+        "actions": phase.actions,
+        "actions_by_node": phase.actions_by_node,
+        "p99_ms": phase.p99_ms,
+        "racer_node_ms_per_1000": phase.server_cpu_ms_per_1000,
+        "following_nodes_ms_per_1000": round(1e6 * following / phase.actions, 1),
+        "redis_ms_per_1000": phase.redis_cpu_ms_per_1000,
+    }
+
+
+def _pooled_redis(phases: list[Phase]) -> float:
+    actions = sum(p.actions for p in phases)
+    return round(sum(p.redis_cpu_ms_per_1000 * p.actions for p in phases) / actions, 1)
+
+
+def print_nodes(result: dict[str, Any]) -> None:
+    s, races = result["settings"], result["races"]
+    count = s["nodes"]
+    redis = (
+        "a redis-server of its own, append-only file fsynced every second"
+        if s["redis"] == "own"
+        else "the Redis given"
+    )
+    print(
+        f"server --nodes {count}: {count} solrace serve processes on one Redis: {redis}; "
+        f"each set of {s['players']:,} players paces {s['rate']:,} actions/s, "
+        f"for {s['seconds']:g} s per phase (the first {min(3.0, s['seconds'] / 4):g} s "
+        f"a warm-up), {s['rounds']} rounds of 1 node then {count} nodes"
+    )
+    print(
+        f"1 node: {s['players']:,} players and {races['one_node']:,} races on node 1. "
+        f"{count} nodes: players dealt round-robin, {races['n_nodes_across_nodes']:,} of "
+        f"{races['n_nodes']:,} races with their two racers on different nodes; races "
+        f"followed by node: {', '.join(f'{r:,}' for r in races['followed_by_node'])}"
+    )
+    print(
+        f"{'round':>5} {'setup':>8} {'p50 ms':>7} {'p99 ms':>7} {'actions':>8} {'act/s':>6} "
+        f"{'server CPU':>10} {'CPU ms/1000 act':>15} {'Redis ms/1000 act':>17} {'load CPU':>8}"
+    )
+    for number, pair in enumerate(result["rounds"], 1):
+        for phase in (pair["one_node"], pair["n_nodes"]):
+            print(
+                f"{number:>5} {phase['setup']:>8} {phase['p50_ms']:>7} {phase['p99_ms']:>7} "
+                f"{phase['actions']:>8,} {phase['actions_per_s']:>6,} "
+                f"{phase['server_cpu_pct']:>9}% {phase['server_cpu_ms_per_1000']:>15} "
+                f"{phase['redis_cpu_ms_per_1000']:>17} {phase['load_cpu_pct']:>7}%"
+            )
+    many = [pair["n_nodes"] for pair in result["rounds"]]
+    by_node = [sum(p["actions_by_node"][i] for p in many) for i in range(count)]
+    cpu_by_node = [sum(p["node_cpu_s"][i] for p in many) for i in range(count)]
+    print(
+        f"{count}-node phases, by node (actions answered in the windows, CPU s): "
+        + "; ".join(
+            f"node {i + 1}: {a:,}, {c:.1f} s"
+            for i, (a, c) in enumerate(zip(by_node, cpu_by_node, strict=True))
+        )
+    )
+    idle = [pair["one_node"]["idle_nodes_cpu_pct"] for pair in result["rounds"]]
+    print(f"1-node phases: the other nodes, idle, used {idle}% CPU (not counted)")
+    counted = result["actions_answered"]
+    print(
+        f"actions over the whole run, by node: players counted {counted['counted_by_players']}, "
+        f"the nodes' /metrics say {counted['counted_by_nodes']}"
+    )
+    ratios, targets = result["ratios"], result["targets"]
+    scope = "" if targets["applies"] else " (the targets are set for 2 nodes)"
+
+    def verdict(met: bool) -> str:
+        return "met" if met else "NOT met"
+
+    print(
+        f"CPU per 1,000 actions, {count} nodes vs 1: {ratios['cpu_per_1000_vs_one_node']}x "
+        f"(median of rounds {ratios['cpu_per_1000_vs_one_node_by_round']}; target <= "
+        f"{CPU_TARGET}x: {verdict(targets['cpu_met'])}){scope}"
+    )
+    print(
+        f"paced p99, {count} nodes vs 1: {ratios['p99_vs_one_node']}x (median of rounds "
+        f"{ratios['p99_vs_one_node_by_round']}; target <= {P99_TARGET}x: "
+        f"{verdict(targets['p99_met'])}){scope}"
+    )
+    split = result["split"]
+    print(
+        f"where it goes (one more phase, only node 1's {count}-node racers acting, "
+        f"{split['actions']:,} actions): the racer's node {split['racer_node_ms_per_1000']} ms "
+        f"CPU per 1,000 actions (apply, store, answer), the following node(s) "
+        f"{split['following_nodes_ms_per_1000']} ms (hear, read the log, apply, standings)"
+    )
+    redis = result["redis_cpu_us_per_action"]
+    print(
+        f"Redis CPU per action: {redis['one_node']} us with 1 node, {redis['n_nodes']} us with "
+        f"{count} nodes (INFO cpu, used_cpu_sys + used_cpu_user)"
+    )
+    p = result["projection"]
+    print(
+        f"PROJECTION (arithmetic, not measured): {count}-node phases cost "
+        f"{p['node_cpu_us_per_action']} us of node CPU and {p['redis_cpu_us_per_action']} us "
+        f"of Redis CPU per action: {p['actions_per_s_per_node_core']:,} actions/s per node "
+        f"core; Redis (one thread) tops out near {p['redis_ceiling_actions_per_s'] or 0:,} "
+        "actions/s. Actions/s = cores / (node + Redis CPU per action), or cores / node CPU "
+        "per action with Redis on a machine of its own; at most the Redis ceiling; assumes "
+        "linear scaling, the paced load's costs, no load generator on those cores"
+    )
+    print(f"{'cores':>5} {'actions/s, Redis on these cores':>32} {'Redis elsewhere':>16}")
+    for row in p["rows"]:
+        print(
+            f"{row['cores']:>5} {row['actions_per_s_redis_on_these_cores']:>32,} "
+            f"{row['actions_per_s_redis_elsewhere']:>16,}"
+        )

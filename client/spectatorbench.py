@@ -1,0 +1,359 @@
+"""``solrace bench spectators``: how soon spectators see a racer's action, on the racer's
+node and on another node.
+
+Two real ``solrace serve`` nodes on one Redis (a redis-server of the command's own unless
+``--redis URL``; ``--nodes 1``: one node). One race of two racers on a Sanibel deal;
+``spectators`` spectators on node 2 watch it, from a process of their own (so that reading
+a thousand feeds never delays the racers' process). The racers play a random legal playout
+at ``rate`` actions per second in all, each at an even pace, for ``seconds``. Two phases,
+each with a race and spectators of its own:
+
+1. **same node**: the racers on node 2, with their spectators;
+2. **across nodes**: the racers on node 1. Node 2 learns of each action from Redis (the
+   log entry's publish on the race's channel, then its own read of the log), applies it to
+   its replica and feeds its spectators.
+
+An action's time is when its racer got the answer (the action accepted and stored); a
+spectator's is when the ``watch`` item of that action was read off its socket (before
+decoding). Both are ``time.monotonic_ns()``: CLOCK_MONOTONIC is one clock for every
+process of a Linux machine. The k-th ``act`` item of a racer is their k-th action (the
+racers only start once every spectator watches). Each spectator's items are checked: feed
+numbers without a gap, every racer's actions in the order played.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.frames import Frame, Opcode
+from websockets.protocol import Event
+
+from client.benchplayer import Listener
+from client.benchprocess import cpu_seconds, raise_open_files
+from client.loadtest import CONNECT_BATCH, Player, connect_many, own_cpu_seconds, playouts
+from client.nodebench import HELLO_BATCH, SUBPROTOCOL, Node, deployment
+
+TARGET_MS = 20.0  # p99 from the racer's answer to each of 1,000 spectators on another node
+SETTLE_S = 1.0  # after every spectator watches, before the racers start
+DRAIN_S = 2.0  # after the last action, for the last items to reach every spectator
+
+
+# ---------------------------------------------------------------- the spectators' process
+
+
+class StampedConnection(ClientConnection):
+    """Once ``stamps`` is a list, every binary frame read is kept there with the time it
+    was read, undecoded (decoding waits until the measurement is over)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stamps: list[tuple[int, bytes]] | None = None
+
+    def process_event(self, event: Event) -> None:
+        stamps = self.stamps
+        if stamps is not None and isinstance(event, Frame) and event.opcode is Opcode.BINARY:
+            stamps.append((time.monotonic_ns(), bytes(event.data)))
+            return
+        super().process_event(event)
+
+
+async def watch(url: str, race: str, count: int) -> dict[str, Any]:
+    """``count`` spectators of ``race``; "watching" on standard output once all of them
+    watch, then the items' times until a line comes on standard input."""
+    opened: list[ClientConnection] = []
+    for start in range(0, count, CONNECT_BATCH):
+        opened += await asyncio.gather(
+            *(
+                connect(
+                    url,
+                    subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
+                    compression=None,
+                    max_size=2**22,
+                    open_timeout=60,
+                    ping_interval=None,
+                    create_connection=StampedConnection,
+                )
+                for _ in range(min(CONNECT_BATCH, count - start))
+            )
+        )
+    connections = [c for c in opened if isinstance(c, StampedConnection)]
+    watchers = [Player(connection) for connection in connections]
+    for start in range(0, count, HELLO_BATCH):  # each hello waits on Redis
+        batch = watchers[start : start + HELLO_BATCH]
+        await asyncio.gather(*(w.call("hello", protocol=1, name="fan") for w in batch))
+        await asyncio.gather(*(w.call("spectate", race=race) for w in batch))
+    for connection in connections:
+        connection.stamps = []
+    cpu0, wall0 = own_cpu_seconds(), time.perf_counter()
+    print("watching", flush=True)
+    await asyncio.to_thread(sys.stdin.readline)
+    cpu, wall = own_cpu_seconds() - cpu0, time.perf_counter() - wall0
+    return received(race, [c.stamps or [] for c in connections]) | {
+        "cpu_s": round(cpu, 3),
+        "wall_s": round(wall, 3),
+    }
+
+
+def received(race: str, stamps: list[list[tuple[int, bytes]]]) -> dict[str, Any]:
+    """What the spectators got: per racer, the actions in the order seen (the first
+    spectator's) and, for each, every spectator's time; whether each spectator's feed
+    numbers follow one another and everyone saw the same actions."""
+    in_order = same_for_all = True
+    first_seen: dict[str, list[str]] | None = None
+    times: dict[str, list[list[int]]] = {}
+    for frames in stamps:
+        seen: dict[str, list[str]] = {}
+        last_seq = None
+        for at, data in frames:
+            item = msgpack.unpackb(data, raw=False)
+            if item.get("type") != "watch" or item.get("race") != race:
+                continue
+            if last_seq is not None and item["seq"] != last_seq + 1:
+                in_order = False
+            last_seq = item["seq"]
+            if item["kind"] != "act":
+                continue
+            player = item["player"]
+            actions = seen.setdefault(player, [])
+            column = times.setdefault(player, [])
+            if len(column) <= len(actions):
+                column.append([])
+            column[len(actions)].append(at)
+            actions.append(item["action"])
+        if first_seen is None:
+            first_seen = seen
+        elif seen != first_seen:
+            same_for_all = False
+    return {
+        "spectators": len(stamps),
+        "in_order": in_order,
+        "same_for_all": same_for_all,
+        "actions": first_seen or {},
+        "times_ns": times,
+    }
+
+
+# ---------------------------------------------------------------- the command
+
+
+@dataclass
+class Latency:
+    setup: str  # "same node" or "across nodes"
+    racers_on: int  # node number (from 1)
+    spectators_on: int
+    items: int  # actions the racers had answered
+    deliveries: int  # (item, spectator) pairs received
+    expected: int  # items x spectators
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    min_ms: float
+    first_median_ms: float  # the first spectator to get an item, median over items
+    last_median_ms: float  # the last spectator to get an item, median over items
+    last_max_ms: float
+    in_order: bool  # every spectator: feed numbers without a gap
+    actions_as_played: bool  # every spectator saw each racer's actions as played
+    node_cpu_pct: list[float]
+    spectators_cpu_pct: float
+
+
+async def phase(
+    setup: str,
+    racers_node: Node,
+    spectators_node: Node,
+    nodes: list[Node],
+    options: dict[str, Any],
+    pool: dict[int, list[str]],
+) -> Latency:
+    """One race on ``racers_node``, watched from ``spectators_node``."""
+    host, guest = await connect_many(racers_node.url, 2, SUBPROTOCOL, Listener)
+    ids = [
+        (await r.call("hello", protocol=1, name=f"racer{i}"))["player"]
+        for i, r in enumerate((host, guest))
+    ]
+    deal = next(iter(pool))
+    created = await host.call(
+        "create_race", game="sanibel", deal=str(deal), max_players=2, countdown_ms=0
+    )
+    race = created["race"]["race"]
+    await guest.call("join_race", race=race)
+    for racer in (host, guest):
+        racer.race, racer.actions = race, pool[deal]
+        await asyncio.wait_for(racer.wait_started(race), 30)
+    command = [sys.executable, "-m", "client.spectatorbench", spectators_node.url, race]
+    watchers = subprocess.Popen(
+        [*command, str(options["spectators"])],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert watchers.stdout is not None
+        line = await asyncio.to_thread(watchers.stdout.readline)
+        if "watching" not in line:
+            raise RuntimeError(f"the spectators did not start: {line!r}")
+        await asyncio.sleep(SETTLE_S)
+        cpu0 = [cpu_seconds(node.process.pid) for node in nodes]
+        wall0 = time.perf_counter()
+        acks = await race_paced(dict(zip(ids, (host, guest), strict=True)), options)
+        await asyncio.sleep(DRAIN_S)
+        wall = time.perf_counter() - wall0
+        cpu = [cpu_seconds(node.process.pid) - c for node, c in zip(nodes, cpu0, strict=True)]
+        out, _ = await asyncio.to_thread(watchers.communicate, "stop\n", 120)
+    finally:
+        if watchers.poll() is None:
+            watchers.kill()
+            watchers.wait(10)
+    for racer in (host, guest):
+        await racer.connection.close()
+    got = json.loads(out.splitlines()[-1])
+    return measure(setup, racers_node, spectators_node, options, acks, got, wall, cpu, pool[deal])
+
+
+async def race_paced(racers: dict[str, Listener], options: dict[str, Any]) -> dict[str, list[int]]:
+    """Each racer (by player id) acts every len(racers)/rate seconds, the racers evenly
+    apart, for ``seconds``; the time (monotonic ns) each answer came, by player id."""
+    seconds = options["seconds"]
+    interval = len(racers) / options["rate"]
+    acks: dict[str, list[int]] = {player: [] for player in racers}
+    begin = time.perf_counter()
+
+    async def pace(player: str, offset: float) -> None:
+        racer, answered = racers[player], acks[player]
+        next_at = begin + offset
+        while next_at < begin + seconds:
+            await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+            await racer.act()
+            answered.append(time.monotonic_ns())
+            next_at += interval
+
+    await asyncio.gather(*(pace(p, i * interval / len(racers)) for i, p in enumerate(racers)))
+    return acks
+
+
+def measure(
+    setup: str,
+    racers_node: Node,
+    spectators_node: Node,
+    options: dict[str, Any],
+    acks: dict[str, list[int]],
+    got: dict[str, Any],
+    wall: float,
+    node_cpu: list[float],
+    playout: list[str],
+) -> Latency:
+    latencies: list[float] = []
+    firsts: list[float] = []
+    lasts: list[float] = []
+    deliveries = 0
+    as_played = got["same_for_all"]
+    for player, answered in acks.items():
+        seen = got["actions"].get(player, [])
+        as_played = as_played and seen == playout[: len(answered)]
+        columns = got["times_ns"].get(player, [])
+        for k, acked in enumerate(answered):
+            times = columns[k] if k < len(columns) else []
+            deliveries += len(times)
+            if times:
+                delays = [(t - acked) / 1e6 for t in times]
+                latencies += delays
+                firsts.append(min(delays))
+                lasts.append(max(delays))
+    items = sum(len(a) for a in acks.values())
+    ordered = sorted(latencies) or [0.0]
+    return Latency(
+        setup=setup,
+        racers_on=racers_node.index + 1,
+        spectators_on=spectators_node.index + 1,
+        items=items,
+        deliveries=deliveries,
+        expected=items * got["spectators"],
+        p50_ms=round(statistics.median(ordered), 2),
+        p99_ms=round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 2),
+        max_ms=round(ordered[-1], 2),
+        min_ms=round(ordered[0], 2),
+        first_median_ms=round(statistics.median(firsts or [0.0]), 2),
+        last_median_ms=round(statistics.median(lasts or [0.0]), 2),
+        last_max_ms=round(max(lasts or [0.0]), 2),
+        in_order=got["in_order"],
+        actions_as_played=as_played,
+        node_cpu_pct=[round(100 * c / wall, 1) for c in node_cpu],
+        spectators_cpu_pct=round(100 * got["cpu_s"] / max(got["wall_s"], 1e-9), 1),
+    )
+
+
+async def run_spectators(options: dict[str, Any]) -> dict[str, Any]:
+    raise_open_files(2 * options["spectators"] + 1024)
+    pool = playouts("sanibel", 1, max(50, int(options["rate"] * options["seconds"]) + 10), seed=5)
+    phases: list[Latency] = []
+    async with deployment(options["nodes"], options.get("redis")) as world:
+        watched = world.nodes[-1]
+        phases.append(await phase("same node", watched, watched, world.nodes, options, pool))
+        if len(world.nodes) > 1:
+            first = world.nodes[0]
+            phases.append(await phase("across nodes", first, watched, world.nodes, options, pool))
+    across = phases[-1] if len(phases) > 1 else None
+    return {
+        "settings": {k: v for k, v in options.items() if k != "redis"}
+        | {"redis": "own" if options.get("redis") in (None, "start") else "given"},
+        "phases": [asdict(p) for p in phases],
+        "target_ms": TARGET_MS,
+        "target_met": None if across is None else across.p99_ms <= TARGET_MS,
+    }
+
+
+def print_spectators(result: dict[str, Any]) -> None:
+    s = result["settings"]
+    redis = "a redis-server of its own" if s["redis"] == "own" else "the Redis given"
+    print(
+        f"spectators: {s['spectators']:,} spectators on node {result['phases'][0]['spectators_on']}"
+        f" watch a race of 2 racers playing {s['rate']:g} actions/s in all for "
+        f"{s['seconds']:g} s; {s['nodes']} node(s) on {redis}; from each racer's answer to "
+        "each spectator reading the item (CLOCK_MONOTONIC in both processes)"
+    )
+    print(
+        f"{'setup':>12} {'racers':>6} {'items':>5} {'delivered':>15} {'p50 ms':>7} "
+        f"{'p99 ms':>7} {'max ms':>7} {'1st spect. ms':>13} {'last spect. ms':>14} "
+        f"{'node CPU':>12} {'spect. CPU':>10}"
+    )
+    for p in result["phases"]:
+        delivered = f"{p['deliveries']:,}/{p['expected']:,}"
+        nodes_cpu = "/".join(f"{c:g}" for c in p["node_cpu_pct"]) + "%"
+        print(
+            f"{p['setup']:>12} {'node ' + str(p['racers_on']):>6} {p['items']:>5} "
+            f"{delivered:>15} {p['p50_ms']:>7} {p['p99_ms']:>7} {p['max_ms']:>7} "
+            f"{p['first_median_ms']:>13} {p['last_median_ms']:>14} {nodes_cpu:>12} "
+            f"{p['spectators_cpu_pct']:>9}%"
+        )
+    print(
+        "1st/last spect.: the first and the last spectator to get an item, median over the "
+        "items; node CPU: node 1/node 2 over the phase"
+    )
+    checks = all(p["in_order"] and p["actions_as_played"] for p in result["phases"])
+    print(
+        "every spectator's feed numbers without a gap and each racer's actions as played: "
+        + ("yes" if checks else "NO")
+    )
+    if result["target_met"] is not None:
+        verdict = "met" if result["target_met"] else "NOT met"
+        print(
+            f"target: p99 <= {result['target_ms']:g} ms across nodes at 1,000 spectators: "
+            f"{verdict} ({result['phases'][-1]['p99_ms']} ms with {s['spectators']:,})"
+        )
+
+
+if __name__ == "__main__":
+    sys.stdout.write(json.dumps(asyncio.run(watch(sys.argv[1], sys.argv[2], int(sys.argv[3])))))
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+    os._exit(0)  # a thousand connections need no goodbye

@@ -1,0 +1,122 @@
+// A player's profile (#profile for me, #user=NAME for an account, #player=ID for anyone):
+// each game's rating, races played and won, best daily run, the daily streak, and the
+// latest races and daily runs, each with its replay (#replay=ID). Loaded on first use.
+
+import { fill, h } from "./dom.js";
+import { clockText, outcomeText } from "./format.js";
+import { GAMES, gameTitle } from "./games.js";
+import { ratingText } from "./race.js";
+
+export class ProfileScreen {
+  constructor(app) {
+    this.app = app;
+    this.root = document.getElementById("screen-profile");
+    this.asked = null;
+  }
+
+  hide() {
+    this.asked = null;
+  }
+
+  onReconnected() {
+    if (this.asked) this.open(this.asked);
+  }
+
+  async open(who) {
+    this.asked = who;
+    const key = JSON.stringify(who);
+    this.root.dataset.ready = "false";
+    fill(document.getElementById("profile-title"), who.username ?? "Profile");
+    fill(document.getElementById("profile-sub"));
+    fill(document.getElementById("profile-body"));
+    fill(document.getElementById("profile-message"), "Loading…");
+    try {
+      const profile = await this.app.conn.request("profile", who);
+      if (JSON.stringify(this.asked) !== key) return;
+      fill(document.getElementById("profile-message"));
+      this.draw(profile);
+    } catch (error) {
+      if (JSON.stringify(this.asked) !== key) return;
+      const unknown = error.code === "player_not_found";
+      fill(
+        document.getElementById("profile-message"),
+        unknown && who.player === this.app.conn.player
+          ? "Nothing played yet: your races and daily runs will show here."
+          : error.message,
+      );
+    }
+  }
+
+  draw(profile) {
+    const mine = profile.player === this.app.conn.player;
+    this.root.dataset.player = profile.player;
+    this.root.dataset.ready = "true";
+    fill(document.getElementById("profile-title"), `${profile.name}${mine ? " (you)" : ""}`);
+    const streak = profile.streak ?? { current: 0, longest: 0 };
+    fill(
+      document.getElementById("profile-sub"),
+      profile.account ? "Account" : "Guest (no ratings or ranked dailies)",
+      ` · daily streak: ${days(streak.current)} (longest ${days(streak.longest)})`,
+    );
+    fill(
+      document.getElementById("profile-body"),
+      h("h2", {}, "Games"),
+      table(
+        ["Game", "Rating", "Won / played", "Best daily", "Today"],
+        Object.keys(GAMES).map((game) => {
+          const rating = profile.ratings?.[game];
+          const races = profile.races?.[game] ?? { played: 0, won: 0 };
+          const best = profile.best_daily?.[game];
+          return h(
+            "tr",
+            { dataset: { game } },
+            h("th", { scope: "row" }, gameTitle(game)),
+            h("td", { class: "num" }, rating ? ratingText(rating.rating, rating.provisional) : "—"),
+            h("td", { class: "num" }, `${races.won} / ${races.played}`),
+            h("td", {}, best ? `${clockText(best.time_ms)} (#${best.rank})` : "—"),
+            h("td", {}, profile.daily_today?.[game] ? "played" : ""),
+          );
+        }),
+      ),
+      h("h2", {}, mine ? "My history" : "Recent races"),
+      profile.recent?.length
+        ? table(["Race", "Place", "Result", "Replay"], profile.recent.map(recentRow))
+        : h("p", { class: "none" }, "No races or daily runs yet."),
+    );
+  }
+}
+
+function table(head, rows) {
+  return h(
+    "div",
+    { class: "table-scroll" },
+    h(
+      "table",
+      { class: "ranking profile-table" },
+      h("thead", {}, h("tr", {}, head.map((text) => h("th", { scope: "col" }, text)))),
+      h("tbody", {}, rows),
+    ),
+  );
+}
+
+function recentRow(run) {
+  const when = new Date(run.at_ms).toISOString().slice(0, 16).replace("T", " ");
+  const kind = run.mode === "daily" ? `daily ${run.day}` : "race";
+  const result = run.outcome === "finished" ? clockText(run.time_ms) : outcomeText(run.outcome);
+  return h(
+    "tr",
+    { dataset: { race: run.race } },
+    h("td", {}, `${gameTitle(run.game)} · ${kind}`, h("br"), h("small", {}, `${when} UTC`)),
+    h("td", { class: "num" }, run.of > 1 ? `${run.rank} of ${run.of}` : "—"),
+    h("td", {}, `${result} · ${run.progress} cards`),
+    h(
+      "td",
+      {},
+      h("a", { href: `#replay=${encodeURIComponent(run.race)}`, "aria-label": `Replay: ${kind}, ${when}` }, "Replay"),
+    ),
+  );
+}
+
+function days(n) {
+  return `${n} ${n === 1 ? "day" : "days"}`;
+}

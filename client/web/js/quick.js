@@ -1,0 +1,104 @@
+// "Race someone now" (quick_race): wait in a game's pool until the server pairs me with a
+// player of a close rating; the `paired` event names the race, which counts down by itself.
+// While waiting the lobby shows for how long, and Cancel leaves the pool (quick_cancel).
+// The tab remembers the wait, so after a reload it asks again (which keeps its place).
+
+import { fill } from "./dom.js";
+import { gameTitle } from "./games.js";
+import { sentence } from "./account.js";
+
+const KEY = "solrace.quick";
+
+export class QuickRace {
+  constructor(app) {
+    this.app = app;
+    this.game = null; // the pool I wait in
+    this.since = 0;
+    this.rating = null;
+    this.message = document.getElementById("quick-message");
+    for (const button of document.querySelectorAll("#quick-games button")) {
+      button.addEventListener("click", () => this.join(button.dataset.game));
+    }
+    document.getElementById("quick-cancel").addEventListener("click", () => this.cancel());
+    setInterval(() => this.game && this.draw(), 1000);
+    let kept = null;
+    try {
+      kept = JSON.parse(sessionStorage.getItem(KEY));
+    } catch {
+      // nothing kept
+    }
+    if (kept?.game) this.rejoin(kept);
+  }
+
+  /** After a reload: the same wait (the server keeps the place of a player who came back). */
+  async rejoin({ game, since }) {
+    try {
+      const answer = await this.app.conn.request("quick_race", { game });
+      Object.assign(this, { game, since, rating: answer.rating });
+    } catch {
+      this.game = null; // racing now, or waiting elsewhere: nothing to show
+    }
+    this.keep();
+    this.draw();
+  }
+
+  keep() {
+    try {
+      if (this.game) sessionStorage.setItem(KEY, JSON.stringify({ game: this.game, since: this.since }));
+      else sessionStorage.removeItem(KEY);
+    } catch {
+      // storage refused: the wait goes on, only a reload forgets it
+    }
+  }
+
+  async join(game) {
+    fill(this.message);
+    try {
+      if (!(await this.app.leaveMyRaces())) return;
+      const answer = await this.app.conn.request("quick_race", { game });
+      if (this.game !== game) this.since = Date.now();
+      this.game = game;
+      this.rating = answer.rating;
+      this.keep();
+    } catch (error) {
+      fill(this.message, sentence(error.message));
+    }
+    this.draw();
+  }
+
+  async cancel() {
+    this.forget();
+    try {
+      await this.app.conn.request("quick_cancel");
+    } catch (error) {
+      fill(this.message, sentence(error.message));
+    }
+  }
+
+  /** Waiting no more (cancelled, paired, signed in or out: the server forgets it too). */
+  forget() {
+    this.game = null;
+    this.keep();
+    this.draw();
+  }
+
+  paired(event) {
+    this.forget();
+    this.app.openRace(event.race);
+  }
+
+  draw() {
+    const waiting = document.getElementById("quick-waiting");
+    waiting.hidden = !this.game;
+    document.getElementById("quick-panel").dataset.waiting = this.game ?? "";
+    for (const button of document.querySelectorAll("#quick-games button")) {
+      button.disabled = Boolean(this.game);
+    }
+    if (!this.game) return;
+    const text = `Looking for a ${gameTitle(this.game)} opponent near ${Math.round(this.rating ?? 1500)}…`;
+    const line = document.getElementById("quick-text");
+    if (line.textContent !== text) fill(line, text); // announced once, not every second
+    const seconds = Math.floor((Date.now() - this.since) / 1000);
+    fill(document.getElementById("quick-elapsed"), `${seconds} s`);
+  }
+}

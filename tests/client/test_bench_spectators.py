@@ -1,0 +1,81 @@
+"""``solrace bench spectators`` runs end to end on a tiny load with real processes (two
+nodes on a Redis of their own, the spectators in a process of their own), and its report
+holds together: every spectator got every item, in feed order, each racer's actions as
+played; latencies ordered. No figure is held to a target here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import msgpack
+import pytest
+
+from client.spectatorbench import print_spectators, received
+
+SPECTATORS = 20
+
+
+@pytest.fixture(scope="module")
+def report() -> dict[str, Any]:
+    command = [sys.executable, "-m", "client.cli", "bench", "spectators", "--nodes", "2"]
+    command += ["--spectators", str(SPECTATORS), "--rate", "20", "--seconds", "2", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def test_both_phases_deliver_every_item_to_every_spectator_in_order(
+    report: dict[str, Any],
+) -> None:
+    phases = report["phases"]
+    assert [(p["setup"], p["racers_on"], p["spectators_on"]) for p in phases] == [
+        ("same node", 2, 2),
+        ("across nodes", 1, 2),
+    ]
+    for phase in phases:
+        assert phase["items"] > 10  # 20 actions/s for 2 s, less what the pace loses
+        assert phase["deliveries"] == phase["expected"] == phase["items"] * SPECTATORS
+        assert phase["in_order"] and phase["actions_as_played"]
+        assert phase["min_ms"] <= phase["p50_ms"] <= phase["p99_ms"] <= phase["max_ms"]
+        assert phase["first_median_ms"] <= phase["last_median_ms"] <= phase["last_max_ms"]
+        assert len(phase["node_cpu_pct"]) == 2
+    assert report["target_met"] == (phases[1]["p99_ms"] <= report["target_ms"])
+
+
+def test_the_printed_report_has_a_row_per_phase_and_names_the_target(
+    report: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    print_spectators(report)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"spectators: {SPECTATORS} spectators on node 2")
+    assert lines[2].split()[:4] == ["same", "node", "node", "2"]
+    assert lines[3].split()[:4] == ["across", "nodes", "node", "1"]
+    delivered = f"{report['phases'][1]['deliveries']}/{report['phases'][1]['expected']}"
+    assert delivered in lines[3]
+    assert lines[-2].endswith(": yes")
+    assert lines[-1].startswith("target: p99 <= 20 ms across nodes at 1,000 spectators: ")
+
+
+def frame(seq: int, kind: str, player: str = "", action: str = "") -> bytes:
+    item = {"type": "watch", "race": "r", "seq": seq, "kind": kind}
+    if kind == "act":
+        item |= {"player": player, "action": action}
+    packed: bytes = msgpack.packb(item)
+    return packed
+
+
+def test_received_items_are_matched_by_racer_and_checked_for_gaps_and_agreement() -> None:
+    first = [(10, frame(4, "act", "a", "deal")), (11, frame(5, "act", "b", "1-2")),
+             (12, frame(6, "spectators")), (13, frame(7, "act", "a", "2-3"))]  # fmt: skip
+    second = [(20, frame(4, "act", "a", "deal")), (21, frame(5, "act", "b", "1-2")),
+              (23, frame(7, "act", "a", "2-3"))]  # fmt: skip
+    got = received("r", [first, second])
+    assert got["actions"] == {"a": ["deal", "2-3"], "b": ["1-2"]}
+    assert got["times_ns"] == {"a": [[10, 20], [13, 23]], "b": [[11, 21]]}
+    assert got["same_for_all"] and not got["in_order"]  # the second missed item 6
+    other = received("r", [first, [(30, frame(4, "act", "a", "undo"))]])
+    assert not other["same_for_all"]
+    assert received("r", [first])["in_order"]

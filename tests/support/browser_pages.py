@@ -1,0 +1,202 @@
+"""What the browser tests share: a real race server in a thread (the ``server`` fixture of
+conftest.py starts one per test module), the rules engine's side of a board, and the page
+actions every test uses (enter a name, create a race, type actions, read the board)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import re
+import threading
+import time
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+from harness import TEST_SETTINGS
+from playwright.sync_api import Locator, Page, expect
+
+from protocol.daily import DAY_MS, day_of
+from protocol.games import rules_for
+from protocol.notation import parse_action
+from protocol.race import view_json
+from server.app import RaceServer
+from server.config import Settings
+from server.store import MemoryStore
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+
+GAME, DEAL = "mount_sunflower", 18  # a deal with a proven win in tests/data/wins
+SETTINGS = dataclasses.replace(
+    TEST_SETTINGS,
+    countdown_ms=1_500,  # long enough to see the countdown on the page
+    grace_ms=20_000,
+    feed_interval_ms=20,
+    standings_interval_ms=100,
+    rate_per_s=Settings().rate_per_s,  # the page keeps under the real limits by itself
+    burst=Settings().burst,
+)
+
+
+class ServerThread:
+    """A real RaceServer in a thread with its own event loop; ``daily`` presets deals."""
+
+    def __init__(self, settings: Settings, daily: dict[str, int]) -> None:
+        self.store = MemoryStore()
+        self.server = RaceServer(settings, self.store)
+        self.daily = daily
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._run, name="race-server", daemon=True)
+        self.ready = threading.Event()
+        self.failure: BaseException | None = None
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_until_complete(self._start())
+        except BaseException as error:
+            self.failure = error
+            self.ready.set()
+            return
+        self.ready.set()
+        self.loop.run_forever()
+
+    async def _start(self) -> None:
+        now = int(time.time() * 1000)
+        for game, number in self.daily.items():
+            for day in {day_of(now), day_of(now + DAY_MS)}:  # the test may cross midnight
+                await self.store.set_daily_deal(game, day, number)
+        await self.server.start()
+
+    def call(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(10)
+
+    def cut_connection(self, player: str) -> None:
+        """Break ``player``'s connection as a network failure would: no closing handshake."""
+
+        def cut() -> None:
+            connection = self.server.sessions.by_player[player].connection
+            assert connection is not None and connection.transport is not None
+            connection.transport.abort()
+
+        self.loop.call_soon_threadsafe(cut)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}/"
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        self.ready.wait(10)
+        if self.failure is not None:
+            raise self.failure
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.call(self.server.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+def expected_board(game: str, deal: int, actions: list[str]) -> dict[str, Any]:
+    """What a board must show after ``actions``, in the shape ``shown_board`` reads."""
+    rules = rules_for(game)
+    state = rules.start(deal)
+    for action in actions:
+        state = rules.apply(state, parse_action(action)).state
+    view = view_json(rules.view(state))
+    board: dict[str, Any] = {"s": view["stock"]}
+    for i, (down, up) in enumerate(zip(view["face_down"], view["tableau"], strict=True)):
+        board[f"t{i}"] = {"down": down, "up": up}
+    for i, pile in enumerate(view["foundations"]):
+        board[f"f{i}"] = pile[-1] if pile else None
+    for i, pile in enumerate(view.get("reserves", [])):
+        board[f"r{i}"] = pile[-1] if pile else None
+    if game not in ("mount_sunflower", "mount_sunflower_easy"):
+        board["w"] = view["waste"][-1] if view["waste"] else None
+    return board
+
+
+READ_BOARD = """(root) => {
+  const board = {};
+  for (const pile of root.querySelectorAll('.pile')) {
+    const name = pile.dataset.pile;
+    const faces = [...pile.querySelectorAll('.card.face')].map((card) => card.dataset.card);
+    if (name === 's') {
+      const count = pile.querySelector('.count');
+      board.s = count ? Number(count.textContent) : 0;
+    } else if (name[0] === 't') {
+      board[name] = {down: pile.querySelectorAll('.card.back').length, up: faces};
+    } else {
+      board[name] = faces.length ? faces[faces.length - 1] : null;
+    }
+  }
+  return board;
+}"""
+
+
+def shown_board(board: Locator) -> dict[str, Any]:
+    result: dict[str, Any] = board.evaluate(READ_BOARD)
+    return result
+
+
+def wait_for_board(board: Locator, expected: dict[str, Any], timeout: float = 15.0) -> None:
+    """Wait until ``board`` shows ``expected``; fail with both when it does not."""
+    deadline = time.monotonic() + timeout
+    shown = shown_board(board)
+    while shown != expected:
+        if time.monotonic() > deadline:
+            assert shown == expected, "the board never showed the expected position"
+        time.sleep(0.05)
+        shown = shown_board(board)
+
+
+def sign_in(page: Page, name: str) -> None:
+    page.get_by_label("Your name").fill(name)
+    page.get_by_role("button", name="Play", exact=True).click()
+    expect(page.locator("#connection")).to_have_attribute("data-status", "online")
+
+
+def create_race(page: Page, game: str, deal: int | None, players: int) -> str:
+    """Create a race from the lobby form; its id."""
+    form = page.locator("#create-form")
+    form.get_by_label("Game").select_option(game)
+    form.get_by_label("Players").fill(str(players))
+    form.get_by_label("Deal number").fill("" if deal is None else str(deal))
+    form.get_by_role("button", name="Create race").click()
+    screen = page.locator("#screen-race")
+    expect(screen).to_be_visible()
+    expect(screen).to_have_attribute("data-race", re.compile(r"\w+"))
+    race = screen.get_attribute("data-race")
+    assert race
+    return race
+
+
+def type_actions(page: Page, actions: list[str]) -> None:
+    """Play ``actions`` from the keyboard: typed in the action box, Enter."""
+    box = page.get_by_label("Action in notation")
+    box.fill("; ".join(actions))
+    box.press("Enter")
+
+
+def my_board(page: Page) -> Locator:
+    return page.locator("#race-board")
+
+
+def screenshot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def player_id(page: Page) -> str:
+    player: str = page.evaluate("window.solrace.conn.player")
+    return player
+
+
+def resign(page: Page) -> None:
+    page.get_by_role("button", name="Resign", exact=True).click()
+    page.get_by_role("button", name="Sure? Resign").click()
