@@ -392,7 +392,7 @@ def plans_along(page: Page, game: str, deal: int, actions: list[str]) -> list[st
         state = rules.apply(state, parse_action(action)).state
     plans: list[str | None] = page.evaluate(
         """async ([game, views]) => {
-          const { finishPlan } = await import('/js/replayer.js');
+          const { finishPlan } = await import('/js/finish.js');
           return views.map((view) => finishPlan(game, view));
         }""",
         [game, views],
@@ -464,8 +464,11 @@ def test_finish_appears_at_the_first_position_it_wins_and_one_click_wins_it(
     frames.settle()
     before = len(sent_actions(frames))
     finish.click()
+    press(page, "f")  # pressed again while it plays: nothing more is sent
     expect(page.locator("#results")).to_be_visible(timeout=30_000)
+    frames.settle()
     assert sent_actions(frames)[before:] == finish_actions
+    expect(page.locator("#race-message")).to_have_text("")
     cards = 104 if game in ("sanibel", "shady_lanes") else 52
     mine = page.locator("#results-body tr.me")
     expect(mine.locator("td").nth(3)).to_have_text(str(at + finish_counted))

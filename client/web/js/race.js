@@ -11,7 +11,6 @@ import { h, fill } from "./dom.js";
 import { clockText, outcomeText, sealText } from "./format.js";
 import { GAMES, gameTitle, optionsText } from "./games.js";
 import { leaveRaces } from "./leaving.js";
-import { canAuto, finishPlan } from "./replayer.js";
 import { copyInput, rankingRows, shareBox } from "./results.js";
 import { remembered } from "./storage.js";
 import { applyEvents, copyView } from "./view.js";
@@ -334,24 +333,40 @@ export class RaceScreen {
     copyInput(this.el["share-link"], (text) => this.app.notice(text));
   }
 
+  /** js/finish.js, loaded once a race is played (it is not needed before). */
+  finishPlanner() {
+    this.loadingPlanner ??= import("./finish.js").then((module) => {
+      this.planner = module;
+      return module;
+    });
+    return this.loadingPlanner;
+  }
+
   /**
    * Finish: offered when foundation moves alone win, or deals and foundation moves whatever
    * the order of the stock (`finishPlan`); it plays them, `auto` and `deal` as needed.
    */
   async finish() {
+    const { canAuto, finishPlan } = await this.finishPlanner();
     const plan = finishPlan(this.info?.game, this.view);
     if (!plan) {
       this.say("Finish needs every card face up, and deals and foundation moves alone to win whatever the stock holds.", true);
       return false;
     }
+    if (this.finishing) return false; // a second press while it plays changes nothing
+    this.finishing = true;
     const raceId = this.raceId;
-    for (let step = 0; step < 200 && this.raceId === raceId && this.view; step += 1) {
-      const view = this.view;
-      let action = null;
-      if (plan === "deal-first" && view.stock > 0) action = "deal";
-      else if (canAuto(this.info.game, view)) action = "auto";
-      else if (view.stock > 0) action = "deal";
-      if (!action || !(await this.play(action))) break;
+    try {
+      for (let step = 0; step < 200 && this.raceId === raceId && this.view; step += 1) {
+        const view = this.view;
+        let action = null;
+        if (plan === "deal-first" && view.stock > 0) action = "deal";
+        else if (canAuto(this.info.game, view)) action = "auto";
+        else if (view.stock > 0) action = "deal";
+        if (!action || !(await this.play(action))) break;
+      }
+    } finally {
+      this.finishing = false;
     }
     return true;
   }
@@ -536,7 +551,9 @@ export class RaceScreen {
     this.el["deal-button"].disabled = !live || this.view.stock === 0;
     this.el["undo-button"].disabled = !live || !this.view.can_undo;
     this.el["undo-button"].hidden = !this.undoAllowed();
-    this.el["finish-button"].hidden = !live || !finishPlan(this.info.game, this.view);
+    const planner = this.planner;
+    this.el["finish-button"].hidden = !live || !planner?.finishPlan(this.info.game, this.view);
+    if (live && !planner) this.finishPlanner().then(() => this.info && this.view && this.drawControls());
     const mine = this.myStanding();
     if (mine?.outcome === "finished" && this.celebrated !== this.raceId) {
       this.celebrated = this.raceId;

@@ -9,7 +9,7 @@ import { GAMES } from "./games.js";
 const COMMON = [
   "Foundations are built up in suit from Ace to King. Any Ace starts any empty foundation, and a card on a foundation never comes back.",
   "A face-down card turns face up by itself as soon as it is the top of its pile. Face-down cards never move.",
-  "You win when every card is on the foundations. Auto sends every card that can go to a foundation; Finish appears when foundation moves alone win the game, and plays them in one go.",
+  "You win when every card is on the foundations. Auto sends every card that can go to a foundation; Finish appears when foundation moves alone win the game, or deals and foundation moves whatever order the last stock cards come in (nothing face down), and plays them in one go.",
   "Undo takes back your last action (an Auto counts as one) and counts as an action; a race may switch it off.",
 ];
 
