@@ -347,6 +347,8 @@ class RedisStore(Store):
         self._batches: _BatchConnection | None = None  # the writer's own connection
         # (race, player) whose log is known to be in the race's ``racers`` set already
         self._known_racers: dict[tuple[str, str], None] = {}
+        self._hints: dict[str, str] = {}  # player -> their log hint (see ``_log_hint``)
+        self._hints_node = ""
 
     # keys
 
@@ -943,23 +945,31 @@ class RedisStore(Store):
             # ``<fence>-<seq>``: Redis refuses an id not above the last, so an action
             # written again (a lost answer, a resend) is never logged twice, and one
             # written by a node with a fence lower than the racer's claim is refused.
+            race, fence, queued = job.race, job.fence, pipe.queued
+            known = self._known_racers
             told: set[str] = set()
             for entry in job.entries:
-                if (job.race, entry.player) not in self._known_racers:
-                    self._known_racers[(job.race, entry.player)] = None  # forgotten on failure
-                    if len(self._known_racers) > KNOWN_RACERS:
-                        del self._known_racers[next(iter(self._known_racers))]
-                    pipe.sadd(self._race_key(job.race, "racers"), entry.player)
-                pipe.xadd(
-                    self._log_key(job.race, entry.player),
-                    f"{job.fence}-{entry.seq}",
-                    entry.action,
-                    entry.t_ms,
+                player = entry.player
+                if (race, player) not in known:
+                    known[(race, player)] = None  # forgotten on failure
+                    if len(known) > KNOWN_RACERS:
+                        del known[next(iter(known))]
+                    pipe.sadd(self._race_key(race, "racers"), player)
+                queued.append(
+                    (
+                        "XADD",
+                        self._log_key(race, player),
+                        f"{fence}-{entry.seq}",
+                        "a",
+                        entry.action,
+                        "t",
+                        entry.t_ms,
+                    )
                 )
-                told.add(entry.player)
+                told.add(player)
+            channel = self.prefix + race_channel(race)
             for player in sorted(told):  # nodes following the race read the log after
-                hint = encode_json({"k": "log", "p": player, "n": self.node})
-                pipe.publish(self.prefix + race_channel(job.race), hint)
+                queued.append(("PUBLISH", channel, self._log_hint(player)))
             return
         if isinstance(job, EndRace):
             keys = [self._race_key(job.race, part) for part in ("race", "result", "racers")]
@@ -1002,6 +1012,20 @@ class RedisStore(Store):
             listed = self._key("player", f"{{{job.player}}}", "tokens")
             pipe.sadd(listed, job.token_hash)
             pipe.expire(listed, job.keep_s)
+
+    def _log_hint(self, player: str) -> str:
+        """The message that tells nodes following a race that ``player``'s log moved on
+        (the same text for every action of theirs: built once per player)."""
+        if self._hints_node != self.node:
+            self._hints.clear()
+            self._hints_node = self.node
+        hint = self._hints.get(player)
+        if hint is None:
+            hint = encode_json({"k": "log", "p": player, "n": self.node})
+            if len(self._hints) >= KNOWN_RACERS:
+                del self._hints[next(iter(self._hints))]
+            self._hints[player] = hint
+        return hint
 
     def _refused(self, error: Exception) -> StoreError:
         """A command Redis refused (out of memory, read-only, a script error)."""
@@ -1189,9 +1213,6 @@ class _Commands:
 
     def publish(self, channel: str, message: str) -> None:
         self._add("PUBLISH", channel, message)
-
-    def xadd(self, key: str, entry_id: str, action: str, t_ms: int) -> None:
-        self._add("XADD", key, entry_id, "a", action, "t", t_ms)
 
     def evalsha(self, sha: str, keys: int, *words: str | int) -> None:
         self._add("EVALSHA", sha, keys, *words)
