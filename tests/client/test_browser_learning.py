@@ -80,7 +80,8 @@ ANIMATIONS = """() => document.getAnimations().map((a) => ({
 
 PLAY_AND_LIST_ANIMATIONS = (
     """async (action) => {
-  await new Promise((done) => setTimeout(done, 300));  // not a burst: the board may slide
+  // not within 180 ms of another redraw (a standings event redraws too): the board slides
+  await new Promise((done) => setTimeout(done, 700));
   await window.solrace.screens.race.play(action);
   return ("""
     + ANIMATIONS
