@@ -9,6 +9,7 @@ tests use.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any, Literal
@@ -38,9 +39,11 @@ from test_browser import (
     wait_for_board,
 )
 
+from protocol import cards
 from protocol.errors import IllegalAction
 from protocol.games import rules_for
 from protocol.notation import parse_action
+from protocol.position import Position
 from protocol.race import view_json
 
 GAMES = ["sanibel", "shady_lanes", "mount_sunflower", "mount_sunflower_easy"]
@@ -80,7 +83,8 @@ ANIMATIONS = """() => document.getAnimations().map((a) => ({
 
 PLAY_AND_LIST_ANIMATIONS = (
     """async (action) => {
-  await new Promise((done) => setTimeout(done, 300));  // not a burst: the board may slide
+  // not within 180 ms of another redraw (a standings event redraws too): the board slides
+  await new Promise((done) => setTimeout(done, 700));
   await window.solrace.screens.race.play(action);
   return ("""
     + ANIMATIONS
@@ -584,3 +588,96 @@ def test_the_spectator_screen_has_no_serious_accessibility_findings(
         findings += [f"{name}: {violation}" for violation in violations]
     assert pages == 2
     assert not findings, "\n".join(findings)
+
+
+def foundation(suit: str, top: str) -> list[str]:
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    return [rank + suit for rank in ranks[: ranks.index(top) + 1]]
+
+
+def test_mount_sunflower_s_finish_deals_first_only_where_every_order_of_the_stock_wins(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    """Made-up ends of Mount Sunflower (no solver line offers Finish there with a stock): 10
+    cards left, 7 on the piles and 3 in the stock. The standard game deals only while no
+    pile is empty, so Finish must deal first; Easy may send the cards home first."""
+    foundations = [foundation("S", "10"), foundation("H", "10"), foundation("D", "J")]
+    foundations.append(foundation("C", "J"))
+
+    def view(piles: list[str]) -> dict[str, Any]:
+        return {
+            "tableau": [[card] for card in piles],
+            "face_down": [0] * 7,
+            "foundations": foundations,
+            "waste": [],
+            "stock": 3,
+        }
+
+    # Stock {JS, JH, QH}: wherever a deal puts them, each goes home before what it covers.
+    forced = view(["KS", "KH", "KD", "KC", "QD", "QC", "QS"])
+    # Stock {QS, KS, QH}: a deal may put the QS or the KS on the JS of t0 and bury it.
+    buried = view(["JS", "KH", "KD", "KC", "QD", "QC", "JH"])
+    plans = open_page(server.url).evaluate(
+        """async (cases) => {
+          const { finishPlan } = await import('/js/finish.js');
+          return cases.map(([game, view]) => finishPlan(game, view));
+        }""",
+        [
+            ["mount_sunflower", forced],
+            ["mount_sunflower_easy", forced],
+            ["mount_sunflower", buried],
+            ["mount_sunflower_easy", buried],
+        ],
+    )
+    # Standard: sending cards home first empties piles, and then no deal is allowed.
+    assert plans[0] == "deal-first"
+    assert plans[1] == "auto-first"  # Easy: home first, then each dealt card is alone
+    assert plans[2] is None  # some orders bury the JS: no promise
+    assert plans[3] == "auto-first"  # Easy sends the JS home before dealing
+    # The engine agrees, for every order of the stock.
+    stocks = {"forced": ["JS", "JH", "QH"], "buried": ["QS", "KS", "QH"]}
+    cases = [("forced", forced), ("forced", forced), ("buried", buried), ("buried", buried)]
+    games = ["mount_sunflower", "mount_sunflower_easy"] * 2
+    for plan, game, (name, shown) in zip(plans, games, cases, strict=True):
+        orders = list(itertools.permutations(stocks[name]))
+        results = {
+            strategy: [engine_wins(game, shown, list(order), strategy) for order in orders]
+            for strategy in ("auto-first", "deal-first")
+        }
+        if plan is None:
+            assert not any(all(wins) for wins in results.values()), (game, name)
+        else:
+            assert all(results[plan]), (game, name, plan)
+    assert not all(  # the standard game's rule is why Finish deals first there
+        engine_wins("mount_sunflower", forced, list(order), "auto-first")
+        for order in itertools.permutations(stocks["forced"])
+    )
+
+
+def engine_wins(game: str, shown: dict[str, Any], stock: list[str], strategy: str) -> bool:
+    """Whether the engine wins ``shown`` with ``stock`` by deals and ``auto`` alone."""
+    rules = rules_for(game)
+    position = Position(
+        tableau=tuple(tuple(cards.parse(c) for c in pile) for pile in shown["tableau"]),
+        face_down=tuple(shown["face_down"]),
+        foundations=tuple(tuple(cards.parse(c) for c in pile) for pile in shown["foundations"]),
+        reserves=(),
+        waste=(),
+        stock=tuple(cards.parse(c) for c in stock),
+    )
+    auto, deal = parse_action("auto"), parse_action("deal")
+
+    def home(position: Position) -> Position:
+        try:
+            return rules.play(position, auto)[0]
+        except IllegalAction:  # no card can go home now
+            return position
+
+    while position.stock:
+        if strategy == "auto-first":
+            position = home(position)
+        try:
+            position = rules.play(position, deal)[0]
+        except IllegalAction:  # Mount Sunflower: no deal while a pile is empty
+            return False
+    return rules.is_won(home(position))
