@@ -9,9 +9,11 @@ import asyncio
 import gc
 import uuid
 
+import pytest
 from harness import player, running_server
 
 from protocol.race import Race
+from server import sessions
 from server.connection import MessageConnection
 from server.gateway import Client
 from server.rooms import Room
@@ -86,3 +88,26 @@ async def test_finished_races_on_redis_leave_nothing_of_them_in_the_server(
     finally:
         await store.purge()
         await store.close()
+
+
+async def test_finished_races_events_are_let_go_once_no_resume_can_need_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A connected player's events are kept for a resume only as long as one could need
+    them: the keepalive's ping interval and timeout, the close timeout and the grace
+    period (and some slack, none here). After that a resume gets a snapshot."""
+    monkeypatch.setattr(sessions, "EVENT_SLACK_S", 0.0)
+    settings = {"countdown_ms": 0, "grace_ms": 100, "ping_interval_s": 0.1}
+    async with running_server(ping_timeout_s=0.1, close_timeout_s=0.1, **settings) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        await race_to_the_end(ann, bob, (3, 4))
+        kept = [server.sessions.get(racer.player) for racer in (ann, bob)]
+        assert [bool(session and session.events) for session in kept] == [True, True]
+        await asyncio.sleep(0.6)  # past 0.4 s: ping interval, timeouts and grace period
+        assert [bool(session and session.connected) for session in kept] == [True, True]
+        assert [session.events for session in kept if session is not None] == [None, None]
+        ann.last_event -= 1  # as if the last result had not reached Ann
+        await ann.resume()
+        assert (await ann.next_event()).kind == "snapshot"
+        for client in (ann, bob):
+            await client.close()
