@@ -99,6 +99,9 @@ class RaceServer:
             lambda: list(self.director.rooms.values()),
             self._look_after,
             now,
+            lambda moment, part, parts: self.sessions.let_go_of_events(
+                moment.mono_ms / 1000, part, parts
+            ),
         )
         self.gateway.node = self.node
         self.relay = Relay(

@@ -220,6 +220,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 async def serve_until_signalled(settings: Settings) -> None:
+    from server import memorydump
     from server.app import RaceServer
     from server.store import open_store
 
@@ -234,6 +235,7 @@ async def serve_until_signalled(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    memorydump.install(loop)
     await stop.wait()
     logging.getLogger("solrace.server").info("shutting down")
     await server.stop()

@@ -77,6 +77,7 @@ from server.sessions import (
     Session,
     Sessions,
     close_soon,
+    event_keep_s,
     new_token,
     token_hash,
 )
@@ -406,6 +407,7 @@ class Gateway:
             self.outbox,
             known.player if known else None,
             token if known else None,
+            event_keep_s(self.settings),
         )
         session.account = known.account if known else None
         session.write_limit = self.settings.max_write_buffer

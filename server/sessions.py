@@ -1,9 +1,10 @@
 """Players' sessions: who they are, their resume token, their numbered events, and the one
 live connection that carries them.
 
-Every event a player is sent is numbered and kept (the last ``buffer`` of them), so a
-player who reconnects with the number of the last event they saw gets exactly what they
-missed, or a full snapshot when that is too far back. A session restored by another
+Every event a player is sent is numbered and kept (the last ``buffer`` of them, and only
+as long as a resume could need them: see ``event_keep_s``), so a player who reconnects
+with the number of the last event they saw gets exactly what they missed, or a full
+snapshot when that is too far back. A session restored by another
 process (after a restart) numbers its events from a new *generation* taken from the
 store, ``generation << 32``, so numbers keep growing and are never reused.
 
@@ -16,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import math
 import secrets
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -24,11 +27,26 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 
 from protocol.messages import Event, ServerMessage
+from server.config import Settings
 from server.outbox import Outbox
 
 log = logging.getLogger("solrace.sessions")
 _closing: set[asyncio.Future[None]] = set()  # keeps close tasks alive until they finish
 GENERATION_SHIFT = 32  # event numbers of a restored session start at generation << 32
+EVENT_SLACK_S = 5.0  # events are kept this much longer than a resume could need them
+
+
+def event_keep_s(settings: Settings) -> float:
+    """How long an event may be needed for a resume. An event sent on a live connection
+    has reached the client once the next keepalive ping is answered (the pong comes after
+    everything sent before the ping), or the connection is closed by then: at most the
+    ping interval and timeout, and the close timeout. Then the player has the grace period
+    to resume. After that (and some slack), the event was seen or the session is over.
+    Without keepalive pings, for as long as the buffer keeps it."""
+    if not settings.ping_interval_s or not settings.ping_timeout_s:
+        return math.inf
+    keepalive = settings.ping_interval_s + settings.ping_timeout_s + settings.close_timeout_s
+    return keepalive + settings.grace_ms / 1000 + EVENT_SLACK_S
 
 
 def close_soon(connection: ServerConnection, code: int, reason: str) -> None:
@@ -57,6 +75,7 @@ class Session:
         outbox: Outbox,
         player: str | None = None,
         token: str | None = None,
+        keep_s: float = math.inf,
     ) -> None:
         self.outbox = outbox
         self.player = player or "p" + secrets.token_hex(6)
@@ -68,8 +87,11 @@ class Session:
         self.connection: ServerConnection | None = None
         self.encoding = ""
         self.buffer = buffer
-        # the numbered events kept (made at the first: an idle player has none to keep)
+        self.keep_s = keep_s  # how long an event is kept (see ``event_keep_s``)
+        # the numbered events kept, and when each was sent (monotonic s); made at the
+        # first, let go when the last is too old: an idle player has none to keep
         self.events: deque[Event] | None = None
+        self.sent_at: deque[float] | None = None
         self.last_event = 0
         self.watching: set[str] = set()  # race ids this player spectates
         self.fence = 1  # this session's writes to its racers' logs (higher: a newer session)
@@ -103,10 +125,25 @@ class Session:
         """Number, keep and send an event."""
         self.last_event += 1
         event = Event(self.last_event, kind, data)
-        if self.events is None:
+        if self.events is None or self.sent_at is None:
             self.events = deque(maxlen=self.buffer)
+            self.sent_at = deque(maxlen=self.buffer)
+        sent_at = time.monotonic()
         self.events.append(event)
+        self.sent_at.append(sent_at)
+        self.let_go_of_events(sent_at)
         self.send(event)
+
+    def let_go_of_events(self, mono_s: float) -> None:
+        """Stop keeping the events that no resume at ``mono_s`` (monotonic) could need."""
+        events, sent_at, oldest = self.events, self.sent_at, mono_s - self.keep_s
+        if events is None or sent_at is None or sent_at[0] >= oldest:
+            return
+        while sent_at and sent_at[0] < oldest:
+            sent_at.popleft()
+            events.popleft()
+        if not events:
+            self.events = self.sent_at = None
 
     def missed_since(self, last_seen: int) -> list[Event] | None:
         """The events after ``last_seen``, or None if some of them are no longer kept."""
@@ -176,6 +213,13 @@ class Sessions:
 
     def connected(self) -> int:
         return sum(1 for session in self.by_player.values() if session.connected)
+
+    def let_go_of_events(self, mono_s: float, part: int, parts: int) -> None:
+        """Part ``part`` of ``parts`` of the sessions stop keeping the events no resume at
+        ``mono_s`` could need (a player who gets no more events keeps none for long)."""
+        for session in list(self.by_player.values())[part::parts]:
+            if session.events is not None:
+                session.let_go_of_events(mono_s)
 
     def stop(self) -> None:
         """The process is ending: nobody comes back to it."""

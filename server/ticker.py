@@ -1,7 +1,8 @@
 """The ticker: every tick (50 ms) it freezes what the garbage collector has seen, flushes
 the spectator feeds, and looks after a slice of all races (standings for idle racers,
-time limits, letting finished races go), so each race is visited once per standings
-interval and no tick is one long pause.
+time limits, letting finished races go) and of all sessions (letting go of events no
+resume can need), so each is visited once per standings interval and no tick is one long
+pause.
 
 Garbage-collector policy: races keep long-lived objects (positions for undo, logs) that
 a full collection would scan for hundreds of milliseconds while every player waits.
@@ -38,6 +39,7 @@ class Ticker:
         rooms: Callable[[], list[Room]],
         look_after: Callable[[Room, Now], None],
         clock: Callable[[], Now],
+        sessions: Callable[[Now, int, int], None] | None = None,
     ) -> None:
         self.interval_s = interval_ms / 1000
         self.slices = max(1, slices)
@@ -45,6 +47,7 @@ class Ticker:
         self.rooms = rooms
         self.look_after = look_after
         self.clock = clock
+        self.sessions = sessions  # looks after part (1st) of parts (2nd) of the sessions
         self.saved_threshold = gc.get_threshold()
 
     def start_gc_policy(self) -> None:
@@ -71,3 +74,8 @@ class Ticker:
                     self.look_after(room, moment)
                 except Exception:
                     log.exception("looking after a race failed", extra={"race": room.id})
+            if self.sessions is not None:
+                try:
+                    self.sessions(moment, tick % self.slices, self.slices)
+                except Exception:
+                    log.exception("looking after sessions failed")

@@ -67,7 +67,7 @@ KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the paire
 HISTORY_PARTS = ("raced", "history", "stats", "days")
 RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
 LOG_PAGE = 256  # log entries read per XREVRANGE
-KNOWN_RACERS = 100_000  # racers remembered as registered in their race (oldest forgotten)
+KNOWN_RACERS = 100_000  # racers remembered as registered in their live race (oldest forgotten)
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
 
@@ -345,7 +345,8 @@ class RedisStore(Store):
         self._listening: asyncio.Task[None] | None = None
         self._url = url
         self._batches: _BatchConnection | None = None  # the writer's own connection
-        # (race, player) whose log is known to be in the race's ``racers`` set already
+        # (race, player) whose log is known to be in the race's ``racers`` set already;
+        # forgotten when the race ends (its log takes no more entries)
         self._known_racers: dict[tuple[str, str], None] = {}
         self._hints: dict[str, str] = {}  # player -> their log hint (see ``_log_hint``)
         self._hints_node = ""
@@ -980,6 +981,7 @@ class RedisStore(Store):
                 pipe.srem(self._key("races", kind), job.race)
             for racer in job.record["racers"]:
                 pipe.srem(self._key("player", f"{{{racer['player']}}}", "races"), job.race)
+                self._known_racers.pop((job.race, racer["player"]), None)  # no more logging
             for key in keys if job.keep_s else ():
                 pipe.expire(key, job.keep_s)
             return

@@ -96,7 +96,7 @@ async def test_an_idle_connection_keeps_no_headers_queues_or_event_buffer_of_its
         assert isinstance(first, MessageConnection) and isinstance(second, MessageConnection)
         assert (first.forwarded_for, second.forwarded_for) == ("192.0.2.7", None)
         assert first.recv_messages is second.recv_messages  # one shared, unused queue
-        assert sessions[0].events is None
+        assert sessions[0].events is None and sessions[0].sent_at is None
         race = (await ann.create_race("sanibel"))["race"]
         await bob.join_race(race)
         joined = await ann.next_event("joined")  # numbered, kept and sent as before
