@@ -917,6 +917,8 @@ class RedisStore(Store):
         except StoreError:
             self._known_racers.clear()  # their SADD may not have gone in
             raise
+        if not any(isinstance(result, Exception) for result in results):
+            return [None] * len(jobs)  # all went in (the usual case: one pass, no slices)
         errors: list[StoreError | None] = []
         for job, (first, count) in zip(jobs, spans, strict=True):
             replies = results[first : first + count]
