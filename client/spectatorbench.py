@@ -19,8 +19,9 @@ decoding). Both are ``time.monotonic_ns()``: CLOCK_MONOTONIC is one clock for ev
 process of a Linux machine. The k-th ``act`` item of a racer is their k-th action (the
 racers only start once every spectator watches). Each spectator's items are checked: feed
 numbers without a gap, every racer's actions in the order played. The report also gives
-the feed's pacing, from the server's settings: a fan-out to many spectators takes time by
-design (spectators are written to a few at a time, so players never wait behind them).
+the feed's pacing, from the server's settings, and what the spectators' node says its
+fan-outs cost over the phase (its /metrics: from an item's release to the last
+spectator's write, mean and largest, and the node's CPU per fan-out).
 """
 
 from __future__ import annotations
@@ -32,10 +33,12 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.request
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import msgpack
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.frames import Frame, Opcode
 from websockets.protocol import Event
@@ -223,6 +226,31 @@ class Latency:
     actions_as_played: bool  # every spectator saw each racer's actions as played
     node_cpu_pct: list[float]
     spectators_cpu_pct: float
+    fan_outs: int  # the spectators' node's fan-outs over the phase (its /metrics)
+    fan_out_mean_ms: float  # from an item's release to its last spectator's write
+    fan_out_max_ms: float  # the largest since the node started
+    fan_out_cpu_ms: float  # the node's CPU per fan-out (building and writing the frames)
+
+
+FAN_OUT_METRICS = {
+    "solrace_feed_fan_outs_total": "fan_outs",
+    "solrace_feed_frames_written_total": "frames",
+    "solrace_feed_fan_out_seconds_total": "seconds",
+    "solrace_feed_fan_out_seconds_max": "seconds_max",
+    "solrace_feed_fan_out_cpu_seconds_total": "cpu_seconds",
+}
+
+
+def fan_out_metrics(port: int) -> dict[str, float]:
+    """The node's fan-out counters (``solrace_feed_*`` in its /metrics)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    found = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name in FAN_OUT_METRICS:
+                found[FAN_OUT_METRICS[sample.name]] = sample.value
+    return found
 
 
 async def phase(
@@ -252,6 +280,7 @@ async def phase(
         await asyncio.wait_for(racer.wait_started(race), 30)
     await spectators.watch(race)
     await asyncio.sleep(SETTLE_S)
+    fan0 = fan_out_metrics(spectators_node.port)
     cpu0 = [cpu_seconds(node.process.pid) for node in nodes]
     wall0 = time.perf_counter()
     acks = await race_paced(dict(zip(ids, (host, guest), strict=True)), options)
@@ -259,8 +288,11 @@ async def phase(
     wall = time.perf_counter() - wall0
     cpu = [cpu_seconds(node.process.pid) - c for node, c in zip(nodes, cpu0, strict=True)]
     got = await spectators.stop()
+    fan1 = fan_out_metrics(spectators_node.port)
+    fan = {key: fan1[key] - fan0[key] for key in fan1 if key != "seconds_max"}
+    fan["seconds_max"] = fan1["seconds_max"]
     figures = measure(
-        setup, racers_node, spectators_node, options, acks, got, wall, cpu, pool[deal]
+        setup, racers_node, spectators_node, options, acks, got, wall, cpu, pool[deal], fan
     )
     return figures, [host, guest]
 
@@ -296,6 +328,7 @@ def measure(
     wall: float,
     node_cpu: list[float],
     playout: list[str],
+    fan: dict[str, float],
 ) -> Latency:
     latencies: list[float] = []
     firsts: list[float] = []
@@ -334,6 +367,10 @@ def measure(
         actions_as_played=as_played,
         node_cpu_pct=[round(100 * c / wall, 1) for c in node_cpu],
         spectators_cpu_pct=round(100 * got["cpu_s"] / max(got["wall_s"], 1e-9), 1),
+        fan_outs=int(fan["fan_outs"]),
+        fan_out_mean_ms=round(1000 * fan["seconds"] / max(fan["fan_outs"], 1), 2),
+        fan_out_max_ms=round(1000 * fan["seconds_max"], 2),
+        fan_out_cpu_ms=round(1000 * fan["cpu_seconds"] / max(fan["fan_outs"], 1), 2),
     )
 
 
@@ -362,7 +399,6 @@ async def run_spectators(options: dict[str, Any]) -> dict[str, Any]:
             await racer.connection.close()
     across = phases[-1] if len(phases) > 1 else None
     served = Settings()  # the nodes run with the defaults
-    pauses = -(-options["spectators"] // served.spectator_chunk) - 1
     return {
         "settings": {k: v for k, v in options.items() if k != "redis"}
         | {"redis": "own" if options.get("redis") in (None, "start") else "given"},
@@ -371,7 +407,6 @@ async def run_spectators(options: dict[str, Any]) -> dict[str, Any]:
             "flushed_every_ms": served.feed_interval_ms,
             "spectators_at_a_time": served.spectator_chunk,
             "pause_ms": served.spectator_pause_ms,
-            "fan_out_ms": round(pauses * served.spectator_pause_ms, 1),
         },
         "target_ms": TARGET_MS,
         "target_met": None if across is None else across.p99_ms <= TARGET_MS,
@@ -405,12 +440,18 @@ def print_spectators(result: dict[str, Any]) -> None:
         "1st/last spect.: the first and the last spectator to get an item, median over the "
         "items; node CPU: node 1/node 2 over the phase"
     )
+    for p in result["phases"]:
+        print(
+            f"{p['setup']}: node {p['spectators_on']} wrote {p['fan_outs']} fan-outs, "
+            f"{p['fan_out_mean_ms']} ms on average from release to the last spectator's "
+            f"write (largest {p['fan_out_max_ms']} ms), {p['fan_out_cpu_ms']} ms of its CPU each"
+        )
     feed = result["feed"]
+    pause = "the next loop turn" if not feed["pause_ms"] else f"{feed['pause_ms']:g} ms later"
     print(
-        f"the server's feed (server/config.py): flushed every {feed['flushed_every_ms']} ms, "
-        f"each item written to {feed['spectators_at_a_time']} spectators at a time, "
-        f"{feed['pause_ms']:g} ms apart: {s['spectators']:,} spectators take "
-        f"{feed['fan_out_ms']:g} ms by design"
+        f"the server's feed (server/config.py): an item goes out at the end of the loop turn "
+        f"that made it (delayed feeds: checked every {feed['flushed_every_ms']} ms), written "
+        f"to {feed['spectators_at_a_time']} spectators per loop turn, the next ones {pause}"
     )
     checks = all(p["in_order"] and p["actions_as_played"] for p in result["phases"])
     print(

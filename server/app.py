@@ -42,7 +42,7 @@ from server.metrics import Metrics
 from server.outbox import Outbox
 from server.pairing import PAIR_EVERY_S
 from server.relay import Relay
-from server.rooms import Room
+from server.rooms import Feeding, Room
 from server.sessions import Sessions
 from server.spectating import SpectatingDesk
 from server.store import MemoryStore, Store
@@ -71,7 +71,7 @@ class RaceServer:
         self.node = f"{host}-{secrets.token_hex(3)}"  # this process: one node
         self.metrics = Metrics()
         self.outbox = Outbox(max(settings.max_write_buffer, settings.spectator_write_buffer))
-        self.feeding: set[Room] = set()
+        self.feeding = Feeding()
         self.writer = Writer(store, settings.spill_path, node=self.node)
         self.director = RaceDirector(settings, store, self.feeding)
         self.sessions = Sessions(settings.grace_ms, self._expire)
@@ -130,7 +130,18 @@ class RaceServer:
         self.prepared_for = ""  # the day the daily lease holder last prepared deals on
         self.preparing: asyncio.Task[None] | None = None
         self.stopping = False
-        self.metrics.watch(self._readings, ("writes", "writes_refused", "store_round_trips"))
+        self.metrics.watch(
+            self._readings,
+            (
+                "writes",
+                "writes_refused",
+                "store_round_trips",
+                "feed_fan_outs",
+                "feed_frames_written",
+                "feed_fan_out_seconds_total",
+                "feed_fan_out_cpu_seconds_total",
+            ),
+        )
 
     # ================================================================== lifecycle
 
@@ -285,6 +296,11 @@ class RaceServer:
             "live_races": sum(1 for _ in self.director.live()),
             "races_in_memory": len(self.director.rooms),
             "spectators": sum(len(room.spectators) for room in self.director.rooms.values()),
+            "feed_fan_outs": self.spectating.fan_outs.count,
+            "feed_frames_written": self.spectating.fan_outs.frames,
+            "feed_fan_out_seconds_total": self.spectating.fan_outs.seconds,
+            "feed_fan_out_seconds_max": self.spectating.fan_outs.seconds_max,
+            "feed_fan_out_cpu_seconds_total": self.spectating.fan_outs.cpu_seconds,
             "write_backlog": writer.backlog,
             "write_failures": writer.failures,
             "writes": writer.written,

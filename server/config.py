@@ -36,9 +36,12 @@ class Settings:
     event_buffer: int = 512  # events kept per player for resume
     standings_interval_ms: int = 500  # idle racers get opponents' progress this often
     standings_every_ms: int = 200  # an acting racer's results carry it at most this often
-    feed_interval_ms: int = 50  # spectator feeds flush this often
-    spectator_chunk: int = 10  # spectators written to at a time, so players never wait
-    spectator_pause_ms: float = 2.0  # between those chunks (1,000 spectators: ~200 ms)
+    feed_interval_ms: int = 50  # delayed spectator feeds and spectator counts flush this often
+    # a feed item (several, when they queued) is written to this many spectators per loop
+    # turn, players' requests read between chunks; then this long before the next chunk
+    # (0: in the next loop turn)
+    spectator_chunk: int = 250
+    spectator_pause_ms: float = 0.0
     max_write_buffer: int = 256 << 10  # a connection this far behind is closed (players)
     spectator_write_buffer: int = 256 << 10  # a spectator this far behind stops watching
     # mixed into the daily deal rule, so the deal can't be worked out ahead; None: a random

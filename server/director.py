@@ -52,7 +52,7 @@ from server.effects import (
     Write,
 )
 from server.jobs import AppendActions, EndRace, RecordDaily, RecordHistory
-from server.rooms import Room
+from server.rooms import Feeding, Room
 from server.store import Listed, Store, StoreError
 
 log = logging.getLogger("solrace.director")
@@ -107,7 +107,7 @@ def listed(race: Race) -> Listed:
 
 
 class RaceDirector:
-    def __init__(self, settings: Settings, store: Store, feeding: set[Room]) -> None:
+    def __init__(self, settings: Settings, store: Store, feeding: Feeding) -> None:
         self.settings = settings
         self.store = store
         self.feeding = feeding  # rooms whose spectator feed has work (the spectating desk's)

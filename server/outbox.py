@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
+from collections.abc import Iterable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import State
@@ -50,6 +51,25 @@ class Outbox:
                 and transport.get_write_buffer_size() <= limit
             ):
                 transport.write(frame)
+
+    def write_at_once(self, frames: Iterable[tuple[ServerConnection, bytes]]) -> int:
+        """Write complete frames now (a spectator feed's fan-out), after what is queued,
+        so every connection's frames keep their order; the same connections are skipped
+        as by ``flush``. Returns how many were written."""
+        if self._frames:
+            self.flush()
+        limit = self.limit
+        written = 0
+        for connection, frame in frames:
+            transport = connection.transport
+            if (
+                connection.protocol.state is State.OPEN
+                and transport is not None
+                and transport.get_write_buffer_size() <= limit
+            ):
+                transport.write(frame)
+                written += 1
+        return written
 
 
 _SHORT = struct.Struct("!BB")  # FIN + opcode, then a 7-bit length

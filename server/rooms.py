@@ -10,7 +10,9 @@ with or without a spectator delay.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from protocol.engine import GameState
@@ -24,11 +26,55 @@ NOTHING_SHOWN: dict[str, Any] = {"progress": 0, "actions": 0, "outcome": None, "
 PHASE_OF = {"countdown": "countdown", "started": "running", "result": "done"}
 
 
+class Feeding:
+    """The rooms whose feed has work to do (the ticker's flush visits them), and the hook
+    ``soon`` that the spectating desk sets: an undelayed room's new item is sent at the
+    end of the loop turn that made it rather than at the next tick."""
+
+    def __init__(self) -> None:
+        self.rooms: set[Room] = set()
+        self.soon: Callable[[Room], None] | None = None
+
+    def add(self, room: Room) -> None:
+        self.rooms.add(room)
+
+    def discard(self, room: Room) -> None:
+        self.rooms.discard(room)
+
+    def __contains__(self, room: object) -> bool:
+        return room in self.rooms
+
+    def __iter__(self) -> Iterator[Room]:
+        return iter(self.rooms)
+
+    def __len__(self) -> int:
+        return len(self.rooms)
+
+
+class FanOutStats:
+    """What writing feed items to spectators cost on this node: fan-outs, frames written,
+    seconds from an item's release to its last spectator's write (wall, and the largest),
+    and the server's CPU seconds spent writing them (``/metrics``)."""
+
+    __slots__ = ("count", "cpu_seconds", "frames", "seconds", "seconds_max")
+
+    def __init__(self) -> None:
+        self.count = self.frames = 0
+        self.seconds = self.seconds_max = self.cpu_seconds = 0.0
+
+    def add(self, frames: int, seconds: float, cpu_seconds: float) -> None:
+        self.count += 1
+        self.frames += frames
+        self.seconds += seconds
+        self.seconds_max = max(self.seconds_max, seconds)
+        self.cpu_seconds += cpu_seconds
+
+
 class Room:
-    def __init__(self, race: Race, created_mono: int, feeding: set[Room]) -> None:
+    def __init__(self, race: Race, created_mono: int, feeding: Feeding) -> None:
         self.race = race
         self.delay_ms = race.settings.spectator_delay_ms
-        self.feeding = feeding  # the server's set of rooms whose feed has work to do
+        self.feeding = feeding  # the server's rooms whose feed has work to do
         self.created_mono = created_mono
         self.spectators: dict[Session, None] = {}  # an ordered set
         self.pending: deque[tuple[int, Watch, str | None]] = deque()  # (due, item, racer)
@@ -50,6 +96,7 @@ class Room:
         self.done_mono: int | None = None
         self.stored = False  # its end (record and result) is written
         self.sending = False  # a fan-out of feed items is still being written
+        self.feed_soon = False  # a feed of this room is asked for at the end of this turn
         # Nobody watches, nothing is delayed or queued: every item is released as it comes,
         # so what spectators would know is the race as it is, and nothing is tracked until
         # a spectator arrives (``watch`` then catches up).
@@ -76,6 +123,8 @@ class Room:
         item = Watch(self.id, self.feed_seq, kind, data)
         self.pending.append((now_mono + self.delay_ms, item, racer))
         self.feeding.add(self)
+        if not self.delay_ms and self.feeding.soon is not None:
+            self.feeding.soon(self)
 
     def post_act(self, racer: str, reply: dict[str, Any], now_mono: int) -> None:
         """Queue ``racer``'s accepted action, given as the answer they got: spectators see
@@ -155,15 +204,26 @@ class Room:
         return picture
 
     def fan_out(
-        self, items: list[Watch], chunk: int, pause_s: float, write_limit: int, outbox: Outbox
+        self,
+        items: list[Watch],
+        chunk: int,
+        pause_s: float,
+        write_limit: int,
+        outbox: Outbox,
+        done: Callable[[int, float, float], None] | None = None,
     ) -> list[Session]:
-        """Send ``items`` to every spectator, ``chunk`` spectators at a time with ``pause_s``
-        between chunks, so that players' replies never queue behind spectator traffic and
-        the spectators' machines are not all woken at once. Until the last chunk is
-        written ``sending`` is true, and the caller releases no newer items (they would
-        overtake these). Returns spectators too far behind to keep (the caller drops them)."""
+        """Send ``items`` to every spectator as one prebuilt frame (per encoding) each,
+        written straight to the sockets ``chunk`` spectators per loop turn, the next chunk
+        in the next turn (``pause_s`` later if not 0), so that players' requests are read
+        in between. Until the last chunk is written ``sending`` is true, and the caller
+        releases no newer items (they would overtake these); they wait, and go out
+        together in the next fan-out. ``done(frames, seconds, cpu_seconds)`` is called once
+        the last chunk is written. Returns spectators too far behind to keep (the caller
+        drops them)."""
         if not items or not self.spectators:
             return []
+        started = time.perf_counter()
+        cpu_started = time.thread_time()
         laggards: list[Session] = []
         audience: list[Session] = []
         for session in self.spectators:
@@ -179,25 +239,56 @@ class Room:
             for encoding in encodings
         }
         self.sending = True
-        self._send_chunk(audience, 0, chunk, frames, pause_s, outbox)
+        fan_out = _FanOut(self, audience, chunk, pause_s, frames, outbox, done, started)
+        fan_out.cpu = time.thread_time() - cpu_started
+        fan_out.send()
         return laggards
 
-    def _send_chunk(
+
+class _FanOut:
+    """One fan-out of prebuilt frames to a room's spectators, a chunk per loop turn."""
+
+    def __init__(
         self,
+        room: Room,
         audience: list[Session],
-        start: int,
         chunk: int,
-        frames: dict[str, bytes],
         pause_s: float,
+        frames: dict[str, bytes],
         outbox: Outbox,
+        done: Callable[[int, float, float], None] | None,
+        started: float,
     ) -> None:
-        for session in audience[start : start + chunk]:
-            if session.connection is not None and self.id in session.watching:
-                outbox.write(session.connection, frames[session.encoding])
-        start += chunk
-        if start < len(audience):
-            asyncio.get_running_loop().call_later(
-                pause_s, self._send_chunk, audience, start, chunk, frames, pause_s, outbox
-            )
-        else:
-            self.sending = False
+        self.room = room
+        self.audience = audience
+        self.start = 0
+        self.chunk = max(1, chunk)
+        self.pause_s = pause_s
+        self.frames = frames
+        self.outbox = outbox
+        self.done = done
+        self.started = started
+        self.cpu = 0.0
+        self.written = 0
+
+    def send(self) -> None:
+        cpu_started = time.thread_time()
+        room, frames = self.room, self.frames
+        end = self.start + self.chunk
+        self.written += self.outbox.write_at_once(
+            (session.connection, frames[session.encoding])
+            for session in self.audience[self.start : end]
+            if session.connection is not None and room.id in session.watching
+        )
+        self.start = end
+        self.cpu += time.thread_time() - cpu_started
+        if self.start < len(self.audience):
+            loop = asyncio.get_running_loop()
+            if self.pause_s > 0:
+                loop.call_later(self.pause_s, self.send)
+            else:
+                loop.call_soon(self.send)
+            return
+        room.sending = False
+        if self.done is not None:
+            self.done(self.written, time.perf_counter() - self.started, self.cpu)

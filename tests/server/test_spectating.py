@@ -131,6 +131,28 @@ async def test_a_feed_written_in_paced_chunks_reaches_every_spectator_whole_and_
             await client.close()
 
 
+async def test_an_item_reaches_many_spectators_in_order_without_waiting_for_the_tick() -> None:
+    wins = winning_actions(GAME, DEAL)
+    # The tick never comes during the test (a minute), and three spectators are written to
+    # per loop turn: every item below reaches all twelve by the end-of-turn path alone.
+    async with running_server(countdown_ms=0, feed_interval_ms=60_000, spectator_chunk=3) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        await ann.next_event("started")
+        fans = [await player(server, f"Fan{i}") for i in range(12)]
+        starts = [(await fan.spectate(race))["feed_seq"] for fan in fans]
+        for action in wins[:20]:
+            await ann.act(race, action)
+        for fan, start in zip(fans, starts, strict=True):
+            items = [await fan.next_event("act", timeout=5) for _ in range(20)]
+            assert [item.data["action"] for item in items] == wins[:20]
+            seqs = [item.seq for item in items]
+            assert seqs == sorted(seqs) and seqs[0] > start
+        for client in (ann, bob, *fans):
+            await client.close()
+
+
 async def test_racers_cannot_spectate_their_own_race() -> None:
     async with running_server(countdown_ms=0) as server:
         ann, bob = await player(server, "Ann"), await player(server, "Bob")

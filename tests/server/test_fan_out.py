@@ -1,0 +1,160 @@
+"""The spectator feed's fan-out, on rooms with stand-in sockets: an undelayed item goes out
+at the end of the loop turn that made it, a chunk of spectators per loop turn with no
+pauses, one frame per spectator; items that come during a fan-out wait and then go out
+together, in order; a spectator too far behind is dropped; a delayed feed keeps its delay."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from types import SimpleNamespace
+from typing import Any
+
+import msgpack
+from websockets.protocol import State
+
+from protocol.games import rules_for
+from protocol.race import Race, RaceSettings
+from protocol.wire import MSGPACK
+from server.config import Settings
+from server.outbox import Outbox
+from server.rooms import Feeding, Room
+from server.sessions import Session
+from server.spectating import SpectatingDesk
+
+GAME = "mount_sunflower"
+
+
+class Transport:
+    """Keeps what is written; ``backlog`` stands for bytes the peer has not read."""
+
+    def __init__(self, backlog: int = 0) -> None:
+        self.written: list[bytes] = []
+        self.backlog = backlog
+
+    def get_write_buffer_size(self) -> int:
+        return self.backlog
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+
+def frames_in(data: bytes) -> list[dict[str, Any]]:
+    """The messages in a run of unmasked binary frames with a 7- or 16-bit length."""
+    messages = []
+    while data:
+        length, start = data[1] & 0x7F, 2
+        if length == 126:
+            length, start = int.from_bytes(data[2:4], "big"), 4
+        messages.append(msgpack.unpackb(data[start : start + length], raw=False))
+        data = data[start + length :]
+    return messages
+
+
+def spectator(room: Room, outbox: Outbox, backlog: int = 0) -> tuple[Session, Transport]:
+    session = Session("fan", 64, outbox)
+    transport = Transport(backlog)
+    connection = SimpleNamespace(transport=transport, protocol=SimpleNamespace(state=State.OPEN))
+    session.connection = connection  # type: ignore[assignment]
+    session.encoding = MSGPACK
+    session.watching.add(room.id)
+    room.watch(session)
+    return session, transport
+
+
+def a_room(feeding: Feeding, delay_ms: int = 0) -> Room:
+    rules = rules_for(GAME)
+    settings = RaceSettings(GAME, dict(rules.options), 18, spectator_delay_ms=delay_ms)
+    return Room(Race("r1", settings, rules, "ann"), 0, feeding)
+
+
+def a_desk(room: Room, feeding: Feeding, outbox: Outbox, **changes: Any) -> SpectatingDesk:
+    settings = dataclasses.replace(Settings(), **changes)
+    director = SimpleNamespace(rooms={room.id: room})
+    return SpectatingDesk(settings, None, director, outbox, feeding)  # type: ignore[arg-type]
+
+
+async def turns(count: int) -> None:
+    for _ in range(count):
+        await asyncio.sleep(0)
+
+
+async def test_an_item_is_written_to_a_chunk_of_spectators_per_loop_turn_without_waiting() -> None:
+    feeding, outbox = Feeding(), Outbox()
+    room = a_room(feeding)
+    desk = a_desk(room, feeding, outbox, spectator_chunk=4, feed_interval_ms=60_000)
+    fans = [spectator(room, outbox) for _ in range(10)]
+    room.post("act", {"player": "ann", "action": "t0 1 t1"}, 0, racer="ann")
+    await turns(1)  # the end of the turn that posted it: the first chunk
+    assert sum(1 for _, transport in fans if transport.written) == 4 and room.sending
+    await turns(2)  # two more turns: 4 + 4 + 2
+    assert not room.sending and desk.fan_outs.count == 1 and desk.fan_outs.frames == 10
+    for _, transport in fans:
+        [frame] = transport.written  # one write, holding the spectator count and the item
+        items = frames_in(frame)
+        assert [item["kind"] for item in items] == ["act", "spectators"]
+        assert items[0]["seq"] + 1 == items[1]["seq"] and items[1]["count"] == 10
+
+
+async def test_items_that_come_during_a_fan_out_go_out_together_after_it_in_order() -> None:
+    feeding, outbox = Feeding(), Outbox()
+    room = a_room(feeding)
+    a_desk(room, feeding, outbox, spectator_chunk=3, feed_interval_ms=60_000)
+    fans = [spectator(room, outbox) for _ in range(9)]
+    room.post("act", {"player": "ann", "action": "a1"}, 0, racer="ann")
+    await turns(1)
+    assert room.sending
+    for action in ("a2", "a3", "a4"):  # while the first is being written
+        room.post("act", {"player": "ann", "action": action}, 0, racer="ann")
+    await turns(10)
+    assert not room.sending and not room.pending
+    for _, transport in fans:
+        assert len(transport.written) == 2  # the first item; then the three that queued
+        items = [item for frame in transport.written for item in frames_in(frame)]
+        acts = [item["action"] for item in items if item["kind"] == "act"]
+        assert acts == ["a1", "a2", "a3", "a4"]
+        seqs = [item["seq"] for item in items]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+
+
+async def test_a_spectator_too_far_behind_is_dropped_and_told_why() -> None:
+    feeding, outbox = Feeding(), Outbox()
+    room = a_room(feeding)
+    a_desk(room, feeding, outbox, spectator_write_buffer=1000, feed_interval_ms=60_000)
+    keeping, kept = spectator(room, outbox)
+    slow, behind = spectator(room, outbox, backlog=1001)
+    room.post("act", {"player": "ann", "action": "a1"}, 0, racer="ann")
+    await turns(3)
+    items = frames_in(b"".join(kept.written))
+    assert [item["kind"] for item in items][:2] == ["act", "spectators"]
+    assert items[-1]["kind"] == "spectators" and items[-1]["count"] == 1  # the count drops
+    assert slow not in room.spectators and room.id not in slow.watching
+    assert keeping in room.spectators
+    # the laggard gets no feed item, only its watch_ended
+    told = frames_in(b"".join(behind.written))
+    assert [(m["type"], m["kind"], m["reason"]) for m in told] == [
+        ("event", "watch_ended", "too_slow")
+    ]
+
+
+async def test_a_delayed_feed_waits_for_its_delay_and_the_tick() -> None:
+    feeding, outbox = Feeding(), Outbox()
+    room = a_room(feeding, delay_ms=400)
+    desk = a_desk(room, feeding, outbox, feed_interval_ms=60_000)
+    _, transport = spectator(room, outbox)
+    room.post("act", {"player": "ann", "action": "a1"}, 1000, racer="ann")
+    await turns(5)
+    assert transport.written == [] and room.released_seq == 0
+    desk.flush(SimpleNamespace(mono_ms=1399))  # type: ignore[arg-type]
+    await turns(2)
+    assert transport.written == []  # (the spectator count, posted now, is delayed too)
+    desk.flush(SimpleNamespace(mono_ms=1400))  # type: ignore[arg-type]
+    await turns(2)
+    items = frames_in(b"".join(transport.written))
+    assert [(item["kind"], item["action"]) for item in items] == [("act", "a1")]
+    desk.flush(SimpleNamespace(mono_ms=1799))  # type: ignore[arg-type]
+    await turns(2)
+    assert [item["kind"] for item in frames_in(b"".join(transport.written))] == [
+        "act",
+        "spectators",
+    ]
