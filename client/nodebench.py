@@ -406,7 +406,7 @@ def print_nodes(result: dict[str, Any]) -> None:
     )
     print(
         f"server --nodes {count}: {count} solrace serve processes on one Redis: {redis}; "
-        f"each set of {s['players']:,} players paces {s['rate']:,} actions/s, "
+        f"each set of {s['players']:,} players paces {s['rate']:,g} actions/s, "
         f"for {s['seconds']:g} s per phase (the first {min(3.0, s['seconds'] / 4):g} s "
         f"a warm-up), {s['rounds']} rounds of 1 node then {count} nodes"
     )
