@@ -383,23 +383,32 @@ class RedisStore(Store):
     async def _translated(self) -> AsyncIterator[None]:
         try:
             yield
-        except (RedisConnectionError, RedisTimeoutError, TimeoutError, OSError) as error:
+        except Exception as error:
+            translated = self._store_error(error)
+            if translated is None:
+                raise
+            raise translated from error
+
+    def _store_error(self, error: Exception) -> StoreError | None:
+        """The store error for a Redis failure; None for anything else (a bug)."""
+        if isinstance(error, RedisConnectionError | RedisTimeoutError | TimeoutError | OSError):
             detail = str(error) or f"no answer within {self._deadline} s"
-            raise StoreUnavailable(
+            return StoreUnavailable(
                 f"the Redis store at {self._where} cannot be reached "
                 f"({type(error).__name__}: {detail}); "
                 "check that Redis is running and that the store URL is right"
-            ) from error
-        except ReadOnlyError as error:
-            raise StoreUnavailable(
+            )
+        if isinstance(error, ReadOnlyError):
+            return StoreUnavailable(
                 f"the Redis store at {self._where} is a read-only replica ({error}); "
                 "point the store URL at the primary"
-            ) from error
-        except RedisError as error:
-            raise StoreError(
+            )
+        if isinstance(error, RedisError):
+            return StoreError(
                 f"the Redis store at {self._where} refused a command "
                 f"({type(error).__name__}: {error})"
-            ) from error
+            )
+        return None
 
     # daily challenge
 
@@ -616,7 +625,7 @@ class RedisStore(Store):
             return
         self._subscribed.update(channels)
         if self._subscriber is None:
-            self._subscriber = _Subscriber(self._url, self._heard, self._lost)
+            self._subscriber = _Subscriber(self._url, self._heard, self._lost, self._deadline)
         subscriber = self._subscriber
         subscriber.channels.update(new)
         async with self._translated(), asyncio.timeout(self._deadline):
@@ -908,16 +917,19 @@ class RedisStore(Store):
         answers NOSCRIPT, and they are loaded and the batch sent again."""
         if not jobs:
             return []
-        try:
-            async with self._translated(), asyncio.timeout(self._deadline):
-                spans, results = await self._send(jobs)
-                if any(isinstance(result, NoScriptError) for result in results):
+        try:  # the batch connection keeps the deadline itself (no timer per batch)
+            spans, results = await self._send(jobs)
+            if any(isinstance(result, NoScriptError) for result in results):
+                async with asyncio.timeout(self._deadline):
                     for script in self._scripts:
                         await self._redis.script_load(script.script)
-                    spans, results = await self._send(jobs)
-        except StoreError:
+                spans, results = await self._send(jobs)
+        except Exception as error:
             self._known_racers.clear()  # their SADD may not have gone in
-            raise
+            translated = self._store_error(error)
+            if translated is None:
+                raise
+            raise translated from error
         if not any(isinstance(result, Exception) for result in results):
             return [None] * len(jobs)  # all went in (the usual case: one pass, no slices)
         errors: list[StoreError | None] = []
@@ -945,7 +957,10 @@ class RedisStore(Store):
         commands = _Commands()
         spans = self._queue(commands, jobs)
         if self._batches is None:
-            self._batches = _BatchConnection(self._url)
+            self._batches = _BatchConnection(self._url, self._deadline)
+        if self._batches.transport is None:
+            async with asyncio.timeout(self._deadline):
+                await self._batches.connect()
         return spans, await self._batches.send(commands.queued)
 
     def _queue(self, pipe: _Commands, jobs: Sequence[Job]) -> list[tuple[int, int]]:
@@ -1095,26 +1110,45 @@ class _BatchConnection(asyncio.Protocol):
     connection is opened with redis-py's own reading of the URL (host and port or a unix
     socket, TLS for ``rediss://``, the user, password and database)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, deadline: float = CALL_DEADLINE_S) -> None:
         self.options = parse_url(url)
+        self.deadline = deadline
         self.transport: asyncio.Transport | None = None
         self.reader = hiredis.Reader()
-        self.waiting: deque[tuple[int, list[Any], asyncio.Future[list[Any]]]] = deque()
+        # per batch sent: its replies expected, those come, its future, when it was sent
+        self.waiting: deque[tuple[int, list[Any], asyncio.Future[list[Any]], float]] = deque()
         self.connecting: asyncio.Lock = asyncio.Lock()
+        self.watchdog: asyncio.TimerHandle | None = None
 
     async def send(self, commands: list[tuple[str | int, ...]]) -> list[Any]:
-        transport = self.transport or await self._connect()
+        """Every reply, in order; ``RedisTimeoutError`` when the oldest batch waiting has
+        waited ``deadline`` seconds (one watchdog timer checks a few times a deadline, not
+        a timer per batch: that cost more than the rest of a small batch's trip)."""
+        transport = self.transport or await self.connect()
         payload = b"".join(map(hiredis.pack_command, commands))  # type: ignore[arg-type]
-        done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        self.waiting.append((len(commands), [], done))
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[list[Any]] = loop.create_future()
+        self.waiting.append((len(commands), [], done, loop.time()))
+        if self.watchdog is None:
+            self.watchdog = loop.call_later(self.deadline / 4, self._watch)
         transport.write(payload)
         try:
             return await done
         except BaseException:
-            self.close()  # a batch given up on (its deadline): the replies are out of step
+            self.close()  # a batch given up on: the replies are out of step
             raise
 
-    async def _connect(self) -> asyncio.Transport:
+    def _watch(self) -> None:
+        self.watchdog = None
+        if not self.waiting:
+            return
+        loop = asyncio.get_running_loop()
+        if loop.time() - self.waiting[0][3] >= self.deadline:
+            self.close(RedisTimeoutError(f"no answer within {self.deadline} s"))
+            return
+        self.watchdog = loop.call_later(self.deadline / 4, self._watch)
+
+    async def connect(self) -> asyncio.Transport:
         async with self.connecting:
             if self.transport is not None:
                 return self.transport
@@ -1154,7 +1188,7 @@ class _BatchConnection(asyncio.Protocol):
             reply = self.reader.gets()
             if reply is False:
                 return
-            count, replies, done = self.waiting[0]
+            count, replies, done, _ = self.waiting[0]
             replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
             if len(replies) == count:
                 self.waiting.popleft()
@@ -1164,17 +1198,22 @@ class _BatchConnection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
         self.reader = hiredis.Reader()
+        if self.watchdog is not None:
+            self.watchdog.cancel()
+            self.watchdog = None
         waiting, self.waiting = self.waiting, deque()
-        for _, _, done in waiting:
+        for _, _, done, _ in waiting:
             if not done.done():
                 done.set_exception(
-                    RedisConnectionError(f"the connection to Redis was lost ({exc})")
+                    exc
+                    if isinstance(exc, RedisTimeoutError)
+                    else RedisConnectionError(f"the connection to Redis was lost ({exc})")
                 )
 
-    def close(self) -> None:
+    def close(self, reason: Exception | None = None) -> None:
         if self.transport is not None:
             self.transport.close()
-            self.connection_lost(None)
+            self.connection_lost(reason)
 
 
 class _Subscriber(_BatchConnection):
@@ -1186,9 +1225,13 @@ class _Subscriber(_BatchConnection):
     subscribes to every one of ``channels``."""
 
     def __init__(
-        self, url: str, heard: Callable[[str, str], None], lost: Callable[[], None]
+        self,
+        url: str,
+        heard: Callable[[str, str], None],
+        lost: Callable[[], None],
+        deadline: float = CALL_DEADLINE_S,
     ) -> None:
-        super().__init__(url)
+        super().__init__(url, deadline)
         self.reader = _text_reader()
         self.heard = heard
         self.lost = lost
@@ -1200,7 +1243,7 @@ class _Subscriber(_BatchConnection):
         async with self.opening:
             if self.transport is not None:
                 return
-            await self._connect()
+            await self.connect()
             if self.channels:
                 await self.send([("SUBSCRIBE", channel) for channel in sorted(self.channels)])
 
@@ -1218,7 +1261,7 @@ class _Subscriber(_BatchConnection):
                 continue
             if not self.waiting:
                 continue  # a confirmation nobody waits for any more
-            count, replies, done = self.waiting[0]
+            count, replies, done, _ = self.waiting[0]
             replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
             if len(replies) == count:
                 self.waiting.popleft()

@@ -657,6 +657,23 @@ async def test_a_redis_that_never_answers_raises_store_unavailable_by_the_deadli
         await redis_store.close()
 
 
+async def test_a_batch_to_a_redis_that_never_answers_is_refused_by_the_deadline() -> None:
+    """The writer's batch (its own connection, no redis-py timeout): every job gets
+    StoreUnavailable within about the deadline, and the next batch too."""
+    with socket.socket() as silent:  # accepts connections (the backlog does), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+        redis_store = RedisStore(url, prefix=fresh_prefix(), deadline=0.5)
+        job = AppendActions("r1", (LogEntry("ann", 1, "deal", 5),))
+        for _ in range(2):
+            started = time.monotonic()
+            with pytest.raises(StoreUnavailable, match="cannot be reached"):
+                await redis_store.write([job, job])
+            assert 0.4 < time.monotonic() - started < 1.5
+        await redis_store.close()
+
+
 async def test_the_redis_store_fails_fast_while_redis_is_down_and_recovers_after(
     redis_server_factory: Callable[[], RedisServer],
 ) -> None:
