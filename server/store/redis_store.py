@@ -36,6 +36,7 @@ from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
 from server.jobs import HISTORY_KEPT, AppendActions, EndRace, Job, RecordDaily, RecordHistory
 from server.store.base import (
+    CARRIED_MAX,
     DAYS_KEPT,
     Account,
     Board,
@@ -903,15 +904,39 @@ class RedisStore(Store):
             self._known_racers.clear()  # their SADD may not have gone in
             raise
         errors: list[StoreError | None] = []
+        told: list[_Command] = []
         for job, (first, count) in zip(jobs, spans, strict=True):
             replies = results[first : first + count]
             failed = next((r for r in replies if _failed(r)), None)
             if failed is None and isinstance(job, AppendActions) and any(map(_seen, replies)):
                 failed = await self._fenced(job)  # an id not above the last: ours, or not?
             errors.append(None if failed is None else self._refused(failed))
+            if isinstance(job, AppendActions):
+                self._tell_log(told, job, stored=failed is None)
+        if told and self._batches is not None:
+            self._batches.post(told)
         if any(errors):
             self._known_racers.clear()
         return errors
+
+    def _tell_log(self, told: list[_Command], job: AppendActions, stored: bool) -> None:
+        """Queue what nodes following the race hear of ``job``: per player, their entries
+        (``log_message``), once Redis has answered that the whole job is stored, so no
+        entry is ever published that a fence refused; otherwise the bare hint (some may be
+        stored: followers read the log)."""
+        players: dict[str, list[tuple[int, int, str]]] = {}
+        for entry in job.entries:
+            carried = players.get(entry.player)
+            if carried is None:
+                carried = players[entry.player] = []
+            carried.append((entry.seq, entry.t_ms, entry.action))
+        channel = self.prefix + race_channel(job.race)
+        for player in sorted(players):
+            hint = self._log_hint(player)
+            carried = players[player]
+            if stored and len(carried) <= CARRIED_MAX:
+                hint = f'{hint[:-1]},"e":{_CARRIED.encode(carried)}}}'
+            told.append(("PUBLISH", channel, hint))
 
     async def _fenced(self, job: AppendActions) -> Fenced | None:
         """An entry id was refused as not above the log's last: a resend (None) unless
@@ -947,7 +972,6 @@ class RedisStore(Store):
             # written by a node with a fence lower than the racer's claim is refused.
             race, fence, queued = job.race, job.fence, pipe.queued
             known = self._known_racers
-            told: set[str] = set()
             for entry in job.entries:
                 player = entry.player
                 if (race, player) not in known:
@@ -966,11 +990,7 @@ class RedisStore(Store):
                         entry.t_ms,
                     )
                 )
-                told.add(player)
-            channel = self.prefix + race_channel(race)
-            for player in sorted(told):  # nodes following the race read the log after
-                queued.append(("PUBLISH", channel, self._log_hint(player)))
-            return
+            return  # nodes following the race are told once it is stored (``_tell_log``)
         if isinstance(job, EndRace):
             keys = [self._race_key(job.race, part) for part in ("race", "result", "racers")]
             keys += [self._log_key(job.race, racer["player"]) for racer in job.record["racers"]]
@@ -1015,7 +1035,8 @@ class RedisStore(Store):
 
     def _log_hint(self, player: str) -> str:
         """The message that tells nodes following a race that ``player``'s log moved on
-        (the same text for every action of theirs: built once per player)."""
+        (the same text for every action of theirs: built once per player; ``_tell_log``
+        adds the entries)."""
         if self._hints_node != self.node:
             self._hints.clear()
             self._hints_node = self.node
@@ -1067,6 +1088,11 @@ class RedisStore(Store):
         return deleted
 
 
+_Command = tuple[str | int, ...]
+_Awaited = asyncio.Future[list[Any]]
+_CARRIED = json.JSONEncoder(separators=(",", ":"))  # a log message's entries
+
+
 class _BatchConnection(asyncio.Protocol):
     """The writer's own connection to Redis: a batch's commands go out in one write (packed
     by hiredis), and the replies are parsed by hiredis as they arrive and handed to the
@@ -1080,11 +1106,27 @@ class _BatchConnection(asyncio.Protocol):
         self.options = parse_url(url)
         self.transport: asyncio.Transport | None = None
         self.reader = hiredis.Reader()
-        self.waiting: deque[tuple[int, list[Any], asyncio.Future[list[Any]]]] = deque()
+        # per batch sent: how many replies, those come, and who waits for them (or, for
+        # commands posted, the commands: sent again after a lost connection)
+        self.waiting: deque[tuple[int, list[Any], _Awaited | list[_Command]]] = deque()
         self.connecting: asyncio.Lock = asyncio.Lock()
+        self.unposted: list[_Command] = []  # posted, then the connection was lost
+
+    def post(self, commands: list[_Command]) -> None:
+        """Send ``commands`` without waiting for their replies (read and dropped as they
+        come). Not connected, or the connection lost before they are answered: they go
+        out again before the next batch."""
+        if self.transport is None:
+            self.unposted += commands
+            return
+        self.waiting.append((len(commands), [], commands))
+        self.transport.write(b"".join(map(hiredis.pack_command, commands)))  # type: ignore[arg-type]
 
     async def send(self, commands: list[tuple[str | int, ...]]) -> list[Any]:
         transport = self.transport or await self._connect()
+        if self.unposted:
+            unposted, self.unposted = self.unposted, []
+            self.post(unposted)
         payload = b"".join(map(hiredis.pack_command, commands))  # type: ignore[arg-type]
         done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         self.waiting.append((len(commands), [], done))
@@ -1139,7 +1181,7 @@ class _BatchConnection(asyncio.Protocol):
             replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
             if len(replies) == count:
                 self.waiting.popleft()
-                if not done.done():
+                if isinstance(done, asyncio.Future) and not done.done():
                     done.set_result(replies)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -1147,7 +1189,9 @@ class _BatchConnection(asyncio.Protocol):
         self.reader = hiredis.Reader()
         waiting, self.waiting = self.waiting, deque()
         for _, _, done in waiting:
-            if not done.done():
+            if not isinstance(done, asyncio.Future):
+                self.unposted += done
+            elif not done.done():
                 done.set_exception(
                     RedisConnectionError(f"the connection to Redis was lost ({exc})")
                 )
