@@ -15,7 +15,7 @@ import contextlib
 import json
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import date
 from typing import Any
@@ -70,6 +70,7 @@ RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys in
 LOG_PAGE = 256  # log entries read per XREVRANGE
 KNOWN_RACERS = 100_000  # racers remembered as registered in their race (oldest forgotten)
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
+POST_WITHIN_S = 0.005  # a stored batch's log messages wait this long for the next batch
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
 
 # KEYS[1] a value; ARGV[1] the value proposed, ARGV[2] its time to live (seconds; 0:
@@ -924,18 +925,18 @@ class RedisStore(Store):
         (``log_message``), once Redis has answered that the whole job is stored, so no
         entry is ever published that a fence refused; otherwise the bare hint (some may be
         stored: followers read the log)."""
-        players: dict[str, list[tuple[int, int, str]]] = {}
+        players: dict[str, list[str]] = {}
         for entry in job.entries:
             carried = players.get(entry.player)
             if carried is None:
                 carried = players[entry.player] = []
-            carried.append((entry.seq, entry.t_ms, entry.action))
+            carried.append(f"[{entry.seq},{entry.t_ms},{_json_string(entry.action)}]")
         channel = self.prefix + race_channel(job.race)
         for player in sorted(players):
             hint = self._log_hint(player)
             carried = players[player]
             if stored and len(carried) <= CARRIED_MAX:
-                hint = f'{hint[:-1]},"e":{_CARRIED.encode(carried)}}}'
+                hint = f'{hint[:-1]},"e":[{",".join(carried)}]}}'
             told.append(("PUBLISH", channel, hint))
 
     async def _fenced(self, job: AppendActions) -> Fenced | None:
@@ -1090,7 +1091,7 @@ class RedisStore(Store):
 
 _Command = tuple[str | int, ...]
 _Awaited = asyncio.Future[list[Any]]
-_CARRIED = json.JSONEncoder(separators=(",", ":"))  # a log message's entries
+_json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
 
 
 class _BatchConnection(asyncio.Protocol):
@@ -1110,27 +1111,42 @@ class _BatchConnection(asyncio.Protocol):
         # commands posted, the commands: sent again after a lost connection)
         self.waiting: deque[tuple[int, list[Any], _Awaited | list[_Command]]] = deque()
         self.connecting: asyncio.Lock = asyncio.Lock()
-        self.unposted: list[_Command] = []  # posted, then the connection was lost
+        self.posted: list[_Command] = []  # not sent yet (see ``post``)
+        self.flushing: asyncio.TimerHandle | None = None
 
     def post(self, commands: list[_Command]) -> None:
         """Send ``commands`` without waiting for their replies (read and dropped as they
-        come). Not connected, or the connection lost before they are answered: they go
-        out again before the next batch."""
-        if self.transport is None:
-            self.unposted += commands
-            return
-        self.waiting.append((len(commands), [], commands))
-        self.transport.write(b"".join(map(hiredis.pack_command, commands)))  # type: ignore[arg-type]
+        come): in front of the next batch if one goes out within ``POST_WITHIN_S`` (one
+        write and one read for both), else alone then. The connection lost before they
+        are answered: they go out again in front of the next batch."""
+        self.posted += commands
+        if self.flushing is None:
+            loop = asyncio.get_running_loop()
+            self.flushing = loop.call_later(POST_WITHIN_S, self._flush)
+
+    def _flush(self) -> None:
+        self.flushing = None
+        if self.posted and self.transport is not None:
+            self.transport.write(self._take_posted())
+
+    def _take_posted(self) -> bytes:
+        """The posted commands, packed, their replies expected (to be dropped)."""
+        posted, self.posted = self.posted, []  # (the flush timer finds none: it stays)
+        self.waiting.append((len(posted), [], posted))
+        return b"".join(map(hiredis.pack_command, posted))  # type: ignore[arg-type]
 
     async def send(self, commands: list[tuple[str | int, ...]]) -> list[Any]:
         transport = self.transport or await self._connect()
-        if self.unposted:
-            unposted, self.unposted = self.unposted, []
-            self.post(unposted)
+        posted = self._take_posted() if self.posted else b""
+        return await self._exchange(transport, commands, posted)
+
+    async def _exchange(
+        self, transport: asyncio.Transport, commands: list[_Command], posted: bytes = b""
+    ) -> list[Any]:
         payload = b"".join(map(hiredis.pack_command, commands))  # type: ignore[arg-type]
         done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         self.waiting.append((len(commands), [], done))
-        transport.write(payload)
+        transport.write(posted + payload)
         try:
             return await done
         except BaseException:
@@ -1161,7 +1177,7 @@ class _BatchConnection(asyncio.Protocol):
                 )
             if options.get("db"):
                 hello.append(("SELECT", options["db"]))
-            for reply in await self.send(hello) if hello else []:
+            for reply in await self._exchange(transport, hello) if hello else []:
                 if isinstance(reply, Exception):
                     self.close()
                     raise RedisConnectionError(f"Redis refused the connection: {reply}")
@@ -1188,13 +1204,15 @@ class _BatchConnection(asyncio.Protocol):
         self.transport = None
         self.reader = hiredis.Reader()
         waiting, self.waiting = self.waiting, deque()
+        lost: list[_Command] = []
         for _, _, done in waiting:
             if not isinstance(done, asyncio.Future):
-                self.unposted += done
+                lost += done
             elif not done.done():
                 done.set_exception(
                     RedisConnectionError(f"the connection to Redis was lost ({exc})")
                 )
+        self.posted = lost + self.posted
 
     def close(self) -> None:
         if self.transport is not None:

@@ -18,7 +18,8 @@ from racers import Racer
 from client.api import Client
 from protocol.race import LogEntry
 from server.app import RaceServer
-from server.store.redis_store import RedisStore
+from server.jobs import AppendActions
+from server.store.redis_store import POST_WITHIN_S, RedisStore
 
 GAME, DEAL = "mount_sunflower", 18
 
@@ -118,3 +119,28 @@ async def test_a_follower_that_missed_a_message_reads_the_log_at_the_next_one(
     assert reads and reads[0] == (race, ann.player, 0)  # the gap: read from the last seen
     for client in (ann, bob):
         await client.close()
+
+
+async def test_log_messages_of_a_batch_whose_connection_was_lost_go_out_before_the_next(
+    redis_url: str,
+) -> None:
+    prefix = f"following-{uuid.uuid4().hex}:"
+    writer, follower = RedisStore(redis_url, prefix=prefix), RedisStore(redis_url, prefix=prefix)
+    heard: list[dict[str, Any]] = []
+    follower.listener = lambda channel, message: heard.append(message)
+    await follower.subscribe(["race:r1"])
+    writer.node = "node-a"
+    first, second = LogEntry("ann", 1, "deal", 5), LogEntry("ann", 2, "auto", 9)
+    assert await writer.write([AppendActions("r1", (first,))]) == [None]
+    assert writer._batches is not None
+    writer._batches.close()  # lost before the message went out
+    await asyncio.sleep(2 * POST_WITHIN_S)
+    assert heard == []
+    assert await writer.write([AppendActions("r1", (second,))]) == [None]
+    deadline = time.monotonic() + 5
+    while len(heard) < 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert [message["e"] for message in heard] == [[[1, 5, "deal"]], [[2, 9, "auto"]]]
+    await writer.purge()
+    for store in (writer, follower):
+        await store.close()
