@@ -128,10 +128,13 @@ class Relay:
         continue the replica's log, else (none carried, a gap: a message was missed, a
         pull under way) read the log."""
         if carried is not None and (room.id, player) not in self.pulling:
-            effects = self.director.carried(room, player, carried, self.clock())
-            if effects is not None:
-                self.run(effects)
-                return
+            try:  # here, in the store's listener: a failure must not stop it hearing
+                effects = self.director.carried(room, player, carried, self.clock())
+                if effects is not None:
+                    self.run(effects)
+                    return
+            except Exception:
+                log.exception("a log message between nodes failed; reading the log")
         self._pull(room, player)
 
     def _pull(self, room: Room, player: str) -> None:

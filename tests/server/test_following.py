@@ -144,3 +144,30 @@ async def test_log_messages_of_a_batch_whose_connection_was_lost_go_out_before_t
     await writer.purge()
     for store in (writer, follower):
         await store.close()
+
+
+async def test_a_message_that_fails_to_apply_leaves_the_follower_hearing_and_reading_the_log(
+    two_servers: tuple[RaceServer, RaceServer], caplog: pytest.LogCaptureFixture
+) -> None:
+    a, b = two_servers
+    ann, bob, race = await cross_node_race(a, b)
+    reads = count_log_reads(b)
+    carried = b.director.carried
+    failed: list[int] = []
+
+    def failing_once(*args: Any) -> Any:
+        if not failed:
+            failed.append(1)
+            raise RuntimeError("a bug")
+        return carried(*args)
+
+    b.director.carried = failing_once  # type: ignore[method-assign]
+    ann_racer = Racer(ann, race)
+    await ann_racer.play(winning_actions(GAME, DEAL)[:5])
+    assert await replica_reaches(b, race, ann.player, 5)
+    replica = b.director.rooms[race].race.racers[ann.player]
+    assert [entry.action for entry in replica.log] == ann_racer.acked
+    assert failed and reads  # the failed message's entries were read from the log
+    assert "a log message between nodes failed" in caplog.text
+    for client in (ann, bob):
+        await client.close()
