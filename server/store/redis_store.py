@@ -70,7 +70,6 @@ RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys in
 LOG_PAGE = 256  # log entries read per XREVRANGE
 KNOWN_RACERS = 100_000  # racers remembered as registered in their race (oldest forgotten)
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
-POST_WITHIN_S = 0.005  # a stored batch's log messages wait this long for the next batch
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
 
 # KEYS[1] a value; ARGV[1] the value proposed, ARGV[2] its time to live (seconds; 0:
@@ -1111,27 +1110,21 @@ class _BatchConnection(asyncio.Protocol):
         # commands posted, the commands: sent again after a lost connection)
         self.waiting: deque[tuple[int, list[Any], _Awaited | list[_Command]]] = deque()
         self.connecting: asyncio.Lock = asyncio.Lock()
-        self.posted: list[_Command] = []  # not sent yet (see ``post``)
-        self.flushing: asyncio.TimerHandle | None = None
+        self.posted: list[_Command] = []  # not sent: the connection was lost (see ``post``)
 
     def post(self, commands: list[_Command]) -> None:
-        """Send ``commands`` without waiting for their replies (read and dropped as they
-        come): in front of the next batch if one goes out within ``POST_WITHIN_S`` (one
-        write and one read for both), else alone then. The connection lost before they
-        are answered: they go out again in front of the next batch."""
+        """Send ``commands`` now, without waiting for their replies (read and dropped as
+        they come). Not connected, or the connection lost before they are answered: they
+        go out again in front of the next batch. (Now, not with the next batch: a log
+        message must reach Redis before what the racer's next request changes, such as
+        a resignation in the race's record, which goes on another connection.)"""
         self.posted += commands
-        if self.flushing is None:
-            loop = asyncio.get_running_loop()
-            self.flushing = loop.call_later(POST_WITHIN_S, self._flush)
-
-    def _flush(self) -> None:
-        self.flushing = None
-        if self.posted and self.transport is not None:
+        if self.transport is not None:
             self.transport.write(self._take_posted())
 
     def _take_posted(self) -> bytes:
         """The posted commands, packed, their replies expected (to be dropped)."""
-        posted, self.posted = self.posted, []  # (the flush timer finds none: it stays)
+        posted, self.posted = self.posted, []
         self.waiting.append((len(posted), [], posted))
         return b"".join(map(hiredis.pack_command, posted))  # type: ignore[arg-type]
 

@@ -19,7 +19,7 @@ from client.api import Client
 from protocol.race import LogEntry
 from server.app import RaceServer
 from server.jobs import AppendActions
-from server.store.redis_store import POST_WITHIN_S, RedisStore
+from server.store.redis_store import RedisStore
 
 GAME, DEAL = "mount_sunflower", 18
 
@@ -121,7 +121,7 @@ async def test_a_follower_that_missed_a_message_reads_the_log_at_the_next_one(
         await client.close()
 
 
-async def test_log_messages_of_a_batch_whose_connection_was_lost_go_out_before_the_next(
+async def test_messages_posted_on_a_connection_lost_before_their_reply_go_out_before_the_next_batch(
     redis_url: str,
 ) -> None:
     prefix = f"following-{uuid.uuid4().hex}:"
@@ -133,14 +133,17 @@ async def test_log_messages_of_a_batch_whose_connection_was_lost_go_out_before_t
     first, second = LogEntry("ann", 1, "deal", 5), LogEntry("ann", 2, "auto", 9)
     assert await writer.write([AppendActions("r1", (first,))]) == [None]
     assert writer._batches is not None
-    writer._batches.close()  # lost before the message went out
-    await asyncio.sleep(2 * POST_WITHIN_S)
-    assert heard == []
+    writer._batches.post([("PUBLISH", f"{prefix}race:r1", '{"k":"lost"}')])
+    writer._batches.close()  # lost before its reply came (sent or not)
+    await asyncio.sleep(0.1)
     assert await writer.write([AppendActions("r1", (second,))]) == [None]
     deadline = time.monotonic() + 5
-    while len(heard) < 2 and time.monotonic() < deadline:
+    while sum("e" in message for message in heard) < 2 and time.monotonic() < deadline:
         await asyncio.sleep(0.01)
-    assert [message["e"] for message in heard] == [[[1, 5, "deal"]], [[2, 9, "auto"]]]
+    carried = [message["e"] for message in heard if "e" in message]
+    once = [entries for i, entries in enumerate(carried) if entries not in carried[:i]]
+    assert once == [[[1, 5, "deal"]], [[2, 9, "auto"]]]  # sent again if unanswered: seen
+    assert {"k": "lost"} in heard  # posted again in front of the next batch
     await writer.purge()
     for store in (writer, follower):
         await store.close()
@@ -169,5 +172,34 @@ async def test_a_message_that_fails_to_apply_leaves_the_follower_hearing_and_rea
     assert [entry.action for entry in replica.log] == ann_racer.acked
     assert failed and reads  # the failed message's entries were read from the log
     assert "a log message between nodes failed" in caplog.text
+    for client in (ann, bob):
+        await client.close()
+
+
+async def test_a_racer_s_log_message_comes_before_what_their_next_request_changes(
+    two_servers: tuple[RaceServer, RaceServer],
+) -> None:
+    a, b = two_servers
+    ann, bob, race = await cross_node_race(a, b)
+    heard = b.store.listener
+    assert heard is not None
+    logs_before_record: list[int] = []
+    logs = 0
+
+    def noted(channel: str, message: dict[str, Any]) -> None:
+        nonlocal logs
+        if message.get("n") == a.node and message.get("k") == "log":
+            logs += 1
+        if message.get("n") == a.node and message.get("k") == "record":
+            logs_before_record.append(logs)
+        heard(channel, message)
+
+    b.store.listener = noted
+    await Racer(ann, race).play(winning_actions(GAME, DEAL)[:5])
+    await ann.resign(race)  # a record change, on node A, right after her last action
+    deadline = time.monotonic() + 5
+    while not logs_before_record and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert logs_before_record == [5]  # every action's message came before it
     for client in (ann, bob):
         await client.close()
