@@ -74,6 +74,7 @@ class Writer:
         self.write_seconds = 0.0  # time spent in round trips
         self.round_trips = 0
         self.in_flight = False  # a batch is being written
+        self.flight: list[Pending] = []  # that batch (spilled too if shutdown comes first)
 
     # ------------------------------------------------------------------ submitting
 
@@ -146,11 +147,11 @@ class Writer:
                 continue
             batch = [self.queue.popleft() for _ in range(min(BATCH_LIMIT, len(self.queue)))]
             jobs = [item.job for item in batch if item.job is not None]
-            self.in_flight = True
+            self.in_flight, self.flight = True, batch
             try:
                 errors = await self._write(jobs)
             finally:
-                self.in_flight = False
+                self.in_flight, self.flight = False, []
             if self._settle(batch, errors):
                 await asyncio.sleep(
                     min(self.max_pause_s, self.first_pause_s * 2 ** min(self.failures, 10))
@@ -250,8 +251,15 @@ class Writer:
     def spill(self) -> int:
         """At shutdown, with writes still queued: append the jobs to the spill file (one
         JSON object a line) for the next start to write. Refusable jobs were never
-        acknowledged and are dropped. Returns how many jobs were spilled."""
-        jobs = [item.job for item in self.queue if item.job is not None and item.refused is None]
+        acknowledged and are dropped. A batch still being written is spilled too: it may
+        be written twice (every job is idempotent), never lost. Returns how many jobs were
+        spilled."""
+        jobs = [
+            item.job
+            for item in (*self.flight, *self.queue)
+            if item.job is not None and item.refused is None
+        ]
+        self.flight = []
         self.queue.clear()
         if not jobs:
             return 0

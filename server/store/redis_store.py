@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -341,9 +342,10 @@ class RedisStore(Store):
         self._end_race = self._redis.register_script(END_RACE)
         self._record_history = self._redis.register_script(RECORD_HISTORY)
         self._scripts = (self._record_daily, self._end_race, self._record_history)  # by hash
-        self._pubsub: Any = None
+        self._subscriber: _Subscriber | None = None  # the connection that listens
         self._subscribed: set[str] = set()
-        self._listening: asyncio.Task[None] | None = None
+        self._listening: asyncio.Task[None] | None = None  # subscribing again after a loss
+        self._closing = False
         self._url = url
         self._batches: _BatchConnection | None = None  # the writer's own connection
         # (race, player) whose log is known to be in the race's ``racers`` set already
@@ -381,23 +383,32 @@ class RedisStore(Store):
     async def _translated(self) -> AsyncIterator[None]:
         try:
             yield
-        except (RedisConnectionError, RedisTimeoutError, TimeoutError, OSError) as error:
+        except Exception as error:
+            translated = self._store_error(error)
+            if translated is None:
+                raise
+            raise translated from error
+
+    def _store_error(self, error: Exception) -> StoreError | None:
+        """The store error for a Redis failure; None for anything else (a bug)."""
+        if isinstance(error, RedisConnectionError | RedisTimeoutError | TimeoutError | OSError):
             detail = str(error) or f"no answer within {self._deadline} s"
-            raise StoreUnavailable(
+            return StoreUnavailable(
                 f"the Redis store at {self._where} cannot be reached "
                 f"({type(error).__name__}: {detail}); "
                 "check that Redis is running and that the store URL is right"
-            ) from error
-        except ReadOnlyError as error:
-            raise StoreUnavailable(
+            )
+        if isinstance(error, ReadOnlyError):
+            return StoreUnavailable(
                 f"the Redis store at {self._where} is a read-only replica ({error}); "
                 "point the store URL at the primary"
-            ) from error
-        except RedisError as error:
-            raise StoreError(
+            )
+        if isinstance(error, RedisError):
+            return StoreError(
                 f"the Redis store at {self._where} refused a command "
                 f"({type(error).__name__}: {error})"
-            ) from error
+            )
+        return None
 
     # daily challenge
 
@@ -613,40 +624,53 @@ class RedisStore(Store):
         if not new:
             return
         self._subscribed.update(channels)
-        if self._pubsub is None:
-            self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
-        await self._call(self._pubsub.subscribe(*new))
-        if self._listening is None or self._listening.done():
-            self._listening = asyncio.create_task(self._listen(), name="store-listener")
+        if self._subscriber is None:
+            self._subscriber = _Subscriber(self._url, self._heard, self._lost, self._deadline)
+        subscriber = self._subscriber
+        subscriber.channels.update(new)
+        async with self._translated(), asyncio.timeout(self._deadline):
+            await subscriber.open()  # subscribed to every channel (once opened)
+            await subscriber.send([("SUBSCRIBE", channel) for channel in new])
 
     async def unsubscribe(self, channels: Sequence[str]) -> None:
         gone = [self.prefix + channel for channel in channels if channel in self._subscribed]
         self._subscribed.difference_update(channels)
-        if gone and self._pubsub is not None:
-            await self._call(self._pubsub.unsubscribe(*gone))
+        subscriber = self._subscriber
+        if not gone or subscriber is None:
+            return
+        subscriber.channels.difference_update(gone)
+        if subscriber.transport is not None:
+            await self._call(subscriber.send([("UNSUBSCRIBE", channel) for channel in gone]))
 
-    async def _listen(self) -> None:
-        """Hand every message to the listener. When the connection is lost, subscribe
-        again once it is back and say so (``resync``: messages may have been missed)."""
-        while True:
-            try:
-                message = await self._pubsub.get_message(timeout=1.0)
-            except (RedisConnectionError, RedisTimeoutError, OSError):
-                await asyncio.sleep(0.2)
-                with contextlib.suppress(RedisError, OSError):
-                    await self._pubsub.reset()
-                    self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
-                    channels = [self.prefix + channel for channel in self._subscribed]
-                    if channels:
-                        await self._pubsub.subscribe(*channels)
-                    if self.listener is not None:
-                        self.listener("", {"k": "resync"})
-                continue
-            if message is None or message.get("type") != "message" or self.listener is None:
-                continue
-            channel = message["channel"].removeprefix(self.prefix)
+    def _heard(self, channel: str, data: str) -> None:
+        """A message on a subscribed channel, for the listener."""
+        if self.listener is not None:
             with contextlib.suppress(ValueError):
-                self.listener(channel, json.loads(message["data"]))
+                self.listener(channel.removeprefix(self.prefix), json.loads(data))
+
+    def _lost(self) -> None:
+        """The subscriber's connection is gone: open it again and subscribe again (until
+        Redis answers), then tell the listener to ``resync`` (messages may have been
+        missed)."""
+        if self._closing or (self._listening is not None and not self._listening.done()):
+            return
+        self._listening = asyncio.get_running_loop().create_task(
+            self._subscribe_again(), name="store-resubscribe"
+        )
+
+    async def _subscribe_again(self) -> None:
+        while True:
+            await asyncio.sleep(0.2)
+            if self._subscriber is None:
+                return
+            try:
+                async with self._translated(), asyncio.timeout(self._deadline):
+                    await self._subscriber.open()
+            except StoreError:
+                continue
+            if self.listener is not None:
+                self.listener("", {"k": "resync"})
+            return
 
     async def publish(self, channel: str, message: dict[str, Any]) -> None:
         await self._call(self._redis.publish(self.prefix + channel, encode_json(message)))
@@ -893,18 +917,28 @@ class RedisStore(Store):
         answers NOSCRIPT, and they are loaded and the batch sent again."""
         if not jobs:
             return []
-        try:
-            async with self._translated(), asyncio.timeout(self._deadline):
-                spans, results = await self._send(jobs)
-                if any(isinstance(result, NoScriptError) for result in results):
+        try:  # the batch connection keeps the deadline itself (no timer per batch)
+            spans, results = await self._send(jobs)
+            if any(isinstance(result, NoScriptError) for result in results):
+                async with asyncio.timeout(self._deadline):
                     for script in self._scripts:
                         await self._redis.script_load(script.script)
-                    spans, results = await self._send(jobs)
-        except StoreError:
+                spans, results = await self._send(jobs)
+        except Exception as error:
             self._known_racers.clear()  # their SADD may not have gone in
-            raise
-        errors: list[StoreError | None] = []
+            translated = self._store_error(error)
+            if translated is None:
+                raise
+            raise translated from error
         told: list[_Command] = []
+        if not any(isinstance(result, Exception) for result in results):
+            for job in jobs:  # all went in (the usual case: one pass, no slices)
+                if isinstance(job, AppendActions):
+                    self._tell_log(told, job, stored=True)
+            if told and self._batches is not None:
+                self._batches.post(told)
+            return [None] * len(jobs)
+        errors: list[StoreError | None] = []
         for job, (first, count) in zip(jobs, spans, strict=True):
             replies = results[first : first + count]
             failed = next((r for r in replies if _failed(r)), None)
@@ -952,7 +986,10 @@ class RedisStore(Store):
         commands = _Commands()
         spans = self._queue(commands, jobs)
         if self._batches is None:
-            self._batches = _BatchConnection(self._url)
+            self._batches = _BatchConnection(self._url, self._deadline)
+        if self._batches.transport is None:
+            async with asyncio.timeout(self._deadline):
+                await self._batches.connect()
         return spans, await self._batches.send(commands.queued)
 
     def _queue(self, pipe: _Commands, jobs: Sequence[Job]) -> list[tuple[int, int]]:
@@ -1068,12 +1105,12 @@ class RedisStore(Store):
             return False
 
     async def close(self) -> None:
+        self._closing = True
         if self._listening is not None:
             self._listening.cancel()
             await asyncio.gather(self._listening, return_exceptions=True)
-        if self._pubsub is not None:
-            with contextlib.suppress(RedisError, OSError):
-                await self._pubsub.aclose()
+        if self._subscriber is not None:
+            self._subscriber.close()
         if self._batches is not None:
             self._batches.close()
         await self._redis.aclose()
@@ -1102,14 +1139,16 @@ class _BatchConnection(asyncio.Protocol):
     connection is opened with redis-py's own reading of the URL (host and port or a unix
     socket, TLS for ``rediss://``, the user, password and database)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, deadline: float = CALL_DEADLINE_S) -> None:
         self.options = parse_url(url)
+        self.deadline = deadline
         self.transport: asyncio.Transport | None = None
         self.reader = hiredis.Reader()
-        # per batch sent: how many replies, those come, and who waits for them (or, for
-        # commands posted, the commands: sent again after a lost connection)
-        self.waiting: deque[tuple[int, list[Any], _Awaited | list[_Command]]] = deque()
+        # per batch sent: its replies expected, those come, its future (or, for commands
+        # posted, the commands: sent again after a lost connection), when it was sent
+        self.waiting: deque[tuple[int, list[Any], _Awaited | list[_Command], float]] = deque()
         self.connecting: asyncio.Lock = asyncio.Lock()
+        self.watchdog: asyncio.TimerHandle | None = None
         self.posted: list[_Command] = []  # not sent: the connection was lost (see ``post``)
 
     def post(self, commands: list[_Command]) -> None:
@@ -1125,11 +1164,20 @@ class _BatchConnection(asyncio.Protocol):
     def _take_posted(self) -> bytes:
         """The posted commands, packed, their replies expected (to be dropped)."""
         posted, self.posted = self.posted, []
-        self.waiting.append((len(posted), [], posted))
+        self._expect(len(posted), posted)
         return b"".join(map(hiredis.pack_command, posted))  # type: ignore[arg-type]
 
+    def _expect(self, count: int, waiter: _Awaited | list[_Command]) -> None:
+        loop = asyncio.get_running_loop()
+        self.waiting.append((count, [], waiter, loop.time()))
+        if self.watchdog is None:
+            self.watchdog = loop.call_later(self.deadline / 4, self._watch)
+
     async def send(self, commands: list[tuple[str | int, ...]]) -> list[Any]:
-        transport = self.transport or await self._connect()
+        """Every reply, in order; ``RedisTimeoutError`` when the oldest batch waiting has
+        waited ``deadline`` seconds (one watchdog timer checks a few times a deadline, not
+        a timer per batch: that cost more than the rest of a small batch's trip)."""
+        transport = self.transport or await self.connect()
         posted = self._take_posted() if self.posted else b""
         return await self._exchange(transport, commands, posted)
 
@@ -1138,15 +1186,25 @@ class _BatchConnection(asyncio.Protocol):
     ) -> list[Any]:
         payload = b"".join(map(hiredis.pack_command, commands))  # type: ignore[arg-type]
         done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        self.waiting.append((len(commands), [], done))
+        self._expect(len(commands), done)
         transport.write(posted + payload)
         try:
             return await done
         except BaseException:
-            self.close()  # a batch given up on (its deadline): the replies are out of step
+            self.close()  # a batch given up on: the replies are out of step
             raise
 
-    async def _connect(self) -> asyncio.Transport:
+    def _watch(self) -> None:
+        self.watchdog = None
+        if not self.waiting:
+            return
+        loop = asyncio.get_running_loop()
+        if loop.time() - self.waiting[0][3] >= self.deadline:
+            self.close(RedisTimeoutError(f"no answer within {self.deadline} s"))
+            return
+        self.watchdog = loop.call_later(self.deadline / 4, self._watch)
+
+    async def connect(self) -> asyncio.Transport:
         async with self.connecting:
             if self.transport is not None:
                 return self.transport
@@ -1186,7 +1244,7 @@ class _BatchConnection(asyncio.Protocol):
             reply = self.reader.gets()
             if reply is False:
                 return
-            count, replies, done = self.waiting[0]
+            count, replies, done, _ = self.waiting[0]
             replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
             if len(replies) == count:
                 self.waiting.popleft()
@@ -1196,21 +1254,90 @@ class _BatchConnection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
         self.reader = hiredis.Reader()
+        if self.watchdog is not None:
+            self.watchdog.cancel()
+            self.watchdog = None
         waiting, self.waiting = self.waiting, deque()
         lost: list[_Command] = []
-        for _, _, done in waiting:
+        for _, _, done, _ in waiting:
             if not isinstance(done, asyncio.Future):
                 lost += done
             elif not done.done():
                 done.set_exception(
-                    RedisConnectionError(f"the connection to Redis was lost ({exc})")
+                    exc
+                    if isinstance(exc, RedisTimeoutError)
+                    else RedisConnectionError(f"the connection to Redis was lost ({exc})")
                 )
         self.posted = lost + self.posted
 
-    def close(self) -> None:
+    def close(self, reason: Exception | None = None) -> None:
         if self.transport is not None:
             self.transport.close()
-            self.connection_lost(None)
+            self.connection_lost(reason)
+
+
+class _Subscriber(_BatchConnection):
+    """The connection that listens to channels: each message is parsed by hiredis as it
+    arrives and handed to ``heard`` at once (redis-py's pub/sub reader cost about a tenth
+    of the server's CPU at saturation, hearing the node's own log hints). Commands
+    (AUTH, SUBSCRIBE, UNSUBSCRIBE) are sent as a batch's are and their replies awaited;
+    ``lost`` is called whenever the connection goes, and ``open`` connects again and
+    subscribes to every one of ``channels``."""
+
+    def __init__(
+        self,
+        url: str,
+        heard: Callable[[str, str], None],
+        lost: Callable[[], None],
+        deadline: float = CALL_DEADLINE_S,
+    ) -> None:
+        super().__init__(url, deadline)
+        self.reader = _text_reader()
+        self.heard = heard
+        self.lost = lost
+        self.channels: set[str] = set()  # with the store's prefix
+        self.opening = asyncio.Lock()
+
+    async def open(self) -> None:
+        """Connected and subscribed to every channel (at once when it is already)."""
+        async with self.opening:
+            if self.transport is not None:
+                return
+            await self.connect()
+            if self.channels:
+                await self.send([("SUBSCRIBE", channel) for channel in sorted(self.channels)])
+
+    def data_received(self, data: bytes) -> None:
+        self.reader.feed(data)
+        while True:
+            reply = self.reader.gets()
+            if reply is False:
+                return
+            if type(reply) is list and len(reply) == 3 and reply[0] == "message":
+                try:
+                    self.heard(reply[1], reply[2])
+                except Exception:
+                    logging.getLogger("solrace.store").exception("a message's listener failed")
+                continue
+            if not self.waiting:
+                continue  # a confirmation nobody waits for any more
+            count, replies, done, _ = self.waiting[0]
+            replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
+            if len(replies) == count:
+                self.waiting.popleft()
+                if isinstance(done, asyncio.Future) and not done.done():
+                    done.set_result(replies)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        lost = self.transport is not None
+        super().connection_lost(exc)
+        self.reader = _text_reader()
+        if lost:
+            self.lost()
+
+
+def _text_reader() -> hiredis.Reader:
+    return hiredis.Reader(encoding="utf-8", errors="replace")
 
 
 def _error(text: str) -> ResponseError:

@@ -578,6 +578,44 @@ async def test_a_log_message_carries_a_batch_s_entries_once_they_are_stored(stor
     await store.unsubscribe([race_channel("r1")])
 
 
+async def test_a_lost_subscription_is_made_again_and_the_listener_told_to_resync(
+    redis_url: str,
+) -> None:
+    """Redis drops the subscriber's connection: the store subscribes again by itself, says
+    ``resync`` (messages may have been missed), and hears the channels it followed."""
+    import redis as sync_redis
+
+    store = RedisStore(redis_url, prefix=f"test:{uuid.uuid4().hex}:")
+    heard: list[tuple[str, dict[str, Any]]] = []
+    store.listener = lambda channel, message: heard.append((channel, message))
+    try:
+        await store.subscribe([race_channel("r1"), race_channel("r2")])
+        await store.unsubscribe([race_channel("r2")])
+        await store.publish(race_channel("r1"), {"k": "before"})
+        for _ in range(200):
+            if heard:
+                break
+            await asyncio.sleep(0.01)
+        assert heard == [("race:r1", {"k": "before"})]
+        killer = sync_redis.Redis.from_url(redis_url)
+        assert killer.client_kill_filter(_type="pubsub") >= 1
+        for _ in range(300):
+            if ("", {"k": "resync"}) in heard:
+                break
+            await asyncio.sleep(0.01)
+        assert heard[1:] == [("", {"k": "resync"})]
+        await store.publish(race_channel("r2"), {"k": "not followed"})
+        await store.publish(race_channel("r1"), {"k": "after"})
+        for _ in range(200):
+            if len(heard) >= 3:
+                break
+            await asyncio.sleep(0.01)
+        assert heard[2:] == [("race:r1", {"k": "after"})]
+    finally:
+        await store.purge()
+        await store.close()
+
+
 async def test_nodes_say_they_are_alive_and_who_their_players_are(store: Store) -> None:
     await store.node_alive("node-a", 10_000)
     await store.node_alive("node-b", 100)
@@ -644,6 +682,23 @@ async def test_a_redis_that_never_answers_raises_store_unavailable_by_the_deadli
         with pytest.raises(StoreUnavailable, match="cannot be reached"):
             await redis_store.load_result("r1")
         assert time.monotonic() - started < 1.5
+        await redis_store.close()
+
+
+async def test_a_batch_to_a_redis_that_never_answers_is_refused_by_the_deadline() -> None:
+    """The writer's batch (its own connection, no redis-py timeout): every job gets
+    StoreUnavailable within about the deadline, and the next batch too."""
+    with socket.socket() as silent:  # accepts connections (the backlog does), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+        redis_store = RedisStore(url, prefix=fresh_prefix(), deadline=0.5)
+        job = AppendActions("r1", (LogEntry("ann", 1, "deal", 5),))
+        for _ in range(2):
+            started = time.monotonic()
+            with pytest.raises(StoreUnavailable, match="cannot be reached"):
+                await redis_store.write([job, job])
+            assert 0.4 < time.monotonic() - started < 1.5
         await redis_store.close()
 
 

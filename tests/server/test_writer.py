@@ -124,3 +124,34 @@ async def test_nodes_sharing_a_spill_folder_each_spill_to_their_own_file_and_one
     assert await store.identity("hash-node-b") == ("node-b", "node-b", None)
     assert list(tmp_path.iterdir()) == []
     running.cancel()
+
+
+async def test_a_batch_in_flight_at_shutdown_is_spilled_too(tmp_path: Path) -> None:
+    """Drain gives up while a batch is being written (a store that hangs): its jobs are
+    not in the queue then, and must be spilled all the same (writing one twice is
+    harmless; losing one is not)."""
+
+    class HangingStore(SlowStore):
+        async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
+            await asyncio.Event().wait()
+            raise AssertionError("never answers")
+
+    spill = tmp_path / "spill.jsonl"
+    writer = Writer(HangingStore(), spill)
+    running = asyncio.create_task(writer.run())
+    writer.submit(SaveIdentity("hash", "ann", "Ann", keep_s=60))
+    writer.submit(act(1), refused=lambda error: None)  # never acknowledged: not kept
+    await asyncio.sleep(0.05)
+    assert writer.in_flight
+    writer.submit(SaveIdentity("hash2", "bob", "Bob", keep_s=60))
+    assert not await writer.drain(0.05)
+    assert writer.spill() == 2
+    running.cancel()
+    store = MemoryStore()
+    later = Writer(store, spill)
+    assert later.replay_spill() == 2
+    running = asyncio.create_task(later.run())
+    assert await later.drain(5)
+    assert await store.identity("hash") == ("ann", "Ann", None)
+    assert await store.identity("hash2") == ("bob", "Bob", None)
+    running.cancel()
