@@ -526,6 +526,37 @@ class RaceDirector:
         if racer is None or race.start_mono is None or race.start_wall is None:
             return []
         entries = await self.store.racer_log(room.id, player, racer.last_seq)
+        return self._apply_logged(room, player, entries, moment)
+
+    def carried(self, room: Room, player: str, carried: Any, moment: Now) -> Effects | None:
+        """Apply ``player``'s entries carried in a "log" message (``[seq, t_ms, action]``,
+        stored, in order) without reading the log, when they continue this replica's log
+        (seen ones are skipped); None when they do not (a message missed, an action refused
+        between two batches, a replica not started) or do not parse: then ``pull``."""
+        race = room.race
+        racer = race.racers.get(player)
+        if racer is None or race.start_mono is None or race.start_wall is None:
+            return None
+        last = racer.last_seq
+        entries: list[LogEntry] = []
+        try:
+            for seq, t_ms, action in carried:
+                if not (isinstance(seq, int) and isinstance(t_ms, int) and isinstance(action, str)):
+                    return None
+                if seq > last:
+                    if seq != last + 1:
+                        return None
+                    entries.append(LogEntry(player, seq, action, t_ms))
+                    last = seq
+        except (TypeError, ValueError):
+            return None
+        return self._apply_logged(room, player, entries, moment)
+
+    def _apply_logged(
+        self, room: Room, player: str, entries: list[LogEntry], moment: Now
+    ) -> Effects:
+        race = room.race
+        assert race.start_mono is not None and race.start_wall is not None
         effects: Effects = []
         for entry in entries:
             if race.phase is Phase.COUNTDOWN:

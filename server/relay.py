@@ -2,8 +2,10 @@
 one node hears only itself and ignores it).
 
 On a race's channel: its record changed (``record``: the node absorbs the new version) or
-a racer's log moved on (``log``: the node reads the new entries from the log, so it gets
-exactly what is stored, in order, whatever it missed). On a node's own channel: a player's
+a racer's log moved on (``log``: published once the entries are stored, and carrying them
+when they are few; the node applies them when they continue its replica's log, else reads
+the new entries from the log, so it gets exactly what is stored, in order, whatever it
+missed). On a node's own channel: a player's
 session moved to another node (``taken``: close the connection here and let the session
 go), or an event for a player whose session is here (``push``). Each node hears a race's
 news once, whatever number of its players and spectators follow it, and fans it out.
@@ -99,7 +101,7 @@ class Relay:
             if kind == "record":
                 self._spawn(self._caught_up(room))
             elif kind == "log" and isinstance(message.get("p"), str):
-                self._pull(room, message["p"])
+                self._logged(room, message["p"], message.get("e"))
         elif channel == node_channel(self.node):
             whom = message.get("p")
             if not isinstance(whom, str):
@@ -120,6 +122,20 @@ class Relay:
 
     async def _caught_up(self, room: Room) -> None:
         self.run(await self.director.caught_up(room, self.clock()))
+
+    def _logged(self, room: Room, player: str, carried: Any) -> None:
+        """``player``'s log moved on: apply the entries the message carries when they
+        continue the replica's log, else (none carried, a gap: a message was missed, a
+        pull under way) read the log."""
+        if carried is not None and (room.id, player) not in self.pulling:
+            try:  # here, in the store's listener: a failure must not stop it hearing
+                effects = self.director.carried(room, player, carried, self.clock())
+                if effects is not None:
+                    self.run(effects)
+                    return
+            except Exception:
+                log.exception("a log message between nodes failed; reading the log")
+        self._pull(room, player)
 
     def _pull(self, room: Room, player: str) -> None:
         """Read ``player``'s new log entries once (a pull asked for while one runs makes

@@ -36,6 +36,7 @@ from server.store.base import (
     check_window,
     encode_json,
     log_batches,
+    log_message,
     race_channel,
 )
 
@@ -471,9 +472,8 @@ class MemoryStore(Store):
     def _do(self, job: Job) -> None:
         if isinstance(job, AppendActions):
             self._append(job.race, job.entries, job.fence)
-            for player in {entry.player for entry in job.entries}:
-                message = {"k": "log", "p": player, "n": self.node}
-                self._tell(race_channel(job.race), message)
+            for player, entries in sorted(_by_player(job.entries).items()):
+                self._tell(race_channel(job.race), log_message(self.node, player, entries))
         elif isinstance(job, EndRace):
             stored = _loaded(self._races.get(job.race))
             if stored is None or stored["version"] == job.version:
@@ -521,6 +521,14 @@ class MemoryStore(Store):
 
     async def close(self) -> None:
         return None
+
+
+def _by_player(entries: Sequence[LogEntry]) -> dict[str, list[LogEntry]]:
+    """Each player's entries of a batch, in order."""
+    players: dict[str, list[LogEntry]] = {}
+    for entry in entries:
+        players.setdefault(entry.player, []).append(entry)
+    return players
 
 
 def _loaded(text: str | None) -> dict[str, Any] | None:

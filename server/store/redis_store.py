@@ -37,6 +37,7 @@ from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
 from server.jobs import HISTORY_KEPT, AppendActions, EndRace, Job, RecordDaily, RecordHistory
 from server.store.base import (
+    CARRIED_MAX,
     DAYS_KEPT,
     Account,
     Board,
@@ -930,8 +931,14 @@ class RedisStore(Store):
             if translated is None:
                 raise
             raise translated from error
+        told: list[_Command] = []
         if not any(isinstance(result, Exception) for result in results):
-            return [None] * len(jobs)  # all went in (the usual case: one pass, no slices)
+            for job in jobs:  # all went in (the usual case: one pass, no slices)
+                if isinstance(job, AppendActions):
+                    self._tell_log(told, job, stored=True)
+            if told and self._batches is not None:
+                self._batches.post(told)
+            return [None] * len(jobs)
         errors: list[StoreError | None] = []
         for job, (first, count) in zip(jobs, spans, strict=True):
             replies = results[first : first + count]
@@ -939,9 +946,32 @@ class RedisStore(Store):
             if failed is None and isinstance(job, AppendActions) and any(map(_seen, replies)):
                 failed = await self._fenced(job)  # an id not above the last: ours, or not?
             errors.append(None if failed is None else self._refused(failed))
+            if isinstance(job, AppendActions):
+                self._tell_log(told, job, stored=failed is None)
+        if told and self._batches is not None:
+            self._batches.post(told)
         if any(errors):
             self._known_racers.clear()
         return errors
+
+    def _tell_log(self, told: list[_Command], job: AppendActions, stored: bool) -> None:
+        """Queue what nodes following the race hear of ``job``: per player, their entries
+        (``log_message``), once Redis has answered that the whole job is stored, so no
+        entry is ever published that a fence refused; otherwise the bare hint (some may be
+        stored: followers read the log)."""
+        players: dict[str, list[str]] = {}
+        for entry in job.entries:
+            carried = players.get(entry.player)
+            if carried is None:
+                carried = players[entry.player] = []
+            carried.append(f"[{entry.seq},{entry.t_ms},{_json_string(entry.action)}]")
+        channel = self.prefix + race_channel(job.race)
+        for player in sorted(players):
+            hint = self._log_hint(player)
+            carried = players[player]
+            if stored and len(carried) <= CARRIED_MAX:
+                hint = f'{hint[:-1]},"e":[{",".join(carried)}]}}'
+            told.append(("PUBLISH", channel, hint))
 
     async def _fenced(self, job: AppendActions) -> Fenced | None:
         """An entry id was refused as not above the log's last: a resend (None) unless
@@ -980,7 +1010,6 @@ class RedisStore(Store):
             # written by a node with a fence lower than the racer's claim is refused.
             race, fence, queued = job.race, job.fence, pipe.queued
             known = self._known_racers
-            told: set[str] = set()
             for entry in job.entries:
                 player = entry.player
                 if (race, player) not in known:
@@ -999,11 +1028,7 @@ class RedisStore(Store):
                         entry.t_ms,
                     )
                 )
-                told.add(player)
-            channel = self.prefix + race_channel(race)
-            for player in sorted(told):  # nodes following the race read the log after
-                queued.append(("PUBLISH", channel, self._log_hint(player)))
-            return
+            return  # nodes following the race are told once it is stored (``_tell_log``)
         if isinstance(job, EndRace):
             keys = [self._race_key(job.race, part) for part in ("race", "result", "racers")]
             keys += [self._log_key(job.race, racer["player"]) for racer in job.record["racers"]]
@@ -1049,7 +1074,8 @@ class RedisStore(Store):
 
     def _log_hint(self, player: str) -> str:
         """The message that tells nodes following a race that ``player``'s log moved on
-        (the same text for every action of theirs: built once per player)."""
+        (the same text for every action of theirs: built once per player; ``_tell_log``
+        adds the entries)."""
         if self._hints_node != self.node:
             self._hints.clear()
             self._hints_node = self.node
@@ -1101,6 +1127,11 @@ class RedisStore(Store):
         return deleted
 
 
+_Command = tuple[str | int, ...]
+_Awaited = asyncio.Future[list[Any]]
+_json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
+
+
 class _BatchConnection(asyncio.Protocol):
     """The writer's own connection to Redis: a batch's commands go out in one write (packed
     by hiredis), and the replies are parsed by hiredis as they arrive and handed to the
@@ -1115,23 +1146,50 @@ class _BatchConnection(asyncio.Protocol):
         self.deadline = deadline
         self.transport: asyncio.Transport | None = None
         self.reader = hiredis.Reader()
-        # per batch sent: its replies expected, those come, its future, when it was sent
-        self.waiting: deque[tuple[int, list[Any], asyncio.Future[list[Any]], float]] = deque()
+        # per batch sent: its replies expected, those come, its future (or, for commands
+        # posted, the commands: sent again after a lost connection), when it was sent
+        self.waiting: deque[tuple[int, list[Any], _Awaited | list[_Command], float]] = deque()
         self.connecting: asyncio.Lock = asyncio.Lock()
         self.watchdog: asyncio.TimerHandle | None = None
+        self.posted: list[_Command] = []  # not sent: the connection was lost (see ``post``)
+
+    def post(self, commands: list[_Command]) -> None:
+        """Send ``commands`` now, without waiting for their replies (read and dropped as
+        they come). Not connected, or the connection lost before they are answered: they
+        go out again in front of the next batch. (Now, not with the next batch: a log
+        message must reach Redis before what the racer's next request changes, such as
+        a resignation in the race's record, which goes on another connection.)"""
+        self.posted += commands
+        if self.transport is not None:
+            self.transport.write(self._take_posted())
+
+    def _take_posted(self) -> bytes:
+        """The posted commands, packed, their replies expected (to be dropped)."""
+        posted, self.posted = self.posted, []
+        self._expect(len(posted), posted)
+        return b"".join(map(hiredis.pack_command, posted))  # type: ignore[arg-type]
+
+    def _expect(self, count: int, waiter: _Awaited | list[_Command]) -> None:
+        loop = asyncio.get_running_loop()
+        self.waiting.append((count, [], waiter, loop.time()))
+        if self.watchdog is None:
+            self.watchdog = loop.call_later(self.deadline / 4, self._watch)
 
     async def send(self, commands: list[tuple[str | int, ...]]) -> list[Any]:
         """Every reply, in order; ``RedisTimeoutError`` when the oldest batch waiting has
         waited ``deadline`` seconds (one watchdog timer checks a few times a deadline, not
         a timer per batch: that cost more than the rest of a small batch's trip)."""
         transport = self.transport or await self.connect()
+        posted = self._take_posted() if self.posted else b""
+        return await self._exchange(transport, commands, posted)
+
+    async def _exchange(
+        self, transport: asyncio.Transport, commands: list[_Command], posted: bytes = b""
+    ) -> list[Any]:
         payload = b"".join(map(hiredis.pack_command, commands))  # type: ignore[arg-type]
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[list[Any]] = loop.create_future()
-        self.waiting.append((len(commands), [], done, loop.time()))
-        if self.watchdog is None:
-            self.watchdog = loop.call_later(self.deadline / 4, self._watch)
-        transport.write(payload)
+        done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        self._expect(len(commands), done)
+        transport.write(posted + payload)
         try:
             return await done
         except BaseException:
@@ -1172,7 +1230,7 @@ class _BatchConnection(asyncio.Protocol):
                 )
             if options.get("db"):
                 hello.append(("SELECT", options["db"]))
-            for reply in await self.send(hello) if hello else []:
+            for reply in await self._exchange(transport, hello) if hello else []:
                 if isinstance(reply, Exception):
                     self.close()
                     raise RedisConnectionError(f"Redis refused the connection: {reply}")
@@ -1192,7 +1250,7 @@ class _BatchConnection(asyncio.Protocol):
             replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
             if len(replies) == count:
                 self.waiting.popleft()
-                if not done.done():
+                if isinstance(done, asyncio.Future) and not done.done():
                     done.set_result(replies)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -1202,13 +1260,17 @@ class _BatchConnection(asyncio.Protocol):
             self.watchdog.cancel()
             self.watchdog = None
         waiting, self.waiting = self.waiting, deque()
+        lost: list[_Command] = []
         for _, _, done, _ in waiting:
-            if not done.done():
+            if not isinstance(done, asyncio.Future):
+                lost += done
+            elif not done.done():
                 done.set_exception(
                     exc
                     if isinstance(exc, RedisTimeoutError)
                     else RedisConnectionError(f"the connection to Redis was lost ({exc})")
                 )
+        self.posted = lost + self.posted
 
     def close(self, reason: Exception | None = None) -> None:
         if self.transport is not None:
@@ -1265,7 +1327,7 @@ class _Subscriber(_BatchConnection):
             replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
             if len(replies) == count:
                 self.waiting.popleft()
-                if not done.done():
+                if isinstance(done, asyncio.Future) and not done.done():
                     done.set_result(replies)
 
     def connection_lost(self, exc: Exception | None) -> None:

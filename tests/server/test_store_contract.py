@@ -29,6 +29,7 @@ from server.store import (
     open_store,
     race_channel,
 )
+from server.store.base import CARRIED_MAX
 from server.store.redis_store import RedisStore
 
 GAME = "sanibel"
@@ -545,8 +546,35 @@ async def test_subscribers_hear_messages_and_race_changes(store: Store) -> None:
     assert heard == [
         ("race:r1", {"k": "hello"}),
         ("race:r1", {"k": "record", "v": 1, "n": "node-a"}),
-        ("race:r1", {"k": "log", "p": "ann", "n": "node-a"}),
+        ("race:r1", {"k": "log", "p": "ann", "n": "node-a", "e": [[1, 5, "deal"]]}),
     ]
+    await store.unsubscribe([race_channel("r1")])
+
+
+async def test_a_log_message_carries_a_batch_s_entries_once_they_are_stored(store: Store) -> None:
+    heard: list[dict[str, Any]] = []
+    store.listener = lambda channel, message: heard.append(message)
+    store.node = "node-a"
+    await store.subscribe([race_channel("r1")])
+    ann = [LogEntry("ann", seq, f"a{seq}", 10 * seq) for seq in (1, 2)]
+    bob = [LogEntry("bob", seq, f"b{seq}", 7 * seq) for seq in range(1, CARRIED_MAX + 3)]
+    jobs = [AppendActions("r1", (ann[0], bob[0], ann[1]), fence=3), AppendActions("r1", ())]
+    assert await store.write(jobs) == [None, None]
+    assert await store.write([AppendActions("r1", tuple(bob[1:]), fence=3)]) == [None]
+    assert await store.claim_racer("r1", "ann", 4)  # a new session took ann over
+    late = LogEntry("ann", 3, "late", 40)
+    assert isinstance((await store.write([AppendActions("r1", (late,), fence=3)]))[0], Fenced)
+    for _ in range(100):
+        if len(heard) >= 3:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    assert heard[:3] == [
+        {"k": "log", "p": "ann", "n": "node-a", "e": [[1, 10, "a1"], [2, 20, "a2"]]},
+        {"k": "log", "p": "bob", "n": "node-a", "e": [[1, 7, "b1"]]},
+        {"k": "log", "p": "bob", "n": "node-a"},  # more than CARRIED_MAX: read the log
+    ]
+    assert all("e" not in message for message in heard[3:])  # refused: never carried
     await store.unsubscribe([race_channel("r1")])
 
 
