@@ -398,15 +398,17 @@ async def run_spectators(options: dict[str, Any]) -> dict[str, Any]:
         for racer in racers:
             await racer.connection.close()
     across = phases[-1] if len(phases) > 1 else None
-    served = Settings()  # the nodes run with the defaults
+    served = Settings()  # the nodes run with the defaults, unless the environment says
+    chunk = int(os.environ.get("SOLRACE_SPECTATOR_CHUNK", served.spectator_chunk))
+    pause_ms = float(os.environ.get("SOLRACE_SPECTATOR_PAUSE_MS", served.spectator_pause_ms))
     return {
         "settings": {k: v for k, v in options.items() if k != "redis"}
         | {"redis": "own" if options.get("redis") in (None, "start") else "given"},
         "phases": [asdict(p) for p in phases],
         "feed": {
             "flushed_every_ms": served.feed_interval_ms,
-            "spectators_at_a_time": served.spectator_chunk,
-            "pause_ms": served.spectator_pause_ms,
+            "spectators_at_a_time": chunk,
+            "pause_ms": pause_ms,
         },
         "target_ms": TARGET_MS,
         "target_met": None if across is None else across.p99_ms <= TARGET_MS,

@@ -120,6 +120,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "[SOLRACE_PING_TIMEOUT]",
     )
     add(
+        "--spectator-chunk",
+        type=int,
+        default=_env("SPECTATOR_CHUNK", DEFAULTS.spectator_chunk),
+        help="spectators a feed item is written to per loop turn, players' requests read "
+        "between chunks [SOLRACE_SPECTATOR_CHUNK]",
+    )
+    add(
+        "--spectator-pause-ms",
+        type=float,
+        default=_env("SPECTATOR_PAUSE_MS", DEFAULTS.spectator_pause_ms),
+        help="milliseconds between those chunks; 0: the next loop turn "
+        "[SOLRACE_SPECTATOR_PAUSE_MS]",
+    )
+    add(
         "--daily-secret",
         default=_env("DAILY_SECRET", DEFAULTS.daily_secret),
         help="secret mixed into the daily deal rule (16+ characters); none: a random one, "
@@ -207,6 +221,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         auth_per_address=int(args.auth_per_address),
         ping_interval_s=float(args.ping_interval_s),
         ping_timeout_s=float(args.ping_timeout_s),
+        spectator_chunk=max(1, int(args.spectator_chunk)),
+        spectator_pause_ms=max(0.0, float(args.spectator_pause_ms)),
         daily_secret=args.daily_secret,
         daily_certify=args.daily_certify,
         daily_certify_budget_s=float(args.daily_certify_budget_s),

@@ -11,6 +11,7 @@ is a frame to a connection too far behind (it is not reading; its session closes
 from __future__ import annotations
 
 import asyncio
+import logging
 import struct
 from collections.abc import Iterable
 
@@ -19,6 +20,8 @@ from websockets.protocol import State
 
 from protocol.messages import ServerMessage, encode_server
 from protocol.wire import encode
+
+log = logging.getLogger("solrace.outbox")
 
 
 class Outbox:
@@ -67,7 +70,11 @@ class Outbox:
                 and transport is not None
                 and transport.get_write_buffer_size() <= limit
             ):
-                transport.write(frame)
+                try:
+                    transport.write(frame)
+                except Exception:  # one broken connection must not cost the others theirs
+                    log.exception("writing a frame failed")
+                    continue
                 written += 1
         return written
 

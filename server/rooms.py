@@ -10,6 +10,7 @@ with or without a spectator delay.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -21,6 +22,8 @@ from protocol.race import Race
 from protocol.wire import encode
 from server.outbox import Outbox, frame_bytes
 from server.sessions import Session
+
+log = logging.getLogger("solrace.rooms")
 
 NOTHING_SHOWN: dict[str, Any] = {"progress": 0, "actions": 0, "outcome": None, "time_ms": None}
 PHASE_OF = {"countdown": "countdown", "started": "running", "result": "done"}
@@ -275,11 +278,14 @@ class _FanOut:
         cpu_started = time.thread_time()
         room, frames = self.room, self.frames
         end = self.start + self.chunk
-        self.written += self.outbox.write_at_once(
-            (session.connection, frames[session.encoding])
-            for session in self.audience[self.start : end]
-            if session.connection is not None and room.id in session.watching
-        )
+        try:
+            self.written += self.outbox.write_at_once(
+                (session.connection, frames[session.encoding])
+                for session in self.audience[self.start : end]
+                if session.connection is not None and room.id in session.watching
+            )
+        except Exception:  # never leave the feed stuck with ``sending`` set
+            log.exception("writing a feed item to spectators failed", extra={"race": room.id})
         self.start = end
         self.cpu += time.thread_time() - cpu_started
         if self.start < len(self.audience):

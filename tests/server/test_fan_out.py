@@ -158,3 +158,24 @@ async def test_a_delayed_feed_waits_for_its_delay_and_the_tick() -> None:
         "act",
         "spectators",
     ]
+
+
+class Broken(Transport):
+    def write(self, data: bytes) -> None:
+        raise RuntimeError("Cannot call write() after write_eof()")
+
+
+async def test_a_connection_whose_write_fails_costs_no_other_spectator_its_items() -> None:
+    feeding, outbox = Feeding(), Outbox()
+    room = a_room(feeding)
+    a_desk(room, feeding, outbox, spectator_chunk=2, feed_interval_ms=60_000)
+    fans = [spectator(room, outbox) for _ in range(5)]
+    fans[0][0].connection.transport = Broken()  # type: ignore[union-attr]
+    for action in ("a1", "a2"):
+        room.post("act", {"player": "ann", "action": action}, 0, racer="ann")
+        await turns(6)
+    assert not room.sending
+    for index, (_, transport) in enumerate(fans):
+        if index != 0:  # the one after it, in the same chunk, included
+            items = [item for frame in transport.written for item in frames_in(frame)]
+            assert [item["action"] for item in items if item["kind"] == "act"] == ["a1", "a2"]
