@@ -40,7 +40,7 @@ class Settings:
     # a feed item (several, when they queued) is written to this many spectators per loop
     # turn, players' requests read between chunks; then this long before the next chunk
     # (0: in the next loop turn)
-    spectator_chunk: int = 250
+    spectator_chunk: int = 100
     spectator_pause_ms: float = 0.0
     max_write_buffer: int = 256 << 10  # a connection this far behind is closed (players)
     spectator_write_buffer: int = 256 << 10  # a spectator this far behind stops watching
