@@ -16,10 +16,14 @@ solver and budget before calling it certified. The solution is never kept.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import functools
 import itertools
 import logging
+import os
 import secrets
+import signal
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -41,6 +45,8 @@ from server.store import Board, Entry, Store
 
 log = logging.getLogger("solrace.daily")
 
+WORKER_NICE = 10  # the certification worker yields to the event loop when cores are short
+PR_SET_PDEATHSIG = 1  # Linux prctl: a signal for this process when its parent dies
 MAX_CANDIDATES = 64  # candidates tried before falling back to an uncertified deal
 SHORT_SECRET = 16  # characters: an operator's secret shorter than this is warned about
 SLOW_TO_PROVE = {"shady_lanes"}
@@ -48,6 +54,28 @@ PREPARE_ORDER = tuple(sorted(GAMES, key=lambda game: game in SLOW_TO_PROVE))
 
 # (game, deal number, node budget, deadline on time.monotonic) -> True when proven winnable
 Certifier = Callable[[str, int, int, float], bool]
+
+
+def start_worker(server: int) -> None:
+    """In the certification worker, first: run below the priority of the server (process
+    ``server``), and end with it, even when it is killed -9 (then nothing else would stop
+    this process, which would keep a core and the solver's memory for good)."""
+    os.nice(WORKER_NICE)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        told = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL) == 0
+    except (OSError, AttributeError):  # not Linux
+        told = False
+    if os.getppid() != server:  # the server died before it could be asked
+        os._exit(1)
+    if not told:
+        threading.Thread(target=_end_with, args=(server,), daemon=True).start()
+
+
+def _end_with(server: int) -> None:
+    while os.getppid() == server:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def prove_winnable(game: str, number: int, nodes: int, deadline: float) -> bool:
@@ -165,7 +193,9 @@ class DailyDeals:
         the first candidate (False), decided in the worker process. Remembered."""
         assert self.certifier is not None
         if self.executor is None:
-            self.executor = ProcessPoolExecutor(max_workers=1)
+            self.executor = ProcessPoolExecutor(
+                max_workers=1, initializer=start_worker, initargs=(os.getpid(),)
+            )
         work = functools.partial(
             first_proven, self.certifier, game, candidates, self.nodes, self.budget_s
         )

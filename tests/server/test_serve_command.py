@@ -9,11 +9,13 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
 from harness import member
 from redis_server import free_port
+from serve_process import ServeProcess
 
 from client.cli import build_parser
 from protocol.daily import day_of
@@ -94,3 +96,31 @@ def test_the_ping_timeout_is_its_own_setting() -> None:
     assert (settings.ping_interval_s, settings.ping_timeout_s) == (5.0, 7.0)
     defaults = settings_from(build_parser().parse_args(["serve", "--ping-interval", "5"]))
     assert defaults.ping_timeout_s == 20.0  # not silently the interval
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started that still run."""
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in text.split()]
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_the_certification_worker_ends_when_its_server_is_killed(tmp_path: Path) -> None:
+    with ServeProcess(free_port(), tmp_path, "--certify-budget-s", "1") as server:
+        server.start()  # it prepares today's and tomorrow's deals in its worker process
+        assert server.process is not None
+        deadline = time.monotonic() + 30
+        while not (workers := children(server.process.pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert workers, "the server started no certification worker"
+        server.kill()  # kill -9: the server cannot stop its worker itself
+        deadline = time.monotonic() + 10
+        while any(map(running, workers)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(map(running, workers))  # no orphan left holding a core or memory
