@@ -332,10 +332,15 @@ async def test_a_hash_made_with_older_parameters_is_renewed_at_the_next_sign_in(
 async def test_hashing_runs_below_the_racers_priority_and_a_flood_of_it_is_refused() -> None:
     desk = AccountDesk(MemoryStore(), TEST_SETTINGS)
     try:
-        nice = await desk._off_loop(
-            lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        nice, policy = await desk._off_loop(
+            lambda: (
+                os.getpriority(os.PRIO_PROCESS, threading.get_native_id()),
+                os.sched_getscheduler(threading.get_native_id()),
+            )
         )
         assert nice == os.getpriority(os.PRIO_PROCESS, 0) + HASHING_NICE
+        assert policy == os.SCHED_IDLE  # only CPU that nobody else wants
+        assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the event loop's is unchanged
         desk.pending = MAX_PENDING  # as many hashes waiting as it takes
         with pytest.raises(AccountError) as refused:
             await desk.sign_in(attempts_bucket(TEST_SETTINGS), "1.2.3.4", "Ann", "password")
