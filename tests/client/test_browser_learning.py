@@ -83,7 +83,7 @@ ANIMATIONS = """() => document.getAnimations().map((a) => ({
 
 PLAY_AND_LIST_ANIMATIONS = (
     """async (action) => {
-  // not within 180 ms of another redraw (a standings event redraws too): the board slides
+  // not within 120 ms of another redraw (a standings event redraws too): the board slides
   await new Promise((done) => setTimeout(done, 700));
   await window.solrace.screens.race.play(action);
   return ("""
@@ -134,7 +134,7 @@ def test_with_reduced_motion_nothing_moves_and_without_it_cards_slide_and_flip(
     moved = expected_board(game, deal, [])["t9"]["up"]
     # the 7 moved cards slide (cards that the taller pile pushes aside slide too)
     assert len(moved) == 7 and {("t4", card) for card in moved} <= slides
-    assert all(a["duration"] == 180 for a in moving["move"])
+    assert all(a["duration"] == 120 for a in moving["move"])
     dealt = {(a["pile"], a["card"]) for a in moving["deal"] if "translate" in a["frames"]}
     dealt_card = expected_board(game, deal, [move, "deal"])["w"]
     assert ("w", dealt_card) in dealt  # the dealt card slides from the stock

@@ -12,7 +12,7 @@ const DOWN_STEP = 0.12; // a face-down card shows this much of the card height
 const UP_STEP = 0.27; // a face-up card shows its corner
 const MAX_FAN = 4.6; // a fanned pile is at most this many card heights tall, ...
 const MIN_FAN = 0.22; // ... unless that would hide the corner index of a card under another
-const SLIDE_MS = 180; // how long a card takes to go where it goes
+const SLIDE_MS = 120; // how long a card takes to go where it goes (the whole move within 200 ms)
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
 
 // Where the suit symbols of a number card sit: [column (0 left, 1 middle, 2 right), row
