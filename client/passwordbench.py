@@ -20,6 +20,9 @@ BUDGET_CPU_MS = 100.0
 MIB = 1024
 # (time_cost, memory KiB): OWASP's two argon2id minimums first, then more memory
 PARAMETER_SETS = [
+    (5, 7 * MIB),
+    (4, 9 * MIB),
+    (3, 12 * MIB),
     (2, 19 * MIB),
     (1, 46 * MIB),
     (2, 32 * MIB),

@@ -32,7 +32,7 @@ T = TypeVar("T")
 
 WINDOW_S = 600  # attempts per address are counted in windows of 10 minutes
 FAILURES_KEPT_S = 900  # failures are forgotten 15 minutes after the last one
-MAX_PENDING = 100  # hashes waiting at most (about 2.5 s of one core)
+MAX_PENDING = 100  # hashes waiting at most (about 1.5 s of one core)
 HASHING_NICE = 10
 FIRST_DELAY_S = 0.25
 MAX_DELAY_S = 8.0
