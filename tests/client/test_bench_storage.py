@@ -15,7 +15,10 @@ def test_the_storage_benchmark_reports_every_kind_with_its_keys() -> None:
     kinds = {kind["unit"]: [] for kind in result["kinds"]}
     for kind in result["kinds"]:
         kinds[kind["unit"]].append(kind)
-        assert kind["bytes_per_unit"] > 0
+        # used_memory's difference is printed, but at 3 units Redis's own memory moves by
+        # more than the data (a run gave -6,168 bytes); MEMORY USAGE of the keys does not
+        assert isinstance(kind["bytes_per_unit"], int | float)
+        assert kind["keys"] and all(size > 0 for _, size in kind["keys"].values())
     assert [k["actions"] for k in kinds["race"]] == [400, 150]
     race, attempt = (set(k["keys"]) for k in kinds["race"])
     assert (
