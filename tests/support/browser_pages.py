@@ -4,15 +4,13 @@ actions every test uses (enter a name, create a race, type actions, read the boa
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import re
-import threading
 import time
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
+import server_thread
 from harness import TEST_SETTINGS
 from playwright.sync_api import Locator, Page, expect
 
@@ -20,9 +18,8 @@ from protocol.daily import DAY_MS, day_of
 from protocol.games import rules_for
 from protocol.notation import parse_action
 from protocol.race import view_json
-from server.app import RaceServer
 from server.config import Settings
-from server.store import MemoryStore
+from server.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -39,38 +36,18 @@ SETTINGS = dataclasses.replace(
 )
 
 
-class ServerThread:
-    """A real RaceServer in a thread with its own event loop; ``daily`` presets deals."""
+class ServerThread(server_thread.ServerThread):
+    """The race server in its thread, with ``daily`` (game -> deal) preset for today and
+    tomorrow, a way to cut a player's connection, and the page's address."""
 
     def __init__(self, settings: Settings, daily: dict[str, int]) -> None:
-        self.store = MemoryStore()
-        self.server = RaceServer(settings, self.store)
-        self.daily = daily
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self._run, name="race-server", daemon=True)
-        self.ready = threading.Event()
-        self.failure: BaseException | None = None
+        async def preset(store: Store) -> None:
+            now = int(time.time() * 1000)
+            for game, number in daily.items():
+                for day in {day_of(now), day_of(now + DAY_MS)}:  # the test may cross midnight
+                    await store.set_daily_deal(game, day, number)
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        try:
-            self.loop.run_until_complete(self._start())
-        except BaseException as error:
-            self.failure = error
-            self.ready.set()
-            return
-        self.ready.set()
-        self.loop.run_forever()
-
-    async def _start(self) -> None:
-        now = int(time.time() * 1000)
-        for game, number in self.daily.items():
-            for day in {day_of(now), day_of(now + DAY_MS)}:  # the test may cross midnight
-                await self.store.set_daily_deal(game, day, number)
-        await self.server.start()
-
-    def call(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(10)
+        super().__init__(settings, before_start=preset)
 
     def cut_connection(self, player: str) -> None:
         """Break ``player``'s connection as a network failure would: no closing handshake."""
@@ -85,19 +62,6 @@ class ServerThread:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.port}/"
-
-    def __enter__(self) -> ServerThread:
-        self.thread.start()
-        self.ready.wait(10)
-        if self.failure is not None:
-            raise self.failure
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.call(self.server.stop())
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
 
 
 def expected_board(game: str, deal: int, actions: list[str]) -> dict[str, Any]:
