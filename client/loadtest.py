@@ -26,7 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
@@ -133,6 +133,7 @@ class Player:
 
 
 P = TypeVar("P", bound=Player)
+W = TypeVar("W")
 
 
 async def greet_all(players: list[P], names: list[str]) -> list[dict[str, Any]]:
@@ -178,15 +179,24 @@ def own_cpu_seconds() -> float:
     return times.user + times.system
 
 
-async def rate_phase(players: list[Player], rate: float, seconds: float, pid: int) -> Figures:
-    """Every player acts at rate/len(players) per second; round trips after a warm-up."""
+async def paced(
+    players: Sequence[P],
+    rate: float,
+    seconds: float,
+    window: Callable[[], Awaitable[W]],
+    answered: Callable[[P, bool], None] | None = None,
+) -> tuple[list[float], W, W]:
+    """Every player acts at rate/len(players) per second from a random phase, one request
+    at a time, for ``seconds``: the round trips answered in the window after a warm-up, and
+    ``window()`` read at the window's start and end. ``answered(player, measured)`` is told
+    of every answer."""
     interval = len(players) / rate
     warmup = min(3.0, seconds / 4)
     latencies: list[float] = []
     begin = time.perf_counter()
     measure_from, measure_to = begin + warmup, begin + seconds
 
-    async def pace(player: Player) -> None:
+    async def pace(player: P) -> None:
         next_at = begin + random.random() * interval
         while True:
             delay = next_at - time.perf_counter()
@@ -196,16 +206,31 @@ async def rate_phase(players: list[Player], rate: float, seconds: float, pid: in
             if sent >= measure_to:
                 return
             await player.act()
-            if sent >= measure_from:
+            measured = sent >= measure_from
+            if measured:
                 latencies.append(time.perf_counter() - sent)
+            if answered is not None:
+                answered(player, measured)
             next_at += interval
 
     tasks = [asyncio.create_task(pace(p)) for p in players]
     await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
-    cpu0, own0, wall0 = cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
+    first = await window()
     await asyncio.sleep(max(0.0, measure_to - time.perf_counter()))
-    cpu1, own1, wall1 = cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
+    last = await window()
     await asyncio.gather(*tasks)
+    return latencies, first, last
+
+
+async def rate_phase(players: list[Player], rate: float, seconds: float, pid: int) -> Figures:
+    """Every player acts at rate/len(players) per second; round trips after a warm-up."""
+
+    async def readings() -> tuple[float, float, float]:
+        return cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
+
+    latencies, (cpu0, own0, wall0), (cpu1, own1, wall1) = await paced(
+        players, rate, seconds, readings
+    )
     return _figures(latencies, wall1 - wall0, cpu1 - cpu0, own1 - own0)
 
 

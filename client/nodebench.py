@@ -29,7 +29,6 @@ The projection to more cores is arithmetic on these measurements, not a measurem
 from __future__ import annotations
 
 import asyncio
-import random
 import statistics
 import subprocess
 import time
@@ -54,13 +53,20 @@ from client.benchprocess import (
     serve_command,
     spawn,
 )
-from client.loadtest import DEALS, PLAYOUT_LENGTH, connect_many, own_cpu_seconds, playouts
+from client.loadtest import (
+    DEALS,
+    PLAYOUT_LENGTH,
+    connect_many,
+    own_cpu_seconds,
+    paced,
+    playouts,
+)
 
 SUBPROTOCOL = "solrace.v1.msgpack"
 CPU_TARGET = 1.2  # CPU per 1,000 actions with 2 nodes, at most this times one node's
 P99_TARGET = 1.5  # paced p99 with 2 nodes, at most this times one node's
-# Requests that wait on Redis at a time, per node: redis-py's connection pool (8.x) holds
-# at most 100 connections and refuses more (the request is answered store_unavailable)
+# Requests sent at a time while setting up: each waits on Redis, and a node keeps at most
+# 100 connections to it (more requests wait for one)
 HELLO_BATCH = 50
 SETUP_BATCH = 25  # races created (and joined) at a time
 
@@ -214,38 +220,20 @@ async def paced_phase(
     """``bench server``'s paced phase: every player acts every len(players)/rate seconds
     from a random phase, one request at a time; figures over the window after a warm-up.
     ``serving``: the nodes whose CPU counts for this set; ``every``: all the nodes."""
-    rate, seconds = options["rate"], options["seconds"]
-    interval = len(players) / rate
-    warmup = min(3.0, seconds / 4)
-    latencies: list[float] = []
     by_node = [0] * len(every)
-    begin = time.perf_counter()
-    measure_from, measure_to = begin + warmup, begin + seconds  # as ``bench server``
 
-    async def pace(player: NodePlayer) -> None:
-        next_at = begin + random.random() * interval
-        while True:
-            delay = next_at - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            sent = time.perf_counter()
-            if sent >= measure_to:
-                return
-            await player.act()
-            player.answered += 1
-            if sent >= measure_from:
-                latencies.append(time.perf_counter() - sent)
-                by_node[player.node] += 1
-            next_at += interval
+    def answered(player: NodePlayer, measured: bool) -> None:
+        player.answered += 1
+        if measured:
+            by_node[player.node] += 1
 
-    tasks = [asyncio.create_task(pace(p)) for p in players]
-    await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
-    cpu0 = [cpu_seconds(n.process.pid) for n in every]
-    redis0, own0, wall0 = await redis_cpu_seconds(redis), own_cpu_seconds(), time.perf_counter()
-    await asyncio.sleep(max(0.0, measure_to - time.perf_counter()))
-    cpu1 = [cpu_seconds(n.process.pid) for n in every]
-    redis1, own1, wall1 = await redis_cpu_seconds(redis), own_cpu_seconds(), time.perf_counter()
-    await asyncio.gather(*tasks)
+    async def readings() -> tuple[list[float], float, float, float]:
+        cpu = [cpu_seconds(n.process.pid) for n in every]
+        return cpu, await redis_cpu_seconds(redis), own_cpu_seconds(), time.perf_counter()
+
+    latencies, (cpu0, redis0, own0, wall0), (cpu1, redis1, own1, wall1) = await paced(
+        players, options["rate"], options["seconds"], readings, answered
+    )
     wall = wall1 - wall0
     node_cpu = [b - a for a, b in zip(cpu0, cpu1, strict=True)]
     serving_ids = {n.index for n in serving}
