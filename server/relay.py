@@ -1,5 +1,5 @@
 """What nodes tell each other, through the store's channels (Redis pub/sub; in memory, the
-one node hears only itself and ignores it).
+one node follows no race: it would hear only itself).
 
 On a race's channel: its record changed (``record``: the node absorbs the new version) or
 a racer's log moved on (``log``: published once the entries are stored, and carrying them
@@ -61,10 +61,13 @@ class Relay:
     # ------------------------------------------------------------------ following races
 
     def follow(self, room: Room) -> None:
-        """Subscribe to the race's channel, then read what changed while subscribing."""
+        """Subscribe to the race's channel, then read what changed while subscribing. On a
+        store no other node uses there is nothing to hear: this node makes every change."""
         if room.id in self.following:
             return
         self.following.add(room.id)
+        if not self.store.shared:
+            return
 
         async def follow() -> None:
             await self.store.subscribe([race_channel(room.id)])

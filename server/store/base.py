@@ -134,6 +134,7 @@ class Store(ABC):
     """
 
     node: str = ""  # the node this store serves (the messages it sends say so)
+    shared = True  # other processes (nodes) may use it too; else races need no following
     listener: Callable[[str, dict[str, Any]], None] | None = None  # messages subscribed to
 
     # daily challenge

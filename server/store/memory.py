@@ -107,6 +107,8 @@ class MemoryStore(Store):
     return equal copies and reject the same values.
     """
 
+    shared = False  # one process: its node would hear only its own messages
+
     def __init__(self, max_ended: int = 10_000) -> None:
         self.max_ended = max_ended  # ended races kept at most (the oldest go first)
         self._secret: str | None = None
@@ -472,8 +474,10 @@ class MemoryStore(Store):
     def _do(self, job: Job) -> None:
         if isinstance(job, AppendActions):
             self._append(job.race, job.entries, job.fence)
-            for player, entries in sorted(_by_player(job.entries).items()):
-                self._tell(race_channel(job.race), log_message(self.node, player, entries))
+            channel = race_channel(job.race)
+            if self.listener is not None and channel in self._subscribed:
+                for player, entries in sorted(_by_player(job.entries).items()):
+                    self._tell(channel, log_message(self.node, player, entries))
         elif isinstance(job, EndRace):
             stored = _loaded(self._races.get(job.race))
             if stored is None or stored["version"] == job.version:

@@ -317,3 +317,27 @@ async def test_a_run_that_did_not_finish_is_timed_to_its_last_progress_and_join_
             assert (ranking[name]["time_ms"], ranking[name]["at_ms"]) == (0, start)
         for client in (ann, bob, cy):
             await client.close()
+
+
+async def test_a_server_on_the_memory_store_is_handed_none_of_its_own_race_messages() -> None:
+    """One process is the only node on its memory store: following its races' channels
+    would hand it back every message it sends, to be dropped (the cost of each action)."""
+    async with running_server(countdown_ms=0) as server:
+        heard: list[dict[str, object]] = []
+        hear = server.store.listener
+        assert hear is not None
+
+        def counted(channel: str, message: dict[str, object]) -> None:
+            heard.append(message)
+            hear(channel, message)
+
+        server.store.listener = counted
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        await ann.next_event("started")
+        for action in winning_actions(GAME, DEAL)[:10]:
+            await ann.act(race, action)
+        assert (await bob.act(race, "deal"))["seq"] == 1
+        await asyncio.sleep(0.05)  # a message told is handed over after the turn
+        assert heard == []
