@@ -44,11 +44,13 @@ class AccountError(SolraceError):
 
 def yield_to_racers() -> None:
     """The hashing thread runs only on CPU nobody else wants (Linux's SCHED_IDLE, and
-    nice 10 where that is refused), so a wave of sign-ins takes the CPU the racers leave,
-    not theirs: a racer's event loop waking takes the core at once (Linux schedules
-    threads one by one; elsewhere this does nothing)."""
+    ``HASHING_NICE`` below the process's own priority where that is refused), so a wave of
+    sign-ins takes the CPU the racers leave, not theirs: a racer's event loop waking takes
+    the core at once (Linux schedules threads one by one; elsewhere this does nothing)."""
     with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASHING_NICE)
+        thread = threading.get_native_id()
+        below = os.getpriority(os.PRIO_PROCESS, thread) + HASHING_NICE
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, below))
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(threading.get_native_id(), os.SCHED_IDLE, os.sched_param(0))
 

@@ -8,8 +8,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher
@@ -347,3 +350,24 @@ async def test_hashing_runs_below_the_racers_priority_and_a_flood_of_it_is_refus
         assert refused.value.code == "auth_rate_limited"
     finally:
         desk.close()
+
+
+def test_a_niced_server_hashes_further_below_its_own_priority_not_at_a_fixed_nice() -> None:
+    """An operator who runs the server at nice 5 must not find the hashing at 10: that is
+    below the racers by 5, not by ``HASHING_NICE``, and at nice 15 it would be above them."""
+    code = (
+        "import os, threading\n"
+        "from server.accounts import yield_to_racers\n"
+        "def hash_thread():\n"
+        "    yield_to_racers()\n"
+        "    print(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))\n"
+        "t = threading.Thread(target=hash_thread); t.start(); t.join()\n"
+    )
+    shown = subprocess.run(
+        ["nice", "-n", "5", sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[2],
+    )
+    assert int(shown.stdout) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 5 + HASHING_NICE)
