@@ -267,6 +267,36 @@ redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 """
 
+# A batch's action entries for one race, and the news of them, in one step. KEYS[1] the
+# race's racers (a set), KEYS[1 + i] racer i's log (a stream). ARGV[1] the race's channel,
+# ARGV[2] n, the racers; then per racer i: its id, '1' to add it to the racers, the message
+# that carries its entries, the bare hint; then per entry: its racer's i, its stream id,
+# action and t_ms. Every entry is appended (an id not above its log's last is refused,
+# the others still go in); then each racer's message is published: the one that carries
+# the entries if every entry went in, else the hint (followers read the log). In the same
+# step, so the news is never of an entry a fence refused, and it reaches the followers
+# before anything the racer's next request changes. 1 when every entry went in, else
+# every XADD's reply (an error reply in its place).
+APPEND_LOG = """
+local n = tonumber(ARGV[2])
+for i = 1, n do
+  if ARGV[4 * i] == '1' then redis.call('SADD', KEYS[1], ARGV[4 * i - 1]) end
+end
+local replies = {}
+local ok = true
+for at = 3 + 4 * n, #ARGV, 4 do
+  local reply = redis.pcall('XADD', KEYS[1 + tonumber(ARGV[at])], ARGV[at + 1],
+                            'a', ARGV[at + 2], 't', ARGV[at + 3])
+  if type(reply) == 'table' and reply.err then ok = false end
+  replies[#replies + 1] = reply
+end
+for i = 1, n do
+  redis.call('PUBLISH', ARGV[1], ok and ARGV[4 * i + 1] or ARGV[4 * i + 2])
+end
+if ok then return 1 end
+return replies
+"""
+
 # KEYS[1] a race's record; ARGV[1] the version the final record follows, ARGV[2] its JSON.
 # Stored only if nobody moved the record on meanwhile (who ends a race first writes it).
 END_RACE = """
@@ -341,7 +371,13 @@ class RedisStore(Store):
         self._save_race_if = self._redis.register_script(SAVE_RACE_IF)
         self._end_race = self._redis.register_script(END_RACE)
         self._record_history = self._redis.register_script(RECORD_HISTORY)
-        self._scripts = (self._record_daily, self._end_race, self._record_history)  # by hash
+        self._append_log = self._redis.register_script(APPEND_LOG)
+        self._scripts = (  # called by hash in the writer's batches
+            self._append_log,
+            self._record_daily,
+            self._end_race,
+            self._record_history,
+        )
         self._subscriber: _Subscriber | None = None  # the connection that listens
         self._subscribed: set[str] = set()
         self._listening: asyncio.Task[None] | None = None  # subscribing again after a loss
@@ -913,14 +949,15 @@ class RedisStore(Store):
 
     async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
         """One pipelined round trip: each job's commands in order; a race's action entries
-        of the whole batch go in one script call (at its first job), all or nothing.
-        Scripts are called by their hash: a Redis that does not know them (restarted)
-        answers NOSCRIPT, and they are loaded and the batch sent again."""
+        and the news of them (``APPEND_LOG``) go in one script call per job. Scripts are
+        called by their hash: a Redis that does not know them (restarted) answers
+        NOSCRIPT, and they are loaded and the batch sent again."""
         if not jobs:
             return []
         try:  # the batch connection keeps the deadline itself (no timer per batch)
             spans, results = await self._send(jobs)
             if any(isinstance(result, NoScriptError) for result in results):
+                self._known_racers.clear()  # the SADD of a script refused did not go in
                 async with asyncio.timeout(self._deadline):
                     for script in self._scripts:
                         await self._redis.script_load(script.script)
@@ -931,47 +968,24 @@ class RedisStore(Store):
             if translated is None:
                 raise
             raise translated from error
-        told: list[_Command] = []
-        if not any(isinstance(result, Exception) for result in results):
-            for job in jobs:  # all went in (the usual case: one pass, no slices)
-                if isinstance(job, AppendActions):
-                    self._tell_log(told, job, stored=True)
-            if told and self._batches is not None:
-                self._batches.post(told)
-            return [None] * len(jobs)
+        if not any(isinstance(result, Exception | list) for result in results):
+            return [None] * len(jobs)  # all went in (the usual case: one pass, no slices)
         errors: list[StoreError | None] = []
         for job, (first, count) in zip(jobs, spans, strict=True):
             replies = results[first : first + count]
+            if isinstance(job, AppendActions):  # APPEND_LOG's reply: 1, or every XADD's
+                replies = [
+                    _error(str(item)) if isinstance(item, hiredis.ReplyError) else item
+                    for reply in replies
+                    for item in (reply if isinstance(reply, list) else (reply,))
+                ]
             failed = next((r for r in replies if _failed(r)), None)
             if failed is None and isinstance(job, AppendActions) and any(map(_seen, replies)):
                 failed = await self._fenced(job)  # an id not above the last: ours, or not?
             errors.append(None if failed is None else self._refused(failed))
-            if isinstance(job, AppendActions):
-                self._tell_log(told, job, stored=failed is None)
-        if told and self._batches is not None:
-            self._batches.post(told)
         if any(errors):
             self._known_racers.clear()
         return errors
-
-    def _tell_log(self, told: list[_Command], job: AppendActions, stored: bool) -> None:
-        """Queue what nodes following the race hear of ``job``: per player, their entries
-        (``log_message``), once Redis has answered that the whole job is stored, so no
-        entry is ever published that a fence refused; otherwise the bare hint (some may be
-        stored: followers read the log)."""
-        players: dict[str, list[str]] = {}
-        for entry in job.entries:
-            carried = players.get(entry.player)
-            if carried is None:
-                carried = players[entry.player] = []
-            carried.append(f"[{entry.seq},{entry.t_ms},{_json_string(entry.action)}]")
-        channel = self.prefix + race_channel(job.race)
-        for player in sorted(players):
-            hint = self._log_hint(player)
-            carried = players[player]
-            if stored and len(carried) <= CARRIED_MAX:
-                hint = f'{hint[:-1]},"e":[{",".join(carried)}]}}'
-            told.append(("PUBLISH", channel, hint))
 
     async def _fenced(self, job: AppendActions) -> Fenced | None:
         """An entry id was refused as not above the log's last: a resend (None) unless
@@ -1008,27 +1022,10 @@ class RedisStore(Store):
             # ``<fence>-<seq>``: Redis refuses an id not above the last, so an action
             # written again (a lost answer, a resend) is never logged twice, and one
             # written by a node with a fence lower than the racer's claim is refused.
-            race, fence, queued = job.race, job.fence, pipe.queued
-            known = self._known_racers
-            for entry in job.entries:
-                player = entry.player
-                if (race, player) not in known:
-                    known[(race, player)] = None  # forgotten on failure
-                    if len(known) > KNOWN_RACERS:
-                        del known[next(iter(known))]
-                    pipe.sadd(self._race_key(race, "racers"), player)
-                queued.append(
-                    (
-                        "XADD",
-                        self._log_key(race, player),
-                        f"{fence}-{entry.seq}",
-                        "a",
-                        entry.action,
-                        "t",
-                        entry.t_ms,
-                    )
-                )
-            return  # nodes following the race are told once it is stored (``_tell_log``)
+            # Nodes following the race hear of the entries in the same step (APPEND_LOG).
+            if job.entries:
+                pipe.queued.append(self._append_log_call(job))
+            return
         if isinstance(job, EndRace):
             keys = [self._race_key(job.race, part) for part in ("race", "result", "racers")]
             keys += [self._log_key(job.race, racer["player"]) for racer in job.record["racers"]]
@@ -1072,10 +1069,46 @@ class RedisStore(Store):
             pipe.sadd(listed, job.token_hash)
             pipe.expire(listed, job.keep_s)
 
+    def _append_log_call(self, job: AppendActions) -> _Command:
+        """The EVALSHA of ``APPEND_LOG`` that appends ``job``'s entries and publishes, per
+        racer, the message that carries them (``log_message``; the bare hint beyond
+        ``CARRIED_MAX`` entries, or when one is refused)."""
+        race, fence, known = job.race, job.fence, self._known_racers
+        by_player: dict[str, list[LogEntry]] = {}
+        for entry in job.entries:
+            entries = by_player.get(entry.player)
+            if entries is None:
+                entries = by_player[entry.player] = []
+            entries.append(entry)
+        players = sorted(by_player)
+        keys: list[str | int] = [self._race_key(race, "racers")]
+        words: list[str | int] = [self.prefix + race_channel(race), len(players)]
+        index: dict[str, int] = {}
+        for i, player in enumerate(players, 1):
+            index[player] = i
+            keys.append(self._log_key(race, player))
+            new = (race, player) not in known
+            if new:
+                known[(race, player)] = None  # forgotten on failure
+                if len(known) > KNOWN_RACERS:
+                    del known[next(iter(known))]
+            hint = self._log_hint(player)
+            entries = by_player[player]
+            carried = hint
+            if len(entries) <= CARRIED_MAX:
+                listed = ",".join(
+                    f"[{entry.seq},{entry.t_ms},{_json_string(entry.action)}]" for entry in entries
+                )
+                carried = f'{hint[:-1]},"e":[{listed}]}}'
+            words += [player, "1" if new else "0", carried, hint]
+        for entry in job.entries:
+            words += [index[entry.player], f"{fence}-{entry.seq}", entry.action, entry.t_ms]
+        return ("EVALSHA", self._append_log.sha, len(keys), *keys, *words)
+
     def _log_hint(self, player: str) -> str:
         """The message that tells nodes following a race that ``player``'s log moved on
-        (the same text for every action of theirs: built once per player; ``_tell_log``
-        adds the entries)."""
+        (the same text for every action of theirs: built once per player;
+        ``_append_log_call`` adds the entries)."""
         if self._hints_node != self.node:
             self._hints.clear()
             self._hints_node = self.node
@@ -1146,30 +1179,12 @@ class _BatchConnection(asyncio.Protocol):
         self.deadline = deadline
         self.transport: asyncio.Transport | None = None
         self.reader = hiredis.Reader()
-        # per batch sent: its replies expected, those come, its future (or, for commands
-        # posted, the commands: sent again after a lost connection), when it was sent
-        self.waiting: deque[tuple[int, list[Any], _Awaited | list[_Command], float]] = deque()
+        # per batch sent: its replies expected, those come, its future, when it was sent
+        self.waiting: deque[tuple[int, list[Any], _Awaited, float]] = deque()
         self.connecting: asyncio.Lock = asyncio.Lock()
         self.watchdog: asyncio.TimerHandle | None = None
-        self.posted: list[_Command] = []  # not sent: the connection was lost (see ``post``)
 
-    def post(self, commands: list[_Command]) -> None:
-        """Send ``commands`` now, without waiting for their replies (read and dropped as
-        they come). Not connected, or the connection lost before they are answered: they
-        go out again in front of the next batch. (Now, not with the next batch: a log
-        message must reach Redis before what the racer's next request changes, such as
-        a resignation in the race's record, which goes on another connection.)"""
-        self.posted += commands
-        if self.transport is not None:
-            self.transport.write(self._take_posted())
-
-    def _take_posted(self) -> bytes:
-        """The posted commands, packed, their replies expected (to be dropped)."""
-        posted, self.posted = self.posted, []
-        self._expect(len(posted), posted)
-        return b"".join(map(hiredis.pack_command, posted))  # type: ignore[arg-type]
-
-    def _expect(self, count: int, waiter: _Awaited | list[_Command]) -> None:
+    def _expect(self, count: int, waiter: _Awaited) -> None:
         loop = asyncio.get_running_loop()
         self.waiting.append((count, [], waiter, loop.time()))
         if self.watchdog is None:
@@ -1180,16 +1195,13 @@ class _BatchConnection(asyncio.Protocol):
         waited ``deadline`` seconds (one watchdog timer checks a few times a deadline, not
         a timer per batch: that cost more than the rest of a small batch's trip)."""
         transport = self.transport or await self.connect()
-        posted = self._take_posted() if self.posted else b""
-        return await self._exchange(transport, commands, posted)
+        return await self._exchange(transport, commands)
 
-    async def _exchange(
-        self, transport: asyncio.Transport, commands: list[_Command], posted: bytes = b""
-    ) -> list[Any]:
+    async def _exchange(self, transport: asyncio.Transport, commands: list[_Command]) -> list[Any]:
         payload = b"".join(map(hiredis.pack_command, commands))  # type: ignore[arg-type]
         done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         self._expect(len(commands), done)
-        transport.write(posted + payload)
+        transport.write(payload)
         try:
             return await done
         except BaseException:
@@ -1250,7 +1262,7 @@ class _BatchConnection(asyncio.Protocol):
             replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
             if len(replies) == count:
                 self.waiting.popleft()
-                if isinstance(done, asyncio.Future) and not done.done():
+                if not done.done():
                     done.set_result(replies)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -1260,17 +1272,13 @@ class _BatchConnection(asyncio.Protocol):
             self.watchdog.cancel()
             self.watchdog = None
         waiting, self.waiting = self.waiting, deque()
-        lost: list[_Command] = []
         for _, _, done, _ in waiting:
-            if not isinstance(done, asyncio.Future):
-                lost += done
-            elif not done.done():
+            if not done.done():
                 done.set_exception(
                     exc
                     if isinstance(exc, RedisTimeoutError)
                     else RedisConnectionError(f"the connection to Redis was lost ({exc})")
                 )
-        self.posted = lost + self.posted
 
     def close(self, reason: Exception | None = None) -> None:
         if self.transport is not None:
@@ -1327,7 +1335,7 @@ class _Subscriber(_BatchConnection):
             replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
             if len(replies) == count:
                 self.waiting.popleft()
-                if isinstance(done, asyncio.Future) and not done.done():
+                if not done.done():
                     done.set_result(replies)
 
     def connection_lost(self, exc: Exception | None) -> None:
