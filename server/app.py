@@ -78,6 +78,7 @@ class RaceServer:
         self.spectating = SpectatingDesk(settings, store, self.director, self.outbox, self.feeding)
         self.executor = Executor(self.director, self.spectating, self.sessions, self.writer)
         store.node = self.node
+        store.hear_own_logs = False  # its racers' actions: it applied them already
         self.daily = DailyDeals(store, settings)
         self.daily_desk = DailyDesk(store, self.daily, self.director)
         self.gateway = Gateway(

@@ -393,6 +393,8 @@ class RedisStore(Store):
         self._known_racers: dict[tuple[str, str], None] = {}
         self._hints: dict[str, str] = {}  # player -> their log hint (see ``_log_hint``)
         self._hints_node = ""
+        self._own_node = ""  # the node ``_own_start`` was made for
+        self._own_start = ""
 
     # keys
 
@@ -684,10 +686,20 @@ class RedisStore(Store):
             await self._call(subscriber.send([("UNSUBSCRIBE", channel) for channel in gone]))
 
     def _heard(self, channel: str, data: str) -> None:
-        """A message on a subscribed channel, for the listener."""
+        """A message on a subscribed channel, for the listener (this node's own log
+        messages are known by how they begin, without parsing them: ``hear_own_logs``)."""
         if self.listener is not None:
+            if not self.hear_own_logs and data.startswith(self._own_log()):
+                return
             with contextlib.suppress(ValueError):
                 self.listener(channel.removeprefix(self.prefix), json.loads(data))
+
+    def _own_log(self) -> str:
+        """How this node's log messages begin (``_log_hint``: keys in order, no spaces)."""
+        if self._own_node != self.node or not self._own_start:
+            self._own_node = self.node
+            self._own_start = encode_json({"k": "log", "n": self.node})[:-1] + ","
+        return self._own_start
 
     def _lost(self) -> None:
         """The subscriber's connection is gone: open it again and subscribe again (until
