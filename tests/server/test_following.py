@@ -16,8 +16,10 @@ from harness import running_server, url, winning_actions
 from racers import Racer
 
 from client.api import Client
-from protocol.race import LogEntry
+from protocol.race import LogEntry, Now
 from server.app import RaceServer
+from server.effects import Push
+from server.executor import now
 from server.jobs import AppendActions
 from server.store.redis_store import RedisStore
 
@@ -190,3 +192,19 @@ async def test_a_batch_sent_again_after_noscript_still_lists_its_racers(redis_ur
     assert await store.actions("r1") == [entry]
     await store.purge()
     await store.close()
+
+
+async def test_a_follower_sends_standings_only_to_its_own_racers(
+    two_servers: tuple[RaceServer, RaceServer],
+) -> None:
+    a, b = two_servers
+    ann, bob, race = await cross_node_race(a, b)
+    await Racer(ann, race).play(winning_actions(GAME, DEAL)[:3])
+    assert await replica_reaches(b, race, ann.player, 3)
+    room = b.director.rooms[race]
+    later = now()
+    later = Now(later.mono_ms + 60_000, later.wall_ms + 60_000)  # everyone idle since long
+    pushed = [e for e in b.director.look_after(room, later) if isinstance(e, Push)]
+    assert [(push.player, push.kind) for push in pushed] == [(bob.player, "standings")]
+    for client in (ann, bob):
+        await client.close()
