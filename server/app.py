@@ -75,9 +75,11 @@ class RaceServer:
         self.writer = Writer(store, settings.spill_path, node=self.node)
         self.director = RaceDirector(settings, store, self.feeding)
         self.sessions = Sessions(settings.grace_ms, self._expire)
+        self.director.here = lambda player: self.sessions.get(player) is not None
         self.spectating = SpectatingDesk(settings, store, self.director, self.outbox, self.feeding)
         self.executor = Executor(self.director, self.spectating, self.sessions, self.writer)
         store.node = self.node
+        store.hear_own_logs = False  # its racers' actions: it applied them already
         self.daily = DailyDeals(store, settings)
         self.daily_desk = DailyDesk(store, self.daily, self.director)
         self.gateway = Gateway(

@@ -114,6 +114,9 @@ class RaceDirector:
         self.rooms: dict[str, Room] = {}
         self.races_of: dict[str, set[str]] = {}  # player -> races followed that they are in
         self.later: Effects = []  # effects found on the way (races taken over, caught up)
+        # whether a player's session is on this node (the server's sessions say): only
+        # those are sent standings; others' nodes send them theirs
+        self.here: Callable[[str], bool] = lambda player: True
 
     # ================================================================== finding races
 
@@ -785,10 +788,11 @@ class RaceDirector:
         """The standings for every racer (but ``but``). With ``idle_since``, only for
         racers who are behind and have not acted since then: the others get them on their
         next ``act`` result."""
-        players = room.race.standings()
+        players: list[dict[str, Any]] | None = None
         effects: Effects = []
+        here = self.here
         for player in room.race.racers:
-            if player == but:
+            if player == but or not here(player):
                 continue
             if idle_since is not None and (
                 room.told.get(player, (0, 0))[0] == room.standings_version
@@ -796,6 +800,8 @@ class RaceDirector:
             ):
                 continue
             room.told[player] = (room.standings_version, moment.mono_ms)
+            if players is None:
+                players = room.race.standings()
             effects.append(Push(player, "standings", {"race": room.id, "players": players}))
         return effects
 

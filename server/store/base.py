@@ -136,6 +136,9 @@ class Store(ABC):
     node: str = ""  # the node this store serves (the messages it sends say so)
     shared = True  # other processes (nodes) may use it too; else races need no following
     listener: Callable[[str, dict[str, Any]], None] | None = None  # messages subscribed to
+    # False: the "log" messages this node published are not handed to the listener (a node
+    # knows its own racers' actions; a server sets it, so it does not parse them again)
+    hear_own_logs: bool = True
 
     # daily challenge
 

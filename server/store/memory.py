@@ -300,6 +300,12 @@ class MemoryStore(Store):
     def _tell(self, channel: str, message: dict[str, Any]) -> None:
         """Hand a message to the listener, after this turn, if its channel is followed."""
         if self.listener is not None and channel in self._subscribed:
+            if (
+                not self.hear_own_logs
+                and message.get("k") == "log"
+                and message.get("n") == self.node
+            ):
+                return  # this node's own
             asyncio.get_running_loop().call_soon(self.listener, channel, message)
 
     async def node_alive(self, node: str, ttl_ms: int) -> None:

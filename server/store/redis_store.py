@@ -72,6 +72,10 @@ LOG_PAGE = 256  # log entries read per XREVRANGE
 KNOWN_RACERS = 100_000  # racers remembered as registered in their live race (oldest forgotten)
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
+# Messages heard are read at most once per this many seconds while they keep coming (each
+# read at once when they come further apart): a node following busy races wakes up once
+# for many messages instead of once each (see ``_Subscriber``).
+HEAR_EVERY_S = 0.005
 
 # KEYS[1] a value; ARGV[1] the value proposed, ARGV[2] its time to live (seconds; 0:
 # for good). The first writer wins.
@@ -267,6 +271,36 @@ redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 """
 
+# A batch's action entries for one race, and the news of them, in one step. KEYS[1] the
+# race's racers (a set), KEYS[1 + i] racer i's log (a stream). ARGV[1] the race's channel,
+# ARGV[2] n, the racers; then per racer i: its id, '1' to add it to the racers, the message
+# that carries its entries, the bare hint; then per entry: its racer's i, its stream id,
+# action and t_ms. Every entry is appended (an id not above its log's last is refused,
+# the others still go in); then each racer's message is published: the one that carries
+# the entries if every entry went in, else the hint (followers read the log). In the same
+# step, so the news is never of an entry a fence refused, and it reaches the followers
+# before anything the racer's next request changes. 1 when every entry went in, else
+# every XADD's reply (an error reply in its place).
+APPEND_LOG = """
+local n = tonumber(ARGV[2])
+for i = 1, n do
+  if ARGV[4 * i] == '1' then redis.call('SADD', KEYS[1], ARGV[4 * i - 1]) end
+end
+local replies = {}
+local ok = true
+for at = 3 + 4 * n, #ARGV, 4 do
+  local reply = redis.pcall('XADD', KEYS[1 + tonumber(ARGV[at])], ARGV[at + 1],
+                            'a', ARGV[at + 2], 't', ARGV[at + 3])
+  if type(reply) == 'table' and reply.err then ok = false end
+  replies[#replies + 1] = reply
+end
+for i = 1, n do
+  redis.call('PUBLISH', ARGV[1], ok and ARGV[4 * i + 1] or ARGV[4 * i + 2])
+end
+if ok then return 1 end
+return replies
+"""
+
 # KEYS[1] a race's record; ARGV[1] the version the final record follows, ARGV[2] its JSON.
 # Stored only if nobody moved the record on meanwhile (who ends a race first writes it).
 END_RACE = """
@@ -341,7 +375,13 @@ class RedisStore(Store):
         self._save_race_if = self._redis.register_script(SAVE_RACE_IF)
         self._end_race = self._redis.register_script(END_RACE)
         self._record_history = self._redis.register_script(RECORD_HISTORY)
-        self._scripts = (self._record_daily, self._end_race, self._record_history)  # by hash
+        self._append_log = self._redis.register_script(APPEND_LOG)
+        self._scripts = (  # called by hash in the writer's batches
+            self._append_log,
+            self._record_daily,
+            self._end_race,
+            self._record_history,
+        )
         self._subscriber: _Subscriber | None = None  # the connection that listens
         self._subscribed: set[str] = set()
         self._listening: asyncio.Task[None] | None = None  # subscribing again after a loss
@@ -353,6 +393,8 @@ class RedisStore(Store):
         self._known_racers: dict[tuple[str, str], None] = {}
         self._hints: dict[str, str] = {}  # player -> their log hint (see ``_log_hint``)
         self._hints_node = ""
+        self._own_node = ""  # the node ``_own_start`` was made for
+        self._own_start = ""
 
     # keys
 
@@ -644,10 +686,20 @@ class RedisStore(Store):
             await self._call(subscriber.send([("UNSUBSCRIBE", channel) for channel in gone]))
 
     def _heard(self, channel: str, data: str) -> None:
-        """A message on a subscribed channel, for the listener."""
+        """A message on a subscribed channel, for the listener (this node's own log
+        messages are known by how they begin, without parsing them: ``hear_own_logs``)."""
         if self.listener is not None:
+            if not self.hear_own_logs and data.startswith(self._own_log()):
+                return
             with contextlib.suppress(ValueError):
                 self.listener(channel.removeprefix(self.prefix), json.loads(data))
+
+    def _own_log(self) -> str:
+        """How this node's log messages begin (``_log_hint``: keys in order, no spaces)."""
+        if self._own_node != self.node or not self._own_start:
+            self._own_node = self.node
+            self._own_start = encode_json({"k": "log", "n": self.node})[:-1] + ","
+        return self._own_start
 
     def _lost(self) -> None:
         """The subscriber's connection is gone: open it again and subscribe again (until
@@ -913,14 +965,15 @@ class RedisStore(Store):
 
     async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
         """One pipelined round trip: each job's commands in order; a race's action entries
-        of the whole batch go in one script call (at its first job), all or nothing.
-        Scripts are called by their hash: a Redis that does not know them (restarted)
-        answers NOSCRIPT, and they are loaded and the batch sent again."""
+        and the news of them (``APPEND_LOG``) go in one script call per job. Scripts are
+        called by their hash: a Redis that does not know them (restarted) answers
+        NOSCRIPT, and they are loaded and the batch sent again."""
         if not jobs:
             return []
         try:  # the batch connection keeps the deadline itself (no timer per batch)
             spans, results = await self._send(jobs)
             if any(isinstance(result, NoScriptError) for result in results):
+                self._known_racers.clear()  # the SADD of a script refused did not go in
                 async with asyncio.timeout(self._deadline):
                     for script in self._scripts:
                         await self._redis.script_load(script.script)
@@ -931,47 +984,24 @@ class RedisStore(Store):
             if translated is None:
                 raise
             raise translated from error
-        told: list[_Command] = []
-        if not any(isinstance(result, Exception) for result in results):
-            for job in jobs:  # all went in (the usual case: one pass, no slices)
-                if isinstance(job, AppendActions):
-                    self._tell_log(told, job, stored=True)
-            if told and self._batches is not None:
-                self._batches.post(told)
-            return [None] * len(jobs)
+        if not any(isinstance(result, Exception | list) for result in results):
+            return [None] * len(jobs)  # all went in (the usual case: one pass, no slices)
         errors: list[StoreError | None] = []
         for job, (first, count) in zip(jobs, spans, strict=True):
             replies = results[first : first + count]
+            if isinstance(job, AppendActions):  # APPEND_LOG's reply: 1, or every XADD's
+                replies = [
+                    _error(str(item)) if isinstance(item, hiredis.ReplyError) else item
+                    for reply in replies
+                    for item in (reply if isinstance(reply, list) else (reply,))
+                ]
             failed = next((r for r in replies if _failed(r)), None)
             if failed is None and isinstance(job, AppendActions) and any(map(_seen, replies)):
                 failed = await self._fenced(job)  # an id not above the last: ours, or not?
             errors.append(None if failed is None else self._refused(failed))
-            if isinstance(job, AppendActions):
-                self._tell_log(told, job, stored=failed is None)
-        if told and self._batches is not None:
-            self._batches.post(told)
         if any(errors):
             self._known_racers.clear()
         return errors
-
-    def _tell_log(self, told: list[_Command], job: AppendActions, stored: bool) -> None:
-        """Queue what nodes following the race hear of ``job``: per player, their entries
-        (``log_message``), once Redis has answered that the whole job is stored, so no
-        entry is ever published that a fence refused; otherwise the bare hint (some may be
-        stored: followers read the log)."""
-        players: dict[str, list[str]] = {}
-        for entry in job.entries:
-            carried = players.get(entry.player)
-            if carried is None:
-                carried = players[entry.player] = []
-            carried.append(f"[{entry.seq},{entry.t_ms},{_json_string(entry.action)}]")
-        channel = self.prefix + race_channel(job.race)
-        for player in sorted(players):
-            hint = self._log_hint(player)
-            carried = players[player]
-            if stored and len(carried) <= CARRIED_MAX:
-                hint = f'{hint[:-1]},"e":[{",".join(carried)}]}}'
-            told.append(("PUBLISH", channel, hint))
 
     async def _fenced(self, job: AppendActions) -> Fenced | None:
         """An entry id was refused as not above the log's last: a resend (None) unless
@@ -1008,27 +1038,10 @@ class RedisStore(Store):
             # ``<fence>-<seq>``: Redis refuses an id not above the last, so an action
             # written again (a lost answer, a resend) is never logged twice, and one
             # written by a node with a fence lower than the racer's claim is refused.
-            race, fence, queued = job.race, job.fence, pipe.queued
-            known = self._known_racers
-            for entry in job.entries:
-                player = entry.player
-                if (race, player) not in known:
-                    known[(race, player)] = None  # forgotten on failure
-                    if len(known) > KNOWN_RACERS:
-                        del known[next(iter(known))]
-                    pipe.sadd(self._race_key(race, "racers"), player)
-                queued.append(
-                    (
-                        "XADD",
-                        self._log_key(race, player),
-                        f"{fence}-{entry.seq}",
-                        "a",
-                        entry.action,
-                        "t",
-                        entry.t_ms,
-                    )
-                )
-            return  # nodes following the race are told once it is stored (``_tell_log``)
+            # Nodes following the race hear of the entries in the same step (APPEND_LOG).
+            if job.entries:
+                pipe.queued.append(self._append_log_call(job))
+            return
         if isinstance(job, EndRace):
             keys = [self._race_key(job.race, part) for part in ("race", "result", "racers")]
             keys += [self._log_key(job.race, racer["player"]) for racer in job.record["racers"]]
@@ -1072,10 +1085,46 @@ class RedisStore(Store):
             pipe.sadd(listed, job.token_hash)
             pipe.expire(listed, job.keep_s)
 
+    def _append_log_call(self, job: AppendActions) -> _Command:
+        """The EVALSHA of ``APPEND_LOG`` that appends ``job``'s entries and publishes, per
+        racer, the message that carries them (``log_message``; the bare hint beyond
+        ``CARRIED_MAX`` entries, or when one is refused)."""
+        race, fence, known = job.race, job.fence, self._known_racers
+        by_player: dict[str, list[LogEntry]] = {}
+        for entry in job.entries:
+            entries = by_player.get(entry.player)
+            if entries is None:
+                entries = by_player[entry.player] = []
+            entries.append(entry)
+        players = sorted(by_player)
+        keys: list[str | int] = [self._race_key(race, "racers")]
+        words: list[str | int] = [self.prefix + race_channel(race), len(players)]
+        index: dict[str, int] = {}
+        for i, player in enumerate(players, 1):
+            index[player] = i
+            keys.append(self._log_key(race, player))
+            new = (race, player) not in known
+            if new:
+                known[(race, player)] = None  # forgotten on failure
+                if len(known) > KNOWN_RACERS:
+                    del known[next(iter(known))]
+            hint = self._log_hint(player)
+            entries = by_player[player]
+            carried = hint
+            if len(entries) <= CARRIED_MAX:
+                listed = ",".join(
+                    f"[{entry.seq},{entry.t_ms},{_json_string(entry.action)}]" for entry in entries
+                )
+                carried = f'{hint[:-1]},"e":[{listed}]}}'
+            words += [player, "1" if new else "0", carried, hint]
+        for entry in job.entries:
+            words += [index[entry.player], f"{fence}-{entry.seq}", entry.action, entry.t_ms]
+        return ("EVALSHA", self._append_log.sha, len(keys), *keys, *words)
+
     def _log_hint(self, player: str) -> str:
         """The message that tells nodes following a race that ``player``'s log moved on
-        (the same text for every action of theirs: built once per player; ``_tell_log``
-        adds the entries)."""
+        (the same text for every action of theirs: built once per player;
+        ``_append_log_call`` adds the entries)."""
         if self._hints_node != self.node:
             self._hints.clear()
             self._hints_node = self.node
@@ -1146,30 +1195,12 @@ class _BatchConnection(asyncio.Protocol):
         self.deadline = deadline
         self.transport: asyncio.Transport | None = None
         self.reader = hiredis.Reader()
-        # per batch sent: its replies expected, those come, its future (or, for commands
-        # posted, the commands: sent again after a lost connection), when it was sent
-        self.waiting: deque[tuple[int, list[Any], _Awaited | list[_Command], float]] = deque()
+        # per batch sent: its replies expected, those come, its future, when it was sent
+        self.waiting: deque[tuple[int, list[Any], _Awaited, float]] = deque()
         self.connecting: asyncio.Lock = asyncio.Lock()
         self.watchdog: asyncio.TimerHandle | None = None
-        self.posted: list[_Command] = []  # not sent: the connection was lost (see ``post``)
 
-    def post(self, commands: list[_Command]) -> None:
-        """Send ``commands`` now, without waiting for their replies (read and dropped as
-        they come). Not connected, or the connection lost before they are answered: they
-        go out again in front of the next batch. (Now, not with the next batch: a log
-        message must reach Redis before what the racer's next request changes, such as
-        a resignation in the race's record, which goes on another connection.)"""
-        self.posted += commands
-        if self.transport is not None:
-            self.transport.write(self._take_posted())
-
-    def _take_posted(self) -> bytes:
-        """The posted commands, packed, their replies expected (to be dropped)."""
-        posted, self.posted = self.posted, []
-        self._expect(len(posted), posted)
-        return b"".join(map(hiredis.pack_command, posted))  # type: ignore[arg-type]
-
-    def _expect(self, count: int, waiter: _Awaited | list[_Command]) -> None:
+    def _expect(self, count: int, waiter: _Awaited) -> None:
         loop = asyncio.get_running_loop()
         self.waiting.append((count, [], waiter, loop.time()))
         if self.watchdog is None:
@@ -1180,16 +1211,13 @@ class _BatchConnection(asyncio.Protocol):
         waited ``deadline`` seconds (one watchdog timer checks a few times a deadline, not
         a timer per batch: that cost more than the rest of a small batch's trip)."""
         transport = self.transport or await self.connect()
-        posted = self._take_posted() if self.posted else b""
-        return await self._exchange(transport, commands, posted)
+        return await self._exchange(transport, commands)
 
-    async def _exchange(
-        self, transport: asyncio.Transport, commands: list[_Command], posted: bytes = b""
-    ) -> list[Any]:
+    async def _exchange(self, transport: asyncio.Transport, commands: list[_Command]) -> list[Any]:
         payload = b"".join(map(hiredis.pack_command, commands))  # type: ignore[arg-type]
         done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         self._expect(len(commands), done)
-        transport.write(posted + payload)
+        transport.write(payload)
         try:
             return await done
         except BaseException:
@@ -1250,7 +1278,7 @@ class _BatchConnection(asyncio.Protocol):
             replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
             if len(replies) == count:
                 self.waiting.popleft()
-                if isinstance(done, asyncio.Future) and not done.done():
+                if not done.done():
                     done.set_result(replies)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -1260,17 +1288,13 @@ class _BatchConnection(asyncio.Protocol):
             self.watchdog.cancel()
             self.watchdog = None
         waiting, self.waiting = self.waiting, deque()
-        lost: list[_Command] = []
         for _, _, done, _ in waiting:
-            if not isinstance(done, asyncio.Future):
-                lost += done
-            elif not done.done():
+            if not done.done():
                 done.set_exception(
                     exc
                     if isinstance(exc, RedisTimeoutError)
                     else RedisConnectionError(f"the connection to Redis was lost ({exc})")
                 )
-        self.posted = lost + self.posted
 
     def close(self, reason: Exception | None = None) -> None:
         if self.transport is not None:
@@ -1292,6 +1316,7 @@ class _Subscriber(_BatchConnection):
         heard: Callable[[str, str], None],
         lost: Callable[[], None],
         deadline: float = CALL_DEADLINE_S,
+        hear_every: float = HEAR_EVERY_S,
     ) -> None:
         super().__init__(url, deadline)
         self.reader = _text_reader()
@@ -1299,6 +1324,9 @@ class _Subscriber(_BatchConnection):
         self.lost = lost
         self.channels: set[str] = set()  # with the store's prefix
         self.opening = asyncio.Lock()
+        self.every = hear_every
+        self.last_read = 0.0  # loop time of the last read taken at once
+        self.resuming: asyncio.TimerHandle | None = None  # reading paused until then
 
     async def open(self) -> None:
         """Connected and subscribed to every channel (at once when it is already)."""
@@ -1311,6 +1339,7 @@ class _Subscriber(_BatchConnection):
 
     def data_received(self, data: bytes) -> None:
         self.reader.feed(data)
+        self._coalesce()
         while True:
             reply = self.reader.gets()
             if reply is False:
@@ -1327,10 +1356,33 @@ class _Subscriber(_BatchConnection):
             replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
             if len(replies) == count:
                 self.waiting.popleft()
-                if isinstance(done, asyncio.Future) and not done.done():
+                if not done.done():
                     done.set_result(replies)
 
+    def _coalesce(self) -> None:
+        """Data read within ``every`` of the last read taken at once: stop reading until
+        ``every`` after it, so what comes meanwhile is read in one go (a busy race's
+        messages wait at most ``every``; a quiet one's are read as they come)."""
+        if self.every <= 0 or self.transport is None:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if now - self.last_read >= self.every:
+            self.last_read = now
+        elif self.resuming is None:
+            self.transport.pause_reading()
+            self.resuming = loop.call_at(self.last_read + self.every, self._resume)
+
+    def _resume(self) -> None:
+        self.resuming = None
+        self.last_read = asyncio.get_running_loop().time()
+        if self.transport is not None:
+            self.transport.resume_reading()
+
     def connection_lost(self, exc: Exception | None) -> None:
+        if self.resuming is not None:
+            self.resuming.cancel()
+            self.resuming = None
         lost = self.transport is not None
         super().connection_lost(exc)
         self.reader = _text_reader()

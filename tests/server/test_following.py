@@ -16,8 +16,10 @@ from harness import running_server, url, winning_actions
 from racers import Racer
 
 from client.api import Client
-from protocol.race import LogEntry
+from protocol.race import LogEntry, Now
 from server.app import RaceServer
+from server.effects import Push
+from server.executor import now
 from server.jobs import AppendActions
 from server.store.redis_store import RedisStore
 
@@ -121,36 +123,6 @@ async def test_a_follower_that_missed_a_message_reads_the_log_at_the_next_one(
         await client.close()
 
 
-async def test_messages_posted_on_a_connection_lost_before_their_reply_go_out_before_the_next_batch(
-    redis_url: str,
-) -> None:
-    prefix = f"following-{uuid.uuid4().hex}:"
-    writer, follower = RedisStore(redis_url, prefix=prefix), RedisStore(redis_url, prefix=prefix)
-    heard: list[dict[str, Any]] = []
-    follower.listener = lambda channel, message: heard.append(message)
-    await follower.subscribe(["race:r1"])
-    writer.node = "node-a"
-    first, second = LogEntry("ann", 1, "deal", 5), LogEntry("ann", 2, "auto", 9)
-    assert await writer.write([AppendActions("r1", (first,))]) == [None]
-    assert writer._batches is not None
-    writer._batches.post([("PUBLISH", f"{prefix}race:r1", '{"k":"lost"}')])
-    writer._batches.close()  # lost before its reply came (sent or not)
-    await asyncio.sleep(0.1)
-    assert await writer.write([AppendActions("r1", (second,))]) == [None]
-    deadline = time.monotonic() + 5
-    while {"k": "lost"} not in heard or [[2, 9, "auto"]] not in [m.get("e") for m in heard]:
-        if time.monotonic() > deadline:
-            break
-        await asyncio.sleep(0.01)
-    carried = [message["e"] for message in heard if "e" in message]
-    once = [entries for i, entries in enumerate(carried) if entries not in carried[:i]]
-    assert once == [[[1, 5, "deal"]], [[2, 9, "auto"]]]  # sent again if unanswered: seen
-    assert {"k": "lost"} in heard  # posted again in front of the next batch
-    await writer.purge()
-    for store in (writer, follower):
-        await store.close()
-
-
 async def test_a_message_that_fails_to_apply_leaves_the_follower_hearing_and_reading_the_log(
     two_servers: tuple[RaceServer, RaceServer], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -203,5 +175,36 @@ async def test_a_racer_s_log_message_comes_before_what_their_next_request_change
     while not logs_before_record and time.monotonic() < deadline:
         await asyncio.sleep(0.01)
     assert logs_before_record == [5]  # every action's message came before it
+    for client in (ann, bob):
+        await client.close()
+
+
+async def test_a_batch_sent_again_after_noscript_still_lists_its_racers(redis_url: str) -> None:
+    """A Redis that lost its scripts (restarted) answers the append with NOSCRIPT: the
+    batch goes again once they are loaded, and it still adds its racers to the race's
+    set (by which the race is rebuilt and its logs found)."""
+    store = RedisStore(redis_url, prefix=f"following-{uuid.uuid4().hex}:")
+    store.node = "node-a"
+    await store._redis.script_flush()
+    entry = LogEntry("ann", 1, "deal", 5)
+    assert await store.write([AppendActions("r1", (entry,))]) == [None]
+    assert await store.racers_logged("r1") == ["ann"]
+    assert await store.actions("r1") == [entry]
+    await store.purge()
+    await store.close()
+
+
+async def test_a_follower_sends_standings_only_to_its_own_racers(
+    two_servers: tuple[RaceServer, RaceServer],
+) -> None:
+    a, b = two_servers
+    ann, bob, race = await cross_node_race(a, b)
+    await Racer(ann, race).play(winning_actions(GAME, DEAL)[:3])
+    assert await replica_reaches(b, race, ann.player, 3)
+    room = b.director.rooms[race]
+    later = now()
+    later = Now(later.mono_ms + 60_000, later.wall_ms + 60_000)  # everyone idle since long
+    pushed = [e for e in b.director.look_after(room, later) if isinstance(e, Push)]
+    assert [(push.player, push.kind) for push in pushed] == [(bob.player, "standings")]
     for client in (ann, bob):
         await client.close()

@@ -551,6 +551,27 @@ async def test_subscribers_hear_messages_and_race_changes(store: Store) -> None:
     await store.unsubscribe([race_channel("r1")])
 
 
+async def test_a_node_that_does_not_hear_its_own_log_messages_hears_everything_else(
+    store: Store,
+) -> None:
+    heard: list[dict[str, Any]] = []
+    store.listener = lambda channel, message: heard.append(message)
+    store.node = "node-a"
+    store.hear_own_logs = False
+    await store.subscribe([race_channel("r1")])
+    await save(store, "r1", "ann")
+    await store.write([AppendActions("r1", (LogEntry("ann", 1, "deal", 5),))])
+    theirs = {"k": "log", "p": "bob", "n": "node-b", "e": [[1, 7, "b1"]]}
+    await store.publish(race_channel("r1"), theirs)
+    for _ in range(100):
+        if len(heard) >= 2:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    assert heard == [{"k": "record", "v": 1, "n": "node-a"}, theirs]
+    await store.unsubscribe([race_channel("r1")])
+
+
 async def test_a_log_message_carries_a_batch_s_entries_once_they_are_stored(store: Store) -> None:
     heard: list[dict[str, Any]] = []
     store.listener = lambda channel, message: heard.append(message)
