@@ -48,9 +48,9 @@ log = logging.getLogger("solrace.daily")
 WORKER_NICE = 10  # the certification worker yields to the event loop when cores are short
 PR_SET_PDEATHSIG = 1  # Linux prctl: a signal for this process when its parent dies
 MAX_CANDIDATES = 64  # candidates tried before falling back to an uncertified deal
-# Per game, where the default does not fit: Shady Lanes wins only about one candidate in
-# a hundred within its first round, so it gets more candidates, each starting at a budget
-# where its search already wins some (docs/solver.md, "Daily certification").
+# Per game, where the default does not fit: the solver wins about one Shady Lanes candidate
+# in 170 within 32,000 positions and none within 8,000, so that game starts at 32,000 and
+# has candidates for longer than 60 s (docs/solver.md, "The certification study").
 GAME_CANDIDATES = {"shady_lanes": 1024}
 GAME_FIRST_NODES = {"shady_lanes": 32_000}
 SHORT_SECRET = 16  # characters: an operator's secret shorter than this is warned about
