@@ -48,6 +48,11 @@ log = logging.getLogger("solrace.daily")
 WORKER_NICE = 10  # the certification worker yields to the event loop when cores are short
 PR_SET_PDEATHSIG = 1  # Linux prctl: a signal for this process when its parent dies
 MAX_CANDIDATES = 64  # candidates tried before falling back to an uncertified deal
+# Per game, where the default does not fit: the solver wins about one Shady Lanes candidate
+# in 170 within 32,000 positions and none within 8,000, so that game starts at 32,000 and
+# has candidates for longer than 60 s (docs/solver.md, "The certification study").
+GAME_CANDIDATES = {"shady_lanes": 1024}
+GAME_FIRST_NODES = {"shady_lanes": 32_000}
 SHORT_SECRET = 16  # characters: an operator's secret shorter than this is warned about
 SLOW_TO_PROVE = {"shady_lanes"}
 PREPARE_ORDER = tuple(sorted(GAMES, key=lambda game: game in SLOW_TO_PROVE))
@@ -78,6 +83,16 @@ def _end_with(server: int) -> None:
     os._exit(1)
 
 
+def max_candidates(game: str) -> int:
+    """How many of the day's candidates ``game`` tries before an uncertified deal."""
+    return GAME_CANDIDATES.get(game, MAX_CANDIDATES)
+
+
+def first_nodes(game: str) -> int:
+    """The node budget per candidate of ``game``'s first widening round."""
+    return GAME_FIRST_NODES.get(game, FIRST_NODES)
+
+
 def prove_winnable(game: str, number: int, nodes: int, deadline: float) -> bool:
     """The solver's verdict on deal ``number`` of ``game`` (standard options) is "won",
     reached within ``nodes`` positions and before ``deadline``."""
@@ -98,7 +113,7 @@ def certify_candidates(
     clock: Callable[[], float] = time.monotonic,
 ) -> Certified | Uncertified:
     """Run in the worker: ``protocol.solver.certify.first_certified`` over ``candidates``
-    (iterative widening from FIRST_NODES positions each up to ``nodes``), within
+    (iterative widening from ``first_nodes(game)`` positions each up to ``nodes``), within
     ``budget_s`` seconds of ``clock`` for them all (the server's: wall time; ``solrace
     study --dailies`` passes this process's CPU time, to stand for a core of its own). The
     solver is ``certifier``'s (the real one unless a test gives another)."""
@@ -116,7 +131,7 @@ def certify_candidates(
     return first_certified(
         rules_for(game),
         candidates,
-        first_nodes=min(FIRST_NODES, nodes),
+        first_nodes=min(first_nodes(game), nodes),
         growth=GROWTH,
         max_nodes=nodes,
         should_stop=out_of_time,
@@ -219,7 +234,9 @@ class DailyDeals:
 
     async def _choose(self, game: str, day: str) -> int:
         candidates = list(
-            itertools.islice(candidate_deals(game, day, await self.secret_in_use()), MAX_CANDIDATES)
+            itertools.islice(
+                candidate_deals(game, day, await self.secret_in_use()), max_candidates(game)
+            )
         )
         if self.certifier is None:
             return candidates[0]

@@ -183,10 +183,12 @@ def certify_day(game: str, day: str) -> dict[str, Any]:
     """One day's certification of ``game``, exactly as the server's worker runs it (its
     candidates, function and budgets), timed here: the day's row."""
     from server.config import Settings
-    from server.daily import MAX_CANDIDATES, certify_candidates, prove_winnable
+    from server.daily import certify_candidates, max_candidates, prove_winnable
 
     settings = Settings()
-    candidates = list(itertools.islice(candidate_deals(game, day, STUDY_SECRET), MAX_CANDIDATES))
+    candidates = list(
+        itertools.islice(candidate_deals(game, day, STUDY_SECRET), max_candidates(game))
+    )
     started, cpu_started = time.perf_counter(), time.process_time()
     result = certify_candidates(
         prove_winnable,

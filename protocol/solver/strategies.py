@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 from protocol.errors import IllegalAction
 from protocol.notation import DEAL, Action, Move
 from protocol.position import Position
+from protocol.solver.profiles import Draws
 
 if TYPE_CHECKING:
     from protocol.solver.search import Context
@@ -128,16 +129,20 @@ def best_first(context: Context, start: Position) -> Steps:
     return None
 
 
-BEAM_WIDTHS: Final = (16, 64, 256, 1024, 4096, 16384)
 CLOSURE_PER_WIDTH: Final = 64
 
 
 def beam(context: Context, start: Position) -> Steps:
     """Stage by stage (a stage ends with a deal): every position reachable without dealing,
     up to a cap, then the ``width`` best by the profile's score deal and form the next
-    stage. Tried with wider and wider beams; incomplete (it drops positions)."""
-    for width in BEAM_WIDTHS:
-        result, dropped = yield from _beam_pass(context, start, width)
+    stage. One pass per width of ``Profile.beam_passes``; pass 0 ranks by ``score``, each
+    later pass by ``Profile.varied_score`` (a seeded variant, so that restarts at the same
+    width look at other positions). Incomplete (it drops positions); it ends when a pass
+    dropped nothing (that pass saw every reachable position) or the widths run out."""
+    profile = context.profile
+    for index, width in enumerate(profile.beam_passes()):
+        score = profile.score if index == 0 else profile.varied_score(Draws(index))
+        result, dropped = yield from _beam_pass(context, start, width, score)
         if result is not None:
             return result
         if not dropped:
@@ -146,10 +151,10 @@ def beam(context: Context, start: Position) -> Steps:
 
 
 def _beam_pass(
-    context: Context, start: Position, width: int
+    context: Context, start: Position, width: int, score: Callable[[Position], int]
 ) -> Generator[None, None, tuple[list[Action] | None, bool]]:
     profile, key, step, budget = context.profile, context.profile.key, context.step, context.budget
-    score, moves, dead = profile.score, profile.beam_moves, profile.is_dead
+    moves, dead = profile.beam_moves, profile.is_dead
     first: list[Action] = []
     root = context.settle(start, first)
     if context.is_won(root):

@@ -15,7 +15,7 @@ from protocol.daily import candidate_deals
 from protocol.games import rules_for
 from protocol.replay import replay
 from protocol.solver import solve
-from server.daily import MAX_CANDIDATES
+from server.daily import max_candidates
 
 GAMES_RUN = ("sanibel", "mount_sunflower_easy")
 
@@ -39,7 +39,7 @@ def test_dailies_prints_per_game_figures_consistent_with_its_rows(
         rules = rules_for(game)
         for row in rows:  # the server's candidates, and a deal the solver wins
             candidates = itertools.islice(
-                candidate_deals(game, row["day"], STUDY_SECRET), MAX_CANDIDATES
+                candidate_deals(game, row["day"], STUDY_SECRET), max_candidates(game)
             )
             assert row["deal"] in list(candidates)
             solution = solve(rules, rules.deal(row["deal"]), max_nodes=row["nodes"])
