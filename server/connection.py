@@ -124,6 +124,11 @@ class MessageConnection(ServerConnection):
         if hasattr(self.transport, "_read_ready_cb"):
             self.transport._read_ready_cb = None
 
+    @property
+    def reads_frames(self) -> bool:
+        """This connection reads its common frames itself (decided once it is open)."""
+        return bool(self._own_framing)
+
     def data_received(self, data: bytes) -> None:
         """Read whole frames from ``data`` (see the module's docstring); until the
         connection is open, and for good if websockets' parser was not then at a frame's
@@ -214,8 +219,11 @@ class MessageConnection(ServerConnection):
 
 def _at_frame_start(protocol: Protocol) -> bool:
     """websockets' parser holds no bytes and waits for a frame's first one (its frame loop
-    waits in ``StreamReader.at_eof`` between frames)."""
-    if protocol.reader.buffer:
+    waits in ``StreamReader.at_eof`` between frames), and its protocol keeps the state this
+    reading consults (websockets 15 and later: ``current_size``, ``max_message_size``)."""
+    if protocol.reader.buffer or not hasattr(protocol, "current_size"):
+        return False
+    if not hasattr(protocol, "max_message_size"):
         return False
     waiting: Any = protocol.parser
     while getattr(waiting, "gi_yieldfrom", None) is not None:

@@ -28,10 +28,14 @@ from server.connection import MessageConnection
 MAX_SIZE = 4096  # as the race server's
 
 
+OPENED: list[MessageConnection] = []  # every connection the echo server served, in order
+
+
 @contextmanager
 def echo_server() -> Iterator[int]:
     """A websockets server built on MessageConnection that sends back each message it is
     handed; yields its port."""
+    OPENED.clear()
     loop = asyncio.new_event_loop()
     started = threading.Event()
     port: list[int] = []
@@ -45,6 +49,7 @@ def echo_server() -> Iterator[int]:
             sending.add(task)
             task.add_done_callback(sending.discard)
 
+        OPENED.append(connection)
         connection.listen(back)
         await connection.wait_closed()
 
@@ -147,7 +152,7 @@ def send_in_pieces(client: RawClient, data: bytes, cuts: list[int]) -> None:
             previous = point
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plan=messages, cuts=st.lists(st.integers(0, 10_000), max_size=12))
 def test_every_message_comes_whole_and_in_order_however_its_frames_are_cut(
     plan: list[tuple[str | bytes, int, bool]], cuts: list[int]
@@ -167,6 +172,7 @@ def test_every_message_comes_whole_and_in_order_however_its_frames_are_cut(
     ]
     assert echoed == [payload for payload, *_ in plan]
     assert sum(1 for f in frames if f.opcode is Opcode.PONG) == pings
+    assert OPENED[0].reads_frames  # the server's own reading, not websockets', was tested
 
 
 def closing_code(frames: list[Frame]) -> int | None:
@@ -234,3 +240,4 @@ def test_frames_sent_before_the_handshake_was_answered_are_read_all_the_same() -
             frames += [e for e in client.read() if isinstance(e, Frame)]
         client.close()
     assert [f.data for f in frames] == [b"early", b"bird"]
+    assert not OPENED[0].reads_frames  # websockets read them all
