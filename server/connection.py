@@ -149,13 +149,13 @@ class MessageConnection(ServerConnection):
         start, end_of_data = 0, len(buffer)
         while end_of_data - start >= 2:
             first, second = buffer[start], buffer[start + 1]
-            length, header = second & 0x7F, 2
-            if length == 126:
-                length, header = int.from_bytes(buffer[start + 2 : start + 4]), 4
-            elif length == 127:
-                length, header = int.from_bytes(buffer[start + 2 : start + 10]), 10
-            if second & _MASKED:
-                header += 4
+            length = second & 0x7F
+            extended = 2 if length == 126 else 8 if length == 127 else 0
+            header = 2 + extended + (4 if second & _MASKED else 0)
+            if end_of_data - start < header:
+                break
+            if extended:
+                length = int.from_bytes(buffer[start + 2 : start + 2 + extended])
             if limit is not None and length > limit:  # websockets refuses it (1009)
                 self._own_framing = False
                 super().data_received(buffer[start:])

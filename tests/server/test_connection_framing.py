@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from websockets.asyncio.server import serve
 from websockets.client import ClientProtocol
@@ -154,6 +154,7 @@ def send_in_pieces(client: RawClient, data: bytes, cuts: list[int]) -> None:
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plan=messages, cuts=st.lists(st.integers(0, 10_000), max_size=12))
+@example(plan=[(b"x" * 300, 1, False), ("y", 1, False)], cuts=list(range(1, 12)))  # byte by byte
 def test_every_message_comes_whole_and_in_order_however_its_frames_are_cut(
     plan: list[tuple[str | bytes, int, bool]], cuts: list[int]
 ) -> None:
