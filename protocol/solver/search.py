@@ -73,10 +73,10 @@ class Context:
 
     def settle(self, position: Position, actions: list[Action]) -> Position:
         """Make every safe foundation move, appending each to ``actions``."""
-        safe_move, play = self.profile.safe_move, self.rules.play_move
+        safe_move, play = self.profile.safe_move, self.profile.play
         move = safe_move(position)
         while move is not None:
-            position = play(position, move)[0]
+            position = play(position, move)
             actions.append(move)
             move = safe_move(position)
         return position
@@ -86,7 +86,7 @@ class Context:
         taken: ``action`` then the safe moves. Counts one node."""
         self.budget.spend()
         if type(action) is Move:
-            after = self.rules.play_move(position, action)[0]
+            after = self.profile.play(position, action)
         else:
             after = self.rules.play_deal(position)[0]
         taken = [action]
