@@ -101,7 +101,7 @@ def prove_winnable(game: str, number: int, nodes: int, deadline: float) -> bool:
 
 def _solve(game: str, number: int, nodes: int, stop: Callable[[], bool]) -> Solution:
     rules = rules_for(game)
-    return solve(rules, rules.deal(number), max_nodes=nodes, should_stop=stop)
+    return solve(rules, rules.deal(number), max_nodes=nodes, should_stop=stop, wins_only=True)
 
 
 def certify_candidates(

@@ -78,11 +78,15 @@ def first_certified(
     when its budget would pass it, and nothing after it is tried: the answer stays
     deterministic). ``should_stop`` (the time budget) is asked before each attempt and
     passed to the solver; once it has answered true, the answer is ``Uncertified``.
+    The solver runs with ``wins_only`` (the game's strategies for finding wins; a game
+    that keeps a complete one there still drops the candidates it proves unwinnable).
     ``attempt`` replaces the solver (tests)."""
     if attempt is None:
 
         def attempt(number: int, nodes: int, stop: Callable[[], bool] | None) -> Solution:
-            return solve(rules, rules.deal(number), max_nodes=nodes, should_stop=stop)
+            return solve(
+                rules, rules.deal(number), max_nodes=nodes, should_stop=stop, wins_only=True
+            )
 
     stopped = False
 

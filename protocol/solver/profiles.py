@@ -136,6 +136,9 @@ class Profile(ABC):
     which search strategies ``solve`` runs side by side, with their shares of the budget."""
 
     strategies: ClassVar[tuple[tuple[str, int], ...]] = (("depth_first", 1), ("best_first", 1))
+    # What ``solve(..., wins_only=True)`` runs (certification, where only a win counts):
+    # None for ``strategies``.
+    win_strategies: ClassVar[tuple[tuple[str, int], ...] | None] = None
     # A game with the same layout whose every legal move is legal here too: its wins are
     # wins here, and its smaller space may be searched faster.
     stricter_game: ClassVar[str | None] = None
@@ -319,6 +322,10 @@ class ShadyLanesProfile(Profile):
     """
 
     strategies = (("depth_first", 1), ("beam", 7))
+    # Only the beam has ever won a Shady Lanes deal, and no proof fits a certification
+    # budget ("Why proofs are out of reach"): where only a win counts, the beam gets the
+    # depth-first share too.
+    win_strategies = (("beam", 1),)
     # Restarts: one beam pass of this width after another, each later one ranking by its
     # own drawn weights (``varied_score``). On 200 deals at 32,000 positions this won more
     # than one widening beam (16, 64, 256, ...); see docs/solver.md.

@@ -111,17 +111,23 @@ def solve(
     max_nodes: int = DEFAULT_MAX_NODES,
     should_stop: Callable[[], bool] | None = None,
     shortened: bool = True,
+    wins_only: bool = False,
 ) -> Solution:
     """Search for a win from ``position`` (every card known). At most ``max_nodes``
     positions are generated; ``should_stop`` is asked every STOP_CHECK_INTERVAL nodes and
     ends the search with ``unknown`` when it answers true. A win found is shortened (see
     ``shorten``; that pass is not counted in ``nodes``) unless ``shortened`` is false.
+    ``wins_only`` runs the profile's ``win_strategies`` (certification: only a win counts),
+    which may leave out the complete strategies: "unwinnable" is then never answered.
     BadGame for a game the solver does not know."""
     profile = profile_for(rules)
+    mix = profile.strategies
+    if wins_only and profile.win_strategies is not None:
+        mix = profile.win_strategies
     budget = Budget(max_nodes, should_stop)
     context = Context(rules, profile, budget)
     try:
-        verdict, actions = _race(context, position, profile.strategies)
+        verdict, actions = _race(context, position, mix)
     except OutOfBudget:
         return Solution(UNKNOWN, (), budget.nodes)
     texts = [str(action) for action in actions]
