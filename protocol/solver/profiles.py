@@ -206,6 +206,10 @@ class Profile(ABC):
         """The beam's width for each pass, in order (widening by default)."""
         return BEAM_WIDTHS
 
+    # The width of the lone beam pass ``search.screen`` looks at a deal with; None: the
+    # game has no screen (certification tries its candidates in their own order).
+    screen_width: ClassVar[int | None] = None
+
     def varied_score(self, rng: Draws) -> Callable[[Position], int]:
         """The score a later beam pass ranks by, drawn with ``rng`` (seeded by the pass:
         deterministic). By default the score itself."""
@@ -331,6 +335,7 @@ class ShadyLanesProfile(Profile):
     # than one widening beam (16, 64, 256, ...); see docs/solver.md.
     RESTART_WIDTH: ClassVar[int] = 16
     RESTART_NOISE: ClassVar[int] = 4
+    screen_width = 1  # a greedy pass: a few hundred positions (docs/solver.md)
 
     def __init__(self, rules: Rules) -> None:
         super().__init__(rules)
