@@ -37,6 +37,8 @@ from protocol.notation import parse_action
 from protocol.race import Now, Phase, RaceError, RaceSettings, daily_deal_shown, run_json
 from protocol.solver import UNKNOWN, WON, Solution, solve
 from protocol.solver.certify import FIRST_NODES, GROWTH, Certified, Uncertified, first_certified
+from protocol.solver.profiles import profile_for
+from protocol.solver.search import screen
 from server.config import Settings
 from server.director import RaceDirector, new_id
 from server.effects import Effects, Write
@@ -101,7 +103,7 @@ def prove_winnable(game: str, number: int, nodes: int, deadline: float) -> bool:
 
 def _solve(game: str, number: int, nodes: int, stop: Callable[[], bool]) -> Solution:
     rules = rules_for(game)
-    return solve(rules, rules.deal(number), max_nodes=nodes, should_stop=stop)
+    return solve(rules, rules.deal(number), max_nodes=nodes, should_stop=stop, wins_only=True)
 
 
 def certify_candidates(
@@ -128,6 +130,11 @@ def certify_candidates(
         proven = certifier(game, number, budget, time.monotonic() + deadline - clock())
         return Solution(WON if proven else UNKNOWN, (), budget)
 
+    def look(number: int) -> tuple[int, int]:
+        rules = rules_for(game)
+        return screen(rules, rules.deal(number))
+
+    real = certifier is prove_winnable and profile_for(rules_for(game)).screen_width is not None
     return first_certified(
         rules_for(game),
         candidates,
@@ -136,6 +143,7 @@ def certify_candidates(
         max_nodes=nodes,
         should_stop=out_of_time,
         attempt=attempt,
+        screen=look if real else None,
     )
 
 

@@ -22,6 +22,8 @@ GROWTH: Final = 4
 
 # (deal number, node budget, should_stop) -> the solver's Solution for that deal
 Attempt = Callable[[int, int, Callable[[], bool] | None], Solution]
+# deal number -> (how promising, higher first; positions spent looking)
+Screen = Callable[[int], tuple[int, int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,7 @@ def first_certified(
     total_nodes: int | None = None,
     should_stop: Callable[[], bool] | None = None,
     attempt: Attempt | None = None,
+    screen: Screen | None = None,
 ) -> Certified | Uncertified:
     """The first of ``candidates`` (deal numbers of ``rules``' game) proven winnable, in
     the order (round, position in ``candidates``). Round r gives each candidate not yet
@@ -78,11 +81,18 @@ def first_certified(
     when its budget would pass it, and nothing after it is tried: the answer stays
     deterministic). ``should_stop`` (the time budget) is asked before each attempt and
     passed to the solver; once it has answered true, the answer is ``Uncertified``.
-    ``attempt`` replaces the solver (tests)."""
+    The solver runs with ``wins_only`` (the game's strategies for finding wins; a game
+    that keeps a complete one there still drops the candidates it proves unwinnable).
+    ``attempt`` replaces the solver (tests). With a ``screen``, every candidate is looked
+    at first, and the rounds take them most promising first (ties in the given order); its
+    positions count in ``nodes`` and ``total_nodes`` like an attempt's, and the order
+    stays deterministic (it depends on node counts only)."""
     if attempt is None:
 
         def attempt(number: int, nodes: int, stop: Callable[[], bool] | None) -> Solution:
-            return solve(rules, rules.deal(number), max_nodes=nodes, should_stop=stop)
+            return solve(
+                rules, rules.deal(number), max_nodes=nodes, should_stop=stop, wins_only=True
+            )
 
     stopped = False
 
@@ -94,6 +104,16 @@ def first_certified(
 
     open_candidates = list(dict.fromkeys(candidates))  # each deal once, in order
     tried = spent = 0
+    if screen is not None:
+        promise: dict[int, int] = {}
+        for number in open_candidates:
+            if stop():
+                return Uncertified(True, tried, spent)
+            promise[number], nodes = screen(number)
+            spent += nodes
+            if total_nodes is not None and spent > total_nodes:
+                return Uncertified(False, tried, spent)
+        open_candidates.sort(key=lambda number: -promise[number])  # stable: ties in order
     for index, nodes in enumerate(round_budgets(first_nodes, growth, max_nodes)):
         still_open = []
         for number in open_candidates:

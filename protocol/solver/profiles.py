@@ -17,23 +17,29 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from typing import ClassVar
 
-from protocol.cards import ACE, Card
+from protocol.cards import ACE, KING, Card, make
 from protocol.engine import Rules, fits_alternate_colour
 from protocol.errors import BadGame
 from protocol.notation import (
     ANY_FOUNDATION,
+    DEAL,
     RESERVE,
+    RESERVE_PILES,
     TABLEAU,
     TABLEAU_PILES,
+    WASTE,
     WASTE_PILE,
     Action,
     Move,
+    Pile,
 )
 from protocol.position import Position
 
 PILE_END = b"\xff"
 BEAM_WIDTHS = (16, 64, 256, 1024, 4096, 16384)  # the beam's passes, unless a game says
 PART_END = b"\xfe"
+_KINGS = make(KING, 0)  # the lowest king: every card below it has a next rank
+_ACES = tuple(make(ACE, suit) for suit in range(4))
 
 
 class Draws:
@@ -130,6 +136,9 @@ class Profile(ABC):
     which search strategies ``solve`` runs side by side, with their shares of the budget."""
 
     strategies: ClassVar[tuple[tuple[str, int], ...]] = (("depth_first", 1), ("best_first", 1))
+    # What ``solve(..., wins_only=True)`` runs (certification, where only a win counts):
+    # None for ``strategies``.
+    win_strategies: ClassVar[tuple[tuple[str, int], ...] | None] = None
     # A game with the same layout whose every legal move is legal here too: its wins are
     # wins here, and its smaller space may be searched faster.
     stricter_game: ClassVar[str | None] = None
@@ -197,6 +206,10 @@ class Profile(ABC):
         """The beam's width for each pass, in order (widening by default)."""
         return BEAM_WIDTHS
 
+    # The width of the lone beam pass ``search.screen`` looks at a deal with; None: the
+    # game has no screen (certification tries its candidates in their own order).
+    screen_width: ClassVar[int | None] = None
+
     def varied_score(self, rng: Draws) -> Callable[[Position], int]:
         """The score a later beam pass ranks by, drawn with ``rng`` (seeded by the pass:
         deterministic). By default the score itself."""
@@ -206,6 +219,11 @@ class Profile(ABC):
         """True only when ``position`` can certainly never be won (so its moves need no
         search). Unless a game says otherwise, nothing is known to be dead."""
         return False
+
+    def play(self, position: Position, move: Move) -> Position:
+        """The position after ``move``, a legal move (the solver makes no other). Unless a
+        game says otherwise: the engine's ``play_move``, which checks it again."""
+        return self.rules.play_move(position, move)[0]
 
     def _first_empty_only(self, moves: list[Action], position: Position) -> list[Action]:
         """Drop moves onto an empty tableau pile other than the leftmost empty one, and
@@ -289,6 +307,16 @@ class SanibelProfile(Profile):
         return 10 * position.progress() - 5 * sum(position.face_down)
 
 
+def _moves_from(src: Pile) -> tuple[Move, ...]:
+    """Shady Lanes' moves of one card from ``src``: onto t0..t3, then to a foundation."""
+    return tuple(Move(src, 1, dst) for dst in TABLEAU_PILES[:4]) + (Move(src, 1, ANY_FOUNDATION),)
+
+
+_TABLEAU_MOVES = tuple(_moves_from(pile) for pile in TABLEAU_PILES[:4])
+_RESERVE_MOVES = tuple(_moves_from(pile) for pile in RESERVE_PILES[:4])
+_WASTE_MOVES = _moves_from(WASTE_PILE)
+
+
 class ShadyLanesProfile(Profile):
     """Four interchangeable tableau piles and four interchangeable one-card reserves.
 
@@ -298,50 +326,168 @@ class ShadyLanesProfile(Profile):
     """
 
     strategies = (("depth_first", 1), ("beam", 7))
+    # Only the beam has ever won a Shady Lanes deal, and no proof fits a certification
+    # budget ("Why proofs are out of reach"): where only a win counts, the beam gets the
+    # depth-first share too.
+    win_strategies = (("beam", 1),)
     # Restarts: one beam pass of this width after another, each later one ranking by its
     # own drawn weights (``varied_score``). On 200 deals at 32,000 positions this won more
     # than one widening beam (16, 64, 256, ...); see docs/solver.md.
     RESTART_WIDTH: ClassVar[int] = 16
     RESTART_NOISE: ClassVar[int] = 4
+    screen_width = 1  # a greedy pass: a few hundred positions (docs/solver.md)
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__(rules)
+        self.foundation_count = rules.foundation_piles
+        # ``out_of_order`` of each waste seen (many positions share a waste), per solve.
+        self._disorder: dict[tuple[Card, ...], int] = {}
 
     def key(self, position: Position) -> bytes:
-        reserves = sorted(reserve[-1] if reserve else 0 for reserve in position.reserves)
+        tableau, face_down, _, reserves, waste, stock = position
+        if any(face_down):  # never in a Shady Lanes deal; kept exact for any position
+            piles = _sorted_piles(position)
+        else:
+            piles = PILE_END.join(sorted(map(bytes, tableau)))
         return (
-            _sorted_piles(position)
+            piles
             + PART_END
-            + bytes(reserves)
+            + bytes(sorted([reserve[-1] if reserve else 0 for reserve in reserves]))
             + PART_END
-            + bytes(position.waste)
+            + bytes(waste)
             + PART_END
-            + bytes((len(position.stock),))
+            + bytes((len(stock),))
         )
 
+    def play(self, position: Position, move: Move) -> Position:
+        """``rules.play_move`` for a legal move, without its checks and events: the card
+        moves, a tableau pile left with only face-down cards turns one, and an emptied
+        reserve takes the waste top, else the stock's (as ``ShadyLanes.after_move``)."""
+        tableau, face_down, foundations, reserves, waste, stock = position
+        src, dst = move.src, move.dst
+        kind, i = src.kind, src.index
+        if kind == TABLEAU:
+            pile = tableau[i]  # type: ignore[index]
+            card = pile[-1]
+        elif kind == WASTE:
+            card = waste[-1]
+            waste = waste[:-1]
+        else:
+            card = reserves[i][-1]  # type: ignore[index]
+        if dst.kind == TABLEAU:
+            j = dst.index
+            assert j is not None
+            tableau = tableau[:j] + (tableau[j] + (card,),) + tableau[j + 1 :]
+        else:
+            f = dst.index
+            if f is None:
+                want = card - 4
+                f = 0
+                for f, home in enumerate(foundations):  # noqa: B007 - the first that takes it
+                    if (home[-1] == want) if home else (card >> 2 == ACE):
+                        break
+            foundations = foundations[:f] + (foundations[f] + (card,),) + foundations[f + 1 :]
+        if kind == TABLEAU:
+            assert i is not None
+            rest = pile[:-1]
+            tableau = tableau[:i] + (rest,) + tableau[i + 1 :]
+            if rest and len(rest) == face_down[i]:
+                face_down = face_down[:i] + (face_down[i] - 1,) + face_down[i + 1 :]
+        elif kind == RESERVE:
+            assert i is not None
+            left = reserves[i][:-1]
+            if not left:
+                if waste:
+                    left = waste[-1:]
+                    waste = waste[:-1]
+                elif stock:
+                    left = stock[:1]
+                    stock = stock[1:]
+            reserves = reserves[:i] + (left,) + reserves[i + 1 :]
+        return Position(tableau, face_down, foundations, reserves, waste, stock)
+
     def ordered_moves(self, position: Position) -> list[Action]:
-        moves = self._first_empty_only(self.rules.moves(position), position)
-        tableau = position.tableau
-        targets = self.rules.foundation_targets(position)
+        """The legal moves (one to the leftmost empty pile only), ranked: to a foundation
+        100; a tableau top that uncovers a card a foundation takes 40; a reserve card onto
+        a card 30; a tableau card that empties its pile 25; the waste top onto a card 20;
+        a reserve card to an empty pile 15; the deal 0; other tableau moves -10. Ties in
+        the engine's order of ``moves``."""
+        return self._ranked_moves(position, True)
 
-        def score(action: Action) -> int:
-            if type(action) is not Move:
-                return 0
-            src, dst = action.src, action.dst
-            if dst.kind != TABLEAU:
-                return 100
-            if src.kind == RESERVE:
-                return 15 if not tableau[dst.index] else 30  # type: ignore[index]
-            if src.kind != TABLEAU:
-                return 20
-            pile = tableau[src.index]  # type: ignore[index]
-            if len(pile) == 1:
-                return 25
-            return 40 if pile[-2] in targets else -10
+    def beam_moves(self, position: Position) -> list[Action]:
+        """Without moving a tableau card onto another pile, unless that empties its pile or
+        uncovers a card a foundation takes (``ordered_moves`` without its -10 moves)."""
+        return self._ranked_moves(position, False)
 
-        return _ranked(moves, score)
+    def _ranked_moves(self, position: Position, all_moves: bool) -> list[Action]:
+        tableau, _, foundations, reserves, waste, stock = position
+        targets = {home[-1] + 4 for home in foundations if home and home[-1] < _KINGS}
+        if () in foundations:
+            targets.update(_ACES)
+        tops = [(j, pile[-1]) for j, pile in enumerate(tableau) if pile]
+        empty = next((j for j, pile in enumerate(tableau) if not pile), None)
+        home: list[Action] = []
+        uncover: list[Action] = []
+        from_reserve: list[Action] = []
+        emptying: list[Action] = []
+        from_waste: list[Action] = []
+        fill: list[Action] = []
+        other: list[Action] = []
+        for i, reserve in enumerate(reserves):
+            if reserve:
+                card = reserve[-1]
+                moves = _RESERVE_MOVES[i]
+                fits = card >> 1
+                for j, top in tops:
+                    if ((top >> 1) ^ 1) - 2 == fits:
+                        from_reserve.append(moves[j])
+                if empty is not None:
+                    fill.append(moves[empty])
+                if card in targets:
+                    home.append(moves[-1])
+        for i, card in tops:
+            moves = _TABLEAU_MOVES[i]
+            fits = card >> 1
+            pile = tableau[i]
+            bucket = emptying if len(pile) == 1 else uncover if pile[-2] in targets else other
+            for j, top in tops:
+                if j != i and ((top >> 1) ^ 1) - 2 == fits:
+                    bucket.append(moves[j])
+            if card in targets:
+                home.append(moves[-1])
+        if waste:
+            card = waste[-1]
+            fits = card >> 1
+            for j, top in tops:
+                if ((top >> 1) ^ 1) - 2 == fits:
+                    from_waste.append(_WASTE_MOVES[j])
+            if card in targets:
+                home.append(_WASTE_MOVES[-1])
+        ranked = home + uncover + from_reserve + emptying + from_waste + fill
+        if stock:
+            ranked.append(DEAL)
+        if all_moves:
+            ranked += other
+        return ranked
+
+    def _out_of_order(self, waste: tuple[Card, ...]) -> int:
+        cache = self._disorder
+        count = cache.get(waste)
+        if count is None:
+            if len(cache) > 200_000:
+                cache.clear()
+            count = cache[waste] = out_of_order(waste)
+        return count
 
     def score(self, position: Position) -> int:
         waste = position.waste
         empty = sum(1 for pile in position.tableau if not pile)
-        return 10 * position.progress() - 2 * len(waste) - out_of_order(waste) + 5 * empty
+        return (
+            10 * sum(map(len, position.foundations))
+            - 2 * len(waste)
+            - self._out_of_order(waste)
+            + 5 * empty
+        )
 
     def beam_passes(self) -> Iterable[int]:
         return itertools.repeat(self.RESTART_WIDTH)
@@ -355,6 +501,7 @@ class ShadyLanesProfile(Profile):
         empty_weight = rng.choice((0, 3, 5, 5, 8))
         noise = rng.below
         spread = self.RESTART_NOISE
+        disorder = self._out_of_order
 
         def score(position: Position) -> int:
             waste = position.waste
@@ -362,26 +509,12 @@ class ShadyLanesProfile(Profile):
             return (
                 10 * position.progress()
                 - waste_weight * len(waste)
-                - order_weight * out_of_order(waste)
+                - order_weight * disorder(waste)
                 + empty_weight * empty
                 + noise(spread)
             )
 
         return score
-
-    def beam_moves(self, position: Position) -> list[Action]:
-        """Without moving a tableau card onto another pile, unless that empties its pile or
-        uncovers a card a foundation takes."""
-        tableau = position.tableau
-        targets = self.rules.foundation_targets(position)
-        kept: list[Action] = []
-        for move in self.ordered_moves(position):
-            if type(move) is Move and move.src.kind == TABLEAU and move.dst.kind == TABLEAU:
-                pile = tableau[move.src.index]  # type: ignore[index]
-                if len(pile) > 1 and pile[-2] not in targets:
-                    continue
-            kept.append(move)
-        return kept
 
     def beam_signature(self, position: Position) -> bytes | None:
         """The waste and the reserves: positions that differ only in their tableau."""

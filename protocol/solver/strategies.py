@@ -142,7 +142,7 @@ def beam(context: Context, start: Position) -> Steps:
     profile = context.profile
     for index, width in enumerate(profile.beam_passes()):
         score = profile.score if index == 0 else profile.varied_score(Draws(index))
-        result, dropped = yield from _beam_pass(context, start, width, score)
+        result, dropped = yield from beam_pass(context, start, width, score)
         if result is not None:
             return result
         if not dropped:
@@ -150,7 +150,7 @@ def beam(context: Context, start: Position) -> Steps:
     return None
 
 
-def _beam_pass(
+def beam_pass(
     context: Context, start: Position, width: int, score: Callable[[Position], int]
 ) -> Generator[None, None, tuple[list[Action] | None, bool]]:
     profile, key, step, budget = context.profile, context.profile.key, context.step, context.budget

@@ -17,6 +17,7 @@ from protocol.games import GAMES, rules_for
 from protocol.replay import replay
 from protocol.solver import UNKNOWN, UNWINNABLE, WON, Solution
 from protocol.solver.certify import Certified, Uncertified, first_certified, round_budgets
+from protocol.solver.search import SCREEN_NODES, screen
 
 # Shady Lanes deal 16 is won within 10,000 positions; deals 1-15 are not (docs/solver.md).
 SHADY_CANDIDATES = [1, 2, 16, 3]
@@ -111,6 +112,67 @@ def test_the_time_budget_stops_everything_after_the_search_it_cut() -> None:
     )
     assert isinstance(result, Uncertified) and result.stopped
     assert [number for number, _ in calls] == [10, 11]
+
+
+def test_a_screen_orders_the_rounds_most_promising_first_ties_in_order() -> None:
+    calls: list[tuple[int, int]] = []
+    promise = {10: 5, 11: 9, 12: 5, 13: 9}
+    looked: list[int] = []
+
+    def screen(number: int) -> tuple[int, int]:
+        looked.append(number)
+        return promise[number], 100
+
+    result = first_certified(
+        rules_for("sanibel"),
+        [10, 11, 12, 13],
+        max_nodes=32_000,
+        attempt=fake({12: 20_000}, calls),
+        screen=screen,
+    )
+    assert looked == [10, 11, 12, 13]  # every candidate, once, before any attempt
+    assert isinstance(result, Certified) and (result.number, result.round) == (12, 1)
+    assert calls == [
+        (11, 8_000),
+        (13, 8_000),
+        (10, 8_000),
+        (12, 8_000),
+        (11, 32_000),
+        (13, 32_000),
+        (10, 32_000),
+        (12, 32_000),
+    ]
+    assert result.nodes == 4 * 100 + 4 * 8_000 + 3 * 32_000 + 20_000
+
+
+def test_the_screen_is_cut_by_the_time_and_node_budgets() -> None:
+    calls: list[tuple[int, int]] = []
+    result = first_certified(
+        rules_for("sanibel"),
+        [10, 11],
+        attempt=fake({}, calls),
+        screen=lambda number: (0, 100),
+        should_stop=lambda: True,
+    )
+    assert result == Uncertified(stopped=True, tried=0, nodes=0)
+    result = first_certified(
+        rules_for("sanibel"),
+        [10, 11, 12],
+        total_nodes=250,
+        attempt=fake({}, calls),
+        screen=lambda number: (0, 100),
+    )
+    assert result == Uncertified(stopped=False, tried=0, nodes=300)
+    assert calls == []
+
+
+def test_the_shady_lanes_screen_is_a_cheap_greedy_pass_and_other_games_have_none() -> None:
+    shady = rules_for("shady_lanes")
+    home, nodes = screen(shady, shady.deal(1_000_019))
+    assert 0 < home < 104 and 0 < nodes <= SCREEN_NODES
+    assert screen(shady, shady.deal(1_000_019)) == (home, nodes)  # deterministic
+    sanibel = rules_for("sanibel")
+    assert screen(sanibel, sanibel.deal(1)) == (0, 0)
 
 
 def test_the_real_solver_obeys_the_time_budget() -> None:

@@ -137,6 +137,34 @@ def test_a_shady_lanes_position_whose_jacks_lie_under_a_stuck_king_is_unwinnable
     assert solve(rules, start).verdict == UNWINNABLE
 
 
+def test_wins_only_runs_the_shady_lanes_beam_alone_on_the_whole_budget() -> None:
+    # The beam's passes do not depend on depth-first beside them: alone, it reaches the
+    # same win with the depth-first share of the positions saved, and it proves nothing.
+    rules = rules_for("shady_lanes")
+    both = solve(rules, rules.deal(16), max_nodes=50_000, shortened=False)
+    beam = solve(rules, rules.deal(16), max_nodes=50_000, shortened=False, wins_only=True)
+    assert both.verdict == beam.verdict == WON
+    assert beam.nodes < both.nodes
+    assert rules.is_won(replay(rules, 16, beam.actions).position)
+    locked = position(
+        rules,
+        tableau=["KC", "KC", "KS", "KS"],
+        reserves=["QS", "QS", "QC", "QC"],
+        foundations=["10C", "10C", "10S", "10S", "KH", "KH", "KD", "JD"],
+        waste="JS JC JS JC QD KD",
+    )
+    assert solve(rules, locked).verdict == UNWINNABLE
+    assert solve(rules, locked, wins_only=True).verdict == UNKNOWN
+
+
+@pytest.mark.parametrize("game", ["sanibel", "mount_sunflower", "mount_sunflower_easy"])
+def test_wins_only_changes_nothing_for_the_other_games(game: str) -> None:
+    rules = rules_for(game)
+    assert solve(rules, rules.deal(2), max_nodes=20_000, wins_only=True) == solve(
+        rules, rules.deal(2), max_nodes=20_000
+    )
+
+
 # --------------------------------------------------------------- Mount Sunflower by hand
 
 # Hand check: two kings on t0 and t1, five empty piles and their queens in the stock. The

@@ -18,9 +18,11 @@ from protocol.daily import DAY_MS, candidate_deals, day_of, next_day_start_ms
 from protocol.games import GAMES, rules_for
 from protocol.replay import replay
 from protocol.solver import solve
+from protocol.solver.certify import Certified
+from protocol.solver.search import screen
 from protocol.wire import decode_from_server
 from server.config import Settings
-from server.daily import DailyDeals
+from server.daily import DailyDeals, certify_candidates, prove_winnable
 from server.store import MemoryStore, Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -312,3 +314,17 @@ async def test_the_day_s_deal_is_the_first_won_in_the_order_of_widening_rounds()
         deals = DailyDeals(MemoryStore(), settings, needs_more_for_the_first, pool)
         assert await deals.deal_for("sanibel", day) == (second, True)
     assert asked == [(first, 8_000), (second, 8_000)]
+
+
+def test_shady_lanes_candidates_are_screened_and_tried_most_promising_first() -> None:
+    rules = rules_for("shady_lanes")
+    candidates = [1, 2, 16, 3]  # deal 16 is won within 20,000 positions, 1-3 are not
+    looks = {number: screen(rules, rules.deal(number)) for number in candidates}
+    result = certify_candidates(prove_winnable, "shady_lanes", candidates, 20_000, 600.0)
+    assert isinstance(result, Certified) and result.number == 16
+    ahead = sum(1 for number in candidates if looks[number][0] > looks[16][0]) + sum(
+        1 for number in candidates[:2] if looks[number][0] == looks[16][0]
+    )
+    assert result.tried == ahead + 1
+    screened = sum(nodes for _, nodes in looks.values())
+    assert result.nodes == screened + 20_000 * ahead + result.solution.nodes
