@@ -12,7 +12,7 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from hypothesis import HealthCheck, example, given, settings
@@ -183,38 +183,43 @@ def closing_code(frames: list[Frame]) -> int | None:
     return None
 
 
-def test_a_frame_over_the_size_limit_closes_with_1009_and_nothing_of_it_is_handed_over() -> None:
+def answer_to(send: Callable[[RawClient], None]) -> list[Frame]:
+    """The server's first frames after ``send`` wrote to a fresh connection."""
     with echo_server() as port:
         client = RawClient(port)
+        try:
+            send(client)
+            return client.frames_until(1)
+        finally:
+            client.close()
+
+
+def test_a_frame_over_the_size_limit_closes_with_1009_and_nothing_of_it_is_handed_over() -> None:
+    def too_big(client: RawClient) -> None:
         client.protocol.max_size = None
         client.protocol.send_binary(b"x" * (MAX_SIZE + 1))
         client.flush()
-        frames = client.frames_until(1)
-        client.close()
+
+    frames = answer_to(too_big)
     assert closing_code(frames) == CloseCode.MESSAGE_TOO_BIG
     assert not [f for f in frames if f.opcode is Opcode.BINARY]
 
 
 def test_an_unmasked_frame_from_a_client_closes_with_1002() -> None:
-    with echo_server() as port:
-        client = RawClient(port)
-        client.sock.sendall(b"\x82\x02hi")  # binary, FIN, no mask
-        frames = client.frames_until(1)
-        client.close()
+    frames = answer_to(lambda client: client.sock.sendall(b"\x82\x02hi"))  # FIN, binary, no mask
     assert closing_code(frames) == CloseCode.PROTOCOL_ERROR
 
 
 def test_a_new_message_inside_a_fragmented_one_closes_with_1002() -> None:
-    with echo_server() as port:
-        client = RawClient(port)
+    def interleaved(client: RawClient) -> None:
         client.protocol.send_frame(Frame(Opcode.TEXT, b"half", fin=False))
         client.flush()
         # websockets' client would refuse to interleave; build the whole frame by hand
         mask = b"\x01\x02\x03\x04"
         body = bytes(b ^ mask[i % 4] for i, b in enumerate(b"next"))
         client.sock.sendall(b"\x81\x84" + mask + body)
-        frames = client.frames_until(1)
-        client.close()
+
+    frames = answer_to(interleaved)
     assert closing_code(frames) == CloseCode.PROTOCOL_ERROR
     assert not [f for f in frames if f.opcode is Opcode.TEXT]
 
