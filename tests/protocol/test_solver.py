@@ -119,6 +119,17 @@ def test_a_nearly_finished_shady_lanes_game_is_won() -> None:
     assert rules.is_won(play_out(rules, start, solution.actions))
 
 
+def jacks_under_a_stuck_king(rules: Rules) -> Position:
+    """A Shady Lanes position where nothing can ever move (see the test below)."""
+    return position(
+        rules,
+        tableau=["KC", "KC", "KS", "KS"],
+        reserves=["QS", "QS", "QC", "QC"],
+        foundations=["10C", "10C", "10S", "10S", "KH", "KH", "KD", "JD"],
+        waste="JS JC JS JC QD KD",
+    )
+
+
 def test_a_shady_lanes_position_whose_jacks_lie_under_a_stuck_king_is_unwinnable() -> None:
     # Hand check: every card outside the waste waits for a jack: the black kings on the
     # tableau for their queens, the black queens in the reserves for their jacks (they
@@ -126,13 +137,7 @@ def test_a_shady_lanes_position_whose_jacks_lie_under_a_stuck_king_is_unwinnable
     # move there. All four black jacks lie in the waste under QD and KD; KD waits for
     # QD, which lies under it. Nothing can ever move.
     rules = rules_for("shady_lanes")
-    start = position(
-        rules,
-        tableau=["KC", "KC", "KS", "KS"],
-        reserves=["QS", "QS", "QC", "QC"],
-        foundations=["10C", "10C", "10S", "10S", "KH", "KH", "KD", "JD"],
-        waste="JS JC JS JC QD KD",
-    )
+    start = jacks_under_a_stuck_king(rules)
     assert start.card_count() == 104
     assert solve(rules, start).verdict == UNWINNABLE
 
@@ -146,13 +151,7 @@ def test_wins_only_runs_the_shady_lanes_beam_alone_on_the_whole_budget() -> None
     assert both.verdict == beam.verdict == WON
     assert beam.nodes < both.nodes
     assert rules.is_won(replay(rules, 16, beam.actions).position)
-    locked = position(
-        rules,
-        tableau=["KC", "KC", "KS", "KS"],
-        reserves=["QS", "QS", "QC", "QC"],
-        foundations=["10C", "10C", "10S", "10S", "KH", "KH", "KD", "JD"],
-        waste="JS JC JS JC QD KD",
-    )
+    locked = jacks_under_a_stuck_king(rules)
     assert solve(rules, locked).verdict == UNWINNABLE
     assert solve(rules, locked, wins_only=True).verdict == UNKNOWN
 
