@@ -163,6 +163,7 @@ class Sessions:
         self.expire = expire
         self.by_player: dict[str, Session] = {}
         self.by_token: dict[str, Session] = {}
+        self.round: list[Session] = []  # the sessions of this round of let_go_of_events
 
     def get(self, player: str) -> Session | None:
         return self.by_player.get(player)
@@ -216,8 +217,12 @@ class Sessions:
 
     def let_go_of_events(self, mono_s: float, part: int, parts: int) -> None:
         """Part ``part`` of ``parts`` of the sessions stop keeping the events no resume at
-        ``mono_s`` could need (a player who gets no more events keeps none for long)."""
-        for session in list(self.by_player.values())[part::parts]:
+        ``mono_s`` could need (a player who gets no more events keeps none for long). The
+        sessions are listed once a round of parts (at part 0): a session that begins
+        meanwhile is looked after in the next round."""
+        if part == 0 or not self.round:
+            self.round = list(self.by_player.values())
+        for session in self.round[part::parts]:
             if session.events is not None:
                 session.let_go_of_events(mono_s)
 

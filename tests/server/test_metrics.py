@@ -49,6 +49,7 @@ async def test_metrics_count_connections_requests_errors_acts_and_races() -> Non
         assert metrics[("solrace_spectators", ())] == 1
         assert metrics[("solrace_write_backlog", ())] >= 0
         assert metrics[("solrace_writes_total", ())] >= 5
+        assert metrics[("solrace_tick_seconds_count", ())] > 0
         await ann.close()
         await cy.close()
 
