@@ -6,6 +6,12 @@ every update that touches more than one key is one Lua script, so it is atomic. 
 a prefix and a hash tag per day, game or race, so each script's keys share one cluster
 slot (a game's days and its all-time board share one, so a daily run is recorded on both
 in one script). ``docs/storage.md`` lists every key.
+
+The writer's batches and the pub/sub listening go over the store's own hiredis connections
+(``server/store/redis_wire.py``, which does not import redis-py): this module reads the URL
+for them (an ``Address``) and makes redis-py's exceptions of their error replies
+(``_error``); their ``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and a
+``ConnectionError``, so Redis is unavailable when they come as when redis-py's do.
 """
 
 from __future__ import annotations
@@ -13,9 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import date
@@ -75,6 +79,7 @@ from server.store.redis_scripts import (
     SET_DEAL,
     TAKE_PAIR,
 )
+from server.store.redis_wire import Address, BatchConnection, Command, Subscriber
 
 RETRIES = 3  # after the first try: at most 4 tries per command
 BACKOFF_BASE_S = 0.025  # waits 0.05 s, 0.1 s, 0.2 s between tries
@@ -92,7 +97,7 @@ KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after 
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
 # Messages heard are read at most once per this many seconds while they keep coming (each
 # read at once when they come further apart): a node following busy races wakes up once
-# for many messages instead of once each (see ``_Subscriber``).
+# for many messages instead of once each (see ``Subscriber`` in ``redis_wire``).
 HEAR_EVERY_S = 0.005
 
 
@@ -153,12 +158,12 @@ class RedisStore(Store):
             self._end_race,
             self._record_history,
         )
-        self._subscriber: _Subscriber | None = None  # the connection that listens
+        self._subscriber: Subscriber | None = None  # the connection that listens
         self._subscribed: set[str] = set()
         self._listening: asyncio.Task[None] | None = None  # subscribing again after a loss
         self._closing = False
-        self._url = url
-        self._batches: _BatchConnection | None = None  # the writer's own connection
+        self._address = _address(url)  # for the store's own connections (redis_wire)
+        self._batches: BatchConnection | None = None  # the writer's own connection
         # (race, player) whose log is known to be in the race's ``racers`` set already;
         # forgotten when the race ends (its log takes no more entries)
         self._known_racers: dict[tuple[str, str], None] = {}
@@ -204,7 +209,9 @@ class RedisStore(Store):
             raise translated from error
 
     def _store_error(self, error: Exception) -> StoreError | None:
-        """The store error for a Redis failure; None for anything else (a bug)."""
+        """The store error for a Redis failure; None for anything else (a bug). The store's
+        own connections' ``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and an
+        ``OSError``: unavailable."""
         if isinstance(error, RedisConnectionError | RedisTimeoutError | TimeoutError | OSError):
             detail = str(error) or f"no answer within {self._deadline} s"
             return StoreUnavailable(
@@ -439,7 +446,9 @@ class RedisStore(Store):
             return
         self._subscribed.update(channels)
         if self._subscriber is None:
-            self._subscriber = _Subscriber(self._url, self._heard, self._lost, self._deadline)
+            self._subscriber = Subscriber(
+                self._address, self._heard, self._lost, self._deadline, HEAR_EVERY_S, _error
+            )
         subscriber = self._subscriber
         subscriber.channels.update(new)
         async with self._translated(), asyncio.timeout(self._deadline):
@@ -788,7 +797,7 @@ class RedisStore(Store):
         commands = _Commands()
         spans = self._queue(commands, jobs)
         if self._batches is None:
-            self._batches = _BatchConnection(self._url, self._deadline)
+            self._batches = BatchConnection(self._address, self._deadline, _error)
         if self._batches.transport is None:
             async with asyncio.timeout(self._deadline):
                 await self._batches.connect()
@@ -856,7 +865,7 @@ class RedisStore(Store):
             pipe.sadd(listed, job.token_hash)
             pipe.expire(listed, job.keep_s)
 
-    def _append_log_call(self, job: AppendActions) -> _Command:
+    def _append_log_call(self, job: AppendActions) -> Command:
         """The EVALSHA of ``APPEND_LOG`` that appends ``job``'s entries and publishes, per
         racer, the message that carries them (``log_message``; the bare hint beyond
         ``CARRIED_MAX`` entries, or when one is refused)."""
@@ -913,7 +922,7 @@ class RedisStore(Store):
             return error
         kind = (
             StoreUnavailable
-            if isinstance(error, ReadOnlyError | RedisConnectionError)
+            if isinstance(error, ReadOnlyError | RedisConnectionError | ConnectionError)
             else StoreError
         )
         return kind(
@@ -947,226 +956,12 @@ class RedisStore(Store):
         return deleted
 
 
-_Command = tuple[str | int, ...]
-_Awaited = asyncio.Future[list[Any]]
 _json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
 
 
-class _BatchConnection(asyncio.Protocol):
-    """The writer's own connection to Redis: a batch's commands go out in one write (packed
-    by hiredis), and the replies are parsed by hiredis as they arrive and handed to the
-    batch waiting for them, in order: no reader task and no timer per reply. redis-py's
-    pipelines and connections cost several times the round trip itself on the action
-    hot path (measured in docs/bench.md); they still serve every other call, and this
-    connection is opened with redis-py's own reading of the URL (host and port or a unix
-    socket, TLS for ``rediss://``, the user, password and database)."""
-
-    def __init__(self, url: str, deadline: float = CALL_DEADLINE_S) -> None:
-        self.options = parse_url(url)
-        self.deadline = deadline
-        self.transport: asyncio.Transport | None = None
-        self.reader = hiredis.Reader()
-        # per batch sent: its replies expected, those come, its future, when it was sent
-        self.waiting: deque[tuple[int, list[Any], _Awaited, float]] = deque()
-        self.connecting: asyncio.Lock = asyncio.Lock()
-        self.watchdog: asyncio.TimerHandle | None = None
-
-    def _expect(self, count: int, waiter: _Awaited) -> None:
-        loop = asyncio.get_running_loop()
-        self.waiting.append((count, [], waiter, loop.time()))
-        if self.watchdog is None:
-            self.watchdog = loop.call_later(self.deadline / 4, self._watch)
-
-    async def send(self, commands: list[tuple[str | int, ...]]) -> list[Any]:
-        """Every reply, in order; ``RedisTimeoutError`` when the oldest batch waiting has
-        waited ``deadline`` seconds (one watchdog timer checks a few times a deadline, not
-        a timer per batch: that cost more than the rest of a small batch's trip)."""
-        transport = self.transport or await self.connect()
-        return await self._exchange(transport, commands)
-
-    async def _exchange(self, transport: asyncio.Transport, commands: list[_Command]) -> list[Any]:
-        payload = b"".join(map(hiredis.pack_command, commands))  # type: ignore[arg-type]
-        done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        self._expect(len(commands), done)
-        transport.write(payload)
-        try:
-            return await done
-        except BaseException:
-            self.close()  # a batch given up on: the replies are out of step
-            raise
-
-    def _watch(self) -> None:
-        self.watchdog = None
-        if not self.waiting:
-            return
-        loop = asyncio.get_running_loop()
-        if loop.time() - self.waiting[0][3] >= self.deadline:
-            self.close(RedisTimeoutError(f"no answer within {self.deadline} s"))
-            return
-        self.watchdog = loop.call_later(self.deadline / 4, self._watch)
-
-    async def connect(self) -> asyncio.Transport:
-        async with self.connecting:
-            if self.transport is not None:
-                return self.transport
-            loop = asyncio.get_running_loop()
-            options = self.options
-            transport: asyncio.BaseTransport
-            if "path" in options:
-                transport, _ = await loop.create_unix_connection(lambda: self, options["path"])
-            else:
-                host = options.get("host", "localhost")
-                tls = options.get("connection_class") is SSLConnection
-                transport, _ = await loop.create_connection(
-                    lambda: self, host, options.get("port", 6379), ssl=tls or None
-                )
-            assert isinstance(transport, asyncio.Transport)
-            hello: list[tuple[str | int, ...]] = []
-            if options.get("password"):
-                user = options.get("username")
-                hello.append(
-                    ("AUTH", user, options["password"]) if user else ("AUTH", options["password"])
-                )
-            if options.get("db"):
-                hello.append(("SELECT", options["db"]))
-            for reply in await self._exchange(transport, hello) if hello else []:
-                if isinstance(reply, Exception):
-                    self.close()
-                    raise RedisConnectionError(f"Redis refused the connection: {reply}")
-            return transport
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-
-    def data_received(self, data: bytes) -> None:
-        self.reader.feed(data)
-        while self.waiting:
-            reply = self.reader.gets()
-            if reply is False:
-                return
-            count, replies, done, _ = self.waiting[0]
-            replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
-            if len(replies) == count:
-                self.waiting.popleft()
-                if not done.done():
-                    done.set_result(replies)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.transport = None
-        self.reader = hiredis.Reader()
-        if self.watchdog is not None:
-            self.watchdog.cancel()
-            self.watchdog = None
-        waiting, self.waiting = self.waiting, deque()
-        for _, _, done, _ in waiting:
-            if not done.done():
-                done.set_exception(
-                    exc
-                    if isinstance(exc, RedisTimeoutError)
-                    else RedisConnectionError(f"the connection to Redis was lost ({exc})")
-                )
-
-    def close(self, reason: Exception | None = None) -> None:
-        if self.transport is not None:
-            self.transport.close()
-            self.connection_lost(reason)
-
-
-class _Subscriber(_BatchConnection):
-    """The connection that listens to channels: each message is parsed by hiredis as it
-    arrives and handed to ``heard`` at once (redis-py's pub/sub reader cost about a tenth
-    of the server's CPU at saturation, hearing the node's own log hints). Commands
-    (AUTH, SUBSCRIBE, UNSUBSCRIBE) are sent as a batch's are and their replies awaited;
-    ``lost`` is called whenever the connection goes, and ``open`` connects again and
-    subscribes to every one of ``channels``."""
-
-    def __init__(
-        self,
-        url: str,
-        heard: Callable[[str, str], None],
-        lost: Callable[[], None],
-        deadline: float = CALL_DEADLINE_S,
-        hear_every: float = HEAR_EVERY_S,
-    ) -> None:
-        super().__init__(url, deadline)
-        self.reader = _text_reader()
-        self.heard = heard
-        self.lost = lost
-        self.channels: set[str] = set()  # with the store's prefix
-        self.opening = asyncio.Lock()
-        self.every = hear_every
-        self.last_read = 0.0  # loop time of the last read taken at once
-        self.resuming: asyncio.TimerHandle | None = None  # reading paused until then
-
-    async def open(self) -> None:
-        """Connected and subscribed to every channel (at once when it is already)."""
-        async with self.opening:
-            if self.transport is not None:
-                return
-            await self.connect()
-            if self.channels:
-                await self.send([("SUBSCRIBE", channel) for channel in sorted(self.channels)])
-
-    def data_received(self, data: bytes) -> None:
-        self.reader.feed(data)
-        self._coalesce()
-        while True:
-            reply = self.reader.gets()
-            if reply is False:
-                return
-            if type(reply) is list and len(reply) == 3 and reply[0] == "message":
-                try:
-                    self.heard(reply[1], reply[2])
-                except Exception:
-                    logging.getLogger("solrace.store").exception("a message's listener failed")
-                continue
-            if not self.waiting:
-                continue  # a confirmation nobody waits for any more
-            count, replies, done, _ = self.waiting[0]
-            replies.append(_error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
-            if len(replies) == count:
-                self.waiting.popleft()
-                if not done.done():
-                    done.set_result(replies)
-
-    def _coalesce(self) -> None:
-        """Data read within ``every`` of the last read taken at once: stop reading until
-        ``every`` after it, so what comes meanwhile is read in one go (a busy race's
-        messages wait at most ``every``; a quiet one's are read as they come)."""
-        if self.every <= 0 or self.transport is None:
-            return
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        if now - self.last_read >= self.every:
-            self.last_read = now
-        elif self.resuming is None:
-            self.transport.pause_reading()
-            self.resuming = loop.call_at(self.last_read + self.every, self._resume)
-
-    def _resume(self) -> None:
-        self.resuming = None
-        self.last_read = asyncio.get_running_loop().time()
-        if self.transport is not None:
-            self.transport.resume_reading()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self.resuming is not None:
-            self.resuming.cancel()
-            self.resuming = None
-        lost = self.transport is not None
-        super().connection_lost(exc)
-        self.reader = _text_reader()
-        if lost:
-            self.lost()
-
-
-def _text_reader() -> hiredis.Reader:
-    return hiredis.Reader(encoding="utf-8", errors="replace")
-
-
 def _error(text: str) -> ResponseError:
-    """The redis-py exception for an error reply (what the store's callers look for)."""
+    """The redis-py exception for an error reply (what the store's callers look for; the
+    store's own connections make their error replies with it)."""
     if text.startswith("NOSCRIPT"):
         return NoScriptError(text)
     if text.startswith("READONLY"):
@@ -1253,3 +1048,19 @@ def _display(url: str) -> str:
 
 def _glob_escape(text: str) -> str:
     return "".join("\\" + char if char in "*?[]\\" else char for char in text)
+
+
+def _address(url: str) -> Address:
+    """Where the store's own connections go, read from ``url`` by redis-py's own parser
+    (as its pool reads it): host and port or a unix socket, TLS for ``rediss://``, the
+    user, password and database."""
+    options = parse_url(url)
+    return Address(
+        host=options.get("host", "localhost"),
+        port=options.get("port", 6379),
+        path=options.get("path"),
+        tls=options.get("connection_class") is SSLConnection,
+        username=options.get("username"),
+        password=options.get("password"),
+        db=options.get("db", 0),
+    )
