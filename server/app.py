@@ -206,6 +206,7 @@ class RaceServer:
         )
         self.server.close(code=1001, reason="server shutting down")
         await self.server.wait_closed()
+        log.info("connections closed")
         for name in list(self.leases):  # the next process takes the work over at once
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.store.release_lease(name, self.node), 1.0)
@@ -219,6 +220,7 @@ class RaceServer:
         self.gateway.accounts.close()
         await self.store.close()
         self.ticker.stop_gc_policy()
+        log.info("stopped")
 
     def _look_after(self, room: Room, moment: Now) -> None:
         self.executor.run(self.director.look_after(room, moment))

@@ -12,11 +12,14 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+import msgpack
 import pytest
 from harness import member, winning_actions
 from racers import Racer
 from redis_server import RedisServer, free_port
 from serve_process import ServeProcess
+from websockets.asyncio.client import connect
+from websockets.typing import Subprotocol
 
 from client.api import Client, ServerError
 from protocol.daily import DAY_MS, day_of
@@ -25,6 +28,7 @@ from protocol.messages import Event
 from protocol.race import Now, Race, view_json
 from protocol.replay import replay
 from protocol.verify import check_log
+from protocol.wire import MSGPACK
 from server.store import Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -369,3 +373,24 @@ async def test_event_numbers_keep_growing_across_a_restart(
     assert numbers == sorted(set(numbers))
     for client in (ann, bob):
         await client.close()
+
+
+async def test_a_deploy_ends_soon_even_with_a_client_that_does_not_read(
+    store_and_server: tuple[Store, ServeProcess],
+) -> None:
+    _, server = store_and_server
+    ann = await Client.connect(server.url, "Ann")
+    race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+    await ann.next_event("started")
+    reader = await connect(server.url, subprotocols=[Subprotocol(MSGPACK)], compression=None)
+    await reader.send(msgpack.packb({"type": "hello", "id": 0, "protocol": 1, "name": "Bo"}))
+    await reader.send(msgpack.packb({"type": "spectate", "id": 1, "race": race}))
+    reader.transport.pause_reading()  # from now on it never reads
+    ask = msgpack.packb({"type": "snapshot", "id": 2, "race": race})  # a few KiB each
+    for _ in range(5_000):  # megabytes of answers it does not read
+        await reader.send(ask)
+    started = time.monotonic()
+    assert await asyncio.to_thread(server.terminate, 15) == 0
+    assert time.monotonic() - started < 8  # the close timeout (2 s) and a margin, not keepalive
+    await ann.close()
+    reader.transport.abort()

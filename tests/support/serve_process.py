@@ -73,8 +73,14 @@ class ServeProcess:
         return self.wait(timeout_s)
 
     def wait(self, timeout_s: float = 30) -> int:
+        """The exit status; a process still running after ``timeout_s`` fails the test with
+        the end of its log (what it was doing when it did not stop)."""
         assert self.process is not None
-        code = self.process.wait(timeout_s)
+        try:
+            code = self.process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            tail = self.log_path.read_text()[-4000:]
+            raise AssertionError(f"solrace serve still runs after {timeout_s} s:\n{tail}") from None
         self.process = None
         return code
 
