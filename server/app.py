@@ -94,10 +94,9 @@ class RaceServer:
             self.outbox,
             self.metrics,
         )
-        tick_ms = min(settings.tick_ms, settings.feed_interval_ms)
         self.ticker = Ticker(
-            tick_ms,
-            settings.standings_interval_ms // tick_ms,
+            settings.feed_interval_ms,
+            settings.standings_interval_ms // settings.feed_interval_ms,
             self.spectating.flush,
             lambda: self.director.rooms,
             self._look_after,
@@ -105,7 +104,6 @@ class RaceServer:
             lambda moment, part, parts: self.sessions.let_go_of_events(
                 moment.mono_ms / 1000, part, parts
             ),
-            flush_every=settings.feed_interval_ms // tick_ms,
             observe=self.metrics.tick_seconds.observe,
         )
         self.gateway.node = self.node

@@ -37,7 +37,6 @@ class Settings:
     standings_interval_ms: int = 500  # idle racers get opponents' progress this often
     standings_every_ms: int = 200  # an acting racer's results carry it at most this often
     feed_interval_ms: int = 50  # delayed spectator feeds and spectator counts flush this often
-    tick_ms: int = 10  # the ticker looks after a slice of the races and sessions this often
     # a feed item (several, when they queued) is written to this many spectators per loop
     # turn, players' requests read between chunks; then this long before the next chunk
     # (0: in the next loop turn)

@@ -21,7 +21,7 @@ from prometheus_client.registry import Collector
 
 # act round trips: from reading the request to writing its answer (stored first)
 ACT_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0, 5.0)
-# the ticker's hold on the event loop, each tick (requests arriving meanwhile wait)
+# the ticker's holds on the event loop (requests arriving meanwhile wait)
 TICK_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05)
 
 
@@ -48,7 +48,7 @@ class Metrics:
         r.register(
             _BucketsCollector(
                 "solrace_tick_seconds",
-                "the ticker's work each tick, holding the event loop (requests wait for it)",
+                "each hold of the event loop by the ticker's work (requests wait for it)",
                 self.tick_seconds,
             )
         )

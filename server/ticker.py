@@ -1,10 +1,12 @@
-"""The ticker: every tick (10 ms) it freezes what the garbage collector has seen and looks
-after a slice of all races (standings for idle racers, time limits, letting finished races
-go) and of all sessions (letting go of events no resume can need), so each is visited once
-per standings interval; every few ticks (50 ms) it flushes the spectator feeds. The work
-is cut that fine because a tick holds the event loop: a request that arrives meanwhile
-waits for it (a 50 ms tick visiting a tenth of 1,000 races held the loop about 0.8 ms).
-Each tick's length is observed (``/metrics``: ``solrace_tick_seconds``).
+"""The ticker: every tick (50 ms) it freezes what the garbage collector has seen, flushes
+the spectator feeds, and looks after a slice of all races (standings for idle racers,
+time limits, letting finished races go) and of all sessions (letting go of events no
+resume can need), so each is visited once per standings interval.
+
+The ticker's work holds the event loop, and a request that arrives meanwhile waits for it
+(a tick visiting a tenth of 1,000 races in one go held it about 0.8 ms), so it lets the
+loop run between every ``chunk`` races: no hold is longer than a few of them. Each hold's
+length is observed (``/metrics``: ``solrace_tick_seconds``).
 
 Garbage-collector policy: races keep long-lived objects (positions for undo, logs) that
 a full collection would scan for hundreds of milliseconds while every player waits.
@@ -43,17 +45,17 @@ class Ticker:
         look_after: Callable[[Room, Now], None],
         clock: Callable[[], Now],
         sessions: Callable[[Now, int, int], None] | None = None,
-        flush_every: int = 1,
+        chunk: int = 20,
         observe: Callable[[float], None] | None = None,
     ) -> None:
-        """Every ``interval_ms``: a ``slices``-th of the races (``rooms()``, by id, read once
-        a round of ``slices`` ticks: a race let go meanwhile is skipped, a new one waits
-        for the next round) and of the sessions; ``flush`` every ``flush_every`` ticks;
-        ``observe`` gets each tick's length in seconds."""
+        """Every ``interval_ms``: ``flush``, and a ``slices``-th of the races (``rooms()``,
+        by id, read once a round of ``slices`` ticks: a race let go meanwhile is skipped, a
+        new one waits for the next round) ``chunk`` at a time, then of the sessions;
+        ``observe`` gets the length in seconds of each hold on the loop."""
         self.interval_s = interval_ms / 1000
         self.slices = max(1, slices)
         self.flush = flush
-        self.flush_every = max(1, flush_every)
+        self.chunk = max(1, chunk)
         self.observe = observe
         self.round: list[Room] = []  # the races of this round of slices
         self.rooms = rooms
@@ -78,16 +80,19 @@ class Ticker:
             started = time.perf_counter()
             moment = self.clock()
             gc.freeze()
-            if tick % self.flush_every == 0:
-                try:
-                    self.flush(moment)
-                except Exception:
-                    log.exception("flushing spectator feeds failed")
+            try:
+                self.flush(moment)
+            except Exception:
+                log.exception("flushing spectator feeds failed")
             slot = tick % self.slices
             rooms = self.rooms()
             if slot == 0 or tick == 1:
                 self.round = list(rooms.values())
-            for room in self.round[slot :: self.slices]:
+            for index, room in enumerate(self.round[slot :: self.slices]):
+                if index and index % self.chunk == 0:  # let requests in
+                    self._held(started)
+                    await asyncio.sleep(0)
+                    started = time.perf_counter()
                 if rooms.get(room.id) is not room:
                     continue
                 try:
@@ -99,5 +104,8 @@ class Ticker:
                     self.sessions(moment, slot, self.slices)
                 except Exception:
                     log.exception("looking after sessions failed")
-            if self.observe is not None:
-                self.observe(time.perf_counter() - started)
+            self._held(started)
+
+    def _held(self, since: float) -> None:
+        if self.observe is not None:
+            self.observe(time.perf_counter() - since)

@@ -49,6 +49,11 @@ async def test_metrics_count_connections_requests_errors_acts_and_races() -> Non
         assert metrics[("solrace_spectators", ())] == 1
         assert metrics[("solrace_write_backlog", ())] >= 0
         assert metrics[("solrace_writes_total", ())] >= 5
+        for _ in range(100):  # the ticker's first tick (50 ms)
+            if metrics[("solrace_tick_seconds_count", ())] > 0:
+                break
+            await asyncio.sleep(0.02)
+            metrics = await asyncio.to_thread(scrape, server.port)
         assert metrics[("solrace_tick_seconds_count", ())] > 0
         await ann.close()
         await cy.close()

@@ -1,5 +1,5 @@
-"""The ticker cuts its work fine: every tick a slice of the races and sessions, the spectator
-feeds every few ticks, and each tick's length observed."""
+"""The ticker's work is cut fine: every tick a slice of the races, a few at a time with the
+event loop free between, and of the sessions; each hold on the loop observed."""
 
 from __future__ import annotations
 
@@ -20,14 +20,9 @@ async def ticks_of(
 ) -> dict[str, Any]:
     """Run a ticker (1 ms ticks) for ``TICKS`` ticks over five races and say what it did
     (``on_visit(races, race)`` may change the races as each is looked after)."""
-    seen: dict[str, Any] = {"flushes": 0, "visits": [], "sessions": [], "lengths": []}
+    seen: dict[str, Any] = {"flushes": 0, "visits": [], "sessions": [], "holds": []}
     rooms = {f"race{i}": SimpleNamespace(id=f"race{i}") for i in range(5)}
     enough = asyncio.Event()
-
-    def observe(seconds: float) -> None:
-        seen["lengths"].append(seconds)
-        if len(seen["lengths"]) == TICKS:
-            enough.set()
 
     def visit(race: str) -> None:
         seen["visits"].append(race)
@@ -37,6 +32,11 @@ async def ticks_of(
     def flush(moment: Now) -> None:
         seen["flushes"] += 1
 
+    def looked_after_sessions(moment: Now, part: int, parts: int) -> None:
+        seen["sessions"].append((part, parts))
+        if len(seen["sessions"]) == TICKS:
+            enough.set()
+
     ticker = Ticker(
         1,
         options.pop("slices"),
@@ -44,8 +44,8 @@ async def ticks_of(
         lambda: rooms,  # type: ignore[arg-type,return-value]
         lambda room, moment: visit(room.id),
         lambda: Now(0, 0),
-        lambda moment, part, parts: seen["sessions"].append((part, parts)),
-        observe=observe,
+        looked_after_sessions,
+        observe=seen["holds"].append,
         **options,
     )
     task = asyncio.create_task(ticker.run())
@@ -55,7 +55,7 @@ async def ticks_of(
 
 
 async def test_each_race_is_looked_after_once_per_round_of_slices() -> None:
-    seen = await ticks_of(slices=5, flush_every=5)
+    seen = await ticks_of(slices=5)
     assert sorted(seen["visits"]) == sorted([f"race{i}" for i in range(5)] * (TICKS // 5))
     assert seen["visits"][:5] == ["race1", "race2", "race3", "race4", "race0"]  # one a tick
 
@@ -72,21 +72,26 @@ async def test_a_race_let_go_mid_round_is_skipped_and_a_new_one_waits_for_the_ne
     assert visits[:4] == ["race1", "race2", "race4", "race0"]  # tick 3's race is gone
 
 
-async def test_the_sessions_are_looked_after_a_slice_a_tick() -> None:
+async def test_a_tick_lets_requests_in_between_a_few_races_and_observes_each_hold() -> None:
+    order: list[str] = []
+
+    def visit(races: dict[str, Any], race: str) -> None:
+        order.append(race)
+        if race == "race0":  # a request read while the tick looks after its races
+            asyncio.get_running_loop().call_soon(order.append, "request")
+
+    seen = await ticks_of(visit, slices=1, chunk=2)
+    assert order[:6] == ["race0", "race1", "request", "race2", "race3", "race4"]
+    assert len(seen["holds"]) == 3 * TICKS  # five races two at a time: three holds a tick
+    assert all(0 <= hold < 1 for hold in seen["holds"])
+
+
+async def test_the_sessions_are_looked_after_a_slice_a_tick_and_the_feeds_flushed_each_tick() -> (
+    None
+):
     seen = await ticks_of(slices=4)
     assert seen["sessions"][:4] == [(1, 4), (2, 4), (3, 4), (0, 4)]
-    assert len(seen["sessions"]) == TICKS
-
-
-async def test_the_spectator_feeds_are_flushed_every_few_ticks_only() -> None:
-    assert (await ticks_of(slices=5, flush_every=5))["flushes"] == TICKS // 5
-    assert (await ticks_of(slices=5))["flushes"] == TICKS
-
-
-async def test_every_tick_s_length_is_observed() -> None:
-    lengths = (await ticks_of(slices=5))["lengths"]
-    assert len(lengths) == TICKS
-    assert all(0 <= length < 1 for length in lengths)
+    assert seen["flushes"] == TICKS
 
 
 def test_the_sessions_are_listed_once_a_round_and_each_visited_once_in_it() -> None:
