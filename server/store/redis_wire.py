@@ -147,14 +147,16 @@ class BatchConnection(asyncio.Protocol):
             reply = self.reader.gets()
             if reply is False:
                 return
-            count, replies, done, _ = self.waiting[0]
-            replies.append(
-                self.error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply
-            )
-            if len(replies) == count:
-                self.waiting.popleft()
-                if not done.done():
-                    done.set_result(replies)
+            self._answered(reply)
+
+    def _answered(self, reply: Any) -> None:
+        """``reply`` is the next one the oldest waiting batch expects."""
+        count, replies, done, _ = self.waiting[0]
+        replies.append(self.error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply)
+        if len(replies) == count:
+            self.waiting.popleft()
+            if not done.done():
+                done.set_result(replies)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
@@ -227,16 +229,8 @@ class Subscriber(BatchConnection):
                 except Exception:
                     logging.getLogger("solrace.store").exception("a message's listener failed")
                 continue
-            if not self.waiting:
-                continue  # a confirmation nobody waits for any more
-            count, replies, done, _ = self.waiting[0]
-            replies.append(
-                self.error(str(reply)) if isinstance(reply, hiredis.ReplyError) else reply
-            )
-            if len(replies) == count:
-                self.waiting.popleft()
-                if not done.done():
-                    done.set_result(replies)
+            if self.waiting:  # else a confirmation nobody waits for any more
+                self._answered(reply)
 
     def _coalesce(self) -> None:
         """Data read within ``every`` of the last read taken at once: stop reading until
