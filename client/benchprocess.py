@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
 
+from prometheus_client.parser import text_string_to_metric_families
+
 SERVE_BANNER = "serving on"
 
 
@@ -84,6 +86,17 @@ def health(port: int) -> dict[str, Any]:
         text = error.read()
     body: dict[str, Any] = json.loads(text)
     return body
+
+
+def metric_samples(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of the ``/metrics`` of the server on ``port``, by name and labels."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
 
 
 def raise_open_files(needed: int) -> int:

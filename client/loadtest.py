@@ -34,7 +34,14 @@ from typing import Any, TypeVar
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
-from client.benchprocess import cpu_seconds, free_port, own_redis, serve_command, spawn
+from client.benchprocess import (
+    cpu_seconds,
+    free_port,
+    metric_samples,
+    own_redis,
+    serve_command,
+    spawn,
+)
 from protocol.games import rules_for
 from protocol.notation import UNDO
 
@@ -273,6 +280,7 @@ class Target:
     process: subprocess.Popen[str]
     url: str
     players: list[Player]
+    port: int = 0  # solrace's, for its /metrics
 
 
 @asynccontextmanager
@@ -317,11 +325,32 @@ async def solrace_target(
             for racer in (host, guest):
                 racer.race, racer.actions = race, pool[deal]
         await asyncio.sleep(0.5)  # the races start
-        yield Target(process, url, players)
+        yield Target(process, url, players, port)
         await asyncio.gather(*(p.connection.close() for p in players))
     finally:
         process.terminate()
         process.wait(20)
+
+
+def ticker_holds(
+    before: dict[tuple[str, Any], float], after: dict[tuple[str, Any], float]
+) -> dict[str, Any]:
+    """How long solrace's ticker held the event loop between two readings of its /metrics
+    (``solrace_tick_seconds``): holds, their mean, the share above 0.5 ms and 1 ms."""
+
+    def grew(name: str, le: str | None = None) -> float:
+        key = (f"solrace_tick_seconds_{name}", (("le", le),) if le else ())
+        return after[key] - before[key]
+
+    holds = grew("count")
+    if not holds:
+        return {"holds": 0}
+    return {
+        "holds": int(holds),
+        "mean_ms": round(1000 * grew("sum") / holds, 3),
+        "share_over_0_5_ms": round(1 - grew("bucket", "0.0005") / holds, 4),
+        "share_over_1_ms": round(1 - grew("bucket", "0.001") / holds, 4),
+    }
 
 
 async def spectated_phases(options: dict[str, Any], solrace: Target) -> dict[str, Figures]:
@@ -383,9 +412,11 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
         echo_rate = await rate_phase(
             echo.players, options["rate"], options["seconds"], echo.process.pid
         )
+        before = await asyncio.to_thread(metric_samples, solrace.port)
         solrace_rate = await rate_phase(
             solrace.players, options["rate"], options["seconds"], solrace.process.pid
         )
+        ticker = ticker_holds(before, await asyncio.to_thread(metric_samples, solrace.port))
         clients, seconds = options["saturation_clients"], options["saturation_seconds"]
         rounds = []
         for _ in range(options["saturation_rounds"]):
@@ -405,6 +436,7 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
             "saturation": asdict(solrace_saturation),
             **{label: asdict(figures) for label, figures in spectated.items()},
         },
+        "ticker_paced": ticker,
     }
     result["ratios"] = {
         "p99_vs_echo": round(solrace_rate.p99_ms / echo_rate.p99_ms, 2)
@@ -448,6 +480,14 @@ def print_table(result: dict[str, Any]) -> None:
             f"{row['server_cpu_pct']:>10}% {row['load_cpu_pct']:>8}%"
         )
     print("ratios:", json.dumps(result["ratios"]))
+    ticker = result["ticker_paced"]
+    if ticker["holds"]:
+        print(
+            f"solrace's ticker in the paced phase (solrace_tick_seconds): {ticker['holds']:,} "
+            f"holds of the event loop, {ticker['mean_ms']} ms on average, "
+            f"{100 * ticker['share_over_0_5_ms']:.2f}% over 0.5 ms, "
+            f"{100 * ticker['share_over_1_ms']:.2f}% over 1 ms"
+        )
 
 
 async def watch_swarm(url: str, race: str, count: int) -> None:

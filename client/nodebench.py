@@ -32,14 +32,12 @@ import asyncio
 import statistics
 import subprocess
 import time
-import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from prometheus_client.parser import text_string_to_metric_families
 from redis.asyncio import Redis
 
 from client.benchplayer import Listener
@@ -48,6 +46,7 @@ from client.benchprocess import (
     cpu_seconds,
     free_port,
     health,
+    metric_samples,
     own_redis,
     raise_open_files,
     serve_command,
@@ -263,13 +262,7 @@ async def paced_phase(
 
 def acts_answered(port: int) -> int:
     """The node's own count of act answers (``solrace_act_seconds_count`` in /metrics)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
-        text = answer.read().decode()
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name == "solrace_act_seconds_count":
-                return int(sample.value)
-    raise RuntimeError(f"no solrace_act_seconds_count in the /metrics of port {port}")
+    return int(metric_samples(port)[("solrace_act_seconds_count", ())])
 
 
 def projection(phases: list[Phase], cores: list[int]) -> dict[str, Any]:
