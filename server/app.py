@@ -24,6 +24,7 @@ import logging
 import re
 import secrets
 import socket
+from collections.abc import Awaitable
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -57,6 +58,7 @@ FRAMES_NEVER_LOGGED = logging.getLogger("solrace.websockets")
 FRAMES_NEVER_LOGGED.setLevel(logging.WARNING)
 
 LEASE_TTL_MS = 10_000  # a lease lapses this long after its holder stops renewing it
+STOP_STEP_S = 5.0  # a shutdown step (beyond its own timeouts) gets this long, then is left
 LEASES = ("timers", "daily")  # work done once per deployment
 
 
@@ -203,20 +205,21 @@ class RaceServer:
             extra={"backlog": self.writer.backlog, "spilled": spilled},
         )
         self.server.close(code=1001, reason="server shutting down")
-        await self.server.wait_closed()
+        closing = self.settings.close_timeout_s + STOP_STEP_S
+        await _within("closing connections", self.server.wait_closed(), closing)
         log.info("connections closed")
         for name in list(self.leases):  # the next process takes the work over at once
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.store.release_lease(name, self.node), 1.0)
+                await _within("releasing a lease", self.store.release_lease(name, self.node), 1)
         self.sessions.stop()
         self.executor.stop()
         self.relay.stop()
         for task in self.tasks:
             task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await _within("stopping tasks", asyncio.gather(*self.tasks, return_exceptions=True))
         self.daily.close()
         self.gateway.accounts.close()
-        await self.store.close()
+        await _within("closing the store", self.store.close())
         self.ticker.stop_gc_policy()
         log.info("stopped")
 
@@ -323,3 +326,27 @@ def _select_subprotocol(connection: ServerConnection, offered: Any) -> Any:
         if name in SUBPROTOCOLS:
             return name
     return None
+
+
+async def _within(step: str, work: Awaitable[Any], timeout_s: float | None = None) -> None:
+    """Wait for a shutdown step at most ``timeout_s`` (``STOP_STEP_S``); past that, log it
+    with what is still running and go on without it (a deploy must end; a stuck step is a
+    bug to find, and the log says where)."""
+    timeout_s = STOP_STEP_S if timeout_s is None else timeout_s
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=timeout_s)
+    if done:
+        task.result()
+        return
+    task.add_done_callback(lambda left: left.cancelled() or left.exception())
+    task.cancel()
+    waiting = [
+        f"{other.get_name()} at {frame.f_code.co_qualname}:{frame.f_lineno}"
+        for other in asyncio.all_tasks()
+        if other is not asyncio.current_task() and not other.done()
+        for frame in other.get_stack(limit=1)
+    ]
+    log.warning(
+        "a shutdown step did not finish in time; going on without it",
+        extra={"step": step, "after_s": timeout_s, "tasks": waiting[:20]},
+    )

@@ -6,7 +6,9 @@ races finish and rank correctly; not one acknowledged action is lost or doubled.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from harness import member, winning_actions
+from harness import member, running_server, winning_actions
 from racers import Racer
 from redis_server import RedisServer, free_port
 from serve_process import ServeProcess
@@ -394,3 +396,32 @@ async def test_a_deploy_ends_soon_even_with_a_client_that_does_not_read(
     assert time.monotonic() - started < 8  # the close timeout (2 s) and a margin, not keepalive
     await ann.close()
     reader.transport.abort()
+
+
+async def test_a_shutdown_step_that_hangs_is_left_after_its_time_and_named_in_the_log(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("server.app.STOP_STEP_S", 0.2)
+    caplog.set_level(logging.INFO, logger="solrace.server")
+
+    let_go = asyncio.Event()
+
+    async def stuck() -> None:  # a task of the server's that does not end when cancelled
+        while not let_go.is_set():
+            with contextlib.suppress(asyncio.CancelledError):
+                await let_go.wait()
+
+    async with running_server() as server:
+        server.tasks.append(asyncio.create_task(stuck(), name="stuck"))
+        started = time.monotonic()
+        try:
+            await server.stop()
+        finally:
+            stopping_took = time.monotonic() - started
+            let_go.set()
+    assert stopping_took < 3
+    overran = [r for r in caplog.records if "did not finish in time" in r.getMessage()]
+    assert [r.step for r in overran] == ["stopping tasks"]  # type: ignore[attr-defined]
+    named = overran[0].tasks  # type: ignore[attr-defined]
+    assert any(task.startswith("stuck at ") and "<locals>.stuck:" in task for task in named)
+    assert "stopped" in [r.getMessage() for r in caplog.records]
