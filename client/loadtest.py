@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.error
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass
@@ -332,15 +333,24 @@ async def solrace_target(
         process.wait(20)
 
 
+def metrics_if_any(port: int) -> dict[tuple[str, Any], float]:
+    """The server's /metrics samples, or none from a server without /metrics."""
+    try:
+        return metric_samples(port)
+    except urllib.error.HTTPError:
+        return {}
+
+
 def ticker_holds(
     before: dict[tuple[str, Any], float], after: dict[tuple[str, Any], float]
 ) -> dict[str, Any]:
     """How long solrace's ticker held the event loop between two readings of its /metrics
-    (``solrace_tick_seconds``): holds, their mean, the share above 0.5 ms and 1 ms."""
+    (``solrace_tick_seconds``): holds, their mean, the share above 0.5 ms and 1 ms (no
+    holds from a server without that metric: ``SOLRACE_BENCH_SERVER`` may run older code)."""
 
     def grew(name: str, le: str | None = None) -> float:
         key = (f"solrace_tick_seconds_{name}", (("le", le),) if le else ())
-        return after[key] - before[key]
+        return after.get(key, 0.0) - before.get(key, 0.0)
 
     holds = grew("count")
     if not holds:
@@ -412,11 +422,11 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
         echo_rate = await rate_phase(
             echo.players, options["rate"], options["seconds"], echo.process.pid
         )
-        before = await asyncio.to_thread(metric_samples, solrace.port)
+        before = await asyncio.to_thread(metrics_if_any, solrace.port)
         solrace_rate = await rate_phase(
             solrace.players, options["rate"], options["seconds"], solrace.process.pid
         )
-        ticker = ticker_holds(before, await asyncio.to_thread(metric_samples, solrace.port))
+        ticker = ticker_holds(before, await asyncio.to_thread(metrics_if_any, solrace.port))
         clients, seconds = options["saturation_clients"], options["saturation_seconds"]
         rounds = []
         for _ in range(options["saturation_rounds"]):
