@@ -54,6 +54,14 @@ async def store_and_server(
     await store.close()
 
 
+async def racing_alone(server: ServeProcess) -> tuple[Client, str]:
+    """Ann, connected, in a race for one that has started: her client and the race."""
+    ann = await Client.connect(server.url, "Ann")
+    race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+    await ann.next_event("started")
+    return ann, race
+
+
 def view_after(actions: list[str]) -> dict[str, object]:
     rules = rules_for(GAME)
     return view_json(rules.view(replay(rules, DEAL, actions)))
@@ -170,9 +178,7 @@ async def test_a_finished_race_stays_readable_after_a_restart(
     store_and_server: tuple[Store, ServeProcess],
 ) -> None:
     _, server = store_and_server
-    ann = await Client.connect(server.url, "Ann")
-    race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
-    await ann.next_event("started")
+    ann, race = await racing_alone(server)
     for action in winning_actions(GAME, DEAL):
         await ann.act(race, action)
     result = (await ann.next_event("result")).data
@@ -198,9 +204,7 @@ async def test_sigterm_during_a_redis_outage_exits_in_its_time_and_loses_nothing
     wins = winning_actions(GAME, DEAL)
     with ServeProcess(free_port(), tmp_path, *args) as server:
         server.start()
-        ann = await Client.connect(server.url, "Ann")
-        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
-        await ann.next_event("started")
+        ann, race = await racing_alone(server)
         racer = Racer(ann, race)
         await racer.play(wins[:10])
         redis.kill()
@@ -227,9 +231,7 @@ async def test_a_result_told_just_before_a_crash_is_stored_by_the_next_node(
     store_and_server: tuple[Store, ServeProcess],
 ) -> None:
     store, server = store_and_server
-    ann = await Client.connect(server.url, "Ann")
-    race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
-    await ann.next_event("started")
+    ann, race = await racing_alone(server)
     finished = await Racer(ann, race).play(winning_actions(GAME, DEAL))
     server.kill()  # right after the winning action's answer: its result may not be written
     await asyncio.to_thread(server.start)
@@ -381,9 +383,7 @@ async def test_a_deploy_ends_soon_even_with_a_client_that_does_not_read(
     store_and_server: tuple[Store, ServeProcess],
 ) -> None:
     _, server = store_and_server
-    ann = await Client.connect(server.url, "Ann")
-    race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
-    await ann.next_event("started")
+    ann, race = await racing_alone(server)
     reader = await connect(server.url, subprotocols=[Subprotocol(MSGPACK)], compression=None)
     await reader.send(msgpack.packb({"type": "hello", "id": 0, "protocol": 1, "name": "Bo"}))
     await reader.send(msgpack.packb({"type": "spectate", "id": 1, "race": race}))
