@@ -58,7 +58,7 @@ FRAMES_NEVER_LOGGED = logging.getLogger("solrace.websockets")
 FRAMES_NEVER_LOGGED.setLevel(logging.WARNING)
 
 LEASE_TTL_MS = 10_000  # a lease lapses this long after its holder stops renewing it
-STOP_STEP_S = 5.0  # a shutdown step (beyond its own timeouts) gets this long, then is left
+STOP_STEP_S = 3.0  # a shutdown step (beyond its own timeouts) gets this long, then is left
 LEASES = ("timers", "daily")  # work done once per deployment
 
 
@@ -340,13 +340,28 @@ async def _within(step: str, work: Awaitable[Any], timeout_s: float | None = Non
         return
     task.add_done_callback(lambda left: left.cancelled() or left.exception())
     task.cancel()
-    waiting = [
+    log.warning(
+        "a shutdown step did not finish in time; going on without it",
+        extra={"step": step, "after_s": timeout_s, "tasks": _running()[:20]},
+    )
+
+
+async def tasks_left(timeout_s: float = STOP_STEP_S) -> list[str]:
+    """At exit, after ``stop``: cancel every other task and wait for them at most
+    ``timeout_s``; the ones still running then (their names and where they wait)."""
+    others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in others:
+        task.cancel()
+    if others:
+        await asyncio.wait(others, timeout=timeout_s)
+    return _running()
+
+
+def _running() -> list[str]:
+    """The tasks still running but this one: name, and the line each waits at."""
+    return [
         f"{other.get_name()} at {frame.f_code.co_qualname}:{frame.f_lineno}"
         for other in asyncio.all_tasks()
         if other is not asyncio.current_task() and not other.done()
         for frame in other.get_stack(limit=1)
     ]
-    log.warning(
-        "a shutdown step did not finish in time; going on without it",
-        extra={"step": step, "after_s": timeout_s, "tasks": waiting[:20]},
-    )

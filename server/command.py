@@ -237,7 +237,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 async def serve_until_signalled(settings: Settings) -> None:
     from server import memorydump
-    from server.app import RaceServer
+    from server.app import RaceServer, tasks_left
     from server.store import open_store
 
     server = RaceServer(settings, open_store(settings.redis_url, prefix=settings.redis_prefix))
@@ -253,8 +253,14 @@ async def serve_until_signalled(settings: Settings) -> None:
         loop.add_signal_handler(signum, stop.set)
     memorydump.install(loop)
     await stop.wait()
-    logging.getLogger("solrace.server").info("shutting down")
+    log = logging.getLogger("solrace.server")
+    log.info("shutting down")
     await server.stop()
+    left = await tasks_left()
+    if left:  # asyncio.run would wait for them for good: a deploy must end
+        log.warning("tasks still running at exit; leaving without them", extra={"tasks": left})
+        logging.shutdown()
+        os._exit(0)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -31,6 +31,7 @@ from protocol.race import Now, Race, view_json
 from protocol.replay import replay
 from protocol.verify import check_log
 from protocol.wire import MSGPACK
+from server.app import tasks_left
 from server.store import Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -425,3 +426,28 @@ async def test_a_shutdown_step_that_hangs_is_left_after_its_time_and_named_in_th
     named = overran[0].tasks  # type: ignore[attr-defined]
     assert any(task.startswith("stuck at ") and "<locals>.stuck:" in task for task in named)
     assert "stopped" in [r.getMessage() for r in caplog.records]
+
+
+def test_at_exit_a_task_that_ignores_cancelling_is_named_and_not_waited_for() -> None:
+    async def exiting() -> list[str]:
+        let_go = asyncio.Event()
+
+        async def stuck() -> None:
+            while not let_go.is_set():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await let_go.wait()
+
+        tasks = [
+            asyncio.create_task(stuck(), name="stuck"),
+            asyncio.create_task(asyncio.sleep(3600), name="asleep"),  # ends when cancelled
+        ]
+        await asyncio.sleep(0)  # both running
+        started = time.monotonic()
+        left = await tasks_left(0.2)
+        assert time.monotonic() - started < 2
+        let_go.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return left
+
+    left = asyncio.run(exiting())
+    assert len(left) == 1 and left[0].startswith("stuck at ")
