@@ -777,7 +777,8 @@ class RedisStore(Store):
                 ]
             failed = next((r for r in replies if _failed(r)), None)
             if failed is None and isinstance(job, AppendActions) and any(map(_seen, replies)):
-                failed = await self._fenced(job)  # an id not above the last: ours, or not?
+                async with self._translated():  # an id not above the last: ours, or not?
+                    failed = await self._fenced(job)
             errors.append(None if failed is None else self._refused(failed))
         if any(errors):
             self._known_racers.clear()

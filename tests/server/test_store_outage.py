@@ -9,14 +9,18 @@ from __future__ import annotations
 import asyncio
 import json
 import urllib.request
+import uuid
 from collections.abc import Callable
 
 import pytest
 from harness import player, running_server, winning_actions
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis_server import RedisServer
 
 from client.api import ServerError
-from server.store import open_store
+from protocol.race import LogEntry
+from server.jobs import AppendActions
+from server.store import StoreUnavailable, open_store
 
 GAME, DEAL = "mount_sunflower", 18
 PERSISTENT = ("--appendonly", "yes", "--appendfsync", "always")
@@ -124,3 +128,20 @@ async def test_a_redis_at_its_memory_limit_refuses_what_it_cannot_store_and_goes
         assert stored is not None and stored["ranking"][0]["outcome"] == "resigned"
         assert [e.action for e in await server.store.actions(race)] == wins[:21]
     await admin.close()
+
+
+async def test_redis_lost_while_a_resent_action_s_fence_is_read_is_store_unavailable(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = open_store(redis_url, prefix=f"test:{uuid.uuid4().hex}:")
+    resent = AppendActions("r1", (LogEntry("ann", 1, "deal", 5),), fence=2)
+    assert await store.write([resent]) == [None]
+
+    async def lost(*args: object, **kwargs: object) -> None:
+        raise RedisConnectionError("Connection reset by peer")  # Redis gone at that moment
+
+    # the resend is refused as seen, and its fence is read to tell a resend from a takeover
+    monkeypatch.setattr(store._redis, "xrevrange", lost)  # type: ignore[attr-defined]
+    with pytest.raises(StoreUnavailable):
+        await store.write([resent])
+    await store.close()
