@@ -923,7 +923,7 @@ class RedisStore(Store):
             return error
         kind = (
             StoreUnavailable
-            if isinstance(error, ReadOnlyError | RedisConnectionError | ConnectionError)
+            if isinstance(error, ReadOnlyError | RedisConnectionError)
             else StoreError
         )
         return kind(
