@@ -4,8 +4,8 @@ The only module of the project that imports ``redis``. Leaderboards are sorted s
 (score = ``run.score()``, member = ``run.member()``) beside a hash of whole run records;
 every update that touches more than one key is one Lua script, so it is atomic. Keys carry
 a prefix and a hash tag per day, game or race, so each script's keys share one cluster
-slot (a game's days and its all-time board share one, so a daily run is recorded on both
-in one script). ``docs/storage.md`` lists every key.
+slot; they are named in ``server/store/redis_keys.py`` (``docs/storage.md`` lists every
+key).
 
 The writer's batches and the pub/sub listening go over the store's own hiredis connections
 (``server/store/redis_wire.py``, which does not import redis-py): this module reads the URL
@@ -61,6 +61,7 @@ from server.store.base import (
     run_from_json,
     run_json,
 )
+from server.store.redis_keys import RedisKeys
 from server.store.redis_scripts import (
     APPEND_LOG,
     CLAIM,
@@ -89,7 +90,6 @@ SOCKET_TIMEOUT_S = 2.0
 CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
 MAX_CONNECTIONS = 100  # to Redis per process; more calls at once wait for one
 KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
-HISTORY_PARTS = ("raced", "history", "stats", "days")
 RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
 LOG_PAGE = 256  # log entries read per XREVRANGE
 KNOWN_RACERS = 100_000  # racers remembered as registered in their live race (oldest forgotten)
@@ -117,8 +117,7 @@ class RedisStore(Store):
         deadline: float = CALL_DEADLINE_S,
         keep_daily_days: int = KEEP_DAILY_DAYS,
     ):
-        if "{" in prefix or "}" in prefix:
-            raise ValueError("the key prefix must not contain braces (they mark hash tags)")
+        self._keys = RedisKeys(prefix)  # refuses a prefix with braces
         self.prefix = prefix
         self._where = _display(url)
         self._deadline = deadline
@@ -172,24 +171,6 @@ class RedisStore(Store):
         self._own_node = ""  # the node ``_own_start`` was made for
         self._own_start = ""
 
-    # keys
-
-    def _daily_key(self, game: str, day: str, part: str) -> str:
-        return f"{self.prefix}daily:{{{game}}}:{day}:{part}"
-
-    def _daily_board_keys(self, game: str, day: str) -> list[str]:
-        return [self._daily_key(game, day, part) for part in ("board", "members", "runs")]
-
-    def _best_keys(self, game: str) -> list[str]:
-        return [f"{self.prefix}best:{{{game}}}:{part}" for part in ("board", "members", "runs")]
-
-    def _race_key(self, race: str, part: str) -> str:
-        return f"{self.prefix}race:{{{race}}}:{part}"
-
-    def _log_key(self, race: str, player: str) -> str:
-        """A racer's action log in a race (a stream)."""
-        return f"{self.prefix}race:{{{race}}}:log:{player}"
-
     # calls
 
     async def _call(self, operation: Awaitable[Any]) -> Any:
@@ -234,29 +215,29 @@ class RedisStore(Store):
     # daily challenge
 
     async def daily_secret(self, proposed: str) -> str:
-        key = f"{self.prefix}daily-secret"
+        key = self._keys.key("daily-secret")
         return str(await self._call(self._first_writer(keys=[key], args=[proposed, 0])))
 
     async def daily_deal(self, game: str, day: str) -> int | None:
-        stored: str | None = await self._call(self._redis.get(self._daily_key(game, day, "deal")))
+        stored: str | None = await self._call(self._redis.get(self._keys.daily(game, day, "deal")))
         return None if stored is None else int(stored)
 
     async def set_daily_deal(self, game: str, day: str, number: int, nonce: str = "") -> int:
-        keys = [self._daily_key(game, day, "deal"), self._daily_key(game, day, "nonce")]
+        keys = [self._keys.daily(game, day, "deal"), self._keys.daily(game, day, "nonce")]
         args: list[str | int] = [number, nonce, self._keep_daily_s]
         return int(await self._call(self._set_deal(keys=keys, args=args)))
 
     async def daily_nonce(self, game: str, day: str) -> str | None:
-        nonce = await self._call(self._redis.get(self._daily_key(game, day, "nonce")))
+        nonce = await self._call(self._redis.get(self._keys.daily(game, day, "nonce")))
         return None if nonce is None else str(nonce)
 
     async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:
-        key = self._daily_key(game, day, "claims")
+        key = self._keys.daily(game, day, "claims")
         args: list[str | int] = [player, attempt, self._keep_daily_s]
         return bool(await self._call(self._claim(keys=[key], args=args)))
 
     async def ranked_attempt(self, game: str, day: str, player: str) -> str | None:
-        key = self._daily_key(game, day, "claims")
+        key = self._keys.daily(game, day, "claims")
         attempt: str | None = await self._call(self._redis.hget(key, player))
         return attempt
 
@@ -270,9 +251,9 @@ class RedisStore(Store):
     ) -> tuple[list[str], list[str | int]]:
         """The keys and arguments of ``RECORD_DAILY`` for ``run``."""
         keys = [
-            self._daily_key(game, day, "claims"),
-            *self._daily_board_keys(game, day),
-            *self._best_keys(game),
+            self._keys.daily(game, day, "claims"),
+            *self._keys.daily_board(game, day),
+            *self._keys.best(game),
         ]
         args: list[str | int] = [
             run.player,
@@ -290,7 +271,7 @@ class RedisStore(Store):
     async def daily_board(
         self, game: str, day: str, top: int, player: str | None = None, around: int = 0
     ) -> Board:
-        return await self._board(self._daily_board_keys(game, day), top, player, around)
+        return await self._board(self._keys.daily_board(game, day), top, player, around)
 
     async def offer_best(self, game: str, run: Run) -> bool:
         check_game(game, run)
@@ -304,12 +285,12 @@ class RedisStore(Store):
             run.time_ms,
             run.actions,
         ]
-        return bool(await self._call(self._offer_best(keys=self._best_keys(game), args=args)))
+        return bool(await self._call(self._offer_best(keys=self._keys.best(game), args=args)))
 
     async def best_board(
         self, game: str, top: int, player: str | None = None, around: int = 0
     ) -> Board:
-        return await self._board(self._best_keys(game), top, player, around)
+        return await self._board(self._keys.best(game), top, player, around)
 
     async def _board(self, keys: list[str], top: int, player: str | None, around: int) -> Board:
         check_window(top, around)
@@ -326,14 +307,14 @@ class RedisStore(Store):
     # races
 
     async def save_race(self, race: str, record: dict[str, Any]) -> None:
-        key = self._race_key(race, "race")
+        key = self._keys.race(race, "race")
         items: list[str | int] = ["r", encode_json(record)]
         if "version" in record:
             items += ["v", int(record["version"])]
         await self._call(self._redis.hset(key, items=items))
 
     async def load_race(self, race: str) -> dict[str, Any] | None:
-        stored = await self._call(self._redis.hmget(self._race_key(race, "race"), "v", "r"))
+        stored = await self._call(self._redis.hmget(self._keys.race(race, "race"), "v", "r"))
         return _record(*stored)
 
     async def save_race_if(
@@ -342,7 +323,7 @@ class RedisStore(Store):
         message = encode_json({"k": "record", "v": version + 1, "n": self.node})
         channel = self.prefix + race_channel(race)
         args: list[str | int] = [version, encode_json(record), channel, message]
-        keys = [self._race_key(race, "race")]
+        keys = [self._keys.race(race, "race")]
         if not await self._call(self._save_race_if(keys=keys, args=args)):
             return False
         await self._call(self._list(race, listed))
@@ -351,12 +332,12 @@ class RedisStore(Store):
     async def _list(self, race: str, listed: Listed) -> None:
         async with self._redis.pipeline(transaction=False) as pipe:
             for kind, on in (("live", listed.live), ("open", listed.open)):
-                key = self._key("races", kind)
+                key = self._keys.key("races", kind)
                 pipe.sadd(key, race) if on else pipe.srem(key, race)
-            key = self._key("races", "watchable")
+            key = self._keys.key("races", "watchable")
             pipe.sadd(key, race) if listed.watchable else pipe.srem(key, race)
             for player in listed.racers:
-                key = self._key("player", f"{{{player}}}", "races")
+                key = self._keys.player(player, "races")
                 pipe.sadd(key, race) if listed.live else pipe.srem(key, race)
             await pipe.execute()
 
@@ -369,12 +350,12 @@ class RedisStore(Store):
             self._redis.pipeline(transaction=False) as pipe,
         ):
             for race in races:
-                pipe.hmget(self._race_key(race, "race"), "v", "r")
+                pipe.hmget(self._keys.race(race, "race"), "v", "r")
             stored = await pipe.execute()
         return [_record(*pair) for pair in stored]
 
     async def listed_races(self, kind: str) -> list[str]:
-        return sorted(await self._call(self._redis.smembers(self._key("races", kind))))
+        return sorted(await self._call(self._redis.smembers(self._keys.key("races", kind))))
 
     async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
         jobs = [AppendActions(race, tuple(batch)) for race, batch in log_batches(entries).items()]
@@ -386,7 +367,7 @@ class RedisStore(Store):
     async def racer_log(self, race: str, player: str, after_seq: int = 0) -> list[LogEntry]:
         """Read back from the end until ``after_seq`` (following a race, only the newest
         few entries are wanted)."""
-        key = self._log_key(race, player)
+        key = self._keys.log(race, player)
         found: list[LogEntry] = []
         top = "+"
         while True:
@@ -403,10 +384,10 @@ class RedisStore(Store):
             top = "(" + page[-1][0]
 
     async def racers_logged(self, race: str) -> list[str]:
-        return sorted(await self._call(self._redis.smembers(self._race_key(race, "racers"))))
+        return sorted(await self._call(self._redis.smembers(self._keys.race(race, "racers"))))
 
     async def claim_racer(self, race: str, player: str, fence: int) -> bool:
-        key = self._log_key(race, player)
+        key = self._keys.log(race, player)
         async with self._translated(), asyncio.timeout(self._deadline):
             try:
                 await self._redis.xadd(key, {"claim": "1"}, id=f"{fence}-0")
@@ -414,7 +395,7 @@ class RedisStore(Store):
                 if "equal or smaller" not in str(refused):
                     raise
                 return await self._top_fence(key) <= fence
-            await self._redis.sadd(self._race_key(race, "racers"), player)
+            await self._redis.sadd(self._keys.race(race, "racers"), player)
         return True
 
     async def _top_fence(self, key: str) -> int:
@@ -423,21 +404,18 @@ class RedisStore(Store):
         return int(str(newest[0][0]).split("-")[0]) if newest else 0
 
     async def save_result(self, race: str, result: dict[str, Any]) -> None:
-        await self._call(self._redis.set(self._race_key(race, "result"), encode_json(result)))
+        await self._call(self._redis.set(self._keys.race(race, "result"), encode_json(result)))
 
     async def load_result(self, race: str) -> dict[str, Any] | None:
-        return _loaded(await self._call(self._redis.get(self._race_key(race, "result"))))
+        return _loaded(await self._call(self._redis.get(self._keys.race(race, "result"))))
 
     # live races, players, leases
-
-    def _key(self, *parts: str) -> str:
-        return self.prefix + ":".join(parts)
 
     async def live_races(self) -> list[str]:
         return await self.listed_races("live")
 
     async def player_races(self, player: str) -> list[str]:
-        key = self._key("player", f"{{{player}}}", "races")
+        key = self._keys.player(player, "races")
         return sorted(await self._call(self._redis.smembers(key)))
 
     async def subscribe(self, channels: Sequence[str]) -> None:
@@ -514,16 +492,16 @@ class RedisStore(Store):
             asyncio.timeout(self._deadline),
             self._redis.pipeline(transaction=False) as pipe,
         ):
-            pipe.sadd(self._key("nodes"), node)
-            pipe.set(self._key("node", node, "alive"), "1", px=ttl_ms)
+            pipe.sadd(self._keys.key("nodes"), node)
+            pipe.set(self._keys.key("node", node, "alive"), "1", px=ttl_ms)
             await pipe.execute()
 
     async def nodes(self) -> dict[str, bool]:
-        known = sorted(await self._call(self._redis.smembers(self._key("nodes"))))
+        known = sorted(await self._call(self._redis.smembers(self._keys.key("nodes"))))
         if not known:
             return {}
         alive = await self._call(
-            self._redis.mget([self._key("node", node, "alive") for node in known])
+            self._redis.mget([self._keys.key("node", node, "alive") for node in known])
         )
         return {node: flag is not None for node, flag in zip(known, alive, strict=True)}
 
@@ -533,42 +511,44 @@ class RedisStore(Store):
             asyncio.timeout(self._deadline),
             self._redis.pipeline(transaction=False) as pipe,
         ):
-            key = self._key("player", f"{{{player}}}", "node")
+            key = self._keys.player(player, "node")
             pipe.set(key, node, get=True, ex=KEEP_GENERATIONS_S)
-            pipe.sadd(self._key("node", node, "players"), player)
+            pipe.sadd(self._keys.key("node", node, "players"), player)
             before, _ = await pipe.execute()
         return str(before) if before is not None else None
 
     async def player_node(self, player: str) -> str | None:
-        node = await self._call(self._redis.get(self._key("player", f"{{{player}}}", "node")))
+        node = await self._call(self._redis.get(self._keys.player(player, "node")))
         return str(node) if node is not None else None
 
     async def node_players(self, node: str) -> list[str]:
-        players = sorted(await self._call(self._redis.smembers(self._key("node", node, "players"))))
+        players = sorted(
+            await self._call(self._redis.smembers(self._keys.key("node", node, "players")))
+        )
         if not players:
             return []
-        where = await self._call(
-            self._redis.mget([self._key("player", f"{{{p}}}", "node") for p in players])
-        )
+        where = await self._call(self._redis.mget([self._keys.player(p, "node") for p in players]))
         return [p for p, there in zip(players, where, strict=True) if there == node]
 
     async def forget_node(self, node: str) -> None:
         async with self._pipeline() as pipe:
-            pipe.srem(self._key("nodes"), node)
-            pipe.delete(self._key("node", node, "players"), self._key("node", node, "alive"))
+            pipe.srem(self._keys.key("nodes"), node)
+            pipe.delete(
+                self._keys.key("node", node, "players"), self._keys.key("node", node, "alive")
+            )
             await pipe.execute()
 
     async def identity(self, token_hash: str) -> Identity | None:
-        found = await self._call(self._redis.hgetall(self._key("token", token_hash)))
+        found = await self._call(self._redis.hgetall(self._keys.key("token", token_hash)))
         if not found:
             return None
         return Identity(found["player"], found["name"], found.get("account") or None)
 
     async def revoke_tokens(self, player: str, token_hashes: Sequence[str] | None) -> None:
-        listed = self._key("player", f"{{{player}}}", "tokens")
+        listed = self._keys.player(player, "tokens")
         if token_hashes is None:
             token_hashes = sorted(await self._call(self._redis.smembers(listed)))
-        keys = [self._key("token", token) for token in token_hashes]
+        keys = [self._keys.key("token", token) for token in token_hashes]
         if not keys:
             return
         async with self._pipeline() as pipe:
@@ -593,35 +573,34 @@ class RedisStore(Store):
             yield pipe
 
     async def create_account(self, account: Account) -> bool:
-        key = self._key("account", username_key(account.username))
+        key = self._keys.key("account", username_key(account.username))
         fields = ["player", account.player, "username", account.username]
         created = await self._call(
             self._create_account(keys=[key], args=[*fields, "hash", account.password_hash])
         )
         if created:  # the player's own key: its username (profiles, hello)
-            player_key = self._key("player", f"{{{account.player}}}", "account")
+            player_key = self._keys.player(account.player, "account")
             await self._call(self._redis.set(player_key, account.username))
         return bool(created)
 
     async def account(self, username: str) -> Account | None:
-        found = await self._call(self._redis.hgetall(self._key("account", username_key(username))))
+        found = await self._call(
+            self._redis.hgetall(self._keys.key("account", username_key(username)))
+        )
         return Account(found["player"], found["username"], found["hash"]) if found else None
 
     async def set_password_hash(self, username: str, password_hash: str) -> None:
-        key = self._key("account", username_key(username))
+        key = self._keys.key("account", username_key(username))
         await self._call(self._redis.hset(key, "hash", password_hash))
 
     async def account_of(self, player: str) -> str | None:
-        found = await self._call(self._redis.get(self._key("player", f"{{{player}}}", "account")))
+        found = await self._call(self._redis.get(self._keys.player(player, "account")))
         return str(found) if found is not None else None
-
-    def _rating_key(self, game: str, player: str) -> str:
-        return f"{self.prefix}rating:{{{game}}}:{player}"
 
     async def ratings(self, game: str, players: Sequence[str]) -> dict[str, Rating]:
         if not players:
             return {}
-        keys = [self._rating_key(game, player) for player in players]
+        keys = [self._keys.rating(game, player) for player in players]
         stored = await self._call(self._redis.mget(keys))
         return {
             player: Rating.from_dict(json.loads(value))
@@ -636,8 +615,8 @@ class RedisStore(Store):
         the new ratings computed here, and written only if none of them changed meanwhile
         (another race of the same player ending at that moment: then again)."""
         players = [run.player for run in runs]
-        keys = [self._rating_key(game, player) for player in players]
-        mark = f"{self.prefix}rated:{{{game}}}:{race}"
+        keys = [self._keys.rating(game, player) for player in players]
+        mark = self._keys.rated(game, race)
         for _ in range(RATE_TRIES):
             async with (
                 self._translated(),
@@ -656,7 +635,7 @@ class RedisStore(Store):
                     after = race_updates(runs, before, now_ms)
                     pipe.multi()  # type: ignore[no-untyped-call]
                     for player, rating in after.items():
-                        pipe.set(self._rating_key(game, player), encode_json(rating.as_dict()))
+                        pipe.set(self._keys.rating(game, player), encode_json(rating.as_dict()))
                     pipe.set(mark, 1, ex=keep_s)
                     await pipe.execute()
                 except WatchError:  # a watched key changed: read them again
@@ -664,16 +643,8 @@ class RedisStore(Store):
             return {player: (before[player], rating) for player, rating in after.items()}
         raise StoreError(f"race {race}'s ratings kept changing under it ({RATE_TRIES} tries)")
 
-    def _pool_keys(self, game: str, player: str) -> list[str]:
-        """The pool of ``game`` and where ``player`` waits: one hash tag for every pool
-        key, so joining, leaving and pairing are each one script."""
-        return [f"{self.prefix}pool:{{quick}}:{game}", f"{self.prefix}pool:{{quick}}:of:{player}"]
-
-    def _history_keys(self, player: str) -> list[str]:
-        return [self._key("player", f"{{{player}}}", part) for part in HISTORY_PARTS]
-
     async def history(self, player: str) -> History:
-        raced, order, stats, days = self._history_keys(player)
+        raced, order, stats, days = self._keys.history(player)
         async with self._pipeline() as pipe:
             pipe.zrevrange(order, 0, -1)
             pipe.hgetall(raced)
@@ -688,44 +659,44 @@ class RedisStore(Store):
         return History(recent, played, won, list(day_list))
 
     async def join_pool(self, game: str, entry: dict[str, Any]) -> str | None:
-        keys = self._pool_keys(game, entry["player"])
+        keys = self._keys.pool(game, entry["player"])
         args = [entry["player"], encode_json(entry), game, KEEP_POOL_S]
         waiting_in = await self._call(self._join_pool(keys=keys, args=args))
         return str(waiting_in) if waiting_in else None
 
     async def leave_pool(self, player: str) -> str | None:
-        marker = self._pool_keys("", player)[1]
+        marker = self._keys.pool("", player)[1]
         game = await self._call(self._redis.get(marker))
         if game is None:
             return None
-        left = await self._call(self._leave_pool(keys=self._pool_keys(game, player), args=[player]))
+        left = await self._call(self._leave_pool(keys=self._keys.pool(game, player), args=[player]))
         return str(game) if left else None
 
     async def pool(self, game: str) -> list[dict[str, Any]]:
-        entries = await self._call(self._redis.hvals(self._pool_keys(game, "")[0]))
+        entries = await self._call(self._redis.hvals(self._keys.pool(game, "")[0]))
         return [json.loads(entry) for entry in entries]
 
     async def take_pair(self, game: str, first: str, second: str) -> bool:
-        keys = [*self._pool_keys(game, first), self._pool_keys(game, second)[1]]
+        keys = [*self._keys.pool(game, first), self._keys.pool(game, second)[1]]
         return bool(await self._call(self._take_pair(keys=keys, args=[first, second])))
 
     async def count_attempt(self, scope: str, window_s: int) -> int:
         window = int(time.time()) // window_s
-        key = self._key("attempts", scope, str(window))
+        key = self._keys.key("attempts", scope, str(window))
         return int((await self._call(self._incr_living(key, window_s)))[0])
 
     async def failures(self, scope: str) -> int:
-        return int(await self._call(self._redis.get(self._key("failures", scope))) or 0)
+        return int(await self._call(self._redis.get(self._keys.key("failures", scope))) or 0)
 
     async def note_failure(self, scope: str, keep_s: int) -> int:
-        key = self._key("failures", scope)
+        key = self._keys.key("failures", scope)
         return int((await self._call(self._incr_living(key, keep_s)))[0])
 
     async def clear_failures(self, scope: str) -> None:
-        await self._call(self._redis.delete(self._key("failures", scope)))
+        await self._call(self._redis.delete(self._keys.key("failures", scope)))
 
     async def next_event_generation(self, player: str) -> int:
-        key = self._key("player", f"{{{player}}}", "gen")
+        key = self._keys.player(player, "gen")
         return int((await self._call(self._incr_living(key)))[0])
 
     async def _incr_living(self, key: str, keep_s: int = KEEP_GENERATIONS_S) -> list[Any]:
@@ -737,11 +708,11 @@ class RedisStore(Store):
             return result
 
     async def claim_lease(self, name: str, holder: str, ttl_ms: int) -> bool:
-        key = self._key("lease", name)
+        key = self._keys.key("lease", name)
         return bool(await self._call(self._lease(keys=[key], args=[holder, ttl_ms])))
 
     async def release_lease(self, name: str, holder: str) -> None:
-        await self._call(self._release(keys=[self._key("lease", name)], args=[holder]))
+        await self._call(self._release(keys=[self._keys.key("lease", name)], args=[holder]))
 
     async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
         """One pipelined round trip: each job's commands in order; a race's action entries
@@ -788,7 +759,7 @@ class RedisStore(Store):
         """An entry id was refused as not above the log's last: a resend (None) unless
         the log holds a higher fence (another node took the racer over)."""
         for player in {entry.player for entry in job.entries}:
-            if await self._top_fence(self._log_key(job.race, player)) > job.fence:
+            if await self._top_fence(self._keys.log(job.race, player)) > job.fence:
                 return Fenced(f"{player} was taken over by another node in race {job.race}")
         return None
 
@@ -824,14 +795,14 @@ class RedisStore(Store):
                 pipe.queued.append(self._append_log_call(job))
             return
         if isinstance(job, EndRace):
-            keys = [self._race_key(job.race, part) for part in ("race", "result", "racers")]
-            keys += [self._log_key(job.race, racer["player"]) for racer in job.record["racers"]]
+            keys = [self._keys.race(job.race, part) for part in ("race", "result", "racers")]
+            keys += [self._keys.log(job.race, racer["player"]) for racer in job.record["racers"]]
             pipe.evalsha(self._end_race.sha, 1, keys[0], job.version, encode_json(job.record))
             pipe.set(keys[1], encode_json(job.result))
             for kind in ("live", "open", "watchable"):
-                pipe.srem(self._key("races", kind), job.race)
+                pipe.srem(self._keys.key("races", kind), job.race)
             for racer in job.record["racers"]:
-                pipe.srem(self._key("player", f"{{{racer['player']}}}", "races"), job.race)
+                pipe.srem(self._keys.player(racer["player"], "races"), job.race)
                 self._known_racers.pop((job.race, racer["player"]), None)  # no more logging
             for key in keys if job.keep_s else ():
                 pipe.expire(key, job.keep_s)
@@ -841,7 +812,7 @@ class RedisStore(Store):
             pipe.evalsha(self._record_daily.sha, len(keys), *keys, *args)
             return
         if isinstance(job, RecordHistory):
-            keys = self._history_keys(job.player)
+            keys = self._keys.history(job.player)
             day = job.day or ""
             args = [
                 job.race,
@@ -858,11 +829,11 @@ class RedisStore(Store):
             ]
             pipe.evalsha(self._record_history.sha, len(keys), *keys, *args)
             return
-        key = self._key("token", job.token_hash)
+        key = self._keys.key("token", job.token_hash)
         pipe.hset(key, mapping={"player": job.player, "name": job.name, "account": job.account})
         pipe.expire(key, job.keep_s)
         if job.account:
-            listed = self._key("player", f"{{{job.player}}}", "tokens")
+            listed = self._keys.player(job.player, "tokens")
             pipe.sadd(listed, job.token_hash)
             pipe.expire(listed, job.keep_s)
 
@@ -878,12 +849,12 @@ class RedisStore(Store):
                 entries = by_player[entry.player] = []
             entries.append(entry)
         players = sorted(by_player)
-        keys: list[str | int] = [self._race_key(race, "racers")]
+        keys: list[str | int] = [self._keys.race(race, "racers")]
         words: list[str | int] = [self.prefix + race_channel(race), len(players)]
         index: dict[str, int] = {}
         for i, player in enumerate(players, 1):
             index[player] = i
-            keys.append(self._log_key(race, player))
+            keys.append(self._keys.log(race, player))
             new = (race, player) not in known
             if new:
                 known[(race, player)] = None  # forgotten on failure

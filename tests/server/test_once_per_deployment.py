@@ -56,7 +56,7 @@ def logged(server: ServeProcess, message: str) -> list[dict[str, object]]:
 
 async def holders(store: Store) -> dict[str, str | None]:
     redis = store._redis  # type: ignore[attr-defined]
-    keys = [store._key("lease", name) for name in LEASES]  # type: ignore[attr-defined]
+    keys = [store._keys.key("lease", name) for name in LEASES]  # type: ignore[attr-defined]
     return dict(zip(LEASES, await redis.mget(keys), strict=True))
 
 

@@ -125,7 +125,7 @@ async def test_the_limit_is_kept_after_the_process_that_started_the_race_is_kill
 
 
 async def lease_holder(store: Store, name: str) -> str | None:
-    holder = await store._redis.get(store._key("lease", name))  # type: ignore[attr-defined]
+    holder = await store._redis.get(store._keys.key("lease", name))  # type: ignore[attr-defined]
     return None if holder is None else str(holder)
 
 
