@@ -7,11 +7,14 @@ a prefix and a hash tag per day, game or race, so each script's keys share one c
 slot; they are named in ``server/store/redis_keys.py`` (``docs/storage.md`` lists every
 key).
 
-The writer's batches and the pub/sub listening go over the store's own hiredis connections
-(``server/store/redis_wire.py``, which does not import redis-py): this module reads the URL
-for them (an ``Address``) and makes redis-py's exceptions of their error replies
-(``_error``); their ``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and a
-``ConnectionError``, so Redis is unavailable when they come as when redis-py's do.
+This module does the store's I/O: its calls, their retries and deadline, and the store
+errors made of Redis' failures. The writer's batches are built as commands, without I/O,
+by a ``BatchBuilder`` (``server/store/redis_batch.py``) and sent here. They and the pub/sub
+listening go over the store's own hiredis connections (``server/store/redis_wire.py``;
+neither module imports redis-py): this module reads the URL for them (an ``Address``) and
+makes redis-py's exceptions of their error replies (``_error``); their ``WireTimeout`` and
+``WireLost`` are a ``TimeoutError`` and a ``ConnectionError``, so Redis is unavailable when
+they come as when redis-py's do.
 """
 
 from __future__ import annotations
@@ -20,9 +23,8 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
-from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -39,10 +41,8 @@ from protocol.accounts import username_key
 from protocol.race import LogEntry
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
-from server.jobs import HISTORY_KEPT, AppendActions, EndRace, Job, RecordDaily, RecordHistory
+from server.jobs import AppendActions, Job
 from server.store.base import (
-    CARRIED_MAX,
-    DAYS_KEPT,
     Account,
     Board,
     Entry,
@@ -61,6 +61,7 @@ from server.store.base import (
     run_from_json,
     run_json,
 )
+from server.store.redis_batch import BatchBuilder, Shas, score
 from server.store.redis_keys import RedisKeys
 from server.store.redis_scripts import (
     APPEND_LOG,
@@ -80,7 +81,7 @@ from server.store.redis_scripts import (
     SET_DEAL,
     TAKE_PAIR,
 )
-from server.store.redis_wire import Address, BatchConnection, Command, Subscriber
+from server.store.redis_wire import Address, BatchConnection, Subscriber
 
 RETRIES = 3  # after the first try: at most 4 tries per command
 BACKOFF_BASE_S = 0.025  # waits 0.05 s, 0.1 s, 0.2 s between tries
@@ -92,7 +93,6 @@ MAX_CONNECTIONS = 100  # to Redis per process; more calls at once wait for one
 KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
 RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
 LOG_PAGE = 256  # log entries read per XREVRANGE
-KNOWN_RACERS = 100_000  # racers remembered as registered in their live race (oldest forgotten)
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
 # Messages heard are read at most once per this many seconds while they keep coming (each
@@ -157,17 +157,19 @@ class RedisStore(Store):
             self._end_race,
             self._record_history,
         )
+        shas = Shas(
+            append_log=self._append_log.sha,
+            end_race=self._end_race.sha,
+            record_daily=self._record_daily.sha,
+            record_history=self._record_history.sha,
+        )
+        self._builder = BatchBuilder(self._keys, shas, self._keep_daily_s)  # sent on _batches
         self._subscriber: Subscriber | None = None  # the connection that listens
         self._subscribed: set[str] = set()
         self._listening: asyncio.Task[None] | None = None  # subscribing again after a loss
         self._closing = False
         self._address = _address(url)  # for the store's own connections (redis_wire)
         self._batches: BatchConnection | None = None  # the writer's own connection
-        # (race, player) whose log is known to be in the race's ``racers`` set already;
-        # forgotten when the race ends (its log takes no more entries)
-        self._known_racers: dict[tuple[str, str], None] = {}
-        self._hints: dict[str, str] = {}  # player -> their log hint (see ``_log_hint``)
-        self._hints_node = ""
         self._own_node = ""  # the node ``_own_start`` was made for
         self._own_start = ""
 
@@ -243,30 +245,8 @@ class RedisStore(Store):
 
     async def record_daily(self, game: str, day: str, run: Run) -> bool:
         check_game(game, run)
-        keys, args = self._record_daily_call(game, day, run)
+        keys, args = self._builder.record_daily_call(game, day, run)
         return bool(await self._call(self._record_daily(keys=keys, args=args)))
-
-    def _record_daily_call(
-        self, game: str, day: str, run: Run
-    ) -> tuple[list[str], list[str | int]]:
-        """The keys and arguments of ``RECORD_DAILY`` for ``run``."""
-        keys = [
-            self._keys.daily(game, day, "claims"),
-            *self._keys.daily_board(game, day),
-            *self._keys.best(game),
-        ]
-        args: list[str | int] = [
-            run.player,
-            run.race,
-            _score(run),
-            run.member(),
-            run_json(run),
-            "1" if run.finished else "0",
-            run.time_ms,
-            run.actions,
-            self._keep_daily_s,  # a day's keys live this long after their last write
-        ]
-        return keys, args
 
     async def daily_board(
         self, game: str, day: str, top: int, player: str | None = None, around: int = 0
@@ -279,7 +259,7 @@ class RedisStore(Store):
             return False
         args: list[str | int] = [
             run.player,
-            _score(run),
+            score(run),
             run.member(),
             run_json(run),
             run.time_ms,
@@ -453,7 +433,8 @@ class RedisStore(Store):
                 self.listener(channel.removeprefix(self.prefix), json.loads(data))
 
     def _own_log(self) -> str:
-        """How this node's log messages begin (``_log_hint``: keys in order, no spaces)."""
+        """How this node's log messages begin (``BatchBuilder.log_hint``: keys in order, no
+        spaces)."""
         if self._own_node != self.node or not self._own_start:
             self._own_node = self.node
             self._own_start = encode_json({"k": "log", "n": self.node})[:-1] + ","
@@ -724,13 +705,13 @@ class RedisStore(Store):
         try:  # the batch connection keeps the deadline itself (no timer per batch)
             spans, results = await self._send(jobs)
             if any(isinstance(result, NoScriptError) for result in results):
-                self._known_racers.clear()  # the SADD of a script refused did not go in
+                self._builder.known_racers.clear()  # the SADD of a script refused did not go in
                 async with asyncio.timeout(self._deadline):
                     for script in self._scripts:
                         await self._redis.script_load(script.script)
                 spans, results = await self._send(jobs)
         except Exception as error:
-            self._known_racers.clear()  # their SADD may not have gone in
+            self._builder.known_racers.clear()  # their SADD may not have gone in
             translated = self._store_error(error)
             if translated is None:
                 raise
@@ -752,7 +733,7 @@ class RedisStore(Store):
                     failed = await self._fenced(job)
             errors.append(None if failed is None else self._refused(failed))
         if any(errors):
-            self._known_racers.clear()
+            self._builder.known_racers.clear()
         return errors
 
     async def _fenced(self, job: AppendActions) -> Fenced | None:
@@ -766,127 +747,13 @@ class RedisStore(Store):
     async def _send(self, jobs: Sequence[Job]) -> tuple[list[tuple[int, int]], list[Any]]:
         """Send the batch's commands in one write on the writer's own connection and get
         every reply back (an error reply in its place, as an exception)."""
-        commands = _Commands()
-        spans = self._queue(commands, jobs)
+        commands, spans = self._builder.build(jobs, self.node)
         if self._batches is None:
             self._batches = BatchConnection(self._address, self._deadline, _error)
         if self._batches.transport is None:
             async with asyncio.timeout(self._deadline):
                 await self._batches.connect()
-        return spans, await self._batches.send(commands.queued)
-
-    def _queue(self, pipe: _Commands, jobs: Sequence[Job]) -> list[tuple[int, int]]:
-        """Queue every job's commands on ``pipe``; per job, (its first command, how many)."""
-        spans: list[tuple[int, int]] = []
-        for job in jobs:
-            first = len(pipe.queued)
-            self._queue_one(pipe, job)
-            spans.append((first, len(pipe.queued) - first))
-        return spans
-
-    def _queue_one(self, pipe: _Commands, job: Job) -> None:
-        if isinstance(job, AppendActions):
-            # Each racer's log is a stream of its own whose entry ids are
-            # ``<fence>-<seq>``: Redis refuses an id not above the last, so an action
-            # written again (a lost answer, a resend) is never logged twice, and one
-            # written by a node with a fence lower than the racer's claim is refused.
-            # Nodes following the race hear of the entries in the same step (APPEND_LOG).
-            if job.entries:
-                pipe.queued.append(self._append_log_call(job))
-            return
-        if isinstance(job, EndRace):
-            keys = [self._keys.race(job.race, part) for part in ("race", "result", "racers")]
-            keys += [self._keys.log(job.race, racer["player"]) for racer in job.record["racers"]]
-            pipe.evalsha(self._end_race.sha, 1, keys[0], job.version, encode_json(job.record))
-            pipe.set(keys[1], encode_json(job.result))
-            for kind in ("live", "open", "watchable"):
-                pipe.srem(self._keys.key("races", kind), job.race)
-            for racer in job.record["racers"]:
-                pipe.srem(self._keys.player(racer["player"], "races"), job.race)
-                self._known_racers.pop((job.race, racer["player"]), None)  # no more logging
-            for key in keys if job.keep_s else ():
-                pipe.expire(key, job.keep_s)
-            return
-        if isinstance(job, RecordDaily):
-            keys, args = self._record_daily_call(job.game, job.day, job.run)
-            pipe.evalsha(self._record_daily.sha, len(keys), *keys, *args)
-            return
-        if isinstance(job, RecordHistory):
-            keys = self._keys.history(job.player)
-            day = job.day or ""
-            args = [
-                job.race,
-                encode_json(job.entry),
-                job.entry["at_ms"],
-                int(job.counted),
-                int(job.won),
-                job.game,
-                day,
-                date.fromisoformat(day).toordinal() if day else 0,
-                HISTORY_KEPT,
-                DAYS_KEPT,
-                job.keep_s,
-            ]
-            pipe.evalsha(self._record_history.sha, len(keys), *keys, *args)
-            return
-        key = self._keys.key("token", job.token_hash)
-        pipe.hset(key, mapping={"player": job.player, "name": job.name, "account": job.account})
-        pipe.expire(key, job.keep_s)
-        if job.account:
-            listed = self._keys.player(job.player, "tokens")
-            pipe.sadd(listed, job.token_hash)
-            pipe.expire(listed, job.keep_s)
-
-    def _append_log_call(self, job: AppendActions) -> Command:
-        """The EVALSHA of ``APPEND_LOG`` that appends ``job``'s entries and publishes, per
-        racer, the message that carries them (``log_message``; the bare hint beyond
-        ``CARRIED_MAX`` entries, or when one is refused)."""
-        race, fence, known = job.race, job.fence, self._known_racers
-        by_player: dict[str, list[LogEntry]] = {}
-        for entry in job.entries:
-            entries = by_player.get(entry.player)
-            if entries is None:
-                entries = by_player[entry.player] = []
-            entries.append(entry)
-        players = sorted(by_player)
-        keys: list[str | int] = [self._keys.race(race, "racers")]
-        words: list[str | int] = [self.prefix + race_channel(race), len(players)]
-        index: dict[str, int] = {}
-        for i, player in enumerate(players, 1):
-            index[player] = i
-            keys.append(self._keys.log(race, player))
-            new = (race, player) not in known
-            if new:
-                known[(race, player)] = None  # forgotten on failure
-                if len(known) > KNOWN_RACERS:
-                    del known[next(iter(known))]
-            hint = self._log_hint(player)
-            entries = by_player[player]
-            carried = hint
-            if len(entries) <= CARRIED_MAX:
-                listed = ",".join(
-                    f"[{entry.seq},{entry.t_ms},{_json_string(entry.action)}]" for entry in entries
-                )
-                carried = f'{hint[:-1]},"e":[{listed}]}}'
-            words += [player, "1" if new else "0", carried, hint]
-        for entry in job.entries:
-            words += [index[entry.player], f"{fence}-{entry.seq}", entry.action, entry.t_ms]
-        return ("EVALSHA", self._append_log.sha, len(keys), *keys, *words)
-
-    def _log_hint(self, player: str) -> str:
-        """The message that tells nodes following a race that ``player``'s log moved on
-        (the same text for every action of theirs: built once per player;
-        ``_append_log_call`` adds the entries)."""
-        if self._hints_node != self.node:
-            self._hints.clear()
-            self._hints_node = self.node
-        hint = self._hints.get(player)
-        if hint is None:
-            hint = encode_json({"k": "log", "p": player, "n": self.node})
-            if len(self._hints) >= KNOWN_RACERS:
-                del self._hints[next(iter(self._hints))]
-            self._hints[player] = hint
-        return hint
+        return spans, await self._batches.send(commands)
 
     def _refused(self, error: Exception) -> StoreError:
         """A command Redis refused (out of memory, read-only, a script error)."""
@@ -928,9 +795,6 @@ class RedisStore(Store):
         return deleted
 
 
-_json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
-
-
 def _error(text: str) -> ResponseError:
     """The redis-py exception for an error reply (what the store's callers look for; the
     store's own connections make their error replies with it)."""
@@ -959,42 +823,6 @@ def _record(version: str | None, text: str | None) -> dict[str, Any] | None:
     if version is not None:
         record["version"] = int(version)
     return record
-
-
-class _Commands:
-    """The commands of one batch, queued as a pipeline would queue them."""
-
-    def __init__(self) -> None:
-        self.queued: list[tuple[str | int, ...]] = []
-
-    def _add(self, *words: str | int) -> None:
-        self.queued.append(words)
-
-    def set(self, key: str, value: str) -> None:
-        self._add("SET", key, value)
-
-    def sadd(self, key: str, member: str) -> None:
-        self._add("SADD", key, member)
-
-    def srem(self, key: str, member: str) -> None:
-        self._add("SREM", key, member)
-
-    def expire(self, key: str, seconds: int) -> None:
-        self._add("EXPIRE", key, seconds)
-
-    def hset(self, key: str, mapping: dict[str, str]) -> None:
-        self._add("HSET", key, *(word for pair in mapping.items() for word in pair))
-
-    def publish(self, channel: str, message: str) -> None:
-        self._add("PUBLISH", channel, message)
-
-    def evalsha(self, sha: str, keys: int, *words: str | int) -> None:
-        self._add("EVALSHA", sha, keys, *words)
-
-
-def _score(run: Run) -> int:
-    """The sorted-set score as an integer: exact, and read exactly by Redis."""
-    return int(run.score())
 
 
 def _entries(start: int, records: list[str]) -> list[Entry]:

@@ -82,7 +82,7 @@ async def test_finished_races_on_redis_leave_nothing_of_them_in_the_server(
             assert [record.get("phase") for record in records] == ["done"] * 3
             assert not server.director.rooms and not server.director.races_of
             assert not server.relay.following and not server.relay.pulling
-            assert not [key for key in store._known_racers if key[0] in ended]
+            assert not [key for key in store._builder.known_racers if key[0] in ended]
             for client in (ann, bob):
                 await client.close()
     finally:
