@@ -9,7 +9,9 @@ session it holds (one writer per racer: its log entries carry the session's fenc
 reads the others' actions from their logs when told they moved on. A change of the race
 itself (join, leave, start, retire, rematch) is made by whichever node is asked, as one
 atomic step in the store (``save_race_if``, on the record's version); the other nodes
-absorb the new record. The race's rules and policy are the pure ``protocol.race.Race``'s.
+absorb the new record. The race's rules and policy are the pure ``protocol.race.Race``'s;
+what its end leaves (the result, the day's run, histories, ratings) is
+``server/results.py``'s.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from protocol.race import (
     record_changes,
     view_json,
 )
-from protocol.ratings import DEFAULT, Rating, aged, is_provisional
+from protocol.ratings import DEFAULT, aged, is_provisional
 from server.config import Settings
 from server.effects import (
     Effects,
@@ -47,11 +49,11 @@ from server.effects import (
     PostAct,
     Push,
     PushAnywhere,
-    Rate,
     StartAt,
     Write,
 )
-from server.jobs import AppendActions, EndRace, RecordDaily, RecordHistory
+from server.jobs import AppendActions
+from server.results import closed, finished, logs_keep_s, rated_runs, ratings_told
 from server.rooms import Feeding, Room
 from server.store import Listed, Store, StoreError
 
@@ -74,29 +76,6 @@ class ActDecision:
 
 def new_id() -> str:
     return secrets.token_hex(8)
-
-
-def rated(race: Race) -> bool:
-    """A finished race counts for its racers' ratings: a head-to-head race on a random
-    deal (a chosen one may have been practised) with the game's usual options, between
-    two or more accounts (guests are left out of it)."""
-    settings = race.settings
-    return (
-        settings.mode == "race"
-        and not settings.deal_chosen
-        and settings.options == dict(rules_for(settings.game).options)
-        and sum(1 for racer in race.racers.values() if racer.badge is not None) >= 2
-    )
-
-
-def rating_json(rating: Rating) -> dict[str, Any]:
-    """A rating as players see it: rounded, and whether it is still provisional."""
-    return {
-        "rating": round(rating.rating),
-        "rd": round(rating.rd),
-        "provisional": is_provisional(rating),
-        "games": rating.games,
-    }
 
 
 def listed(race: Race) -> Listed:
@@ -141,7 +120,7 @@ class RaceDirector:
             if rebuilt.race.phase is not Phase.DONE:
                 self.later += self.adopt(rebuilt, moment)
             elif not rebuilt.stored:  # over by its log, its end never written: write it
-                self.later += self._finish(rebuilt, moment)
+                self.later += finished(rebuilt, moment, self.settings)
         return self.rooms.get(race_id, rebuilt)
 
     async def rebuild(self, race_id: str, moment: Now, fresh: bool = False) -> Room | None:
@@ -687,95 +666,28 @@ class RaceDirector:
                 if race.phase is not Phase.DONE:
                     effects += self._standings(room, moment, but=player)
         if not race.racers:  # an open race everyone left: it closes
-            result: dict[str, Any] = {"race": room.id, "ranking": [], "deal": None}
-            end = EndRace(room.id, race.record(), result, self._keep_s(), room.version)
-            effects += [Forget(room, "closed"), Write(end)]
+            effects += closed(room, self.settings)
         elif race.phase is Phase.DONE:
-            effects += self._finish(room, moment)
+            effects += finished(room, moment, self.settings)
         return effects
 
     def _racer_done(self, room: Room, player: str, moment: Now) -> Effects:
         if room.race.phase is Phase.DONE:
-            return self._finish(room, moment)
+            return finished(room, moment, self.settings)
         return self._standings(room, moment, but=player)
-
-    def _finish(self, room: Room, moment: Now) -> Effects:
-        """Everyone is done: the ranking is final; it is written, then everyone told."""
-        race = room.race
-        if room.done_mono is not None:
-            return []
-        room.done_mono = moment.mono_ms
-        if room.start_handle is not None:
-            room.start_handle.cancel()
-        result = race.result()
-        settings = race.settings
-        end = EndRace(race.id, race.record(), result, self._keep_s(), room.version)
-        effects: Effects = [
-            Write(end, room.mark_stored),
-            *self._tell_racers(room, "result", result),
-            Post(room, "result", result),
-        ]
-        if settings.mode == "daily" and settings.ranked and settings.day is not None:
-            effects.append(Write(RecordDaily(settings.game, settings.day, race.runs()[0])))
-        if rated(race):
-            effects.append(Rate(room))
-        effects += [Write(job) for job in self._histories(race, result, moment)]
-        log.info(
-            "race finished",
-            extra={
-                "race": race.id,
-                "kind": settings.mode,
-                "ranking": [entry["player"] for entry in result["ranking"]],
-            },
-        )
-        return effects
-
-    def _histories(self, race: Race, result: dict[str, Any], moment: Now) -> list[RecordHistory]:
-        """Each racer's line in their history: their place, outcome and figures."""
-        settings = race.settings
-        counted = settings.mode == "race" and len(race.racers) > 1
-        keep_s = self.settings.keep_identities_days * 86_400
-        jobs = []
-        for entry in result["ranking"]:
-            line = {
-                "race": race.id,
-                "game": settings.game,
-                "mode": settings.mode,
-                "day": settings.day,
-                "at_ms": moment.wall_ms,
-                "name": entry["name"],
-                "rank": entry["rank"],
-                "of": len(result["ranking"]),
-                "outcome": entry["outcome"],
-                "time_ms": entry["time_ms"],
-                "actions": entry["actions"],
-                "progress": entry["progress"],
-            }
-            ranked_day = settings.day if settings.mode == "daily" and settings.ranked else None
-            won = counted and entry["rank"] == 1
-            jobs.append(
-                RecordHistory(
-                    entry["player"], race.id, settings.game, line, counted, won, ranked_day, keep_s
-                )
-            )
-        return jobs
 
     async def rate(self, room: Room, moment: Now) -> Effects:
         """Rate ``room``'s finished race, if no node did yet, and tell its rated racers
         their new ratings (``rated``, wherever they are)."""
         race = room.race
-        runs = [run for run in race.runs() if race.racers[run.player].badge is not None]
-        game = race.settings.game
-        changed = await self.store.rate_race(game, race.id, runs, moment.wall_ms, self._keep_s())
+        keep_s = logs_keep_s(self.settings)
+        changed = await self.store.rate_race(
+            race.settings.game, race.id, rated_runs(race), moment.wall_ms, keep_s
+        )
         if not changed:
             return []
-        ratings = {
-            player: {**rating_json(after), "change": round(after.rating) - round(before.rating)}
-            for player, (before, after) in changed.items()
-        }
-        told = {"race": race.id, "game": game, "ratings": ratings}
         log.info("race rated", extra={"race": race.id, "players": sorted(changed)})
-        return [PushAnywhere(player, "rated", told) for player in changed]
+        return ratings_told(race, changed)
 
     def _tell_racers(
         self, room: Room, kind: str, data: dict[str, Any], but: str | None = None
@@ -804,9 +716,6 @@ class RaceDirector:
                 players = room.race.standings()
             effects.append(Push(player, "standings", {"race": room.id, "players": players}))
         return effects
-
-    def _keep_s(self) -> int:
-        return self.settings.keep_race_logs_days * 86_400
 
     def live(self) -> Iterable[Room]:
         return (room for room in self.rooms.values() if room.race.live)

@@ -11,7 +11,7 @@ from protocol.daily import day_of
 from protocol.games import GAMES
 from protocol.race import Now, RaceError, run_json
 from protocol.ratings import aged
-from server.director import rating_json
+from server.results import rating_json
 from server.store import Store
 
 RECENT_SHOWN = 20

@@ -1,0 +1,140 @@
+"""What a race's end leaves, as effects (``server/effects.py``): its record and result
+written, then told to its racers and spectators; a ranked daily run for the day's boards;
+each racer's line in their history; whether it counts for ratings, and the news of the
+new ones. Plain functions of the ended race: the race director (``server/director.py``)
+calls them when a race finishes or closes.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from protocol.games import rules_for
+from protocol.race import Now, Race
+from protocol.ranking import Run
+from protocol.ratings import Rating, is_provisional
+from server.config import Settings
+from server.effects import Effects, Forget, Post, Push, PushAnywhere, Rate, Write
+from server.jobs import EndRace, RecordDaily, RecordHistory
+from server.rooms import Room
+
+log = logging.getLogger("solrace.director")  # a race's end is one of the director's steps
+
+
+def finished(room: Room, moment: Now, settings: Settings) -> Effects:
+    """Everyone is done: the ranking is final; it is written, then everyone told (its
+    racers, its spectators). Nothing the second time (the end is decided once per node)."""
+    race = room.race
+    if room.done_mono is not None:
+        return []
+    room.done_mono = moment.mono_ms
+    if room.start_handle is not None:
+        room.start_handle.cancel()
+    result = race.result()
+    race_settings = race.settings
+    end = EndRace(race.id, race.record(), result, logs_keep_s(settings), room.version)
+    effects: Effects = [
+        Write(end, room.mark_stored),
+        *[Push(player, "result", result) for player in race.racers],
+        Post(room, "result", result),
+    ]
+    if race_settings.mode == "daily" and race_settings.ranked and race_settings.day is not None:
+        effects.append(Write(RecordDaily(race_settings.game, race_settings.day, race.runs()[0])))
+    if rated(race):
+        effects.append(Rate(room))
+    keep_identities_s = settings.keep_identities_days * 86_400
+    effects += [Write(job) for job in histories(race, result, moment, keep_identities_s)]
+    log.info(
+        "race finished",
+        extra={
+            "race": race.id,
+            "kind": race_settings.mode,
+            "ranking": [entry["player"] for entry in result["ranking"]],
+        },
+    )
+    return effects
+
+
+def closed(room: Room, settings: Settings) -> Effects:
+    """An open race everyone left closes: it is let go and written as ended, with an
+    empty result."""
+    result: dict[str, Any] = {"race": room.id, "ranking": [], "deal": None}
+    end = EndRace(room.id, room.race.record(), result, logs_keep_s(settings), room.version)
+    return [Forget(room, "closed"), Write(end)]
+
+
+def histories(race: Race, result: dict[str, Any], moment: Now, keep_s: int) -> list[RecordHistory]:
+    """Each racer's line in their history (kept ``keep_s`` after their last race): their
+    place, outcome and figures; a head-to-head race counts as played (and won, by the
+    first), a ranked daily run for its day."""
+    settings = race.settings
+    counted = settings.mode == "race" and len(race.racers) > 1
+    ranked_day = settings.day if settings.mode == "daily" and settings.ranked else None
+    jobs = []
+    for entry in result["ranking"]:
+        line = {
+            "race": race.id,
+            "game": settings.game,
+            "mode": settings.mode,
+            "day": settings.day,
+            "at_ms": moment.wall_ms,
+            "name": entry["name"],
+            "rank": entry["rank"],
+            "of": len(result["ranking"]),
+            "outcome": entry["outcome"],
+            "time_ms": entry["time_ms"],
+            "actions": entry["actions"],
+            "progress": entry["progress"],
+        }
+        won = counted and entry["rank"] == 1
+        jobs.append(
+            RecordHistory(
+                entry["player"], race.id, settings.game, line, counted, won, ranked_day, keep_s
+            )
+        )
+    return jobs
+
+
+def rated(race: Race) -> bool:
+    """A finished race counts for its racers' ratings: a head-to-head race on a random
+    deal (a chosen one may have been practised) with the game's usual options, between
+    two or more accounts (guests are left out of it)."""
+    settings = race.settings
+    return (
+        settings.mode == "race"
+        and not settings.deal_chosen
+        and settings.options == dict(rules_for(settings.game).options)
+        and sum(1 for racer in race.racers.values() if racer.badge is not None) >= 2
+    )
+
+
+def rated_runs(race: Race) -> list[Run]:
+    """The runs a rated race rates: its accounts' (a guest has no badge)."""
+    return [run for run in race.runs() if race.racers[run.player].badge is not None]
+
+
+def ratings_told(race: Race, changed: dict[str, tuple[Rating, Rating]]) -> Effects:
+    """Every rated racer is told, wherever they are, everyone's new rating (``changed``:
+    each player's rating before and after the race) and its change."""
+    ratings = {
+        player: {**rating_json(after), "change": round(after.rating) - round(before.rating)}
+        for player, (before, after) in changed.items()
+    }
+    told = {"race": race.id, "game": race.settings.game, "ratings": ratings}
+    return [PushAnywhere(player, "rated", told) for player in changed]
+
+
+def rating_json(rating: Rating) -> dict[str, Any]:
+    """A rating as players see it: rounded, and whether it is still provisional."""
+    return {
+        "rating": round(rating.rating),
+        "rd": round(rating.rd),
+        "provisional": is_provisional(rating),
+        "games": rating.games,
+    }
+
+
+def logs_keep_s(settings: Settings) -> int:
+    """How long an ended race's record, result and logs stay in the store, in seconds."""
+    return settings.keep_race_logs_days * 86_400

@@ -1,0 +1,192 @@
+"""What a race's end leaves, pure: the effects of a finished race in the order the executor
+needs them (the result written before anyone is told), each racer's history line, which
+races are rated, a closed race, and the news of new ratings."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from protocol.games import rules_for
+from protocol.race import Badge, Ending, Now, Phase, Race, RaceSettings
+from protocol.ratings import DEFAULT, Rating
+from server.config import Settings
+from server.effects import Forget, Post, Push, PushAnywhere, Rate, Write
+from server.jobs import EndRace, RecordDaily, RecordHistory
+from server.results import closed, finished, histories, rated, rated_runs, ratings_told
+from server.rooms import Feeding, Room
+
+GAME = "sanibel"
+START = Now(1_000, 50_000)
+END = Now(9_000, 58_000)
+SETTINGS = Settings(keep_race_logs_days=2, keep_identities_days=3)
+
+
+def race_of(*badges: Badge | None, **changes: Any) -> Race:
+    """A race of GAME between ann, bob, ... (one per badge; None: a guest), not started."""
+    rules = rules_for(GAME, changes.pop("options", None))
+    changes.setdefault("max_players", len(badges))
+    settings = RaceSettings(game=GAME, options=rules.options, deal=7, countdown_ms=0, **changes)
+    players = ["ann", "bob", "cy"][: len(badges)]
+    race = Race("r1", settings, rules, players[0])
+    for player, badge in zip(players, badges, strict=True):
+        race.join(player, player.title(), badge)
+    return race
+
+
+def ended(race: Race) -> Room:
+    """``race`` started, then: the last racer plays one move, and everyone resigns (so
+    the first ranks first: as far, with fewer actions)."""
+    race.schedule_start(None, START)
+    race.begin()
+    last = list(race.racers)[-1]
+    legal = race.racer_view(last)["you"]["legal"]
+    assert race.act(last, 1, legal[0], Now(START.mono_ms + 500, START.wall_ms + 500)).ok
+    for player in race.racers:
+        race.retire(player, Ending.RESIGNED, Now(START.mono_ms + 900, START.wall_ms + 900))
+    assert race.phase is Phase.DONE
+    room = Room(race, START.mono_ms, Feeding())
+    room.version = 4
+    return room
+
+
+def test_a_finished_race_is_written_first_then_told_then_rated_and_kept_in_histories() -> None:
+    room = ended(race_of(Badge(1500, True), Badge(1600, False)))
+    effects = finished(room, END, SETTINGS)
+    result = room.race.result()
+    assert [type(effect) for effect in effects] == [Write, Push, Push, Post, Rate, Write, Write]
+    written = effects[0]
+    assert isinstance(written, Write)
+    assert written.job == EndRace("r1", room.race.record(), result, 2 * 86_400, 4)
+    assert not room.stored
+    assert written.on_written is not None
+    written.on_written()
+    assert room.stored  # once written, the race may be let go
+    told = [(e.player, e.kind, e.data) for e in effects if isinstance(e, Push)]
+    assert told == [("ann", "result", result), ("bob", "result", result)]
+    assert effects[3] == Post(room, "result", result)
+    assert effects[4] == Rate(room)
+    kept = [effect.job for effect in effects[5:] if isinstance(effect, Write)]
+    assert kept == histories(room.race, result, END, 3 * 86_400)
+    assert room.done_mono == END.mono_ms
+    assert finished(room, END, SETTINGS) == []  # the end is decided once
+
+
+def test_finishing_cancels_a_start_signal_still_armed() -> None:
+    class Handle:
+        cancelled = False
+
+        def cancel(self) -> None:
+            self.cancelled = True
+
+    room = ended(race_of(None))
+    handle = Handle()
+    room.start_handle = handle  # type: ignore[assignment]
+    finished(room, END, SETTINGS)
+    assert handle.cancelled
+
+
+def test_a_ranked_daily_run_is_recorded_for_its_day_and_counts_no_race() -> None:
+    room = ended(race_of(None, mode="daily", day="2024-05-01", max_players=1))
+    effects = finished(room, END, SETTINGS)
+    assert [type(effect) for effect in effects] == [Write, Push, Post, Write, Write]
+    daily, history = (effect.job for effect in effects[3:] if isinstance(effect, Write))
+    assert daily == RecordDaily(GAME, "2024-05-01", room.race.runs()[0])
+    assert isinstance(history, RecordHistory)
+    assert (history.day, history.counted, history.won) == ("2024-05-01", False, False)
+
+
+def test_an_unranked_daily_attempt_records_no_run_and_no_streak_day() -> None:
+    room = ended(race_of(None, mode="daily", day="2024-05-01", ranked=False, max_players=1))
+    jobs = [effect.job for effect in finished(room, END, SETTINGS) if isinstance(effect, Write)]
+    assert not any(isinstance(job, RecordDaily) for job in jobs)
+    history = jobs[-1]
+    assert isinstance(history, RecordHistory) and history.day is None
+
+
+def test_each_racer_s_history_line_is_their_place_outcome_and_figures() -> None:
+    race = ended(race_of(Badge(1500, True), None, None, max_players=3)).race
+    result = race.result()
+    jobs = histories(race, result, END, 77)
+    assert [job.player for job in jobs] == ["ann", "bob", "cy"]  # the ranking's order
+    assert [(job.counted, job.won) for job in jobs] == [(True, True), (True, False), (True, False)]
+    assert all((job.race, job.game, job.day, job.keep_s) == ("r1", GAME, None, 77) for job in jobs)
+    last = jobs[2].entry
+    assert last == {
+        "race": "r1",
+        "game": GAME,
+        "mode": "race",
+        "day": None,
+        "at_ms": END.wall_ms,
+        "name": "Cy",
+        "rank": 3,
+        "of": 3,
+        "outcome": "resigned",
+        "time_ms": result["ranking"][2]["time_ms"],
+        "actions": 1,
+        "progress": 0,
+    }
+
+
+def test_a_race_for_one_counts_in_nobody_s_races_played() -> None:
+    race = ended(race_of(Badge(1500, True))).race
+    (job,) = histories(race, race.result(), END, 77)
+    assert (job.counted, job.won) == (False, False)
+
+
+@pytest.mark.parametrize(
+    ("badges", "changes", "counts"),
+    [
+        ((Badge(1500, True), Badge(1500, True)), {}, True),
+        ((Badge(1500, True), Badge(1500, True), None), {}, True),  # the guest is left out
+        ((Badge(1500, True), None), {}, False),  # one account: nobody to be rated against
+        ((Badge(1500, True), Badge(1500, True)), {"deal_chosen": True}, False),
+        ((Badge(1500, True), Badge(1500, True)), {"options": {"undo": False}}, False),
+        ((None,), {"mode": "daily", "day": "2024-05-01", "max_players": 1}, False),
+    ],
+)
+def test_only_a_head_to_head_race_of_accounts_on_a_random_usual_deal_is_rated(
+    badges: tuple[Badge | None, ...], changes: dict[str, Any], counts: bool
+) -> None:
+    race = race_of(*badges, **changes)
+    assert rated(race) is counts
+
+
+def test_a_rated_race_rates_its_accounts_runs_only() -> None:
+    race = ended(race_of(Badge(1500, True), None, Badge(1500, True), max_players=3)).race
+    assert [run.player for run in rated_runs(race)] == ["ann", "cy"]
+
+
+def test_an_open_race_everyone_left_is_let_go_and_ended_with_no_ranking() -> None:
+    race = race_of(None, None)
+    for player in list(race.racers):
+        race.leave(player)
+    room = Room(race, 0, Feeding())
+    room.version = 2
+    end = EndRace("r1", race.record(), {"race": "r1", "ranking": [], "deal": None}, 2 * 86_400, 2)
+    assert closed(room, SETTINGS) == [Forget(room, "closed"), Write(end)]
+
+
+def test_every_rated_racer_is_told_every_new_rating_and_its_rounded_change() -> None:
+    race = race_of(Badge(1500, True), Badge(1500, True))
+    ann_after = replace(DEFAULT, rating=1516.6, rd=290.2, games=1)
+    bob_after = replace(DEFAULT, rating=1483.4, rd=290.2, games=1)
+    changed: dict[str, tuple[Rating, Rating]] = {
+        "ann": (DEFAULT, ann_after),
+        "bob": (DEFAULT, bob_after),
+    }
+    effects = ratings_told(race, changed)
+    assert [effect.player for effect in effects] == ["ann", "bob"]
+    assert all(isinstance(effect, PushAnywhere) and effect.kind == "rated" for effect in effects)
+    told = effects[0]
+    assert isinstance(told, PushAnywhere) and effects[1] == replace(told, player="bob")
+    assert told.data == {
+        "race": "r1",
+        "game": GAME,
+        "ratings": {
+            "ann": {"rating": 1517, "rd": 290, "provisional": True, "games": 1, "change": 17},
+            "bob": {"rating": 1483, "rd": 290, "provisional": True, "games": 1, "change": -17},
+        },
+    }
