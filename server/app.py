@@ -24,7 +24,7 @@ import logging
 import re
 import secrets
 import socket
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -59,6 +59,7 @@ FRAMES_NEVER_LOGGED.setLevel(logging.WARNING)
 
 LEASE_TTL_MS = 10_000  # a lease lapses this long after its holder stops renewing it
 STOP_STEP_S = 3.0  # a shutdown step (beyond its own timeouts) gets this long, then is left
+CANCEL_AGAIN_S = 0.05  # a task still running this long after a cancel is cancelled again
 LEASES = ("timers", "daily")  # work done once per deployment
 
 
@@ -214,9 +215,7 @@ class RaceServer:
         self.sessions.stop()
         self.executor.stop()
         self.relay.stop()
-        for task in self.tasks:
-            task.cancel()
-        await _within("stopping tasks", asyncio.gather(*self.tasks, return_exceptions=True))
+        await _within("stopping tasks", _ended(self.tasks))
         self.daily.close()
         self.gateway.accounts.close()
         await _within("closing the store", self.store.close())
@@ -346,14 +345,27 @@ async def _within(step: str, work: Awaitable[Any], timeout_s: float | None = Non
     )
 
 
+async def _ended(tasks: Iterable[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` until every one has ended (the caller bounds the wait), again every
+    ``CANCEL_AGAIN_S`` for those still running: on Python 3.11 ``asyncio.wait_for`` returns
+    its result when the step it awaits completes just as the caller is cancelled, and so
+    drops the cancel (CPython issue 86296; 3.12 rewrote it), and redis-py sends every
+    command through it, so one cancel of a task busy with Redis is often lost."""
+    pending = {task for task in tasks if not task.done()}
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=CANCEL_AGAIN_S)
+
+
 async def tasks_left(timeout_s: float = STOP_STEP_S) -> list[str]:
-    """At exit, after ``stop``: cancel every other task and wait for them at most
-    ``timeout_s``; the ones still running then (their names and where they wait)."""
+    """At exit, after ``stop``: cancel every other task (see ``_ended``) and wait for them at
+    most ``timeout_s``; the ones still running then (their names and where they wait)."""
     others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
-    for task in others:
-        task.cancel()
-    if others:
-        await asyncio.wait(others, timeout=timeout_s)
+    ending = asyncio.ensure_future(_ended(others))
+    await asyncio.wait({ending}, timeout=timeout_s)
+    ending.cancel()
+    await asyncio.wait({ending})
     return _running()
 
 
