@@ -5,6 +5,7 @@ played; latencies ordered. No figure is held to a target here."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -12,8 +13,10 @@ from typing import Any
 
 import msgpack
 import pytest
+from harness import running_server, url
 
-from client.spectatorbench import print_spectators, received
+from client.loadtest import Player
+from client.spectatorbench import open_stamped, print_spectators, received
 from server.config import Settings
 
 SPECTATORS = 20
@@ -90,3 +93,24 @@ def test_received_items_are_matched_by_racer_and_checked_for_gaps_and_agreement(
     other = received("r", [first, [(30, frame(4, "act", "a", "undo"))]])
     assert not other["same_for_all"]
     assert received("r", [first])["in_order"]
+
+
+async def test_a_spectator_left_with_unread_messages_between_phases_still_reads_the_next() -> None:
+    """Between phases a spectator's connection gets events nobody reads (spectator counts
+    as the others come and go); reading must not stop for a queue left full, or the next
+    phase finds that spectator silent (flow control paused 100 of 1,000 under load)."""
+    async with running_server() as server:
+        connection = await open_stamped(url(server))
+        spectator = Player(connection)
+        await spectator.call("hello", protocol=1, name="fan")
+        for request_id in range(100, 140):  # 40 answers nobody reads
+            await connection.send(msgpack.packb({"type": "list_live", "id": request_id}))
+        await asyncio.sleep(0.5)
+        connection.stamps = []
+        await connection.send(msgpack.packb({"type": "list_live", "id": 1000}))
+        for _ in range(50):
+            if any(msgpack.unpackb(data)["id"] == 1000 for _, data in connection.stamps):
+                break
+            await asyncio.sleep(0.1)
+        assert any(msgpack.unpackb(data)["id"] == 1000 for _, data in connection.stamps)
+        await connection.close()
