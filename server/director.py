@@ -78,6 +78,12 @@ def new_id() -> str:
     return secrets.token_hex(8)
 
 
+def restored(record: dict[str, Any], log_entries: list[LogEntry], moment: Now) -> Race:
+    """The race of a stored ``record``, its racers' positions replayed from ``log_entries``."""
+    settings = RaceSettings.from_dict(record["settings"])
+    return Race.restore(record, rules_for(settings.game, settings.options), log_entries, moment)
+
+
 def listed(race: Race) -> Listed:
     """Where the store lists ``race`` now."""
     live = race.phase is not Phase.DONE and bool(race.racers)
@@ -133,8 +139,7 @@ class RaceDirector:
         log_entries = await self.store.actions(race_id)
         if race_id in self.rooms and not fresh:  # rebuilt meanwhile by another request
             return self.rooms[race_id]
-        settings = RaceSettings.from_dict(record["settings"])
-        race = Race.restore(record, rules_for(settings.game, settings.options), log_entries, moment)
+        race = restored(record, log_entries, moment)
         room = Room(race, moment.mono_ms, self.feeding)
         room.version = int(record.get("version", 0))
         room.durable = {player: len(racer.log) for player, racer in race.racers.items()}
@@ -172,9 +177,7 @@ class RaceDirector:
                 continue
             record = records[race_id]
             if record is not None and record.get("racers"):
-                settings = RaceSettings.from_dict(record["settings"])
-                rules = rules_for(settings.game, settings.options)
-                race = Race.restore(record, rules, [], moment)
+                race = restored(record, [], moment)
                 infos.append({**race.public_info(), "spectators": 0})
         return infos
 
@@ -488,11 +491,7 @@ class RaceDirector:
         if record is None or int(record.get("version", 0)) <= room.version:
             return []
         room.version = int(record["version"])
-        changes = room.race.absorb(record, moment)
-        for kind, player in changes:
-            if kind == "joined":
-                self.races_of.setdefault(player, set()).add(room.id)
-        return self._told(room, changes, moment)
+        return self._told(room, room.race.absorb(record, moment), moment)
 
     async def caught_up(self, room: Room, moment: Now) -> Effects:
         """``room``'s record has a newer version in the store: absorb it."""
