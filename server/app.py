@@ -24,7 +24,7 @@ import logging
 import re
 import secrets
 import socket
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable, Collection
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -345,17 +345,21 @@ async def _within(step: str, work: Awaitable[Any], timeout_s: float | None = Non
     )
 
 
-async def _ended(tasks: Iterable[asyncio.Task[Any]]) -> None:
+async def _ended(tasks: Collection[asyncio.Task[Any]]) -> None:
     """Cancel ``tasks`` until every one has ended (the caller bounds the wait), again every
     ``CANCEL_AGAIN_S`` for those still running: on Python 3.11 ``asyncio.wait_for`` returns
     its result when the step it awaits completes just as the caller is cancelled, and so
-    drops the cancel (CPython issue 86296; 3.12 rewrote it), and redis-py sends every
-    command through it, so one cancel of a task busy with Redis is often lost."""
+    drops the cancel (CPython issue 86296; 3.12 rewrote it). The store keeps redis-py off
+    it (no socket timeout); a library that awaits through it is stopped all the same."""
+    tasks = list(tasks)  # the caller's list may grow meanwhile
     pending = {task for task in tasks if not task.done()}
     while pending:
         for task in pending:
             task.cancel()
         _, pending = await asyncio.wait(pending, timeout=CANCEL_AGAIN_S)
+    for task in tasks:  # what one that failed raised is taken here, as a gather would
+        if task.done() and not task.cancelled():
+            task.exception()
 
 
 async def tasks_left(timeout_s: float = STOP_STEP_S) -> list[str]:

@@ -87,7 +87,6 @@ RETRIES = 3  # after the first try: at most 4 tries per command
 BACKOFF_BASE_S = 0.025  # waits 0.05 s, 0.1 s, 0.2 s between tries
 BACKOFF_CAP_S = 0.5
 CONNECT_TIMEOUT_S = 1.0
-SOCKET_TIMEOUT_S = 2.0
 CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
 MAX_CONNECTIONS = 100  # to Redis per process; more calls at once wait for one
 KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
@@ -104,8 +103,8 @@ HEAR_EVERY_S = 0.005
 class RedisStore(Store):
     """The store in Redis at ``url``, every key under ``prefix``.
 
-    Commands are retried by redis-py (exponential backoff, a few tries, bounded socket
-    timeouts); a call that still fails, or takes longer than ``deadline`` seconds, raises
+    Commands are retried by redis-py on a lost or refused connection (exponential backoff, a
+    few tries); a call that still fails, or takes longer than ``deadline`` seconds, raises
     ``StoreUnavailable``.
     """
 
@@ -130,7 +129,11 @@ class RedisStore(Store):
             timeout=deadline,
             decode_responses=True,
             socket_connect_timeout=CONNECT_TIMEOUT_S,
-            socket_timeout=SOCKET_TIMEOUT_S,
+            # No socket timeout: redis-py keeps it with ``asyncio.wait_for``, which on
+            # Python 3.11 drops a cancel that arrives as the send completes (CPython issue
+            # 86296), so tasks busy with Redis could not be stopped; every call has the
+            # store's deadline instead (``_call``, and ``asyncio.timeout`` around the rest).
+            socket_timeout=None,
             retry=Retry(ExponentialBackoff(cap=BACKOFF_CAP_S, base=BACKOFF_BASE_S), RETRIES),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
         )
@@ -729,8 +732,8 @@ class RedisStore(Store):
                 ]
             failed = next((r for r in replies if _failed(r)), None)
             if failed is None and isinstance(job, AppendActions) and any(map(_seen, replies)):
-                async with self._translated():  # an id not above the last: ours, or not?
-                    failed = await self._fenced(job)
+                async with self._translated(), asyncio.timeout(self._deadline):
+                    failed = await self._fenced(job)  # an id not above the last: ours?
             errors.append(None if failed is None else self._refused(failed))
         if any(errors):
             self._builder.known_racers.clear()

@@ -145,3 +145,25 @@ async def test_redis_lost_while_a_resent_action_s_fence_is_read_is_store_unavail
     with pytest.raises(StoreUnavailable):
         await store.write([resent])
     await store.close()
+
+
+async def test_a_task_busy_with_redis_ends_at_its_first_cancel(redis_url: str) -> None:
+    """A redis-py socket timeout goes through ``asyncio.wait_for``, which on Python 3.11
+    drops a cancel arriving as a command's send completes (CPython issue 86296): a task
+    renewing a lease in a loop then went on after most cancels, and a deploy waited."""
+    store = open_store(redis_url, prefix=f"test:{uuid.uuid4().hex}:")
+
+    async def renewing() -> None:
+        while True:
+            await store.claim_lease("timers", "node", 1000)
+
+    try:
+        for delay_ms in range(40):
+            task = asyncio.create_task(renewing())
+            await asyncio.sleep(delay_ms / 8000)  # cancelled at 40 moments of its loop
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=1)
+            assert done and task.cancelled(), f"cancelled after {delay_ms / 8} ms: still running"
+    finally:
+        await store.purge()
+        await store.close()
