@@ -458,8 +458,9 @@ def test_at_exit_tasks_busy_with_redis_end_though_python_3_11_drops_some_cancels
 ) -> None:
     """On Python 3.11 ``asyncio.wait_for`` returns its result when the awaited step completes
     just as the caller is cancelled, and so drops the cancel (CPython issue 86296, fixed by
-    3.12's rewrite); redis-py sends every command through it. A task that renews a lease in
-    a loop, as the server's do, then goes on after one cancel."""
+    3.12's rewrite); redis-py keeps its socket timeout with it (the store now gives it
+    none). A task that renewed a lease in a loop, as the server's do, went on after one
+    cancel; whatever else drops one, the exit cancels again."""
 
     async def exiting() -> list[str]:
         store = open_store(redis_url, prefix=f"test:{uuid.uuid4().hex}:")
