@@ -57,7 +57,7 @@ from protocol.messages import (
 )
 from protocol.race import Now, Phase, RaceError
 from protocol.wire import JSON, PROTOCOL_VERSION, WireError, decode
-from server.accounts import AccountDesk, AccountError, attempts_bucket
+from server.accounts import AccountError, Credentials, attempts_bucket
 from server.addresses import client_address, trusted_networks
 from server.config import Settings
 from server.connection import MessageConnection
@@ -145,7 +145,7 @@ class Gateway:
         self.durable_identities = settings.keep_identities_days * 86_400
         self.node = ""  # this node's name (set by the server)
         self.relay: Relay | None = None  # set once built
-        self.accounts = AccountDesk(store, settings)
+        self.accounts = Credentials(store, settings)
         self.pairing = PairingDesk(store, director, settings.countdown_ms)
         self.profiles = ProfileDesk(store)
         self.trusted = trusted_networks(settings.trusted_proxies)
