@@ -1,5 +1,5 @@
 """Accounts' credentials: registering and signing in, with the limits that keep guessing
-slow.
+slow (the requests themselves, and what they do to sessions: ``server/account_desk.py``).
 
 Passwords are hashed and checked with argon2id (``server/passwords.py``) in one worker
 thread, so a sign-in never blocks the event loop and never takes more than one core.
