@@ -1,4 +1,5 @@
-"""Accounts: registering and signing in, with the limits that keep guessing slow.
+"""Accounts' credentials: registering and signing in, with the limits that keep guessing
+slow (the requests themselves, and what they do to sessions: ``server/account_desk.py``).
 
 Passwords are hashed and checked with argon2id (``server/passwords.py``) in one worker
 thread, so a sign-in never blocks the event loop and never takes more than one core.
@@ -66,7 +67,9 @@ def attempts_bucket(settings: Settings) -> TokenBucket:
     return TokenBucket(per_s, settings.auth_per_connection, time.monotonic())
 
 
-class AccountDesk:
+class Credentials:
+    """Makes accounts and checks their passwords, under the limits above."""
+
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.settings = settings

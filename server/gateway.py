@@ -57,7 +57,8 @@ from protocol.messages import (
 )
 from protocol.race import Now, Phase, RaceError
 from protocol.wire import JSON, PROTOCOL_VERSION, WireError, decode
-from server.accounts import AccountDesk, AccountError, attempts_bucket
+from server.account_desk import AccountDesk, signed_in_answer
+from server.accounts import attempts_bucket
 from server.addresses import client_address, trusted_networks
 from server.config import Settings
 from server.connection import MessageConnection
@@ -78,7 +79,6 @@ from server.sessions import (
     Sessions,
     close_soon,
     event_keep_s,
-    new_token,
     token_hash,
 )
 from server.spectating import SpectatingDesk
@@ -145,7 +145,7 @@ class Gateway:
         self.durable_identities = settings.keep_identities_days * 86_400
         self.node = ""  # this node's name (set by the server)
         self.relay: Relay | None = None  # set once built
-        self.accounts = AccountDesk(store, settings)
+        self.accounts = AccountDesk(store, settings, sessions, director, daily, writer)
         self.pairing = PairingDesk(store, director, settings.countdown_ms)
         self.profiles = ProfileDesk(store)
         self.trusted = trusted_networks(settings.trusted_proxies)
@@ -488,56 +488,30 @@ class Gateway:
     async def register(
         self, client: Client, session: Session, request: Register, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        """This guest becomes an account: same player, so their races and runs stay
-        theirs; today's first daily attempts they finished go on the boards."""
-        self._no_account_yet(session)
-        account = await self.accounts.register(
-            client.attempts,
-            self.address(client),
-            session.player,
-            request.username,
-            request.password,
+        return await self.accounts.register(
+            session, request, client.attempts, self.address(client), moment
         )
-        guest_token = session.token_hash
-        token = await self._account_token(account.player, account.username)
-        await self.store.revoke_tokens(session.player, [guest_token])
-        session.account = session.name = account.username
-        self.sessions.retoken(session, token)
-        effects, claimed = await self.daily.claim_guest_runs(
-            session.player, session.guest_attempts, moment
-        )
-        session.guest_attempts.clear()
-        return {**self._signed_in(session, token), "claimed": claimed}, effects
 
     async def sign_in(
         self, client: Client, session: Session, request: SignIn, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         """This connection continues as the account (resuming its session, wherever it
         was); the guest session ends, so a guest who is racing must finish first."""
-        self._no_account_yet(session)
-        if any(room.race.phase is not Phase.DONE for room in self.director.racing(session.player)):
-            raise AccountError(
-                "finish or leave your races as a guest before you sign in", "in_race"
-            )
-        account = await self.accounts.sign_in(
-            client.attempts, self.address(client), request.username, request.password
+        account, token = await self.accounts.sign_in(
+            session, request, client.attempts, self.address(client)
         )
-        token = await self._account_token(account.player, account.username)
-        await self.store.leave_pool(session.player)  # the guest waits no more
         self._end(session)
         signed_in, resumed, restored = await self._session_for(token, account.username)
         self.sessions.retoken(signed_in, token)  # this connection's token: sign_out's
         self._attach(client, signed_in)
         client.after_answer = lambda: self._catch_up(signed_in, resumed, restored, None)
-        return self._signed_in(signed_in, token), []
+        return signed_in_answer(signed_in, token), []
 
     async def sign_out(
         self, client: Client, session: Session, request: SignOut, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         """Forget this token (or all the account's), then end the session and close."""
-        await self.store.revoke_tokens(session.player, [session.token_hash])
-        if request.everywhere:
-            await self.store.revoke_tokens(session.player, None)
+        answer = await self.accounts.sign_out(session, request)
 
         def close() -> None:
             self._end(session)
@@ -545,31 +519,7 @@ class Gateway:
             close_soon(client.connection, CLOSE_SIGNED_OUT, "signed out")
 
         client.after_answer = close
-        return {"signed_out": True, "everywhere": request.everywhere}, []
-
-    def _no_account_yet(self, session: Session) -> None:
-        if session.account is not None:
-            raise AccountError(
-                f"you are signed in as {session.account}: sign out first", "already_signed_in"
-            )
-
-    async def _account_token(self, player: str, username: str) -> str:
-        """A new resume token of the account, stored before it is given out."""
-        token = new_token()
-        identity = SaveIdentity(
-            token_hash(token), player, username, self.durable_identities, username
-        )
-        await self.writer.stored(identity)
-        return token
-
-    def _signed_in(self, session: Session, token: str) -> dict[str, Any]:
-        return {
-            "player": session.player,
-            "name": session.name,
-            "account": session.account,
-            "token": token,
-            "last_event": session.last_event,
-        }
+        return answer, []
 
     def _end(self, session: Session) -> None:
         """Forget ``session`` here and stop its watching (its player is not coming back

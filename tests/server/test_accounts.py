@@ -28,7 +28,7 @@ from harness import (
 
 from client.api import Client, ServerError
 from protocol.daily import day_of
-from server.accounts import HASHING_NICE, MAX_PENDING, AccountDesk, AccountError, attempts_bucket
+from server.accounts import HASHING_NICE, MAX_PENDING, AccountError, Credentials, attempts_bucket
 from server.passwords import MEMORY_COST_KIB, TIME_COST, needs_rehash, verify_password
 from server.store import Account, MemoryStore, Store
 from server.store.redis_store import RedisStore
@@ -333,9 +333,9 @@ async def test_a_hash_made_with_older_parameters_is_renewed_at_the_next_sign_in(
 
 
 async def test_hashing_runs_below_the_racers_priority_and_a_flood_of_it_is_refused() -> None:
-    desk = AccountDesk(MemoryStore(), TEST_SETTINGS)
+    credentials = Credentials(MemoryStore(), TEST_SETTINGS)
     try:
-        nice, policy = await desk._off_loop(
+        nice, policy = await credentials._off_loop(
             lambda: (
                 os.getpriority(os.PRIO_PROCESS, threading.get_native_id()),
                 os.sched_getscheduler(threading.get_native_id()),
@@ -344,12 +344,12 @@ async def test_hashing_runs_below_the_racers_priority_and_a_flood_of_it_is_refus
         assert nice == os.getpriority(os.PRIO_PROCESS, 0) + HASHING_NICE
         assert policy == os.SCHED_IDLE  # only CPU that nobody else wants
         assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the event loop's is unchanged
-        desk.pending = MAX_PENDING  # as many hashes waiting as it takes
+        credentials.pending = MAX_PENDING  # as many hashes waiting as it takes
         with pytest.raises(AccountError) as refused:
-            await desk.sign_in(attempts_bucket(TEST_SETTINGS), "1.2.3.4", "Ann", "password")
+            await credentials.sign_in(attempts_bucket(TEST_SETTINGS), "1.2.3.4", "Ann", "password")
         assert refused.value.code == "auth_rate_limited"
     finally:
-        desk.close()
+        credentials.close()
 
 
 def test_a_niced_server_hashes_further_below_its_own_priority_not_at_a_fixed_nice() -> None:
