@@ -4,36 +4,18 @@ and what each party may see (fuzzed: no view ever holds a hidden card)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from races import WIN, make_race, started
 
 from protocol.cards import name
 from protocol.engine import GameState
-from protocol.games import rules_for
-from protocol.race import Ending, Now, Phase, Race, RaceError, RaceSettings, view_json
+from protocol.race import Ending, Now, Phase, Race, RaceError, view_json
 
-WIN = Path(__file__).resolve().parents[1] / "data" / "wins" / "mount_sunflower-18.txt"
 CARD = re.compile(r"^(A|[2-9]|10|J|Q|K)[CSHD]$")
-
-
-def make_race(game: str = "mount_sunflower", deal: int = 18, **changes: Any) -> Race:
-    rules = rules_for(game, changes.pop("options", None))
-    settings = RaceSettings(game=game, options=rules.options, deal=deal, **changes)
-    race = Race("r1", settings, rules, host="ann")
-    race.join("ann", "Ann")
-    return race
-
-
-def started(race: Race, at: int = 1000) -> Race:
-    """Start ``race`` at ``at`` (its countdown, if any, ends then)."""
-    at -= race.settings.countdown_ms
-    race.schedule_start(None, Now(at, at))
-    race.begin()
-    return race
 
 
 def test_a_full_race_refuses_more_players_and_a_started_one_refuses_all() -> None:
