@@ -4,7 +4,7 @@ A fresh redis-server of the command's own (nothing on disk) and the server's own
 ``RedisStore``, written to with the server's typed jobs (``server/jobs.py``), one unit at
 a time as the server would write them:
 
-- a finished race of 2 racers x 200 actions (``Race.record()`` when created, joined,
+- a finished race of 2 racers x 200 actions (``record_of(race)`` when created, joined,
   counting down and started: each one step ``save_race_if`` on the record's version, as
   the server's director does; every accepted action: ``AppendActions``; both resign:
   ``EndRace`` with the final record and result, kept 30 days);
@@ -38,6 +38,7 @@ from client.soakbench import wander
 from protocol.daily import day_of
 from protocol.games import rules_for
 from protocol.race import Ending, Now, Race, RaceSettings
+from protocol.race_record import record_of
 from protocol.ranking import Run
 from server.director import listed
 from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveIdentity
@@ -92,7 +93,7 @@ async def race_jobs(
 
     async def step() -> None:
         nonlocal version
-        assert await store.save_race_if(race.id, race.record(), version, listed(race))
+        assert await store.save_race_if(race.id, record_of(race), version, listed(race))
         version += 1
 
     for player in players:
@@ -116,7 +117,7 @@ async def race_jobs(
     end = Now(start.mono_ms + late + 1000, start.wall_ms + late + 1000)
     for player in players:
         race.retire(player, Ending.RESIGNED, end)
-    jobs.append(EndRace(race.id, race.record(), race.result(), KEEP_RACE_S, version))
+    jobs.append(EndRace(race.id, record_of(race), race.result(), KEEP_RACE_S, version))
     return jobs
 
 

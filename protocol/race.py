@@ -9,11 +9,14 @@ once. Every time comes in as an argument (``Now``), so a race can be replayed ex
 What each party may see is decided here, by ``racer_view``, ``spectator_view`` and
 ``public_info``: a racer sees their own cards and only the progress of the others; a
 spectator sees every racer's face-up cards; nobody ever sees a face-down or stock card.
+
+A race's stored form (its record, the race rebuilt from a record and its action log, a
+replica made to match another node's record) is ``protocol/race_record.py``.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -156,12 +159,6 @@ class Racer:
     time_ms: int | None = None  # finishers: start signal to the winning action
     done_at: int | None = None  # wall clock of the finish or of dropping out
     log: ActionLog[LogEntry] = field(default_factory=lambda: ActionLog(LogEntry))
-
-    @classmethod
-    def stored(cls, stored: dict[str, Any]) -> Racer:
-        """A racer as a race record keeps them (no game yet)."""
-        badge = stored.get("badge")
-        return cls(stored["player"], stored["name"], Badge(**badge) if badge else None)
 
     def anew(self) -> Racer:
         """The same racer before their first action."""
@@ -387,62 +384,7 @@ class Race:
         if self.live and all(r.outcome for r in self.racers.values()):
             self._move("everyone_done")
 
-    # ------------------------------------------------------------------ storage
-
-    def record(self) -> dict[str, Any]:
-        """What storage keeps of the race besides its action log (JSON-able; the deal
-        number included): with the log, ``restore`` rebuilds the race exactly."""
-        return {
-            "race": self.id,
-            "settings": self.settings.as_dict(),
-            "host": self.host,
-            "phase": self.phase.value,
-            "start_at_ms": self.start_wall,
-            "rematch": self.rematch,
-            "rematch_by": self.rematch_by,
-            "racers": [
-                {
-                    "player": r.player,
-                    "name": r.name,
-                    "badge": asdict(r.badge) if r.badge else None,
-                    "outcome": r.outcome.value
-                    if r.outcome is not None and r.outcome.value in RETIREMENTS
-                    else None,
-                    "done_at": r.done_at if r.outcome is not None else None,
-                }
-                for r in self.racers.values()
-            ],
-        }
-
-    @classmethod
-    def restore(cls, record: dict[str, Any], rules: Rules, log: list[LogEntry], now: Now) -> Race:
-        """The race a ``record`` and its action ``log`` describe, rebuilt by replaying the
-        log at its own times. The start signal is a wall-clock time: on this process's
-        monotonic clock it is ``now`` less the wall time since it (clocks agree)."""
-        race = cls(record["race"], RaceSettings.from_dict(record["settings"]), rules, "")
-        race.host = record["host"]
-        race.rematch, race.rematch_by = record.get("rematch"), record.get("rematch_by")
-        for racer in record["racers"]:
-            race.racers[racer["player"]] = Racer.stored(racer)
-        start_wall = record["start_at_ms"]
-        if start_wall is None:
-            return race
-        race.phase = Phase.COUNTDOWN
-        race.start_wall = start_wall
-        race.start_mono = now.mono_ms - (now.wall_ms - start_wall)
-        if Phase(record["phase"]) is Phase.COUNTDOWN and now.wall_ms < start_wall and not log:
-            return race
-        race.begin()
-        for entry in log:
-            at = Now(race.start_mono + entry.t_ms, start_wall + entry.t_ms)
-            race.act(entry.player, entry.seq, entry.action, at)
-        for stored in record["racers"]:
-            if stored["outcome"] is not None:
-                racer = race.racers[stored["player"]]
-                if racer.outcome is None:
-                    racer.outcome, racer.done_at = Ending(stored["outcome"]), stored["done_at"]
-        race._finish_if_all_done()
-        return race
+    # ------------------------------------------------------------------ taking back
 
     def rewind(self, player: str, count: int) -> None:
         """Take back ``player``'s actions after their first ``count`` (they could not be
@@ -463,42 +405,6 @@ class Race:
         if old.outcome is not None and old.outcome.value in RETIREMENTS:
             fresh.outcome, fresh.done_at = old.outcome, old.done_at
         self._finish_if_all_done()
-
-    def absorb(self, record: dict[str, Any], now: Now) -> list[tuple[str, str]]:
-        """Make this race's header (all but the racers' games) what ``record`` says:
-        another node changed the race, or a change of this node's that was not stored is
-        taken back. The one place the phase is set from outside ``TRANSITIONS``: the
-        record was made by a race that moved along them. Returns what changed (see
-        ``record_changes``), and ``done`` when that ended the race."""
-        changes = record_changes(self.record(), record)
-        wanted = {stored["player"]: stored for stored in record["racers"]}
-        racers = {p: self.racers.get(p) or Racer.stored(wanted[p]) for p in wanted}
-        self.racers = racers
-        self.host, self.rematch = record["host"], record.get("rematch")
-        self.rematch_by = record.get("rematch_by")
-        start = record["start_at_ms"]
-        if start is None and self.phase is Phase.COUNTDOWN:
-            self.phase, self.start_wall, self.start_mono = Phase.OPEN, None, None
-        elif start is not None and self.phase is Phase.OPEN:
-            self.phase, self.start_wall = Phase.COUNTDOWN, start
-            self.start_mono = now.mono_ms - (now.wall_ms - start)
-        for player, stored in wanted.items():
-            racer = racers[player]
-            if stored["outcome"] is not None and racer.outcome is None:
-                racer.outcome, racer.done_at = Ending(stored["outcome"]), stored["done_at"]
-            elif (
-                stored["outcome"] is None
-                and racer.outcome is not None
-                and racer.outcome.value in RETIREMENTS
-            ):
-                racer.outcome = racer.done_at = None
-        all_done = bool(racers) and all(r.outcome for r in racers.values())
-        if self.live and all_done:
-            self.phase = Phase.DONE
-            changes.append(("done", ""))
-        elif self.phase is Phase.DONE and not all_done:
-            self.phase = Phase.RUNNING
-        return changes
 
     # ------------------------------------------------------------------ results
 
@@ -646,32 +552,6 @@ class Race:
         if racer is None:
             raise RaceError("you are not a racer in this race", "not_in_race")
         return racer
-
-
-def record_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, str]]:
-    """What a race's header changed from one record to another, as (kind, player or
-    value) pairs in the order they happen: ``left``, ``joined``, ``host``, ``countdown``
-    (a start signal set), ``open`` (one taken back), ``retired``, ``unretired``,
-    ``rematch``."""
-    old = {stored["player"]: stored for stored in before["racers"]}
-    new = {stored["player"]: stored for stored in after["racers"]}
-    changes = [("left", player) for player in old if player not in new]
-    changes += [("joined", player) for player in new if player not in old]
-    if before["host"] != after["host"]:
-        changes.append(("host", after["host"]))
-    if before["start_at_ms"] is None and after["start_at_ms"] is not None:
-        changes.append(("countdown", ""))
-    elif before["start_at_ms"] is not None and after["start_at_ms"] is None:
-        changes.append(("open", ""))
-    for player, stored in new.items():
-        was = old.get(player, {}).get("outcome")
-        if stored["outcome"] is not None and was is None:
-            changes.append(("retired", player))
-        elif stored["outcome"] is None and was is not None:
-            changes.append(("unretired", player))
-    if before.get("rematch") != after.get("rematch"):
-        changes.append(("rematch", after.get("rematch") or ""))
-    return changes
 
 
 def deal_shown(settings: RaceSettings, phase: Phase, today: str | None = None) -> bool:

@@ -36,9 +36,9 @@ from protocol.race import (
     RaceError,
     RaceSettings,
     daily_deal_shown,
-    record_changes,
     view_json,
 )
+from protocol.race_record import absorb, record_changes, record_of, restore
 from protocol.ratings import DEFAULT, aged, is_provisional
 from server.config import Settings
 from server.effects import (
@@ -81,7 +81,7 @@ def new_id() -> str:
 def restored(record: dict[str, Any], log_entries: list[LogEntry], moment: Now) -> Race:
     """The race of a stored ``record``, its racers' positions replayed from ``log_entries``."""
     settings = RaceSettings.from_dict(record["settings"])
-    return Race.restore(record, rules_for(settings.game, settings.options), log_entries, moment)
+    return restore(record, rules_for(settings.game, settings.options), log_entries, moment)
 
 
 def listed(race: Race) -> Listed:
@@ -191,20 +191,20 @@ class RaceDirector:
         reached, the change is taken back and the StoreError raised: nothing changed."""
         async with room.lock:
             for _ in range(STEP_TRIES):
-                before = room.race.record()
+                before = record_of(room.race)
                 change()
-                after = room.race.record()
+                after = record_of(room.race)
                 try:
                     stored = await self.store.save_race_if(
                         room.id, after, room.version, listed(room.race)
                     )
                 except StoreError:
-                    room.race.absorb(before, moment)
+                    absorb(room.race, before, moment)
                     raise
                 if stored:
                     room.version += 1
                     return self._told(room, record_changes(before, after), moment)
-                room.race.absorb(before, moment)
+                absorb(room.race, before, moment)
                 self.later += await self._catch_up(room, moment)
         raise RaceError("the race kept changing under this request: try again", "race_busy")
 
@@ -454,7 +454,7 @@ class RaceDirector:
             ),
             key=lambda entry: entry.t_ms,
         )
-        room.race = Race.restore(race.record(), race.rules, log_entries, moment)
+        room.race = restore(record_of(race), race.rules, log_entries, moment)
         room.suspect = True
 
     def let_go(self, room: Room, player: str) -> None:
@@ -491,7 +491,7 @@ class RaceDirector:
         if record is None or int(record.get("version", 0)) <= room.version:
             return []
         room.version = int(record["version"])
-        return self._told(room, room.race.absorb(record, moment), moment)
+        return self._told(room, absorb(room.race, record, moment), moment)
 
     async def caught_up(self, room: Room, moment: Now) -> Effects:
         """``room``'s record has a newer version in the store: absorb it."""

@@ -12,6 +12,7 @@ from typing import Any
 
 from protocol.games import rules_for
 from protocol.race import Now, Race
+from protocol.race_record import record_of
 from protocol.ranking import Run
 from protocol.ratings import Rating, is_provisional
 from server.config import Settings
@@ -33,7 +34,7 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
         room.start_handle.cancel()
     result = race.result()
     race_settings = race.settings
-    end = EndRace(race.id, race.record(), result, logs_keep_s(settings), room.version)
+    end = EndRace(race.id, record_of(race), result, logs_keep_s(settings), room.version)
     effects: Effects = [
         Write(end, room.mark_stored),
         *[Push(player, "result", result) for player in race.racers],
@@ -60,7 +61,7 @@ def closed(room: Room, settings: Settings) -> Effects:
     """An open race everyone left closes: it is let go and written as ended, with an
     empty result."""
     result: dict[str, Any] = {"race": room.id, "ranking": [], "deal": None}
-    end = EndRace(room.id, room.race.record(), result, logs_keep_s(settings), room.version)
+    end = EndRace(room.id, record_of(room.race), result, logs_keep_s(settings), room.version)
     return [Forget(room, "closed"), Write(end)]
 
 

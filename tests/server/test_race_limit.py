@@ -21,7 +21,8 @@ from serve_process import ServeProcess
 
 from client.api import Client
 from protocol.games import rules_for
-from protocol.race import Now, Race
+from protocol.race import Now
+from protocol.race_record import restore
 from server.app import LEASE_TTL_MS
 from server.store import Store, open_store
 
@@ -60,7 +61,7 @@ async def as_its_log_replays(store: Store, race: str) -> list[dict[str, object]]
     record = await store.load_race(race)
     assert record is not None
     moment = Now(10**9, int(time.time() * 1000))
-    rebuilt = Race.restore(record, rules_for(GAME), await store.actions(race), moment)
+    rebuilt = restore(record, rules_for(GAME), await store.actions(race), moment)
     ranking: list[dict[str, object]] = rebuilt.result()["ranking"]
     return ranking
 

@@ -27,7 +27,8 @@ from client.api import Client, ServerError
 from protocol.daily import DAY_MS, day_of
 from protocol.games import rules_for
 from protocol.messages import Event
-from protocol.race import Now, Race, view_json
+from protocol.race import Now, view_json
+from protocol.race_record import restore
 from protocol.replay import replay
 from protocol.verify import check_log
 from protocol.wire import MSGPACK
@@ -280,7 +281,7 @@ async def test_a_rolling_restart_while_fifty_players_race_ends_every_race_ranked
                 break
             await asyncio.sleep(0.05)
         assert result is not None
-        rebuilt = Race.restore(
+        rebuilt = restore(
             await store.load_race(race) or {}, rules_for(GAME), await store.actions(race), NOW
         )
         assert result["ranking"] == rebuilt.result()["ranking"]  # as its log replays

@@ -11,6 +11,7 @@ import pytest
 
 from protocol.games import rules_for
 from protocol.race import Badge, Ending, Now, Phase, Race, RaceSettings
+from protocol.race_record import record_of
 from protocol.ratings import DEFAULT, Rating
 from server.config import Settings
 from server.effects import Forget, Post, Push, PushAnywhere, Rate, Write
@@ -59,7 +60,7 @@ def test_a_finished_race_is_written_first_then_told_then_rated_and_kept_in_histo
     assert [type(effect) for effect in effects] == [Write, Push, Push, Post, Rate, Write, Write]
     written = effects[0]
     assert isinstance(written, Write)
-    assert written.job == EndRace("r1", room.race.record(), result, 2 * 86_400, 4)
+    assert written.job == EndRace("r1", record_of(room.race), result, 2 * 86_400, 4)
     assert not room.stored
     assert written.on_written is not None
     written.on_written()
@@ -165,7 +166,7 @@ def test_an_open_race_everyone_left_is_let_go_and_ended_with_no_ranking() -> Non
         race.leave(player)
     room = Room(race, 0, Feeding())
     room.version = 2
-    end = EndRace("r1", race.record(), {"race": "r1", "ranking": [], "deal": None}, 2 * 86_400, 2)
+    end = EndRace("r1", record_of(race), {"race": "r1", "ranking": [], "deal": None}, 2 * 86_400, 2)
     assert closed(room, SETTINGS) == [Forget(room, "closed"), Write(end)]
 
 
