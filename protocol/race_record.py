@@ -91,9 +91,9 @@ def restore(record: dict[str, Any], rules: Rules, log: list[LogEntry], now: Now)
 def absorb(race: Race, record: dict[str, Any], now: Now) -> list[tuple[str, str]]:
     """Make ``race``'s header (all but the racers' games) what ``record`` says: another
     node changed the race, or a change of this node's that was not stored is taken back.
-    The one place the phase is set from outside ``TRANSITIONS``: the record was made by
-    a race that moved along them. Returns what changed (see ``record_changes``),
-    and ``done`` when that ended the race."""
+    The phase is set from outside ``TRANSITIONS`` here (as by ``restore`` and
+    ``Race.rewind``): the record was made by a race that moved along them. Returns what
+    changed (see ``record_changes``), and ``done`` when that ended the race."""
     changes = record_changes(record_of(race), record)
     wanted = {stored["player"]: stored for stored in record["racers"]}
     racers = {p: race.racers.get(p) or stored_racer(wanted[p]) for p in wanted}
