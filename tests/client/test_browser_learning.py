@@ -3,8 +3,8 @@ the flips, sound off by default, every keyboard shortcut, pile names and the act
 example in each game, each game's key move on How to play, Finish in each game family, and
 the phone's fanned court cards and the spectator screen in the layout and axe-core walks.
 
-Same real server and Debian Chromium as tests/client/test_browser.py, whose helpers these
-tests use.
+Same real server and Debian Chromium as the other tests/client/test_browser_*.py, with the
+helpers of tests/support/browser_pages.py.
 """
 
 from __future__ import annotations
@@ -15,13 +15,11 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 import pytest
-from browser_pages import SETTINGS
-from harness import winning_actions
-from playwright.sync_api import Page, expect
-from test_browser import (
+from browser_pages import (
     DESKTOP,
     OVERLAPS,
     PHONE,
+    SETTINGS,
     Frames,
     OpenPage,
     ServerThread,
@@ -38,6 +36,8 @@ from test_browser import (
     type_actions,
     wait_for_board,
 )
+from harness import winning_actions
+from playwright.sync_api import Page, expect
 
 from protocol import cards
 from protocol.errors import IllegalAction

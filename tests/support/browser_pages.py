@@ -1,18 +1,28 @@
 """What the browser tests share: a real race server in a thread (the ``server`` fixture of
-conftest.py starts one per test module), the rules engine's side of a board, and the page
-actions every test uses (enter a name, create a race, type actions, read the board)."""
+conftest.py starts one per test module), the rules engine's side of a board, the page
+actions every test uses (enter a name, create a race, type actions, read the board), and
+what several modules use: the window sizes, the clock, the websocket frames, the keyboard
+and the overlap check.
+
+The server runs in the test process, in its own thread and event loop, on a free port of
+127.0.0.1, with the in-memory store (so the test can choose the day's daily deal before it
+starts). Every page is a fresh browser context: a player of its own. What a page shows is
+checked against the rules engine: the board after a list of actions must be exactly the
+view the engine gives for them."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import server_thread
 from harness import TEST_SETTINGS
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, WebSocket, expect
 
 from protocol.daily import DAY_MS, day_of
 from protocol.games import rules_for
@@ -164,3 +174,111 @@ def player_id(page: Page) -> str:
 def resign(page: Page) -> None:
     page.get_by_role("button", name="Resign", exact=True).click()
     page.get_by_role("button", name="Sure? Resign").click()
+
+
+OpenPage = Callable[..., Page]
+
+
+DESKTOP = {"width": 1280, "height": 800}
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def clock_ms(page: Page) -> int:
+    minutes, seconds = page.locator("#clock").inner_text().split(":")
+    return int((int(minutes) * 60 + float(seconds)) * 1000)
+
+
+class Frames:
+    """The messages a page sends and receives over its websockets. Made before the page
+    connects (before ``sign_in``)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.sent: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []
+        page.on("websocket", self._watch)
+
+    def _watch(self, socket: WebSocket) -> None:
+        socket.on("framesent", lambda payload: self.sent.append(json.loads(payload)))
+        socket.on("framereceived", lambda payload: self.received.append(json.loads(payload)))
+
+    def acts(self) -> tuple[int, int]:
+        """How many ``act`` requests went out, and how many were answered."""
+        sent = sum(message["type"] == "act" for message in self.sent)
+        return sent, sum(message.get("of") == "act" for message in self.received)
+
+    def settle(self, timeout: float = 10.0) -> None:
+        """Wait until every act sent is answered and nothing more goes out for 0.5 s."""
+        deadline = time.monotonic() + timeout
+        quiet_since, seen = time.monotonic(), self.acts()
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(50)  # lets Playwright deliver the frame events
+            now = self.acts()
+            if now != seen:
+                quiet_since, seen = time.monotonic(), now
+            elif now[0] == now[1] and time.monotonic() - quiet_since >= 0.5:
+                return
+        raise AssertionError(f"the acts never settled: {seen} (sent, answered)")
+
+    def wait_for_event(self, kind: str, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not any(m.get("kind") == kind for m in self.received if m["type"] == "event"):
+            assert time.monotonic() < deadline, f"no {kind} event came"
+            self.page.wait_for_timeout(50)
+
+
+def press(page: Page, *keys: str) -> None:
+    for key in keys:
+        page.keyboard.press(key)
+
+
+def keyboard_focus(page: Page, locator: Locator) -> None:
+    """Put the keyboard's focus on ``locator`` (as Tab would), never clicking."""
+    locator.focus()
+    assert locator.evaluate("(element) => element === document.activeElement")
+
+
+def focus_is_on_the_board(page: Page) -> bool:
+    inside: bool = page.evaluate(
+        "document.getElementById('race-board').contains(document.activeElement)"
+    )
+    return inside
+
+
+OVERLAPS = """() => {
+  const visible = (e) => e.offsetParent !== null && getComputedStyle(e).visibility !== 'hidden';
+  const text = 'button, a, input, select, h1, h2, h3, label, td, th, .clock, .status, .sub, .pill,'
+    + ' .standing, .hint, .pile-name';
+  const found = [...document.querySelectorAll(text)]
+    .filter((e) => visible(e) && (!e.closest('.board') || e.matches('.pile-name')))
+    .map((e) => [e, e.getBoundingClientRect()])
+    .filter(([, r]) => r.width > 0 && r.height > 0);
+  const overlaps = [];
+  const name = (e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}`
+    + ` "${(e.textContent || e.value || '').trim().slice(0, 30)}"`;
+  for (let i = 0; i < found.length; i += 1) {
+    for (let j = i + 1; j < found.length; j += 1) {
+      const [a, ra] = found[i];
+      const [b, rb] = found[j];
+      if (a.contains(b) || b.contains(a)) continue;
+      const x = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const y = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (x > 2 && y > 2) overlaps.push(`${name(a)} overlaps ${name(b)}`);
+    }
+  }
+  // In a fanned pile every card under another shows its corner index in full.
+  for (const pile of document.querySelectorAll('.board .fan')) {
+    if (!visible(pile)) continue;
+    const cards = [...pile.querySelectorAll('.card.face')];
+    for (let i = 0; i + 1 < cards.length; i += 1) {
+      const corner = cards[i].querySelector('.corner.top').getBoundingClientRect();
+      const next = cards[i + 1].getBoundingClientRect();
+      if (corner.bottom > next.top + 1) {
+        overlaps.push(`${pile.dataset.pile}: ${cards[i].dataset.card} covered`);
+      }
+    }
+  }
+  return overlaps;
+}"""
