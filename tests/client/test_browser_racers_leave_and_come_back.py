@@ -17,6 +17,7 @@ from browser_pages import (
     Frames,
     OpenPage,
     ServerThread,
+    ann_and_bob_race,
     clock_ms,
     create_race,
     expected_board,
@@ -130,11 +131,7 @@ def test_leaving_a_running_race_asks_first_then_resigns(
     server: ServerThread, open_page: OpenPage
 ) -> None:
     wins = winning_actions(GAME, DEAL)
-    ann = open_page(server.url)
-    sign_in(ann, "Ann")
-    race = create_race(ann, GAME, DEAL, players=2)
-    bob = open_page(f"{server.url}#race={race}")
-    sign_in(bob, "Bob")
+    ann, bob, race = ann_and_bob_race(open_page, server.url, GAME, DEAL)
     for page in (ann, bob):
         expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
     ann_on_bobs_page = bob.locator(f'#standings [data-player="{player_id(ann)}"]')

@@ -16,6 +16,7 @@ from browser_pages import (
     Frames,
     OpenPage,
     ServerThread,
+    ann_and_bob_race,
     clock_ms,
     create_race,
     expected_board,
@@ -259,11 +260,7 @@ def test_a_finisher_is_told_their_place_and_time_and_who_still_plays(
     server: ServerThread, open_page: OpenPage
 ) -> None:
     wins = winning_actions(GAME, DEAL)
-    ann = open_page(server.url)
-    sign_in(ann, "Ann")
-    race = create_race(ann, GAME, DEAL, players=2)
-    bob = open_page(f"{server.url}#race={race}")
-    sign_in(bob, "Bob")
+    ann, bob, _ = ann_and_bob_race(open_page, server.url, GAME, DEAL)
     expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "running")
     note = ann.locator("#done-note")
     expect(note).to_be_hidden()

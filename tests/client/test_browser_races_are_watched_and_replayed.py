@@ -14,6 +14,7 @@ from browser_pages import (
     GAME,
     OpenPage,
     ServerThread,
+    ann_and_bob_race,
     create_race,
     expected_board,
     my_board,
@@ -120,11 +121,7 @@ def test_a_finished_race_replays_to_the_same_final_position_and_its_link_opens_i
     server: ServerThread, open_page: OpenPage
 ) -> None:
     wins = winning_actions(GAME, DEAL)
-    ann = open_page(server.url)
-    sign_in(ann, "Ann")
-    race = create_race(ann, GAME, DEAL, players=2)
-    bob = open_page(f"{server.url}#race={race}")
-    sign_in(bob, "Bob")
+    ann, bob, race = ann_and_bob_race(open_page, server.url, GAME, DEAL)
     expect(bob.locator("#screen-race")).to_have_attribute("data-phase", "running")
     type_actions(bob, wins[:3])
     wait_for_board(my_board(bob), expected_board(GAME, DEAL, wins[:3]))

@@ -148,6 +148,17 @@ def create_race(page: Page, game: str, deal: int | None, players: int) -> str:
     return race
 
 
+def ann_and_bob_race(open_page: OpenPage, url: str, game: str, deal: int) -> tuple[Page, Page, str]:
+    """Ann creates a race of two on ``deal``, Bob opens its link and joins: their pages and
+    the race's id (the race starts by itself once full)."""
+    ann = open_page(url)
+    sign_in(ann, "Ann")
+    race = create_race(ann, game, deal, players=2)
+    bob = open_page(f"{url}#race={race}")
+    sign_in(bob, "Bob")
+    return ann, bob, race
+
+
 def type_actions(page: Page, actions: list[str]) -> None:
     """Play ``actions`` from the keyboard: typed in the action box, Enter."""
     box = page.get_by_label("Action in notation")
