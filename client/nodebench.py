@@ -2,25 +2,30 @@
 
 N real ``solrace serve`` processes share one Redis (a redis-server of the command's own,
 append-only file fsynced every second as in production, unless ``--redis URL``), all with
-one key prefix: one deployment. Two sets of ``players`` players stay connected for the
-whole run, each idle while the other is measured:
+one key prefix: one deployment. Three sets of ``players`` players stay connected for the
+whole run, each idle while another is measured:
 
 - **one node**: every player on node 1, raced in pairs there;
 - **N nodes**: players dealt round-robin over the nodes, raced in pairs of neighbours,
   so each race's two racers are on two different nodes (checked by the node each
   ``welcome`` names). Every action is then applied on two nodes: its racer's, which stores
   it and answers, and the other racer's, which hears of it on the race's channel, reads it
-  from the log and applies it (standings, spectators).
+  from the log and applies it (standings, spectators);
+- **N nodes, within**: a third set dealt round-robin like the second, but raced in pairs
+  of players on the same node: the same load on the same N processes, no traffic between
+  nodes. It splits the N-node cost in two: spreading the load over N processes (each at
+  1/N of it: fewer actions per loop turn and per Redis round trip, one more process's own
+  upkeep), and races across nodes on top of that.
 
-Both sets play the paced load of ``solrace bench server``'s first phase (each player acts
+All sets play the paced load of ``solrace bench server``'s first phase (each player acts
 every players/rate seconds at a random phase, waiting for each answer; Sanibel playouts
-computed beforehand, every action legal), one node then N nodes, for ``rounds`` rounds,
-so a machine whose speed drifts weighs on both alike. Over each phase, after a warm-up:
-the act round trips, the actions answered by each node, every node process's CPU (from
-/proc), Redis's own CPU (``INFO cpu``: used_cpu_sys + used_cpu_user) and the load
-generator's. Then one more phase with only node 1's racers of the N-node set acting (at
-the same pace): node 1's CPU is what acting costs, the other nodes' what following costs.
-After the run each node's own count of answered actions (its /metrics
+computed beforehand, every action legal), one node, N nodes, then N nodes within, for
+``rounds`` rounds, so a machine whose speed drifts weighs on all alike. Over each phase,
+after a warm-up: the act round trips, the actions answered by each node, every node
+process's CPU (from /proc), Redis's own CPU (``INFO cpu``: used_cpu_sys + used_cpu_user)
+and the load generator's. Then one more phase with only node 1's racers of the N-node set
+acting (at the same pace): node 1's CPU is what acting costs, the other nodes' what
+following costs. After the run each node's own count of answered actions (its /metrics
 ``solrace_act_seconds_count``) is compared with what the players counted.
 
 The projection to more cores is arithmetic on these measurements, not a measurement.
@@ -302,26 +307,32 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
         nodes = world.nodes
         alone = await connect_players(nodes[:1], players_per_set, "one")
         spread = await connect_players(nodes, players_per_set, "spread")
+        # stably by node: neighbours share a node (a node's odd one out races across)
+        within = sorted(await connect_players(nodes, players_per_set, "within"), key=node_of)
         across_one = await pair_up(alone, pool)
         across = await pair_up(spread, pool)
+        across_within = await pair_up(within, pool)
         await asyncio.sleep(0.5)
-        rounds: list[tuple[Phase, Phase]] = []
+        rounds: list[tuple[Phase, Phase, Phase]] = []
         for _ in range(options["rounds"]):
             one = await paced_phase("1 node", alone, nodes[:1], nodes, options, world.redis)
             many = await paced_phase(f"{count} nodes", spread, nodes, nodes, options, world.redis)
-            rounds.append((one, many))
+            inner = await paced_phase(f"{count} within", within, nodes, nodes, options, world.redis)
+            rounds.append((one, many, inner))
         acting = [p for p in spread if p.node == 0]
         alone_pace = options | {"rate": options["rate"] * len(acting) / len(spread)}
         split = await paced_phase("split", acting, nodes[:1], nodes, alone_pace, world.redis)
         counted = [0] * count
-        for player in alone + spread:
+        for player in alone + spread + within:
             counted[player.node] += player.answered
         answered = [await asyncio.to_thread(acts_answered, node.port) for node in nodes]
         races_followed = [(await asyncio.to_thread(health, n.port))["races"] for n in nodes]
-    if any(o.server_cpu_s <= 0 for o, _ in rounds):  # /proc counts in clock ticks (10 ms)
-        raise RuntimeError("a one-node phase used no measurable CPU: run it longer")
-    cpu_ratios = [m.server_cpu_ms_per_1000 / o.server_cpu_ms_per_1000 for o, m in rounds]
-    p99_ratios = [m.p99_ms / o.p99_ms for o, m in rounds]
+    if any(phase.server_cpu_s <= 0 for phases in rounds for phase in phases):
+        raise RuntimeError("a phase used no measurable CPU (/proc counts 10 ms): run it longer")
+    cpu_ratios = [cpu_ratio_of(m, o) for o, m, _ in rounds]
+    within_ratios = [cpu_ratio_of(i, o) for o, _, i in rounds]
+    traffic_ratios = [cpu_ratio_of(m, i) for _, m, i in rounds]
+    p99_ratios = [m.p99_ms / o.p99_ms for o, m, _ in rounds]
     cpu_ratio, p99_ratio = statistics.median(cpu_ratios), statistics.median(p99_ratios)
     races = players_per_set // 2
     return {
@@ -333,13 +344,22 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
             "one_node_across_nodes": across_one,
             "n_nodes": races,
             "n_nodes_across_nodes": across,
+            "n_nodes_within": races,
+            "n_nodes_within_across_nodes": across_within,
             "followed_by_node": races_followed,
         },
-        "rounds": [{"one_node": asdict(o), "n_nodes": asdict(m)} for o, m in rounds],
+        "rounds": [
+            {"one_node": asdict(o), "n_nodes": asdict(m), "n_nodes_within": asdict(i)}
+            for o, m, i in rounds
+        ],
         "actions_answered": {"counted_by_players": counted, "counted_by_nodes": answered},
         "ratios": {
             "cpu_per_1000_vs_one_node": round(cpu_ratio, 2),
             "cpu_per_1000_vs_one_node_by_round": [round(r, 2) for r in cpu_ratios],
+            "cpu_within_vs_one_node": round(statistics.median(within_ratios), 2),
+            "cpu_within_vs_one_node_by_round": [round(r, 2) for r in within_ratios],
+            "cpu_across_vs_within": round(statistics.median(traffic_ratios), 2),
+            "cpu_across_vs_within_by_round": [round(r, 2) for r in traffic_ratios],
             "p99_vs_one_node": round(p99_ratio, 2),
             "p99_vs_one_node_by_round": [round(r, 2) for r in p99_ratios],
         },
@@ -349,12 +369,21 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
             "p99_met": p99_ratio <= P99_TARGET,
         },
         "redis_cpu_us_per_action": {
-            "one_node": _pooled_redis([o for o, _ in rounds]),
-            "n_nodes": _pooled_redis([m for _, m in rounds]),
+            "one_node": _pooled_redis([o for o, _, _ in rounds]),
+            "n_nodes": _pooled_redis([m for _, m, _ in rounds]),
         },
-        "projection": projection([m for _, m in rounds], options["cores"]),
+        "projection": projection([m for _, m, _ in rounds], options["cores"]),
         "split": split_of(split),
     }
+
+
+def node_of(player: NodePlayer) -> int:
+    return player.node
+
+
+def cpu_ratio_of(phase: Phase, base: Phase) -> float:
+    """``phase``'s server CPU per 1,000 actions over ``base``'s."""
+    return phase.server_cpu_ms_per_1000 / base.server_cpu_ms_per_1000
 
 
 def split_of(phase: Phase) -> dict[str, Any]:
@@ -389,20 +418,22 @@ def print_nodes(result: dict[str, Any]) -> None:
         f"server --nodes {count}: {count} solrace serve processes on one Redis: {redis}; "
         f"each set of {s['players']:,} players paces {s['rate']:,g} actions/s, "
         f"for {s['seconds']:g} s per phase (the first {min(3.0, s['seconds'] / 4):g} s "
-        f"a warm-up), {s['rounds']} rounds of 1 node then {count} nodes"
+        f"a warm-up), {s['rounds']} rounds of 1 node, {count} nodes, {count} within"
     )
     print(
         f"1 node: {s['players']:,} players and {races['one_node']:,} races on node 1. "
         f"{count} nodes: players dealt round-robin, {races['n_nodes_across_nodes']:,} of "
         f"{races['n_nodes']:,} races with their two racers on different nodes; races "
-        f"followed by node: {', '.join(f'{r:,}' for r in races['followed_by_node'])}"
+        f"followed by node: {', '.join(f'{r:,}' for r in races['followed_by_node'])}. "
+        f"{count} within: players dealt round-robin, each race within one node "
+        f"({races['n_nodes_within_across_nodes']:,} of {races['n_nodes_within']:,} across)"
     )
     print(
         f"{'round':>5} {'setup':>8} {'p50 ms':>7} {'p99 ms':>7} {'actions':>8} {'act/s':>6} "
         f"{'server CPU':>10} {'CPU ms/1000 act':>15} {'Redis ms/1000 act':>17} {'load CPU':>8}"
     )
     for number, pair in enumerate(result["rounds"], 1):
-        for phase in (pair["one_node"], pair["n_nodes"]):
+        for phase in (pair["one_node"], pair["n_nodes"], pair["n_nodes_within"]):
             print(
                 f"{number:>5} {phase['setup']:>8} {phase['p50_ms']:>7} {phase['p99_ms']:>7} "
                 f"{phase['actions']:>8,} {phase['actions_per_s']:>6,} "
@@ -436,6 +467,13 @@ def print_nodes(result: dict[str, Any]) -> None:
         f"CPU per 1,000 actions, {count} nodes vs 1: {ratios['cpu_per_1000_vs_one_node']}x "
         f"(median of rounds {ratios['cpu_per_1000_vs_one_node_by_round']}; target <= "
         f"{CPU_TARGET}x: {verdict(targets['cpu_met'])}){scope}"
+    )
+    print(
+        f"  of which: the same load on the {count} nodes with each race within a node "
+        f"(no traffic between nodes) {ratios['cpu_within_vs_one_node']}x of 1 node's (rounds "
+        f"{ratios['cpu_within_vs_one_node_by_round']}), and races across nodes "
+        f"{ratios['cpu_across_vs_within']}x of that (rounds "
+        f"{ratios['cpu_across_vs_within_by_round']}): the traffic between nodes itself"
     )
     print(
         f"paced p99, {count} nodes vs 1: {ratios['p99_vs_one_node']}x (median of rounds "

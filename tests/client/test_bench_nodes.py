@@ -32,14 +32,16 @@ def report() -> dict[str, Any]:
     return result
 
 
-def test_every_race_of_the_spread_set_is_across_two_nodes_and_none_of_the_single(
+def test_every_race_of_the_spread_set_is_across_two_nodes_and_none_of_the_others(
     report: dict[str, Any],
 ) -> None:
     races = report["races"]
     assert races["n_nodes"] == races["n_nodes_across_nodes"] == PLAYERS // 2
     assert races["one_node"] == PLAYERS // 2 and races["one_node_across_nodes"] == 0
-    # node 1 holds its own races and follows the spread ones; node 2 only the spread ones
-    assert races["followed_by_node"] == [PLAYERS, PLAYERS // 2]
+    assert races["n_nodes_within"] == PLAYERS // 2 and races["n_nodes_within_across_nodes"] == 0
+    # node 1 holds the single set's races, half the within set's, and follows the spread
+    # ones; node 2 the spread ones and the other half of the within set's
+    assert races["followed_by_node"] == [PLAYERS + PLAYERS // 4, PLAYERS // 2 + PLAYERS // 4]
     assert [node["node"] for node in report["nodes"]] == [1, 2]
     assert len({node["name"] for node in report["nodes"]}) == 2
 
@@ -48,18 +50,19 @@ def test_actions_add_up_by_node_and_match_the_nodes_own_counts(
     report: dict[str, Any],
 ) -> None:
     assert len(report["rounds"]) == 2
-    for pair in report["rounds"]:
-        one, many = pair["one_node"], pair["n_nodes"]
-        for phase in (one, many):
+    for trio in report["rounds"]:
+        one, many, within = trio["one_node"], trio["n_nodes"], trio["n_nodes_within"]
+        for phase in (one, many, within):
             assert phase["actions"] > 0 and 0 < phase["p50_ms"] <= phase["p99_ms"]
             assert sum(phase["actions_by_node"]) == phase["actions"]
             assert len(phase["node_cpu_s"]) == 2
         assert one["actions_by_node"][1] == 0  # the single set is all on node 1
-        assert all(n > 0 for n in many["actions_by_node"])  # the spread set on both
+        for phase in (many, within):  # the spread and within sets on both
+            assert all(n > 0 for n in phase["actions_by_node"])
+            assert phase["server_cpu_s"] == pytest.approx(sum(phase["node_cpu_s"]), abs=0.002)
+            per_1000 = 1e6 * phase["server_cpu_s"] / phase["actions"]
+            assert phase["server_cpu_ms_per_1000"] == pytest.approx(per_1000, rel=0.01, abs=0.1)
         assert one["server_cpu_s"] == pytest.approx(one["node_cpu_s"][0], abs=0.002)
-        assert many["server_cpu_s"] == pytest.approx(sum(many["node_cpu_s"]), abs=0.002)
-        per_1000 = 1e6 * many["server_cpu_s"] / many["actions"]
-        assert many["server_cpu_ms_per_1000"] == pytest.approx(per_1000, rel=0.01, abs=0.1)
     split = report["split"]  # only node 1's racers of the spread set acted
     assert split["actions"] > 0 and split["actions_by_node"] == [split["actions"], 0]
     assert split["racer_node_ms_per_1000"] > 0 and split["following_nodes_ms_per_1000"] > 0
@@ -78,6 +81,14 @@ def test_ratios_and_projection_are_computed_from_the_rounds(
     ]
     assert ratios["cpu_per_1000_vs_one_node_by_round"] == pytest.approx(by_round, abs=0.01)
     assert ratios["cpu_per_1000_vs_one_node"] == pytest.approx(sum(by_round) / 2, abs=0.01)
+    # the whole ratio is the within-a-node ratio times the across-vs-within one
+    for whole, within, across in zip(
+        ratios["cpu_per_1000_vs_one_node_by_round"],
+        ratios["cpu_within_vs_one_node_by_round"],
+        ratios["cpu_across_vs_within_by_round"],
+        strict=True,
+    ):
+        assert whole == pytest.approx(within * across, abs=0.02)
     p99s = [pair["n_nodes"]["p99_ms"] / pair["one_node"]["p99_ms"] for pair in report["rounds"]]
     assert ratios["p99_vs_one_node_by_round"] == pytest.approx(p99s, abs=0.01)
     assert report["targets"]["applies"] is True
@@ -101,14 +112,18 @@ def test_the_printed_report_names_the_targets_and_labels_the_projection(
     assert lines[0].startswith("server --nodes 2: 2 solrace serve processes on one Redis")
     assert "4 of 4 races with their two racers on different nodes" in lines[1]
     header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["round", "setup"])
-    rows = [line.split() for line in lines[header + 1 : header + 5]]
+    rows = [line.split() for line in lines[header + 1 : header + 7]]
     assert [row[:3] for row in rows] == [
         ["1", "1", "node"],
         ["1", "2", "nodes"],
+        ["1", "2", "within"],
         ["2", "1", "node"],
         ["2", "2", "nodes"],
+        ["2", "2", "within"],
     ]
     text = "\n".join(lines)
+    assert "each race within one node (0 of 4 across)" in lines[1]
+    assert "(no traffic between nodes)" in text and "the traffic between nodes itself" in text
     assert "target <= 1.2x" in text and "target <= 1.5x" in text
     assert "PROJECTION (arithmetic, not measured)" in text
     assert "the racer's node" in text and "the following node(s)" in text
