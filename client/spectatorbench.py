@@ -14,14 +14,18 @@ race of its own, watched by the same spectators' connections:
    its replica and feeds its spectators.
 
 An action's time is when its racer got the answer (the action accepted and stored); a
-spectator's is when the ``watch`` item of that action was read off its socket (before
-decoding). Both are ``time.monotonic_ns()``: CLOCK_MONOTONIC is one clock for every
-process of a Linux machine. The k-th ``act`` item of a racer is their k-th action (the
-racers only start once every spectator watches). Each spectator's items are checked: feed
-numbers without a gap, every racer's actions in the order played. The report also gives
-the feed's pacing, from the server's settings, and what the spectators' node says its
-fan-outs cost over the phase (its /metrics: from an item's release to the last
-spectator's write, mean and largest, and the node's CPU per fan-out).
+spectator's is when the ``watch`` item of that action reached the spectator's socket: the
+kernel's receive time of the packet that completed its frame (``SO_TIMESTAMPNS``), so the
+figure is the server's delivery, not how long one process takes to read a thousand feeds
+(in Python, about as long as the node takes to write them). The time the spectators'
+process read the item is reported beside it. All are CLOCK_REALTIME (the kernel's stamps
+are): one clock for every process of a machine; a phase during which it was stepped is
+refused. The k-th ``act`` item of a racer is their k-th action (the racers only start once
+every spectator watches). Each spectator's items are checked: feed numbers without a gap,
+every racer's actions in the order played. The report also gives the feed's pacing, from
+the server's settings, and what the spectators' node says its fan-outs cost over the phase
+(its /metrics: from an item's release to the last spectator's write, mean and largest, and
+the node's CPU per fan-out).
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -52,23 +58,79 @@ from server.config import Settings
 TARGET_MS = 20.0  # p99 from the racer's answer to each of 1,000 spectators on another node
 SETTLE_S = 1.0  # after every spectator watches, before the racers start
 DRAIN_S = 2.0  # after the last action, for the last items to reach every spectator
+CLOCK_STEP_NS = 1_000_000  # a move of the wall clock against the monotonic one past this
 
 
 # ---------------------------------------------------------------- the spectators' process
 
 
+# Linux's option for a socket's receive times in ns (SOL_SOCKET level; Python names only
+# some platforms' options), and the ancillary data one comes in: a struct timespec.
+SO_TIMESTAMPNS = 35
+TIMESPEC = struct.Struct("qq")
+READ_SIZE = 1 << 16
+
+
 class StampedConnection(ClientConnection):
-    """Once ``stamps`` is a list, every binary frame read is kept there with the time it
-    was read, undecoded (decoding waits until the measurement is over)."""
+    """A spectator's connection that times what it gets. Once ``read_stamped`` is called,
+    its socket is read here (``recvmsg``, with the kernel's receive time of the last
+    packet read) and each read is handed to websockets as its transport would hand it.
+    While ``stamps`` is a list, every binary frame is kept there undecoded (decoding waits
+    until the measurement is over) with the kernel's time of the read that completed it
+    and the time this process read it (CLOCK_REALTIME, ns)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.stamps: list[tuple[int, bytes]] | None = None
+        self.stamps: list[tuple[int, int, bytes]] | None = None
+        self.raw: socket.socket | None = None
+        self.read_at = (0, 0)  # (kernel's, this process's) of the read being handled
+
+    def read_stamped(self) -> None:
+        """Read the socket here from now on (a second descriptor of it, registered with the
+        event loop; the transport stops reading until the peer closes)."""
+        transport = self.transport
+        assert isinstance(transport, asyncio.Transport)
+        raw = socket.socket(fileno=os.dup(transport.get_extra_info("socket").fileno()))
+        raw.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        transport.pause_reading()
+        self.raw = raw
+        self.loop.add_reader(raw.fileno(), self._readable)
+
+    def _readable(self) -> None:
+        assert self.raw is not None
+        try:
+            data, ancillary, _, _ = self.raw.recvmsg(READ_SIZE, socket.CMSG_SPACE(TIMESPEC.size))
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data, ancillary = b"", []
+        read = time.time_ns()
+        arrived = read
+        for level, kind, value in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                seconds, nanoseconds = TIMESPEC.unpack(value)
+                arrived = seconds * 1_000_000_000 + nanoseconds
+        if not data:  # the peer closed (or the socket failed): the transport sees to it
+            self._stop_reading()
+            self.transport.resume_reading()
+            return
+        self.read_at = (arrived, read)
+        self.data_received(data)
+
+    def _stop_reading(self) -> None:
+        if self.raw is not None:
+            self.loop.remove_reader(self.raw.fileno())
+            self.raw.close()
+            self.raw = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_reading()
+        super().connection_lost(exc)
 
     def process_event(self, event: Event) -> None:
         stamps = self.stamps
         if stamps is not None and isinstance(event, Frame) and event.opcode is Opcode.BINARY:
-            stamps.append((time.monotonic_ns(), bytes(event.data)))
+            stamps.append((*self.read_at, bytes(event.data)))
             return
         super().process_event(event)
 
@@ -89,6 +151,7 @@ async def open_stamped(url: str) -> StampedConnection:
         create_connection=StampedConnection,
     )
     assert isinstance(connection, StampedConnection)
+    connection.read_stamped()
     return connection
 
 
@@ -172,17 +235,19 @@ class Swarm:
             self.process.wait(10)
 
 
-def received(race: str, stamps: list[list[tuple[int, bytes]]]) -> dict[str, Any]:
+def received(race: str, stamps: list[list[tuple[int, int, bytes]]]) -> dict[str, Any]:
     """What the spectators got: per racer, the actions in the order seen (the first
-    spectator's) and, for each, every spectator's time; whether each spectator's feed
-    numbers follow one another and everyone saw the same actions."""
+    spectator's) and, for each, every spectator's times (the kernel's, ``times_ns``, and
+    their process's read, ``read_ns``); whether each spectator's feed numbers follow one
+    another and everyone saw the same actions."""
     in_order = same_for_all = True
     first_seen: dict[str, list[str]] | None = None
     times: dict[str, list[list[int]]] = {}
+    reads: dict[str, list[list[int]]] = {}
     for frames in stamps:
         seen: dict[str, list[str]] = {}
         last_seq = None
-        for at, data in frames:
+        for arrived, read, data in frames:
             item = msgpack.unpackb(data, raw=False)
             if item.get("type") != "watch" or item.get("race") != race:
                 continue
@@ -193,10 +258,12 @@ def received(race: str, stamps: list[list[tuple[int, bytes]]]) -> dict[str, Any]
                 continue
             player = item["player"]
             actions = seen.setdefault(player, [])
-            column = times.setdefault(player, [])
-            if len(column) <= len(actions):
-                column.append([])
-            column[len(actions)].append(at)
+            arrivals, readings = times.setdefault(player, []), reads.setdefault(player, [])
+            if len(arrivals) <= len(actions):
+                arrivals.append([])
+                readings.append([])
+            arrivals[len(actions)].append(arrived)
+            readings[len(actions)].append(read)
             actions.append(item["action"])
         if first_seen is None:
             first_seen = seen
@@ -208,6 +275,7 @@ def received(race: str, stamps: list[list[tuple[int, bytes]]]) -> dict[str, Any]
         "same_for_all": same_for_all,
         "actions": first_seen or {},
         "times_ns": times,
+        "read_ns": reads,
     }
 
 
@@ -222,10 +290,12 @@ class Latency:
     items: int  # actions the racers had answered
     deliveries: int  # (item, spectator) pairs received
     expected: int  # items x spectators
-    p50_ms: float
+    p50_ms: float  # to the spectators' sockets (the kernel's receive times)
     p99_ms: float
     max_ms: float
     min_ms: float
+    read_p50_ms: float  # to the spectators' process reading them
+    read_p99_ms: float
     first_median_ms: float  # the first spectator to get an item, median over items
     last_median_ms: float  # the last spectator to get an item, median over items
     last_max_ms: float
@@ -289,10 +359,12 @@ async def phase(
     await asyncio.sleep(SETTLE_S)
     fan0 = fan_out_metrics(spectators_node.port)
     cpu0 = [cpu_seconds(node.process.pid) for node in nodes]
-    wall0 = time.perf_counter()
+    wall0, offset0 = time.perf_counter(), wall_clock_offset_ns()
     acks = await race_paced(dict(zip(ids, (host, guest), strict=True)), options)
     await asyncio.sleep(DRAIN_S)
     wall = time.perf_counter() - wall0
+    if abs(wall_clock_offset_ns() - offset0) > CLOCK_STEP_NS:
+        raise RuntimeError(f"{setup}: the wall clock was stepped during the phase; run again")
     cpu = [cpu_seconds(node.process.pid) - c for node, c in zip(nodes, cpu0, strict=True)]
     got = await spectators.stop()
     fan1 = fan_out_metrics(spectators_node.port)
@@ -304,9 +376,15 @@ async def phase(
     return figures, [host, guest]
 
 
+def wall_clock_offset_ns() -> int:
+    """CLOCK_REALTIME less CLOCK_MONOTONIC: NTP slews both alike, so this moves only when
+    the wall clock is stepped."""
+    return time.time_ns() - time.monotonic_ns()
+
+
 async def race_paced(racers: dict[str, Listener], options: dict[str, Any]) -> dict[str, list[int]]:
     """Each racer (by player id) acts every len(racers)/rate seconds, the racers evenly
-    apart, for ``seconds``; the time (monotonic ns) each answer came, by player id."""
+    apart, for ``seconds``; the time (CLOCK_REALTIME, ns) each answer came, by player id."""
     seconds = options["seconds"]
     interval = len(racers) / options["rate"]
     acks: dict[str, list[int]] = {player: [] for player in racers}
@@ -318,7 +396,7 @@ async def race_paced(racers: dict[str, Listener], options: dict[str, Any]) -> di
         while next_at < begin + seconds:
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
             await racer.act()
-            answered.append(time.monotonic_ns())
+            answered.append(time.time_ns())
             next_at += interval
 
     await asyncio.gather(*(pace(p, i * interval / len(racers)) for i, p in enumerate(racers)))
@@ -338,6 +416,7 @@ def measure(
     fan: dict[str, float],
 ) -> Latency:
     latencies: list[float] = []
+    read_latencies: list[float] = []
     firsts: list[float] = []
     lasts: list[float] = []
     deliveries = 0
@@ -346,16 +425,19 @@ def measure(
         seen = got["actions"].get(player, [])
         as_played = as_played and seen == playout[: len(answered)]
         columns = got["times_ns"].get(player, [])
+        read_columns = got["read_ns"].get(player, [])
         for k, acked in enumerate(answered):
             times = columns[k] if k < len(columns) else []
             deliveries += len(times)
             if times:
+                read_latencies += [(t - acked) / 1e6 for t in read_columns[k]]
                 delays = [(t - acked) / 1e6 for t in times]
                 latencies += delays
                 firsts.append(min(delays))
                 lasts.append(max(delays))
     items = sum(len(a) for a in acks.values())
     ordered = sorted(latencies) or [0.0]
+    read_ordered = sorted(read_latencies) or [0.0]
     return Latency(
         setup=setup,
         racers_on=racers_node.index + 1,
@@ -364,9 +446,11 @@ def measure(
         deliveries=deliveries,
         expected=items * got["spectators"],
         p50_ms=round(statistics.median(ordered), 2),
-        p99_ms=round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 2),
+        p99_ms=percentile_99(ordered),
         max_ms=round(ordered[-1], 2),
         min_ms=round(ordered[0], 2),
+        read_p50_ms=round(statistics.median(read_ordered), 2),
+        read_p99_ms=percentile_99(read_ordered),
         first_median_ms=round(statistics.median(firsts or [0.0]), 2),
         last_median_ms=round(statistics.median(lasts or [0.0]), 2),
         last_max_ms=round(max(lasts or [0.0]), 2),
@@ -379,6 +463,10 @@ def measure(
         fan_out_max_ms=round(1000 * fan["seconds_max"], 2),
         fan_out_cpu_ms=round(1000 * fan["cpu_seconds"] / max(fan["fan_outs"], 1), 2),
     )
+
+
+def percentile_99(ordered: list[float]) -> float:
+    return round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 2)
 
 
 async def run_spectators(options: dict[str, Any]) -> dict[str, Any]:
@@ -429,25 +517,28 @@ def print_spectators(result: dict[str, Any]) -> None:
         f"spectators: {s['spectators']:,} spectators on node {result['phases'][0]['spectators_on']}"
         f" watch a race of 2 racers playing {s['rate']:g} actions/s in all for "
         f"{s['seconds']:g} s; {s['nodes']} node(s) on {redis}; from each racer's answer to "
-        "each spectator reading the item (CLOCK_MONOTONIC in both processes)"
+        "the item reaching each spectator's socket (the kernel's receive time; CLOCK_REALTIME "
+        "in every process)"
     )
     print(
         f"{'setup':>12} {'racers':>6} {'items':>5} {'delivered':>15} {'p50 ms':>7} "
         f"{'p99 ms':>7} {'max ms':>7} {'1st spect. ms':>13} {'last spect. ms':>14} "
-        f"{'node CPU':>12} {'spect. CPU':>10}"
+        f"{'node CPU':>12} {'spect. CPU':>10} {'read p50/p99 ms':>15}"
     )
     for p in result["phases"]:
         delivered = f"{p['deliveries']:,}/{p['expected']:,}"
         nodes_cpu = "/".join(f"{c:g}" for c in p["node_cpu_pct"]) + "%"
+        read = f"{p['read_p50_ms']}/{p['read_p99_ms']}"
         print(
             f"{p['setup']:>12} {'node ' + str(p['racers_on']):>6} {p['items']:>5} "
             f"{delivered:>15} {p['p50_ms']:>7} {p['p99_ms']:>7} {p['max_ms']:>7} "
             f"{p['first_median_ms']:>13} {p['last_median_ms']:>14} {nodes_cpu:>12} "
-            f"{p['spectators_cpu_pct']:>9}%"
+            f"{p['spectators_cpu_pct']:>9}% {read:>15}"
         )
     print(
         "1st/last spect.: the first and the last spectator to get an item, median over the "
-        "items; node CPU: node 1/node 2 over the phase"
+        "items; node CPU: node 1/node 2 over the phase; read: until the spectators' process "
+        "read the item (its own pace, not the server's)"
     )
     for p in result["phases"]:
         print(

@@ -9,11 +9,13 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from typing import Any
 
 import msgpack
 import pytest
 from harness import running_server, url
+from websockets.asyncio.server import ServerConnection, serve
 
 from client.loadtest import Player
 from client.spectatorbench import open_stamped, print_spectators, received
@@ -82,15 +84,16 @@ def frame(seq: int, kind: str, player: str = "", action: str = "") -> bytes:
 
 
 def test_received_items_are_matched_by_racer_and_checked_for_gaps_and_agreement() -> None:
-    first = [(10, frame(4, "act", "a", "deal")), (11, frame(5, "act", "b", "1-2")),
-             (12, frame(6, "spectators")), (13, frame(7, "act", "a", "2-3"))]  # fmt: skip
-    second = [(20, frame(4, "act", "a", "deal")), (21, frame(5, "act", "b", "1-2")),
-              (23, frame(7, "act", "a", "2-3"))]  # fmt: skip
+    first = [(10, 15, frame(4, "act", "a", "deal")), (11, 16, frame(5, "act", "b", "1-2")),
+             (12, 17, frame(6, "spectators")), (13, 18, frame(7, "act", "a", "2-3"))]  # fmt: skip
+    second = [(20, 25, frame(4, "act", "a", "deal")), (21, 26, frame(5, "act", "b", "1-2")),
+              (23, 28, frame(7, "act", "a", "2-3"))]  # fmt: skip
     got = received("r", [first, second])
     assert got["actions"] == {"a": ["deal", "2-3"], "b": ["1-2"]}
     assert got["times_ns"] == {"a": [[10, 20], [13, 23]], "b": [[11, 21]]}
+    assert got["read_ns"] == {"a": [[15, 25], [18, 28]], "b": [[16, 26]]}
     assert got["same_for_all"] and not got["in_order"]  # the second missed item 6
-    other = received("r", [first, [(30, frame(4, "act", "a", "undo"))]])
+    other = received("r", [first, [(30, 35, frame(4, "act", "a", "undo"))]])
     assert not other["same_for_all"]
     assert received("r", [first])["in_order"]
 
@@ -109,8 +112,44 @@ async def test_a_spectator_left_with_unread_messages_between_phases_still_reads_
         connection.stamps = []
         await connection.send(msgpack.packb({"type": "list_live", "id": 1000}))
         for _ in range(50):
-            if any(msgpack.unpackb(data)["id"] == 1000 for _, data in connection.stamps):
+            if any(msgpack.unpackb(data)["id"] == 1000 for *_, data in connection.stamps):
                 break
             await asyncio.sleep(0.1)
-        assert any(msgpack.unpackb(data)["id"] == 1000 for _, data in connection.stamps)
+        assert any(msgpack.unpackb(data)["id"] == 1000 for *_, data in connection.stamps)
         await connection.close()
+
+
+async def test_a_frame_gets_the_kernels_receive_time_between_its_send_and_its_read() -> None:
+    """A spectator's time is the kernel's receive time at its socket: after the server sent
+    the frame, no later than the process read it; a frame too big for one read is whole,
+    stamped with the read that completed it; the connection still answers pings (the
+    server's keepalive) and closes."""
+    sent: list[int] = []
+    big = bytes(range(256)) * 2048  # 512 KiB: several reads
+
+    async def handler(connection: ServerConnection) -> None:
+        async for _ in connection:
+            for payload in (b"small", big):
+                sent.append(time.time_ns())
+                await connection.send(payload)
+            await connection.ping()
+
+    async with serve(handler, "127.0.0.1", 0, max_size=None) as server:
+        port = server.sockets[0].getsockname()[1]
+        connection = await open_stamped(f"ws://127.0.0.1:{port}")
+        assert connection.raw is not None  # read here, not by the transport
+        connection.stamps = []
+        await connection.send("go")
+        for _ in range(100):
+            if len(connection.stamps) == 2:
+                break
+            await asyncio.sleep(0.05)
+        done = time.time_ns()
+        (small_at, small_read, small), (big_at, big_read, whole) = connection.stamps
+        assert (small, whole) == (b"small", big)
+        assert sent[0] <= small_at < small_read <= done  # the kernel's stamp, read later
+        assert sent[1] <= big_at < big_read <= done
+        assert (big_at, big_read) != (small_at, small_read)
+        await asyncio.wait_for(connection.ping(), 5)  # frames still flow both ways
+        await asyncio.wait_for(connection.close(), 5)
+        assert connection.raw is None
