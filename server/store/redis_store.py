@@ -1,20 +1,21 @@
 """The Redis store: the ``Store`` interface on ``redis.asyncio``, shared by server processes.
 
-The only module of the project that imports ``redis``. Leaderboards are sorted sets
-(score = ``run.score()``, member = ``run.member()``) beside a hash of whole run records;
-every update that touches more than one key is one Lua script, so it is atomic. Keys carry
-a prefix and a hash tag per day, game or race, so each script's keys share one cluster
-slot; they are named in ``server/store/redis_keys.py`` (``docs/storage.md`` lists every
-key).
+Leaderboards are sorted sets (score = ``run.score()``, member = ``run.member()``) beside a
+hash of whole run records; every update that touches more than one key is one Lua script,
+so it is atomic. Keys carry a prefix and a hash tag per day, game or race, so each script's
+keys share one cluster slot; they are named in ``server/store/redis_keys.py``
+(``docs/storage.md`` lists every key).
 
-This module does the store's I/O: its calls, their retries and deadline, and the store
-errors made of Redis' failures. The writer's batches are built as commands, without I/O,
+This module does the store's I/O; its calls go through a ``RedisCalls``
+(``server/store/redis_calls.py``: the redis-py client, retries and deadline, and the store
+errors made of Redis' failures). The writer's batches are built as commands, without I/O,
 by a ``BatchBuilder`` (``server/store/redis_batch.py``) and sent here. They and the pub/sub
 listening go over the store's own hiredis connections (``server/store/redis_wire.py``;
-neither module imports redis-py): this module reads the URL for them (an ``Address``) and
-makes redis-py's exceptions of their error replies (``_error``); their ``WireTimeout`` and
-``WireLost`` are a ``TimeoutError`` and a ``ConnectionError``, so Redis is unavailable when
-they come as when redis-py's do.
+neither module imports redis-py): ``redis_calls`` reads the URL for them (an ``Address``)
+and makes redis-py's exceptions of their error replies (``reply_error``); their
+``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and a ``ConnectionError``, so Redis
+is unavailable when they come as when redis-py's do. Only the ``redis_*`` modules of this
+package import ``redis``.
 """
 
 from __future__ import annotations
@@ -23,19 +24,11 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import hiredis
-import redis.asyncio as redis
-from redis.asyncio.connection import SSLConnection, parse_url
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ReadOnlyError, RedisError, ResponseError, WatchError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import NoScriptError, ResponseError, WatchError
 
 from protocol.accounts import username_key
 from protocol.race import LogEntry
@@ -52,7 +45,6 @@ from server.store.base import (
     Listed,
     Store,
     StoreError,
-    StoreUnavailable,
     check_game,
     check_window,
     encode_json,
@@ -62,6 +54,7 @@ from server.store.base import (
     run_json,
 )
 from server.store.redis_batch import BatchBuilder, Shas, score
+from server.store.redis_calls import CALL_DEADLINE_S, RedisCalls, reply_error, wire_address
 from server.store.redis_keys import RedisKeys
 from server.store.redis_scripts import (
     APPEND_LOG,
@@ -81,14 +74,8 @@ from server.store.redis_scripts import (
     SET_DEAL,
     TAKE_PAIR,
 )
-from server.store.redis_wire import Address, BatchConnection, Subscriber
+from server.store.redis_wire import BatchConnection, Subscriber
 
-RETRIES = 3  # after the first try: at most 4 tries per command
-BACKOFF_BASE_S = 0.025  # waits 0.05 s, 0.1 s, 0.2 s between tries
-BACKOFF_CAP_S = 0.5
-CONNECT_TIMEOUT_S = 1.0
-CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
-MAX_CONNECTIONS = 100  # to Redis per process; more calls at once wait for one
 KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
 RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
 LOG_PAGE = 256  # log entries read per XREVRANGE
@@ -118,26 +105,11 @@ class RedisStore(Store):
     ):
         self._keys = RedisKeys(prefix)  # refuses a prefix with braces
         self.prefix = prefix
-        self._where = _display(url)
-        self._deadline = deadline
         self._keep_daily_s = keep_daily_days * 86_400  # a day's keys, after their last write
-        # A burst of more calls than connections waits for a free one (up to the
-        # deadline) instead of failing at once, as redis-py's default pool does.
-        pool = redis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=MAX_CONNECTIONS,
-            timeout=deadline,
-            decode_responses=True,
-            socket_connect_timeout=CONNECT_TIMEOUT_S,
-            # No socket timeout: redis-py keeps it with ``asyncio.wait_for``, which on
-            # Python 3.11 drops a cancel that arrives as the send completes (CPython issue
-            # 86296), so tasks busy with Redis could not be stopped; every call has the
-            # store's deadline instead (``_call``, and ``asyncio.timeout`` around the rest).
-            socket_timeout=None,
-            retry=Retry(ExponentialBackoff(cap=BACKOFF_CAP_S, base=BACKOFF_BASE_S), RETRIES),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError],
-        )
-        self._redis = redis.Redis.from_pool(pool)
+        calls = self._calls = RedisCalls(url, deadline)
+        self._redis = calls.redis
+        # the store's own calls, by their short names
+        self._call, self._translated, self._pipeline = calls.call, calls.translated, calls.pipeline
         self._first_writer = self._redis.register_script(FIRST_WRITER)
         self._set_deal = self._redis.register_script(SET_DEAL)
         self._create_account = self._redis.register_script(CREATE_ACCOUNT)
@@ -171,51 +143,10 @@ class RedisStore(Store):
         self._subscribed: set[str] = set()
         self._listening: asyncio.Task[None] | None = None  # subscribing again after a loss
         self._closing = False
-        self._address = _address(url)  # for the store's own connections (redis_wire)
+        self._address = wire_address(url)  # for the store's own connections (redis_wire)
         self._batches: BatchConnection | None = None  # the writer's own connection
         self._own_node = ""  # the node ``_own_start`` was made for
         self._own_start = ""
-
-    # calls
-
-    async def _call(self, operation: Awaitable[Any]) -> Any:
-        """Await one Redis operation, turning its failures into store errors."""
-        async with self._translated():
-            async with asyncio.timeout(self._deadline):
-                return await operation
-
-    @asynccontextmanager
-    async def _translated(self) -> AsyncIterator[None]:
-        try:
-            yield
-        except Exception as error:
-            translated = self._store_error(error)
-            if translated is None:
-                raise
-            raise translated from error
-
-    def _store_error(self, error: Exception) -> StoreError | None:
-        """The store error for a Redis failure; None for anything else (a bug). The store's
-        own connections' ``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and an
-        ``OSError``: unavailable."""
-        if isinstance(error, RedisConnectionError | RedisTimeoutError | TimeoutError | OSError):
-            detail = str(error) or f"no answer within {self._deadline} s"
-            return StoreUnavailable(
-                f"the Redis store at {self._where} cannot be reached "
-                f"({type(error).__name__}: {detail}); "
-                "check that Redis is running and that the store URL is right"
-            )
-        if isinstance(error, ReadOnlyError):
-            return StoreUnavailable(
-                f"the Redis store at {self._where} is a read-only replica ({error}); "
-                "point the store URL at the primary"
-            )
-        if isinstance(error, RedisError):
-            return StoreError(
-                f"the Redis store at {self._where} refused a command "
-                f"({type(error).__name__}: {error})"
-            )
-        return None
 
     # daily challenge
 
@@ -329,7 +260,7 @@ class RedisStore(Store):
             return []
         async with (
             self._translated(),
-            asyncio.timeout(self._deadline),
+            asyncio.timeout(self._calls.deadline),
             self._redis.pipeline(transaction=False) as pipe,
         ):
             for race in races:
@@ -371,7 +302,7 @@ class RedisStore(Store):
 
     async def claim_racer(self, race: str, player: str, fence: int) -> bool:
         key = self._keys.log(race, player)
-        async with self._translated(), asyncio.timeout(self._deadline):
+        async with self._translated(), asyncio.timeout(self._calls.deadline):
             try:
                 await self._redis.xadd(key, {"claim": "1"}, id=f"{fence}-0")
             except ResponseError as refused:
@@ -408,11 +339,16 @@ class RedisStore(Store):
         self._subscribed.update(channels)
         if self._subscriber is None:
             self._subscriber = Subscriber(
-                self._address, self._heard, self._lost, self._deadline, HEAR_EVERY_S, _error
+                self._address,
+                self._heard,
+                self._lost,
+                self._calls.deadline,
+                HEAR_EVERY_S,
+                reply_error,
             )
         subscriber = self._subscriber
         subscriber.channels.update(new)
-        async with self._translated(), asyncio.timeout(self._deadline):
+        async with self._translated(), asyncio.timeout(self._calls.deadline):
             await subscriber.open()  # subscribed to every channel (once opened)
             await subscriber.send([("SUBSCRIBE", channel) for channel in new])
 
@@ -459,7 +395,7 @@ class RedisStore(Store):
             if self._subscriber is None:
                 return
             try:
-                async with self._translated(), asyncio.timeout(self._deadline):
+                async with self._translated(), asyncio.timeout(self._calls.deadline):
                     await self._subscriber.open()
             except StoreError:
                 continue
@@ -473,7 +409,7 @@ class RedisStore(Store):
     async def node_alive(self, node: str, ttl_ms: int) -> None:
         async with (
             self._translated(),
-            asyncio.timeout(self._deadline),
+            asyncio.timeout(self._calls.deadline),
             self._redis.pipeline(transaction=False) as pipe,
         ):
             pipe.sadd(self._keys.key("nodes"), node)
@@ -492,7 +428,7 @@ class RedisStore(Store):
     async def take_player(self, player: str, node: str) -> str | None:
         async with (
             self._translated(),
-            asyncio.timeout(self._deadline),
+            asyncio.timeout(self._calls.deadline),
             self._redis.pipeline(transaction=False) as pipe,
         ):
             key = self._keys.player(player, "node")
@@ -546,16 +482,6 @@ class RedisStore(Store):
             pipe.srem(listed, *token_hashes)
             await pipe.execute()
 
-    @asynccontextmanager
-    async def _pipeline(self) -> AsyncIterator[Any]:
-        """A pipeline (no transaction) whose errors are the store's, within the deadline."""
-        async with (
-            self._translated(),
-            asyncio.timeout(self._deadline),
-            self._redis.pipeline(transaction=False) as pipe,
-        ):
-            yield pipe
-
     async def create_account(self, account: Account) -> bool:
         key = self._keys.key("account", username_key(account.username))
         fields = ["player", account.player, "username", account.username]
@@ -604,7 +530,7 @@ class RedisStore(Store):
         for _ in range(RATE_TRIES):
             async with (
                 self._translated(),
-                asyncio.timeout(self._deadline),
+                asyncio.timeout(self._calls.deadline),
                 self._redis.pipeline(transaction=True) as pipe,
             ):
                 try:
@@ -709,13 +635,13 @@ class RedisStore(Store):
             spans, results = await self._send(jobs)
             if any(isinstance(result, NoScriptError) for result in results):
                 self._builder.known_racers.clear()  # the SADD of a script refused did not go in
-                async with asyncio.timeout(self._deadline):
+                async with asyncio.timeout(self._calls.deadline):
                     for script in self._scripts:
                         await self._redis.script_load(script.script)
                 spans, results = await self._send(jobs)
         except Exception as error:
             self._builder.known_racers.clear()  # their SADD may not have gone in
-            translated = self._store_error(error)
+            translated = self._calls.store_error(error)
             if translated is None:
                 raise
             raise translated from error
@@ -726,15 +652,15 @@ class RedisStore(Store):
             replies = results[first : first + count]
             if isinstance(job, AppendActions):  # APPEND_LOG's reply: 1, or every XADD's
                 replies = [
-                    _error(str(item)) if isinstance(item, hiredis.ReplyError) else item
+                    reply_error(str(item)) if isinstance(item, hiredis.ReplyError) else item
                     for reply in replies
                     for item in (reply if isinstance(reply, list) else (reply,))
                 ]
             failed = next((r for r in replies if _failed(r)), None)
             if failed is None and isinstance(job, AppendActions) and any(map(_seen, replies)):
-                async with self._translated(), asyncio.timeout(self._deadline):
+                async with self._translated(), asyncio.timeout(self._calls.deadline):
                     failed = await self._fenced(job)  # an id not above the last: ours?
-            errors.append(None if failed is None else self._refused(failed))
+            errors.append(None if failed is None else self._calls.refused(failed))
         if any(errors):
             self._builder.known_racers.clear()
         return errors
@@ -752,24 +678,11 @@ class RedisStore(Store):
         every reply back (an error reply in its place, as an exception)."""
         commands, spans = self._builder.build(jobs, self.node)
         if self._batches is None:
-            self._batches = BatchConnection(self._address, self._deadline, _error)
+            self._batches = BatchConnection(self._address, self._calls.deadline, reply_error)
         if self._batches.transport is None:
-            async with asyncio.timeout(self._deadline):
+            async with asyncio.timeout(self._calls.deadline):
                 await self._batches.connect()
         return spans, await self._batches.send(commands)
-
-    def _refused(self, error: Exception) -> StoreError:
-        """A command Redis refused (out of memory, read-only, a script error)."""
-        if isinstance(error, Fenced):
-            return error
-        kind = (
-            StoreUnavailable
-            if isinstance(error, ReadOnlyError | RedisConnectionError)
-            else StoreError
-        )
-        return kind(
-            f"the Redis store at {self._where} refused a write ({type(error).__name__}: {error})"
-        )
 
     async def ping(self) -> bool:
         try:
@@ -796,16 +709,6 @@ class RedisStore(Store):
             async for key in self._redis.scan_iter(match=_glob_escape(self.prefix) + "*"):
                 deleted += await self._redis.delete(key)
         return deleted
-
-
-def _error(text: str) -> ResponseError:
-    """The redis-py exception for an error reply (what the store's callers look for; the
-    store's own connections make their error replies with it)."""
-    if text.startswith("NOSCRIPT"):
-        return NoScriptError(text)
-    if text.startswith("READONLY"):
-        return ReadOnlyError(text)
-    return ResponseError(text)
 
 
 def _seen(result: Any) -> bool:
@@ -839,31 +742,5 @@ def _loaded(text: str | None) -> dict[str, Any] | None:
     return value
 
 
-def _display(url: str) -> str:
-    """The URL without user name or password, fit for error messages and logs."""
-    parts = urlsplit(url)
-    if parts.scheme == "unix":
-        return f"unix://{parts.path}"
-    host = parts.hostname or "localhost"
-    port = parts.port or 6379
-    return f"{parts.scheme}://{host}:{port}{parts.path or ''}"
-
-
 def _glob_escape(text: str) -> str:
     return "".join("\\" + char if char in "*?[]\\" else char for char in text)
-
-
-def _address(url: str) -> Address:
-    """Where the store's own connections go, read from ``url`` by redis-py's own parser
-    (as its pool reads it): host and port or a unix socket, TLS for ``rediss://``, the
-    user, password and database."""
-    options = parse_url(url)
-    return Address(
-        host=options.get("host", "localhost"),
-        port=options.get("port", 6379),
-        path=options.get("path"),
-        tls=options.get("connection_class") is SSLConnection,
-        username=options.get("username"),
-        password=options.get("password"),
-        db=options.get("db", 0),
-    )
