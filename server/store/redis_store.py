@@ -8,14 +8,15 @@ keys share one cluster slot; they are named in ``server/store/redis_keys.py``
 
 This module does the store's I/O; its calls go through a ``RedisCalls``
 (``server/store/redis_calls.py``: the redis-py client, retries and deadline, and the store
-errors made of Redis' failures). The writer's batches are built as commands, without I/O,
-by a ``BatchBuilder`` (``server/store/redis_batch.py``) and sent here. They and the pub/sub
-listening go over the store's own hiredis connections (``server/store/redis_wire.py``;
-neither module imports redis-py): ``redis_calls`` reads the URL for them (an ``Address``)
-and makes redis-py's exceptions of their error replies (``reply_error``); their
-``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and a ``ConnectionError``, so Redis
-is unavailable when they come as when redis-py's do. Only the ``redis_*`` modules of this
-package import ``redis``.
+errors made of Redis' failures), and its reads and claims of the racers' action logs through
+a ``RacerLogs`` (``server/store/redis_logs.py``). The writer's batches are built as
+commands, without I/O, by a ``BatchBuilder`` (``server/store/redis_batch.py``) and sent
+here. They and the pub/sub listening go over the store's own hiredis connections
+(``server/store/redis_wire.py``; neither module imports redis-py): ``redis_calls`` reads the
+URL for them (an ``Address``) and makes redis-py's exceptions of their error replies
+(``reply_error``); their ``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and a
+``ConnectionError``, so Redis is unavailable when they come as when redis-py's do. Only the
+``redis_*`` modules of this package import ``redis``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import hiredis
-from redis.exceptions import NoScriptError, ResponseError, WatchError
+from redis.exceptions import NoScriptError, WatchError
 
 from protocol.accounts import username_key
 from protocol.race import LogEntry
@@ -39,7 +40,6 @@ from server.store.base import (
     Account,
     Board,
     Entry,
-    Fenced,
     History,
     Identity,
     Listed,
@@ -56,6 +56,7 @@ from server.store.base import (
 from server.store.redis_batch import BatchBuilder, Shas, score
 from server.store.redis_calls import CALL_DEADLINE_S, RedisCalls, reply_error, wire_address
 from server.store.redis_keys import RedisKeys
+from server.store.redis_logs import RacerLogs
 from server.store.redis_scripts import (
     APPEND_LOG,
     CLAIM,
@@ -78,7 +79,6 @@ from server.store.redis_wire import BatchConnection, Subscriber
 
 KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
 RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
-LOG_PAGE = 256  # log entries read per XREVRANGE
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
 # Messages heard are read at most once per this many seconds while they keep coming (each
@@ -145,6 +145,7 @@ class RedisStore(Store):
         self._closing = False
         self._address = wire_address(url)  # for the store's own connections (redis_wire)
         self._batches: BatchConnection | None = None  # the writer's own connection
+        self._logs = RacerLogs(calls, self._keys)
         self._own_node = ""  # the node ``_own_start`` was made for
         self._own_start = ""
 
@@ -279,43 +280,13 @@ class RedisStore(Store):
                     raise error
 
     async def racer_log(self, race: str, player: str, after_seq: int = 0) -> list[LogEntry]:
-        """Read back from the end until ``after_seq`` (following a race, only the newest
-        few entries are wanted)."""
-        key = self._keys.log(race, player)
-        found: list[LogEntry] = []
-        top = "+"
-        while True:
-            page = await self._call(self._redis.xrevrange(key, max=top, count=LOG_PAGE))
-            for entry_id, fields in page:
-                if "a" not in fields:  # a claim, not an action
-                    continue
-                seq = int(entry_id.split("-")[1])
-                if seq <= after_seq:
-                    return found[::-1]
-                found.append(LogEntry(player, seq, fields["a"], int(fields["t"])))
-            if len(page) < LOG_PAGE:
-                return found[::-1]
-            top = "(" + page[-1][0]
+        return await self._logs.read(race, player, after_seq)
 
     async def racers_logged(self, race: str) -> list[str]:
         return sorted(await self._call(self._redis.smembers(self._keys.race(race, "racers"))))
 
     async def claim_racer(self, race: str, player: str, fence: int) -> bool:
-        key = self._keys.log(race, player)
-        async with self._translated(), asyncio.timeout(self._calls.deadline):
-            try:
-                await self._redis.xadd(key, {"claim": "1"}, id=f"{fence}-0")
-            except ResponseError as refused:
-                if "equal or smaller" not in str(refused):
-                    raise
-                return await self._top_fence(key) <= fence
-            await self._redis.sadd(self._keys.race(race, "racers"), player)
-        return True
-
-    async def _top_fence(self, key: str) -> int:
-        """The fence of a log's newest entry (0 for an empty log)."""
-        newest = await self._redis.xrevrange(key, count=1)
-        return int(str(newest[0][0]).split("-")[0]) if newest else 0
+        return await self._logs.claim(race, player, fence)
 
     async def save_result(self, race: str, result: dict[str, Any]) -> None:
         await self._call(self._redis.set(self._keys.race(race, "result"), encode_json(result)))
@@ -659,19 +630,11 @@ class RedisStore(Store):
             failed = next((r for r in replies if _failed(r)), None)
             if failed is None and isinstance(job, AppendActions) and any(map(_seen, replies)):
                 async with self._translated(), asyncio.timeout(self._calls.deadline):
-                    failed = await self._fenced(job)  # an id not above the last: ours?
+                    failed = await self._logs.fenced(job)  # an id not above the last: ours?
             errors.append(None if failed is None else self._calls.refused(failed))
         if any(errors):
             self._builder.known_racers.clear()
         return errors
-
-    async def _fenced(self, job: AppendActions) -> Fenced | None:
-        """An entry id was refused as not above the log's last: a resend (None) unless
-        the log holds a higher fence (another node took the racer over)."""
-        for player in {entry.player for entry in job.entries}:
-            if await self._top_fence(self._keys.log(job.race, player)) > job.fence:
-                return Fenced(f"{player} was taken over by another node in race {job.race}")
-        return None
 
     async def _send(self, jobs: Sequence[Job]) -> tuple[list[tuple[int, int]], list[Any]]:
         """Send the batch's commands in one write on the writer's own connection and get
