@@ -10,13 +10,13 @@ This module does the store's I/O; its calls go through a ``RedisCalls``
 (``server/store/redis_calls.py``: the redis-py client, retries and deadline, and the store
 errors made of Redis' failures), and its reads and claims of the racers' action logs through
 a ``RacerLogs`` (``server/store/redis_logs.py``). The writer's batches are built as
-commands, without I/O, by a ``BatchBuilder`` (``server/store/redis_batch.py``) and sent
-here. They and the pub/sub listening go over the store's own hiredis connections
-(``server/store/redis_wire.py``; neither module imports redis-py): ``redis_calls`` reads the
-URL for them (an ``Address``) and makes redis-py's exceptions of their error replies
-(``reply_error``); their ``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and a
-``ConnectionError``, so Redis is unavailable when they come as when redis-py's do. Only the
-``redis_*`` modules of this package import ``redis``.
+commands, without I/O, by a ``BatchBuilder`` (``server/store/redis_batch.py``) and sent by a
+``BatchSender`` (``server/store/redis_sender.py``). They and the pub/sub listening go over
+the store's own hiredis connections (``server/store/redis_wire.py``; neither module imports
+redis-py): ``redis_calls`` reads the URL for them (an ``Address``) and makes redis-py's
+exceptions of their error replies (``reply_error``); their ``WireTimeout`` and ``WireLost``
+are a ``TimeoutError`` and a ``ConnectionError``, so Redis is unavailable when they come as
+when redis-py's do. Only the ``redis_*`` modules of this package import ``redis``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import hiredis
-from redis.exceptions import NoScriptError, WatchError
+from redis.exceptions import WatchError
 
 from protocol.accounts import username_key
 from protocol.race import LogEntry
@@ -75,7 +74,8 @@ from server.store.redis_scripts import (
     SET_DEAL,
     TAKE_PAIR,
 )
-from server.store.redis_wire import BatchConnection, Subscriber
+from server.store.redis_sender import BatchSender
+from server.store.redis_wire import Subscriber
 
 KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
 RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
@@ -126,7 +126,7 @@ class RedisStore(Store):
         self._end_race = self._redis.register_script(END_RACE)
         self._record_history = self._redis.register_script(RECORD_HISTORY)
         self._append_log = self._redis.register_script(APPEND_LOG)
-        self._scripts = (  # called by hash in the writer's batches
+        scripts = (  # called by hash in the writer's batches
             self._append_log,
             self._record_daily,
             self._end_race,
@@ -138,14 +138,14 @@ class RedisStore(Store):
             record_daily=self._record_daily.sha,
             record_history=self._record_history.sha,
         )
-        self._builder = BatchBuilder(self._keys, shas, self._keep_daily_s)  # sent on _batches
+        self._builder = BatchBuilder(self._keys, shas, self._keep_daily_s)
         self._subscriber: Subscriber | None = None  # the connection that listens
         self._subscribed: set[str] = set()
         self._listening: asyncio.Task[None] | None = None  # subscribing again after a loss
         self._closing = False
         self._address = wire_address(url)  # for the store's own connections (redis_wire)
-        self._batches: BatchConnection | None = None  # the writer's own connection
         self._logs = RacerLogs(calls, self._keys)
+        self._sender = BatchSender(calls, self._builder, scripts, self._address, self._logs)
         self._own_node = ""  # the node ``_own_start`` was made for
         self._own_start = ""
 
@@ -596,56 +596,7 @@ class RedisStore(Store):
         await self._call(self._release(keys=[self._keys.key("lease", name)], args=[holder]))
 
     async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
-        """One pipelined round trip: each job's commands in order; a race's action entries
-        and the news of them (``APPEND_LOG``) go in one script call per job. Scripts are
-        called by their hash: a Redis that does not know them (restarted) answers
-        NOSCRIPT, and they are loaded and the batch sent again."""
-        if not jobs:
-            return []
-        try:  # the batch connection keeps the deadline itself (no timer per batch)
-            spans, results = await self._send(jobs)
-            if any(isinstance(result, NoScriptError) for result in results):
-                self._builder.known_racers.clear()  # the SADD of a script refused did not go in
-                async with asyncio.timeout(self._calls.deadline):
-                    for script in self._scripts:
-                        await self._redis.script_load(script.script)
-                spans, results = await self._send(jobs)
-        except Exception as error:
-            self._builder.known_racers.clear()  # their SADD may not have gone in
-            translated = self._calls.store_error(error)
-            if translated is None:
-                raise
-            raise translated from error
-        if not any(isinstance(result, Exception | list) for result in results):
-            return [None] * len(jobs)  # all went in (the usual case: one pass, no slices)
-        errors: list[StoreError | None] = []
-        for job, (first, count) in zip(jobs, spans, strict=True):
-            replies = results[first : first + count]
-            if isinstance(job, AppendActions):  # APPEND_LOG's reply: 1, or every XADD's
-                replies = [
-                    reply_error(str(item)) if isinstance(item, hiredis.ReplyError) else item
-                    for reply in replies
-                    for item in (reply if isinstance(reply, list) else (reply,))
-                ]
-            failed = next((r for r in replies if _failed(r)), None)
-            if failed is None and isinstance(job, AppendActions) and any(map(_seen, replies)):
-                async with self._translated(), asyncio.timeout(self._calls.deadline):
-                    failed = await self._logs.fenced(job)  # an id not above the last: ours?
-            errors.append(None if failed is None else self._calls.refused(failed))
-        if any(errors):
-            self._builder.known_racers.clear()
-        return errors
-
-    async def _send(self, jobs: Sequence[Job]) -> tuple[list[tuple[int, int]], list[Any]]:
-        """Send the batch's commands in one write on the writer's own connection and get
-        every reply back (an error reply in its place, as an exception)."""
-        commands, spans = self._builder.build(jobs, self.node)
-        if self._batches is None:
-            self._batches = BatchConnection(self._address, self._calls.deadline, reply_error)
-        if self._batches.transport is None:
-            async with asyncio.timeout(self._calls.deadline):
-                await self._batches.connect()
-        return spans, await self._batches.send(commands)
+        return await self._sender.write(jobs, self.node)
 
     async def ping(self) -> bool:
         try:
@@ -660,8 +611,7 @@ class RedisStore(Store):
             await asyncio.gather(self._listening, return_exceptions=True)
         if self._subscriber is not None:
             self._subscriber.close()
-        if self._batches is not None:
-            self._batches.close()
+        self._sender.close()
         await self._redis.aclose()
 
     async def purge(self) -> int:
@@ -672,16 +622,6 @@ class RedisStore(Store):
             async for key in self._redis.scan_iter(match=_glob_escape(self.prefix) + "*"):
                 deleted += await self._redis.delete(key)
         return deleted
-
-
-def _seen(result: Any) -> bool:
-    """An XADD refused because its id is not above its stream's last one."""
-    return isinstance(result, Exception) and "equal or smaller than the target" in str(result)
-
-
-def _failed(result: Any) -> bool:
-    """A reply that says a command failed (an id already seen is looked into apart)."""
-    return isinstance(result, Exception) and not _seen(result)
 
 
 def _record(version: str | None, text: str | None) -> dict[str, Any] | None:

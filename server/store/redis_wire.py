@@ -6,7 +6,7 @@ They pack commands and parse replies with hiredis and do not import redis-py: th
 reads the URL and hands them an ``Address`` (``redis_calls.wire_address``), and they raise
 their own errors, ``WireTimeout`` (a ``TimeoutError``) and ``WireLost`` (a
 ``ConnectionError``), which the store takes, as it takes any socket error, for Redis being
-unavailable.
+unavailable. The batch connection is the ``BatchSender``'s (``redis_sender``).
 """
 
 from __future__ import annotations
