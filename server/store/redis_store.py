@@ -6,23 +6,19 @@ so it is atomic. Keys carry a prefix and a hash tag per day, game or race, so ea
 keys share one cluster slot; they are named in ``server/store/redis_keys.py``
 (``docs/storage.md`` lists every key).
 
-This module does the store's I/O; its calls go through a ``RedisCalls``
-(``server/store/redis_calls.py``: the redis-py client, retries and deadline, and the store
-errors made of Redis' failures), and its reads and claims of the racers' action logs through
-a ``RacerLogs`` (``server/store/redis_logs.py``). The writer's batches are built as
-commands, without I/O, by a ``BatchBuilder`` (``server/store/redis_batch.py``) and sent by a
-``BatchSender`` (``server/store/redis_sender.py``). They and the pub/sub listening go over
-the store's own hiredis connections (``server/store/redis_wire.py``; neither module imports
-redis-py): ``redis_calls`` reads the URL for them (an ``Address``) and makes redis-py's
-exceptions of their error replies (``reply_error``); their ``WireTimeout`` and ``WireLost``
-are a ``TimeoutError`` and a ``ConnectionError``, so Redis is unavailable when they come as
-when redis-py's do. Only the ``redis_*`` modules of this package import ``redis``.
+This module makes the store's calls, most of them one command or one script, and hands
+what is more to parts in modules of their own: ``RedisCalls`` (``redis_calls``) owns the
+redis-py client, the deadline every call keeps and the store errors made of Redis'
+failures; ``RacerLogs`` (``redis_logs``) reads and claims the racers' action logs;
+``BatchSender`` (``redis_sender``) sends the writer's batches, built as commands without
+I/O by a ``BatchBuilder`` (``redis_batch``), on a hiredis connection of the store's own
+(``redis_wire``); ``Listening`` (``redis_listen``) hears the channels subscribed to on
+another. Only the ``redis_*`` modules of this package import ``redis``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 from collections.abc import Sequence
@@ -53,8 +49,9 @@ from server.store.base import (
     run_json,
 )
 from server.store.redis_batch import BatchBuilder, Shas, score
-from server.store.redis_calls import CALL_DEADLINE_S, RedisCalls, reply_error, wire_address
+from server.store.redis_calls import CALL_DEADLINE_S, RedisCalls, wire_address
 from server.store.redis_keys import RedisKeys
+from server.store.redis_listen import Listening
 from server.store.redis_logs import RacerLogs
 from server.store.redis_scripts import (
     APPEND_LOG,
@@ -75,16 +72,11 @@ from server.store.redis_scripts import (
     TAKE_PAIR,
 )
 from server.store.redis_sender import BatchSender
-from server.store.redis_wire import Subscriber
 
 KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
 RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
-# Messages heard are read at most once per this many seconds while they keep coming (each
-# read at once when they come further apart): a node following busy races wakes up once
-# for many messages instead of once each (see ``Subscriber`` in ``redis_wire``).
-HEAR_EVERY_S = 0.005
 
 
 class RedisStore(Store):
@@ -139,15 +131,10 @@ class RedisStore(Store):
             record_history=self._record_history.sha,
         )
         self._builder = BatchBuilder(self._keys, shas, self._keep_daily_s)
-        self._subscriber: Subscriber | None = None  # the connection that listens
-        self._subscribed: set[str] = set()
-        self._listening: asyncio.Task[None] | None = None  # subscribing again after a loss
-        self._closing = False
-        self._address = wire_address(url)  # for the store's own connections (redis_wire)
+        address = wire_address(url)  # for the store's own connections (redis_wire)
         self._logs = RacerLogs(calls, self._keys)
-        self._sender = BatchSender(calls, self._builder, scripts, self._address, self._logs)
-        self._own_node = ""  # the node ``_own_start`` was made for
-        self._own_start = ""
+        self._sender = BatchSender(calls, self._builder, scripts, address, self._logs)
+        self._listening = Listening(self, calls, address, prefix)
 
     # daily challenge
 
@@ -304,75 +291,10 @@ class RedisStore(Store):
         return sorted(await self._call(self._redis.smembers(key)))
 
     async def subscribe(self, channels: Sequence[str]) -> None:
-        new = [self.prefix + channel for channel in channels if channel not in self._subscribed]
-        if not new:
-            return
-        self._subscribed.update(channels)
-        if self._subscriber is None:
-            self._subscriber = Subscriber(
-                self._address,
-                self._heard,
-                self._lost,
-                self._calls.deadline,
-                HEAR_EVERY_S,
-                reply_error,
-            )
-        subscriber = self._subscriber
-        subscriber.channels.update(new)
-        async with self._translated(), asyncio.timeout(self._calls.deadline):
-            await subscriber.open()  # subscribed to every channel (once opened)
-            await subscriber.send([("SUBSCRIBE", channel) for channel in new])
+        await self._listening.subscribe(channels)
 
     async def unsubscribe(self, channels: Sequence[str]) -> None:
-        gone = [self.prefix + channel for channel in channels if channel in self._subscribed]
-        self._subscribed.difference_update(channels)
-        subscriber = self._subscriber
-        if not gone or subscriber is None:
-            return
-        subscriber.channels.difference_update(gone)
-        if subscriber.transport is not None:
-            await self._call(subscriber.send([("UNSUBSCRIBE", channel) for channel in gone]))
-
-    def _heard(self, channel: str, data: str) -> None:
-        """A message on a subscribed channel, for the listener (this node's own log
-        messages are known by how they begin, without parsing them: ``hear_own_logs``)."""
-        if self.listener is not None:
-            if not self.hear_own_logs and data.startswith(self._own_log()):
-                return
-            with contextlib.suppress(ValueError):
-                self.listener(channel.removeprefix(self.prefix), json.loads(data))
-
-    def _own_log(self) -> str:
-        """How this node's log messages begin (``BatchBuilder.log_hint``: keys in order, no
-        spaces)."""
-        if self._own_node != self.node or not self._own_start:
-            self._own_node = self.node
-            self._own_start = encode_json({"k": "log", "n": self.node})[:-1] + ","
-        return self._own_start
-
-    def _lost(self) -> None:
-        """The subscriber's connection is gone: open it again and subscribe again (until
-        Redis answers), then tell the listener to ``resync`` (messages may have been
-        missed)."""
-        if self._closing or (self._listening is not None and not self._listening.done()):
-            return
-        self._listening = asyncio.get_running_loop().create_task(
-            self._subscribe_again(), name="store-resubscribe"
-        )
-
-    async def _subscribe_again(self) -> None:
-        while True:
-            await asyncio.sleep(0.2)
-            if self._subscriber is None:
-                return
-            try:
-                async with self._translated(), asyncio.timeout(self._calls.deadline):
-                    await self._subscriber.open()
-            except StoreError:
-                continue
-            if self.listener is not None:
-                self.listener("", {"k": "resync"})
-            return
+        await self._listening.unsubscribe(channels)
 
     async def publish(self, channel: str, message: dict[str, Any]) -> None:
         await self._call(self._redis.publish(self.prefix + channel, encode_json(message)))
@@ -605,12 +527,7 @@ class RedisStore(Store):
             return False
 
     async def close(self) -> None:
-        self._closing = True
-        if self._listening is not None:
-            self._listening.cancel()
-            await asyncio.gather(self._listening, return_exceptions=True)
-        if self._subscriber is not None:
-            self._subscriber.close()
+        await self._listening.close()
         self._sender.close()
         await self._redis.aclose()
 
