@@ -246,11 +246,7 @@ class RedisStore(Store):
     async def load_races(self, races: Sequence[str]) -> list[dict[str, Any] | None]:
         if not races:
             return []
-        async with (
-            self._translated(),
-            asyncio.timeout(self._calls.deadline),
-            self._redis.pipeline(transaction=False) as pipe,
-        ):
+        async with self._pipeline() as pipe:
             for race in races:
                 pipe.hmget(self._keys.race(race, "race"), "v", "r")
             stored = await pipe.execute()
@@ -300,11 +296,7 @@ class RedisStore(Store):
         await self._call(self._redis.publish(self.prefix + channel, encode_json(message)))
 
     async def node_alive(self, node: str, ttl_ms: int) -> None:
-        async with (
-            self._translated(),
-            asyncio.timeout(self._calls.deadline),
-            self._redis.pipeline(transaction=False) as pipe,
-        ):
+        async with self._pipeline() as pipe:
             pipe.sadd(self._keys.key("nodes"), node)
             pipe.set(self._keys.key("node", node, "alive"), "1", px=ttl_ms)
             await pipe.execute()
@@ -319,11 +311,7 @@ class RedisStore(Store):
         return {node: flag is not None for node, flag in zip(known, alive, strict=True)}
 
     async def take_player(self, player: str, node: str) -> str | None:
-        async with (
-            self._translated(),
-            asyncio.timeout(self._calls.deadline),
-            self._redis.pipeline(transaction=False) as pipe,
-        ):
+        async with self._pipeline() as pipe:
             key = self._keys.player(player, "node")
             pipe.set(key, node, get=True, ex=KEEP_GENERATIONS_S)
             pipe.sadd(self._keys.key("node", node, "players"), player)
