@@ -2,9 +2,10 @@
 
 ``Store`` is the interface the server calls; ``MemoryStore`` (``server/store/memory.py``)
 keeps everything in this process (the default, so ``solrace serve`` needs nothing else);
-``RedisStore`` (``server/store/redis_store.py``, the only module that imports ``redis``)
-shares it between server processes. Both keep the same promises, checked by one contract test suite
-(``tests/server/test_stores_*.py``); ``docs/storage.md`` describes them.
+``RedisStore`` (``server/store/redis_store.py``; ``redis`` is imported only by the
+``redis_*`` modules of this package) shares it between server processes. Both keep the
+same promises, checked by one contract test suite (``tests/server/test_stores_*.py``);
+``docs/storage.md`` describes them.
 
 Boards are ordered by ``(run.score(), run.member())``, the sorted-set encoding of the total
 order of ``protocol/ranking.py``: it sorts exactly as ``Run.sort_key`` within the ranges

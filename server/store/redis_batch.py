@@ -2,10 +2,11 @@
 commands of one pipelined round trip (``BatchBuilder``).
 
 Pure: it sends and reads nothing, and does not import redis-py. The store
-(``server/store/redis_store.py``) owns one builder, sends what it builds on its batch
-connection (``redis_wire``) and reads the replies; the builder keeps what it must remember
-between batches: the racers already registered in their live race, and each player's log
-hint. Keys are named by ``RedisKeys`` (``redis_keys``), as the store's reads name them.
+(``server/store/redis_store.py``) owns one builder; its ``BatchSender`` (``redis_sender``)
+sends what it builds on the batch connection (``redis_wire``) and reads the replies; the
+builder keeps what it must remember between batches: the racers already registered in
+their live race, and each player's log hint. Keys are named by ``RedisKeys``
+(``redis_keys``), as the store's reads name them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The names of the Redis store's keys, in one place: what the store reads
-(``server/store/redis_store.py``) and what its batches write (``redis_batch``) are named
-here alike. ``docs/storage.md`` lists every key.
+(``server/store/redis_store.py``, ``redis_logs``) and what its batches write
+(``redis_batch``) are named here alike. ``docs/storage.md`` lists every key.
 
 Every key begins with the store's prefix; a day's, game's, race's, player's or the pool's
 keys carry a hash tag (``{...}``), so the keys one script touches share one cluster slot

@@ -1,41 +1,30 @@
 """The Redis store: the ``Store`` interface on ``redis.asyncio``, shared by server processes.
 
-The only module of the project that imports ``redis``. Leaderboards are sorted sets
-(score = ``run.score()``, member = ``run.member()``) beside a hash of whole run records;
-every update that touches more than one key is one Lua script, so it is atomic. Keys carry
-a prefix and a hash tag per day, game or race, so each script's keys share one cluster
-slot; they are named in ``server/store/redis_keys.py`` (``docs/storage.md`` lists every
-key).
+Leaderboards are sorted sets (score = ``run.score()``, member = ``run.member()``) beside a
+hash of whole run records; every update that touches more than one key is one Lua script,
+so it is atomic. Keys carry a prefix and a hash tag per day, game or race, so each script's
+keys share one cluster slot; they are named in ``server/store/redis_keys.py``
+(``docs/storage.md`` lists every key).
 
-This module does the store's I/O: its calls, their retries and deadline, and the store
-errors made of Redis' failures. The writer's batches are built as commands, without I/O,
-by a ``BatchBuilder`` (``server/store/redis_batch.py``) and sent here. They and the pub/sub
-listening go over the store's own hiredis connections (``server/store/redis_wire.py``;
-neither module imports redis-py): this module reads the URL for them (an ``Address``) and
-makes redis-py's exceptions of their error replies (``_error``); their ``WireTimeout`` and
-``WireLost`` are a ``TimeoutError`` and a ``ConnectionError``, so Redis is unavailable when
-they come as when redis-py's do.
+This module makes the store's calls, most of them one command or one script, and hands
+what is more to parts in modules of their own: ``RedisCalls`` (``redis_calls``) owns the
+redis-py client, the deadline every call keeps and the store errors made of Redis'
+failures; ``RacerLogs`` (``redis_logs``) reads and claims the racers' action logs;
+``BatchSender`` (``redis_sender``) sends the writer's batches, built as commands without
+I/O by a ``BatchBuilder`` (``redis_batch``), on a hiredis connection of the store's own
+(``redis_wire``); ``Listening`` (``redis_listen``) hears the channels subscribed to on
+another. Only the ``redis_*`` modules of this package import ``redis``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
-import hiredis
-import redis.asyncio as redis
-from redis.asyncio.connection import SSLConnection, parse_url
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ReadOnlyError, RedisError, ResponseError, WatchError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import WatchError
 
 from protocol.accounts import username_key
 from protocol.race import LogEntry
@@ -46,13 +35,11 @@ from server.store.base import (
     Account,
     Board,
     Entry,
-    Fenced,
     History,
     Identity,
     Listed,
     Store,
     StoreError,
-    StoreUnavailable,
     check_game,
     check_window,
     encode_json,
@@ -62,7 +49,10 @@ from server.store.base import (
     run_json,
 )
 from server.store.redis_batch import BatchBuilder, Shas, score
+from server.store.redis_calls import CALL_DEADLINE_S, RedisCalls, wire_address
 from server.store.redis_keys import RedisKeys
+from server.store.redis_listen import Listening
+from server.store.redis_logs import RacerLogs
 from server.store.redis_scripts import (
     APPEND_LOG,
     CLAIM,
@@ -81,23 +71,12 @@ from server.store.redis_scripts import (
     SET_DEAL,
     TAKE_PAIR,
 )
-from server.store.redis_wire import Address, BatchConnection, Subscriber
+from server.store.redis_sender import BatchSender
 
-RETRIES = 3  # after the first try: at most 4 tries per command
-BACKOFF_BASE_S = 0.025  # waits 0.05 s, 0.1 s, 0.2 s between tries
-BACKOFF_CAP_S = 0.5
-CONNECT_TIMEOUT_S = 1.0
-CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
-MAX_CONNECTIONS = 100  # to Redis per process; more calls at once wait for one
 KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
 RATE_TRIES = 10  # a race's rating transaction, when other writes to its keys interleave
-LOG_PAGE = 256  # log entries read per XREVRANGE
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
-# Messages heard are read at most once per this many seconds while they keep coming (each
-# read at once when they come further apart): a node following busy races wakes up once
-# for many messages instead of once each (see ``Subscriber`` in ``redis_wire``).
-HEAR_EVERY_S = 0.005
 
 
 class RedisStore(Store):
@@ -118,26 +97,11 @@ class RedisStore(Store):
     ):
         self._keys = RedisKeys(prefix)  # refuses a prefix with braces
         self.prefix = prefix
-        self._where = _display(url)
-        self._deadline = deadline
         self._keep_daily_s = keep_daily_days * 86_400  # a day's keys, after their last write
-        # A burst of more calls than connections waits for a free one (up to the
-        # deadline) instead of failing at once, as redis-py's default pool does.
-        pool = redis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=MAX_CONNECTIONS,
-            timeout=deadline,
-            decode_responses=True,
-            socket_connect_timeout=CONNECT_TIMEOUT_S,
-            # No socket timeout: redis-py keeps it with ``asyncio.wait_for``, which on
-            # Python 3.11 drops a cancel that arrives as the send completes (CPython issue
-            # 86296), so tasks busy with Redis could not be stopped; every call has the
-            # store's deadline instead (``_call``, and ``asyncio.timeout`` around the rest).
-            socket_timeout=None,
-            retry=Retry(ExponentialBackoff(cap=BACKOFF_CAP_S, base=BACKOFF_BASE_S), RETRIES),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError],
-        )
-        self._redis = redis.Redis.from_pool(pool)
+        calls = self._calls = RedisCalls(url, deadline)
+        self._redis = calls.redis
+        # the store's own calls, by their short names
+        self._call, self._translated, self._pipeline = calls.call, calls.translated, calls.pipeline
         self._first_writer = self._redis.register_script(FIRST_WRITER)
         self._set_deal = self._redis.register_script(SET_DEAL)
         self._create_account = self._redis.register_script(CREATE_ACCOUNT)
@@ -154,7 +118,7 @@ class RedisStore(Store):
         self._end_race = self._redis.register_script(END_RACE)
         self._record_history = self._redis.register_script(RECORD_HISTORY)
         self._append_log = self._redis.register_script(APPEND_LOG)
-        self._scripts = (  # called by hash in the writer's batches
+        scripts = (  # called by hash in the writer's batches
             self._append_log,
             self._record_daily,
             self._end_race,
@@ -166,56 +130,11 @@ class RedisStore(Store):
             record_daily=self._record_daily.sha,
             record_history=self._record_history.sha,
         )
-        self._builder = BatchBuilder(self._keys, shas, self._keep_daily_s)  # sent on _batches
-        self._subscriber: Subscriber | None = None  # the connection that listens
-        self._subscribed: set[str] = set()
-        self._listening: asyncio.Task[None] | None = None  # subscribing again after a loss
-        self._closing = False
-        self._address = _address(url)  # for the store's own connections (redis_wire)
-        self._batches: BatchConnection | None = None  # the writer's own connection
-        self._own_node = ""  # the node ``_own_start`` was made for
-        self._own_start = ""
-
-    # calls
-
-    async def _call(self, operation: Awaitable[Any]) -> Any:
-        """Await one Redis operation, turning its failures into store errors."""
-        async with self._translated():
-            async with asyncio.timeout(self._deadline):
-                return await operation
-
-    @asynccontextmanager
-    async def _translated(self) -> AsyncIterator[None]:
-        try:
-            yield
-        except Exception as error:
-            translated = self._store_error(error)
-            if translated is None:
-                raise
-            raise translated from error
-
-    def _store_error(self, error: Exception) -> StoreError | None:
-        """The store error for a Redis failure; None for anything else (a bug). The store's
-        own connections' ``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and an
-        ``OSError``: unavailable."""
-        if isinstance(error, RedisConnectionError | RedisTimeoutError | TimeoutError | OSError):
-            detail = str(error) or f"no answer within {self._deadline} s"
-            return StoreUnavailable(
-                f"the Redis store at {self._where} cannot be reached "
-                f"({type(error).__name__}: {detail}); "
-                "check that Redis is running and that the store URL is right"
-            )
-        if isinstance(error, ReadOnlyError):
-            return StoreUnavailable(
-                f"the Redis store at {self._where} is a read-only replica ({error}); "
-                "point the store URL at the primary"
-            )
-        if isinstance(error, RedisError):
-            return StoreError(
-                f"the Redis store at {self._where} refused a command "
-                f"({type(error).__name__}: {error})"
-            )
-        return None
+        self._builder = BatchBuilder(self._keys, shas, self._keep_daily_s)
+        address = wire_address(url)  # for the store's own connections (redis_wire)
+        self._logs = RacerLogs(calls, self._keys)
+        self._sender = BatchSender(calls, self._builder, scripts, address, self._logs)
+        self._listening = Listening(self, calls, address, prefix)
 
     # daily challenge
 
@@ -327,11 +246,7 @@ class RedisStore(Store):
     async def load_races(self, races: Sequence[str]) -> list[dict[str, Any] | None]:
         if not races:
             return []
-        async with (
-            self._translated(),
-            asyncio.timeout(self._deadline),
-            self._redis.pipeline(transaction=False) as pipe,
-        ):
+        async with self._pipeline() as pipe:
             for race in races:
                 pipe.hmget(self._keys.race(race, "race"), "v", "r")
             stored = await pipe.execute()
@@ -348,43 +263,13 @@ class RedisStore(Store):
                     raise error
 
     async def racer_log(self, race: str, player: str, after_seq: int = 0) -> list[LogEntry]:
-        """Read back from the end until ``after_seq`` (following a race, only the newest
-        few entries are wanted)."""
-        key = self._keys.log(race, player)
-        found: list[LogEntry] = []
-        top = "+"
-        while True:
-            page = await self._call(self._redis.xrevrange(key, max=top, count=LOG_PAGE))
-            for entry_id, fields in page:
-                if "a" not in fields:  # a claim, not an action
-                    continue
-                seq = int(entry_id.split("-")[1])
-                if seq <= after_seq:
-                    return found[::-1]
-                found.append(LogEntry(player, seq, fields["a"], int(fields["t"])))
-            if len(page) < LOG_PAGE:
-                return found[::-1]
-            top = "(" + page[-1][0]
+        return await self._logs.read(race, player, after_seq)
 
     async def racers_logged(self, race: str) -> list[str]:
         return sorted(await self._call(self._redis.smembers(self._keys.race(race, "racers"))))
 
     async def claim_racer(self, race: str, player: str, fence: int) -> bool:
-        key = self._keys.log(race, player)
-        async with self._translated(), asyncio.timeout(self._deadline):
-            try:
-                await self._redis.xadd(key, {"claim": "1"}, id=f"{fence}-0")
-            except ResponseError as refused:
-                if "equal or smaller" not in str(refused):
-                    raise
-                return await self._top_fence(key) <= fence
-            await self._redis.sadd(self._keys.race(race, "racers"), player)
-        return True
-
-    async def _top_fence(self, key: str) -> int:
-        """The fence of a log's newest entry (0 for an empty log)."""
-        newest = await self._redis.xrevrange(key, count=1)
-        return int(str(newest[0][0]).split("-")[0]) if newest else 0
+        return await self._logs.claim(race, player, fence)
 
     async def save_result(self, race: str, result: dict[str, Any]) -> None:
         await self._call(self._redis.set(self._keys.race(race, "result"), encode_json(result)))
@@ -402,80 +287,16 @@ class RedisStore(Store):
         return sorted(await self._call(self._redis.smembers(key)))
 
     async def subscribe(self, channels: Sequence[str]) -> None:
-        new = [self.prefix + channel for channel in channels if channel not in self._subscribed]
-        if not new:
-            return
-        self._subscribed.update(channels)
-        if self._subscriber is None:
-            self._subscriber = Subscriber(
-                self._address, self._heard, self._lost, self._deadline, HEAR_EVERY_S, _error
-            )
-        subscriber = self._subscriber
-        subscriber.channels.update(new)
-        async with self._translated(), asyncio.timeout(self._deadline):
-            await subscriber.open()  # subscribed to every channel (once opened)
-            await subscriber.send([("SUBSCRIBE", channel) for channel in new])
+        await self._listening.subscribe(channels)
 
     async def unsubscribe(self, channels: Sequence[str]) -> None:
-        gone = [self.prefix + channel for channel in channels if channel in self._subscribed]
-        self._subscribed.difference_update(channels)
-        subscriber = self._subscriber
-        if not gone or subscriber is None:
-            return
-        subscriber.channels.difference_update(gone)
-        if subscriber.transport is not None:
-            await self._call(subscriber.send([("UNSUBSCRIBE", channel) for channel in gone]))
-
-    def _heard(self, channel: str, data: str) -> None:
-        """A message on a subscribed channel, for the listener (this node's own log
-        messages are known by how they begin, without parsing them: ``hear_own_logs``)."""
-        if self.listener is not None:
-            if not self.hear_own_logs and data.startswith(self._own_log()):
-                return
-            with contextlib.suppress(ValueError):
-                self.listener(channel.removeprefix(self.prefix), json.loads(data))
-
-    def _own_log(self) -> str:
-        """How this node's log messages begin (``BatchBuilder.log_hint``: keys in order, no
-        spaces)."""
-        if self._own_node != self.node or not self._own_start:
-            self._own_node = self.node
-            self._own_start = encode_json({"k": "log", "n": self.node})[:-1] + ","
-        return self._own_start
-
-    def _lost(self) -> None:
-        """The subscriber's connection is gone: open it again and subscribe again (until
-        Redis answers), then tell the listener to ``resync`` (messages may have been
-        missed)."""
-        if self._closing or (self._listening is not None and not self._listening.done()):
-            return
-        self._listening = asyncio.get_running_loop().create_task(
-            self._subscribe_again(), name="store-resubscribe"
-        )
-
-    async def _subscribe_again(self) -> None:
-        while True:
-            await asyncio.sleep(0.2)
-            if self._subscriber is None:
-                return
-            try:
-                async with self._translated(), asyncio.timeout(self._deadline):
-                    await self._subscriber.open()
-            except StoreError:
-                continue
-            if self.listener is not None:
-                self.listener("", {"k": "resync"})
-            return
+        await self._listening.unsubscribe(channels)
 
     async def publish(self, channel: str, message: dict[str, Any]) -> None:
         await self._call(self._redis.publish(self.prefix + channel, encode_json(message)))
 
     async def node_alive(self, node: str, ttl_ms: int) -> None:
-        async with (
-            self._translated(),
-            asyncio.timeout(self._deadline),
-            self._redis.pipeline(transaction=False) as pipe,
-        ):
+        async with self._pipeline() as pipe:
             pipe.sadd(self._keys.key("nodes"), node)
             pipe.set(self._keys.key("node", node, "alive"), "1", px=ttl_ms)
             await pipe.execute()
@@ -490,11 +311,7 @@ class RedisStore(Store):
         return {node: flag is not None for node, flag in zip(known, alive, strict=True)}
 
     async def take_player(self, player: str, node: str) -> str | None:
-        async with (
-            self._translated(),
-            asyncio.timeout(self._deadline),
-            self._redis.pipeline(transaction=False) as pipe,
-        ):
+        async with self._pipeline() as pipe:
             key = self._keys.player(player, "node")
             pipe.set(key, node, get=True, ex=KEEP_GENERATIONS_S)
             pipe.sadd(self._keys.key("node", node, "players"), player)
@@ -546,16 +363,6 @@ class RedisStore(Store):
             pipe.srem(listed, *token_hashes)
             await pipe.execute()
 
-    @asynccontextmanager
-    async def _pipeline(self) -> AsyncIterator[Any]:
-        """A pipeline (no transaction) whose errors are the store's, within the deadline."""
-        async with (
-            self._translated(),
-            asyncio.timeout(self._deadline),
-            self._redis.pipeline(transaction=False) as pipe,
-        ):
-            yield pipe
-
     async def create_account(self, account: Account) -> bool:
         key = self._keys.key("account", username_key(account.username))
         fields = ["player", account.player, "username", account.username]
@@ -604,7 +411,7 @@ class RedisStore(Store):
         for _ in range(RATE_TRIES):
             async with (
                 self._translated(),
-                asyncio.timeout(self._deadline),
+                asyncio.timeout(self._calls.deadline),
                 self._redis.pipeline(transaction=True) as pipe,
             ):
                 try:
@@ -699,77 +506,7 @@ class RedisStore(Store):
         await self._call(self._release(keys=[self._keys.key("lease", name)], args=[holder]))
 
     async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
-        """One pipelined round trip: each job's commands in order; a race's action entries
-        and the news of them (``APPEND_LOG``) go in one script call per job. Scripts are
-        called by their hash: a Redis that does not know them (restarted) answers
-        NOSCRIPT, and they are loaded and the batch sent again."""
-        if not jobs:
-            return []
-        try:  # the batch connection keeps the deadline itself (no timer per batch)
-            spans, results = await self._send(jobs)
-            if any(isinstance(result, NoScriptError) for result in results):
-                self._builder.known_racers.clear()  # the SADD of a script refused did not go in
-                async with asyncio.timeout(self._deadline):
-                    for script in self._scripts:
-                        await self._redis.script_load(script.script)
-                spans, results = await self._send(jobs)
-        except Exception as error:
-            self._builder.known_racers.clear()  # their SADD may not have gone in
-            translated = self._store_error(error)
-            if translated is None:
-                raise
-            raise translated from error
-        if not any(isinstance(result, Exception | list) for result in results):
-            return [None] * len(jobs)  # all went in (the usual case: one pass, no slices)
-        errors: list[StoreError | None] = []
-        for job, (first, count) in zip(jobs, spans, strict=True):
-            replies = results[first : first + count]
-            if isinstance(job, AppendActions):  # APPEND_LOG's reply: 1, or every XADD's
-                replies = [
-                    _error(str(item)) if isinstance(item, hiredis.ReplyError) else item
-                    for reply in replies
-                    for item in (reply if isinstance(reply, list) else (reply,))
-                ]
-            failed = next((r for r in replies if _failed(r)), None)
-            if failed is None and isinstance(job, AppendActions) and any(map(_seen, replies)):
-                async with self._translated(), asyncio.timeout(self._deadline):
-                    failed = await self._fenced(job)  # an id not above the last: ours?
-            errors.append(None if failed is None else self._refused(failed))
-        if any(errors):
-            self._builder.known_racers.clear()
-        return errors
-
-    async def _fenced(self, job: AppendActions) -> Fenced | None:
-        """An entry id was refused as not above the log's last: a resend (None) unless
-        the log holds a higher fence (another node took the racer over)."""
-        for player in {entry.player for entry in job.entries}:
-            if await self._top_fence(self._keys.log(job.race, player)) > job.fence:
-                return Fenced(f"{player} was taken over by another node in race {job.race}")
-        return None
-
-    async def _send(self, jobs: Sequence[Job]) -> tuple[list[tuple[int, int]], list[Any]]:
-        """Send the batch's commands in one write on the writer's own connection and get
-        every reply back (an error reply in its place, as an exception)."""
-        commands, spans = self._builder.build(jobs, self.node)
-        if self._batches is None:
-            self._batches = BatchConnection(self._address, self._deadline, _error)
-        if self._batches.transport is None:
-            async with asyncio.timeout(self._deadline):
-                await self._batches.connect()
-        return spans, await self._batches.send(commands)
-
-    def _refused(self, error: Exception) -> StoreError:
-        """A command Redis refused (out of memory, read-only, a script error)."""
-        if isinstance(error, Fenced):
-            return error
-        kind = (
-            StoreUnavailable
-            if isinstance(error, ReadOnlyError | RedisConnectionError)
-            else StoreError
-        )
-        return kind(
-            f"the Redis store at {self._where} refused a write ({type(error).__name__}: {error})"
-        )
+        return await self._sender.write(jobs, self.node)
 
     async def ping(self) -> bool:
         try:
@@ -778,14 +515,8 @@ class RedisStore(Store):
             return False
 
     async def close(self) -> None:
-        self._closing = True
-        if self._listening is not None:
-            self._listening.cancel()
-            await asyncio.gather(self._listening, return_exceptions=True)
-        if self._subscriber is not None:
-            self._subscriber.close()
-        if self._batches is not None:
-            self._batches.close()
+        await self._listening.close()
+        self._sender.close()
         await self._redis.aclose()
 
     async def purge(self) -> int:
@@ -796,26 +527,6 @@ class RedisStore(Store):
             async for key in self._redis.scan_iter(match=_glob_escape(self.prefix) + "*"):
                 deleted += await self._redis.delete(key)
         return deleted
-
-
-def _error(text: str) -> ResponseError:
-    """The redis-py exception for an error reply (what the store's callers look for; the
-    store's own connections make their error replies with it)."""
-    if text.startswith("NOSCRIPT"):
-        return NoScriptError(text)
-    if text.startswith("READONLY"):
-        return ReadOnlyError(text)
-    return ResponseError(text)
-
-
-def _seen(result: Any) -> bool:
-    """An XADD refused because its id is not above its stream's last one."""
-    return isinstance(result, Exception) and "equal or smaller than the target" in str(result)
-
-
-def _failed(result: Any) -> bool:
-    """A reply that says a command failed (an id already seen is looked into apart)."""
-    return isinstance(result, Exception) and not _seen(result)
 
 
 def _record(version: str | None, text: str | None) -> dict[str, Any] | None:
@@ -839,31 +550,5 @@ def _loaded(text: str | None) -> dict[str, Any] | None:
     return value
 
 
-def _display(url: str) -> str:
-    """The URL without user name or password, fit for error messages and logs."""
-    parts = urlsplit(url)
-    if parts.scheme == "unix":
-        return f"unix://{parts.path}"
-    host = parts.hostname or "localhost"
-    port = parts.port or 6379
-    return f"{parts.scheme}://{host}:{port}{parts.path or ''}"
-
-
 def _glob_escape(text: str) -> str:
     return "".join("\\" + char if char in "*?[]\\" else char for char in text)
-
-
-def _address(url: str) -> Address:
-    """Where the store's own connections go, read from ``url`` by redis-py's own parser
-    (as its pool reads it): host and port or a unix socket, TLS for ``rediss://``, the
-    user, password and database."""
-    options = parse_url(url)
-    return Address(
-        host=options.get("host", "localhost"),
-        port=options.get("port", 6379),
-        path=options.get("path"),
-        tls=options.get("connection_class") is SSLConnection,
-        username=options.get("username"),
-        password=options.get("password"),
-        db=options.get("db", 0),
-    )

@@ -2,11 +2,12 @@
 connection (``BatchConnection``) and the connection that listens to channels
 (``Subscriber``).
 
-They pack commands and parse replies with hiredis and do not import redis-py
-(``server/store/redis_store.py`` is the only module that does): the store reads the URL and
-hands them an ``Address``, and they raise their own errors, ``WireTimeout`` (a
-``TimeoutError``) and ``WireLost`` (a ``ConnectionError``), which the store takes, as it
-takes any socket error, for Redis being unavailable.
+They pack commands and parse replies with hiredis and do not import redis-py: the store
+reads the URL and hands them an ``Address`` (``redis_calls.wire_address``), and they raise
+their own errors, ``WireTimeout`` (a ``TimeoutError``) and ``WireLost`` (a
+``ConnectionError``), which the store takes, as it takes any socket error, for Redis being
+unavailable. The batch connection is the ``BatchSender``'s (``redis_sender``), the
+subscriber ``Listening``'s (``redis_listen``).
 """
 
 from __future__ import annotations

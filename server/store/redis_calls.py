@@ -1,0 +1,161 @@
+"""The Redis store's calls through redis-py, and the store errors made of Redis' failures.
+
+``RedisCalls`` owns the redis-py client of one store: a blocking pool of at most
+``MAX_CONNECTIONS`` connections, redis-py's retries on a lost or refused connection, and no
+socket timeout; every call it makes (``call``, ``translated``, ``pipeline``) ends within
+the store's deadline, and a Redis failure comes out of it as a ``StoreError`` (Redis
+unavailable: ``StoreUnavailable``) whose message names the URL without its password; any
+other exception (a bug) comes out as it is. It also reads the URL for the store's own
+hiredis connections (``wire_address``) and makes redis-py's exceptions of their error
+replies (``reply_error``), so the errors of both kinds of connection are told apart alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+import redis.asyncio as redis
+from redis.asyncio.connection import SSLConnection, parse_url
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ReadOnlyError, RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server.store.base import Fenced, StoreError, StoreUnavailable
+from server.store.redis_wire import Address
+
+RETRIES = 3  # after the first try: at most 4 tries per command
+BACKOFF_BASE_S = 0.025  # waits 0.05 s, 0.1 s, 0.2 s between tries
+BACKOFF_CAP_S = 0.5
+CONNECT_TIMEOUT_S = 1.0
+CALL_DEADLINE_S = 5.0  # no call waits longer than this, whatever the retries do
+MAX_CONNECTIONS = 100  # to Redis per process; more calls at once wait for one
+
+
+class RedisCalls:
+    """Calls to the Redis at ``url`` on ``redis`` (redis-py's client), each answered or
+    failed within ``deadline`` seconds."""
+
+    def __init__(self, url: str, deadline: float = CALL_DEADLINE_S) -> None:
+        self.where = _display(url)
+        self.deadline = deadline
+        # A burst of more calls than connections waits for a free one (up to the
+        # deadline) instead of failing at once, as redis-py's default pool does.
+        pool = redis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=MAX_CONNECTIONS,
+            timeout=deadline,
+            decode_responses=True,
+            socket_connect_timeout=CONNECT_TIMEOUT_S,
+            # No socket timeout: redis-py keeps it with ``asyncio.wait_for``, which on
+            # Python 3.11 drops a cancel that arrives as the send completes (CPython issue
+            # 86296), so tasks busy with Redis could not be stopped; every call has the
+            # store's deadline instead (``call``, and ``asyncio.timeout`` around the rest).
+            socket_timeout=None,
+            retry=Retry(ExponentialBackoff(cap=BACKOFF_CAP_S, base=BACKOFF_BASE_S), RETRIES),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        )
+        self.redis = redis.Redis.from_pool(pool)
+
+    async def call(self, operation: Awaitable[Any]) -> Any:
+        """Await one Redis operation, turning its failures into store errors."""
+        async with self.translated():
+            async with asyncio.timeout(self.deadline):
+                return await operation
+
+    @asynccontextmanager
+    async def translated(self) -> AsyncIterator[None]:
+        try:
+            yield
+        except Exception as error:
+            translated = self.store_error(error)
+            if translated is None:
+                raise
+            raise translated from error
+
+    @asynccontextmanager
+    async def pipeline(self) -> AsyncIterator[Any]:
+        """A pipeline (no transaction) whose errors are the store's, within the deadline."""
+        async with (
+            self.translated(),
+            asyncio.timeout(self.deadline),
+            self.redis.pipeline(transaction=False) as pipe,
+        ):
+            yield pipe
+
+    def store_error(self, error: Exception) -> StoreError | None:
+        """The store error for a Redis failure; None for anything else (a bug). The store's
+        own connections' ``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and an
+        ``OSError``: unavailable."""
+        if isinstance(error, RedisConnectionError | RedisTimeoutError | TimeoutError | OSError):
+            detail = str(error) or f"no answer within {self.deadline} s"
+            return StoreUnavailable(
+                f"the Redis store at {self.where} cannot be reached "
+                f"({type(error).__name__}: {detail}); "
+                "check that Redis is running and that the store URL is right"
+            )
+        if isinstance(error, ReadOnlyError):
+            return StoreUnavailable(
+                f"the Redis store at {self.where} is a read-only replica ({error}); "
+                "point the store URL at the primary"
+            )
+        if isinstance(error, RedisError):
+            return StoreError(
+                f"the Redis store at {self.where} refused a command "
+                f"({type(error).__name__}: {error})"
+            )
+        return None
+
+    def refused(self, error: Exception) -> StoreError:
+        """A command Redis refused (out of memory, read-only, a script error)."""
+        if isinstance(error, Fenced):
+            return error
+        kind = (
+            StoreUnavailable
+            if isinstance(error, ReadOnlyError | RedisConnectionError)
+            else StoreError
+        )
+        return kind(
+            f"the Redis store at {self.where} refused a write ({type(error).__name__}: {error})"
+        )
+
+
+def reply_error(text: str) -> ResponseError:
+    """The redis-py exception for an error reply (what the store's callers look for; the
+    store's own connections make their error replies with it)."""
+    if text.startswith("NOSCRIPT"):
+        return NoScriptError(text)
+    if text.startswith("READONLY"):
+        return ReadOnlyError(text)
+    return ResponseError(text)
+
+
+def wire_address(url: str) -> Address:
+    """Where the store's own connections go, read from ``url`` by redis-py's own parser
+    (as its pool reads it): host and port or a unix socket, TLS for ``rediss://``, the
+    user, password and database."""
+    options = parse_url(url)
+    return Address(
+        host=options.get("host", "localhost"),
+        port=options.get("port", 6379),
+        path=options.get("path"),
+        tls=options.get("connection_class") is SSLConnection,
+        username=options.get("username"),
+        password=options.get("password"),
+        db=options.get("db", 0),
+    )
+
+
+def _display(url: str) -> str:
+    """The URL without user name or password, fit for error messages and logs."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        return f"unix://{parts.path}"
+    host = parts.hostname or "localhost"
+    port = parts.port or 6379
+    return f"{parts.scheme}://{host}:{port}{parts.path or ''}"

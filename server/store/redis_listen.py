@@ -1,0 +1,128 @@
+"""The Redis store's listening: the channels it subscribes to, heard on its own connection.
+
+``Listening`` keeps one ``Subscriber`` (``redis_wire``) per store, opened on the first
+``subscribe``, and hands every message heard to the store's ``listener`` (its channel
+without the store's prefix, its JSON parsed; a message that is not JSON, or that the
+listener refuses with a ``ValueError``, is dropped), except, unless the store's
+``hear_own_logs``, the log messages its own node published (known by how their text
+begins). When the connection is lost it opens it again and subscribes to
+every channel again, trying until Redis answers, then tells the listener to ``resync``
+(messages may have been missed); ``close`` stops that and closes the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Sequence
+
+from server.store.base import Store, StoreError, encode_json
+from server.store.redis_calls import RedisCalls, reply_error
+from server.store.redis_wire import Address, Subscriber
+
+# Messages heard are read at most once per this many seconds while they keep coming (each
+# read at once when they come further apart): a node following busy races wakes up once
+# for many messages instead of once each (see ``Subscriber`` in ``redis_wire``).
+HEAR_EVERY_S = 0.005
+
+
+class Listening:
+    """The channels ``store`` (whose ``listener``, ``hear_own_logs`` and ``node`` are read
+    as each message comes) subscribes to under ``prefix``, heard on a connection to
+    ``address``; commands on it keep the deadline of ``calls``, and its failures are
+    theirs."""
+
+    def __init__(self, store: Store, calls: RedisCalls, address: Address, prefix: str) -> None:
+        self.store = store
+        self.calls = calls
+        self.address = address
+        self.prefix = prefix
+        self.subscriber: Subscriber | None = None  # the connection that listens
+        self.subscribed: set[str] = set()
+        self.listening: asyncio.Task[None] | None = None  # subscribing again after a loss
+        self.closing = False
+        self.own_node = ""  # the node ``own_start`` was made for
+        self.own_start = ""
+
+    async def subscribe(self, channels: Sequence[str]) -> None:
+        new = [self.prefix + channel for channel in channels if channel not in self.subscribed]
+        if not new:
+            return
+        self.subscribed.update(channels)
+        if self.subscriber is None:
+            self.subscriber = Subscriber(
+                self.address,
+                self._heard,
+                self._lost,
+                self.calls.deadline,
+                HEAR_EVERY_S,
+                reply_error,
+            )
+        subscriber = self.subscriber
+        subscriber.channels.update(new)
+        async with self.calls.translated(), asyncio.timeout(self.calls.deadline):
+            await subscriber.open()  # subscribed to every channel (once opened)
+            await subscriber.send([("SUBSCRIBE", channel) for channel in new])
+
+    async def unsubscribe(self, channels: Sequence[str]) -> None:
+        gone = [self.prefix + channel for channel in channels if channel in self.subscribed]
+        self.subscribed.difference_update(channels)
+        subscriber = self.subscriber
+        if not gone or subscriber is None:
+            return
+        subscriber.channels.difference_update(gone)
+        if subscriber.transport is not None:
+            await self.calls.call(subscriber.send([("UNSUBSCRIBE", channel) for channel in gone]))
+
+    def _heard(self, channel: str, data: str) -> None:
+        """A message on a subscribed channel, for the listener (this node's own log
+        messages are known by how they begin, without parsing them: ``hear_own_logs``)."""
+        store = self.store
+        if store.listener is not None:
+            if not store.hear_own_logs and data.startswith(self._own_log()):
+                return
+            with contextlib.suppress(ValueError):
+                store.listener(channel.removeprefix(self.prefix), json.loads(data))
+
+    def _own_log(self) -> str:
+        """How this node's log messages begin (``BatchBuilder.log_hint``: keys in order, no
+        spaces)."""
+        node = self.store.node
+        if self.own_node != node or not self.own_start:
+            self.own_node = node
+            self.own_start = encode_json({"k": "log", "n": node})[:-1] + ","
+        return self.own_start
+
+    def _lost(self) -> None:
+        """The subscriber's connection is gone: open it again and subscribe again (until
+        Redis answers), then tell the listener to ``resync`` (messages may have been
+        missed)."""
+        if self.closing or (self.listening is not None and not self.listening.done()):
+            return
+        self.listening = asyncio.get_running_loop().create_task(
+            self._subscribe_again(), name="store-resubscribe"
+        )
+
+    async def _subscribe_again(self) -> None:
+        while True:
+            await asyncio.sleep(0.2)
+            if self.subscriber is None:
+                return
+            try:
+                async with self.calls.translated(), asyncio.timeout(self.calls.deadline):
+                    await self.subscriber.open()
+            except StoreError:
+                continue
+            if self.store.listener is not None:
+                self.store.listener("", {"k": "resync"})
+            return
+
+    async def close(self) -> None:
+        """No more subscribing again; the connection closed."""
+        self.closing = True
+        if self.listening is not None:
+            self.listening.cancel()
+            await asyncio.gather(self.listening, return_exceptions=True)
+        if self.subscriber is not None:
+            self.subscriber.close()
