@@ -1,6 +1,7 @@
 // The race screen: the waiting room, the countdown, my board and clock, the other racers'
 // progress, and the result. A daily-challenge attempt is a race for one on this screen.
-// Here: the race's state; its parts draw in waiting.js, controls.js, standings.js, ending.js.
+// Here: the race's state; its parts draw in waiting.js, controls.js, standings.js, ending.js
+// (ending.js is loaded once a race is under way, not with the page).
 //
 // The board changes only from the server's answers: an action goes out with the next
 // sequence number, and its result's events are applied to my view; a refused action
@@ -10,7 +11,6 @@ import { Board } from "./board.js";
 import { celebrate, chime } from "./celebrate.js";
 import { Controls } from "./controls.js";
 import { fill } from "./dom.js";
-import { drawRematchOffer, drawResult } from "./ending.js";
 import { clockText, outcomeText, sealText } from "./format.js";
 import { gameTitle, optionsText } from "./games.js";
 import { leaveRaces } from "./leaving.js";
@@ -159,11 +159,14 @@ export class RaceScreen {
         break;
       case "rated":
         this.rated = event;
-        drawResult(this.el, this.info, this.result, this.rated, this.app);
+        this.drawResult();
         break;
       case "rematch":
         this.rematchOffer = event;
-        drawRematchOffer(this.el, this.info.players, this.rematchOffer);
+        // Drawn from the state once ending.js is loaded (after a reset: no offer, hidden).
+        this.ending().then(({ drawRematchOffer }) =>
+          drawRematchOffer(this.el, this.info?.players, this.rematchOffer),
+        );
         break;
       default:
         return false;
@@ -315,8 +318,29 @@ export class RaceScreen {
     this.el["daily-note"].hidden = info.mode !== "daily" || this.daily?.certified !== false;
     drawWaiting(this.el, info, this.me);
     this.drawPlay();
-    drawResult(this.el, info, this.result, this.rated, this.app);
+    if (info.phase !== "open") this.ending(); // loaded before the result can come
+    this.drawResult();
     this.tick();
+  }
+
+  /** js/ending.js (results, rematch offer): loaded once a race counts down, runs or is done. */
+  ending() {
+    this.loadingEnding ??= import("./ending.js");
+    return this.loadingEnding;
+  }
+
+  /**
+   * No result: the panel is hidden at once (all ending.js does then). A result is drawn once
+   * ending.js is loaded, in order, from the state then: never an older result after a newer.
+   */
+  drawResult() {
+    if (!this.result) {
+      this.el.results.hidden = true;
+      return;
+    }
+    this.ending().then(({ drawResult }) =>
+      drawResult(this.el, this.info, this.result, this.rated, this.app),
+    );
   }
 
   /** What changes as the racers play: my cards, everyone's standing, my controls. */
