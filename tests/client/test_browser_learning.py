@@ -360,7 +360,7 @@ def test_each_game_s_key_move_is_shown_and_plays_the_move_its_caption_names(
 
 
 def finish_line(game: str, deal: int, actions: list[str], plan: str) -> tuple[list[str], int, bool]:
-    """What Finish sends after ``actions`` by ``plan`` (as js/race.js ``finish``): the
+    """What Finish sends after ``actions`` by ``plan`` (as js/controls.js ``finish``): the
     actions, the count the rules give them, and whether the engine says the game is won."""
     rules = rules_for(game)
     state = state_after(game, deal, actions)

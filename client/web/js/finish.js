@@ -1,4 +1,4 @@
-// Finish (js/race.js): whether deals and foundation moves alone win the game on the table,
+// Finish (js/controls.js): whether deals and foundation moves alone win the game on the table,
 // worked out from the player's view. Loaded once a race is played, not with the page.
 
 import { autoMoves, clone, finishable, play, RANKS, SUITS } from "./replayer.js";

@@ -1,4 +1,4 @@
-// Times and durations as people read them.
+// Times, durations, outcomes, places and ratings as people read them.
 
 /** 83456 -> "1:23.4"; an hour or more -> "1:02:03". */
 export function clockText(ms) {
@@ -38,4 +38,22 @@ export function outcomeText(outcome) {
 /** A deal's commitment as players read it: the server sealed the deal before play. */
 export function sealText(commitment) {
   return commitment ? `Deal sealed before play: ${commitment}` : "";
+}
+
+/** 2 -> "2nd", 11 -> "11th". */
+export function ordinal(n) {
+  const suffix =
+    n % 10 === 1 && n % 100 !== 11
+      ? "st"
+      : n % 10 === 2 && n % 100 !== 12
+        ? "nd"
+        : n % 10 === 3 && n % 100 !== 13
+          ? "rd"
+          : "th";
+  return `${n}${suffix}`;
+}
+
+/** 1532, or 1532? while provisional. */
+export function ratingText(rating, provisional) {
+  return `${Math.round(rating)}${provisional ? "?" : ""}`;
 }

@@ -11,6 +11,10 @@ export function gameTitle(game) {
   return GAMES[game]?.title ?? game;
 }
 
+export function cardCount(game) {
+  return GAMES[game]?.cards ?? 52;
+}
+
 /** "3 down / 7 up, undo off" — the options that differ from a plain game. */
 export function optionsText(game, options = {}) {
   const words = [];

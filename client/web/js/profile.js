@@ -3,9 +3,8 @@
 // latest races and daily runs, each with its replay (#replay=ID). Loaded on first use.
 
 import { fill, h } from "./dom.js";
-import { clockText, outcomeText } from "./format.js";
+import { clockText, outcomeText, ratingText } from "./format.js";
 import { GAMES, gameTitle } from "./games.js";
-import { ratingText } from "./race.js";
 
 export class ProfileScreen {
   constructor(app) {

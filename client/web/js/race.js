@@ -1,5 +1,7 @@
 // The race screen: the waiting room, the countdown, my board and clock, the other racers'
 // progress, and the result. A daily-challenge attempt is a race for one on this screen.
+// Here: the race's state; its parts draw in waiting.js, controls.js, standings.js, ending.js
+// (ending.js is loaded once a race is under way, not with the page).
 //
 // The board changes only from the server's answers: an action goes out with the next
 // sequence number, and its result's events are applied to my view; a refused action
@@ -7,23 +9,16 @@
 
 import { Board } from "./board.js";
 import { celebrate, chime } from "./celebrate.js";
-import { h, fill } from "./dom.js";
+import { Controls } from "./controls.js";
+import { fill } from "./dom.js";
 import { clockText, outcomeText, sealText } from "./format.js";
-import { GAMES, gameTitle, optionsText } from "./games.js";
+import { gameTitle, optionsText } from "./games.js";
 import { leaveRaces } from "./leaving.js";
-import { copyInput, rankingRows, shareBox } from "./results.js";
+import { copyInput } from "./results.js";
+import { drawDoneNote, drawGhost, drawStandings } from "./standings.js";
 import { remembered } from "./storage.js";
 import { applyEvents, copyView } from "./view.js";
-
-const ACTION_SEPARATORS = /[;,\n]+/;
-// The action box's example: moves that exist in the game (Mount Sunflower has no waste).
-const EXAMPLES = {
-  sanibel: "t3 2 t5, w 1 f, deal",
-  shady_lanes: "r0 1 t2, w 1 f, deal",
-  mount_sunflower: "t3 1 t5, t0 1 f, deal",
-  mount_sunflower_easy: "t3 1 t5, t0 1 f, deal",
-};
-const SHORTCUTS = { d: "deal", s: "deal", a: "auto", u: "undo" };
+import { drawCountdown, drawWaiting } from "./waiting.js";
 
 export class RaceScreen {
   constructor(app) {
@@ -44,30 +39,13 @@ export class RaceScreen {
     this.el["ghost-button"].addEventListener("click", () =>
       this.app.startDaily(this.info.game, true),
     );
-    this.el["deal-button"].addEventListener("click", () => this.play("deal"));
-    this.el["auto-button"].addEventListener("click", () => this.play("auto"));
-    this.el["undo-button"].addEventListener("click", () => this.play("undo"));
-    this.el["finish-button"].addEventListener("click", () => this.finish());
-    document.addEventListener("keydown", (event) => this.onShortcut(event));
-    this.pendingKey = ""; // "r" waits for the reserve's digit
+    this.controls = new Controls(this);
     this.celebrated = null; // the race whose win was celebrated
-    this.el["resign-button"].addEventListener("click", () => this.resign());
     this.el["start-button"].addEventListener("click", () => this.startRace());
     this.el["leave-button"].addEventListener("click", () => this.app.navigate("#lobby"));
     this.el["copy-link"].addEventListener("click", () => this.copyLink());
     this.el["rematch-button"].addEventListener("click", () => this.rematch());
     this.el["join-rematch"].addEventListener("click", () => this.joinRematch());
-    this.el["action-form"].addEventListener("submit", (event) => {
-      event.preventDefault();
-      const input = this.el["action-input"];
-      const actions = input.value
-        .toLowerCase() // the notation has no capitals: T3 2 T5 and DEAL are meant as t3 2 t5, deal
-        .split(ACTION_SEPARATORS)
-        .map((text) => text.trim())
-        .filter(Boolean);
-      input.value = "";
-      this.playAll(actions);
-    });
     setInterval(() => this.tick(), 100);
   }
 
@@ -185,7 +163,10 @@ export class RaceScreen {
         break;
       case "rematch":
         this.rematchOffer = event;
-        this.drawRematchOffer();
+        // Drawn from the state once ending.js is loaded (after a reset: no offer, hidden).
+        this.ending().then(({ drawRematchOffer }) =>
+          drawRematchOffer(this.el, this.info?.players, this.rematchOffer),
+        );
         break;
       default:
         return false;
@@ -254,9 +235,7 @@ export class RaceScreen {
       outcome: result.outcome,
       time_ms: result.time_ms,
     };
-    const players = (result.standings ?? this.info.players).map((p) =>
-      p.player === this.me ? { ...p, ...mine } : p,
-    );
+    const players = this.withMine(mine, result.standings ?? this.info.players);
     this.info = { ...this.info, players };
     this.drawPlay();
     this.tick(); // a finishing time shows on the clock together with the standing
@@ -266,31 +245,8 @@ export class RaceScreen {
     return this.info.options?.undo !== false;
   }
 
-  /** Resign takes two presses: the first asks "Sure?", for a few seconds. */
-  async resign() {
-    const button = this.el["resign-button"];
-    if (!this.raceId) return;
-    if (!button.classList.contains("confirm")) {
-      button.classList.add("confirm");
-      button.textContent = "Sure? Resign";
-      setTimeout(() => {
-        button.classList.remove("confirm");
-        button.textContent = "Resign";
-      }, 4000);
-      return;
-    }
-    button.classList.remove("confirm");
-    button.textContent = "Resign";
-    try {
-      await this.app.conn.request("resign", { race: this.raceId });
-      this.adopt({ race: this.raceId, players: this.withMine({ outcome: "resigned" }) });
-    } catch (error) {
-      this.say(error.message, true);
-    }
-  }
-
-  withMine(fields) {
-    return this.info.players.map((p) => (p.player === this.me ? { ...p, ...fields } : p));
+  withMine(fields, players = this.info.players) {
+    return players.map((p) => (p.player === this.me ? { ...p, ...fields } : p));
   }
 
   async startRace() {
@@ -333,67 +289,6 @@ export class RaceScreen {
     copyInput(this.el["share-link"], (text) => this.app.notice(text));
   }
 
-  /** js/finish.js, loaded once a race is played (it is not needed before). */
-  finishPlanner() {
-    this.loadingPlanner ??= import("./finish.js").then((module) => {
-      this.planner = module;
-      return module;
-    });
-    return this.loadingPlanner;
-  }
-
-  /**
-   * Finish: offered when foundation moves alone win, or deals and foundation moves whatever
-   * the order of the stock (`finishPlan`); it plays them, `auto` and `deal` as needed.
-   */
-  async finish() {
-    const { canAuto, finishPlan } = await this.finishPlanner();
-    const plan = finishPlan(this.info?.game, this.view);
-    if (!plan) {
-      this.say("Finish needs every card face up, and deals and foundation moves alone to win whatever the stock holds.", true);
-      return false;
-    }
-    if (this.finishing) return false; // a second press while it plays changes nothing
-    this.finishing = true;
-    const raceId = this.raceId;
-    try {
-      for (let step = 0; step < 200 && this.raceId === raceId && this.view; step += 1) {
-        const view = this.view;
-        let action = null;
-        if (plan === "deal-first" && view.stock > 0) action = "deal";
-        else if (canAuto(this.info.game, view)) action = "auto";
-        else if (view.stock > 0) action = "deal";
-        if (!action || !(await this.play(action))) break;
-      }
-    } finally {
-      this.finishing = false;
-    }
-    return true;
-  }
-
-  /** Keys on the race screen (not while typing): pile keys pick and place, d a u f act. */
-  onShortcut(event) {
-    const board = this.board;
-    if (this.root.hidden || !board || this.el.controls.hidden || this.el["deal-button"].disabled && this.el["auto-button"].disabled) return;
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (event.target.closest?.("input, textarea, select")) return;
-    const key = event.key.toLowerCase();
-    let pile = null;
-    if (/^[0-9]$/.test(key)) pile = `${this.pendingKey === "r" ? "r" : "t"}${key}`;
-    else if (key === "w" || key === "f") pile = key;
-    this.pendingKey = key === "r" || key === "t" ? key : "";
-    if (pile) {
-      event.preventDefault();
-      if (!board.pressPile(pile) && pile === "f") this.finish();
-    } else if (SHORTCUTS[key]) {
-      event.preventDefault();
-      board.clearSelection();
-      this.play(SHORTCUTS[key]);
-    } else if (key === "escape") {
-      board.clearSelection();
-    }
-  }
-
   say(text, isError = false) {
     const message = this.el["race-message"];
     message.textContent = text;
@@ -419,44 +314,46 @@ export class RaceScreen {
     const practice = info.mode === "daily" && info.ranked === false ? " · practice" : "";
     fill(this.el["race-sub"], `${deal} · ${optionsText(info.game, info.options)}${practice}`);
     fill(this.el["race-seal"], sealText(info.commitment));
-    const legal = (info.you?.legal ?? []).find((action) => /^[tr]\d/.test(action));
-    this.el["action-input"].placeholder = `type a move: ${legal ? `${legal}, ` : ""}${EXAMPLES[info.game] ?? "deal"}`;
+    this.controls.drawExample(info);
     this.el["daily-note"].hidden = info.mode !== "daily" || this.daily?.certified !== false;
-    this.drawWaiting();
+    drawWaiting(this.el, info, this.me);
     this.drawPlay();
+    if (info.phase !== "open") this.ending(); // loaded before the result can come
     this.drawResult();
     this.tick();
+  }
+
+  /** js/ending.js (results, rematch offer): loaded once a race counts down, runs or is done. */
+  ending() {
+    this.loadingEnding ??= import("./ending.js");
+    return this.loadingEnding;
+  }
+
+  /**
+   * No result: the panel is hidden at once (all ending.js does then). A result is drawn once
+   * ending.js is loaded, in order, from the state then: never an older result after a newer.
+   */
+  drawResult() {
+    if (!this.result) {
+      this.el.results.hidden = true;
+      return;
+    }
+    this.ending().then(({ drawResult }) =>
+      drawResult(this.el, this.info, this.result, this.rated, this.app),
+    );
   }
 
   /** What changes as the racers play: my cards, everyone's standing, my controls. */
   drawPlay() {
     this.drawBoard();
-    this.drawStandings();
-    this.drawControls();
-    this.drawDoneNote();
-  }
-
-  drawWaiting() {
-    const info = this.info;
-    const waiting = info.phase === "open";
-    this.el.waiting.hidden = !waiting;
-    if (!waiting) return;
-    const link = `${location.origin}/#race=${info.race}`;
-    this.el["share-link"].value = link;
-    fill(
-      this.el["waiting-players"],
-      info.players.map((p) =>
-        h(
-          "li",
-          {},
-          p.name,
-          p.player === info.host ? " (host)" : "",
-          p.player === this.me ? " — you" : "",
-        ),
-      ),
-    );
-    fill(this.el["waiting-count"], `${info.players.length} of ${info.max_players} players`);
-    this.el["start-button"].hidden = info.host !== this.me;
+    drawStandings(this.el.standings, this.info, this.me);
+    this.controls.draw();
+    const mine = this.myStanding();
+    if (mine?.outcome === "finished" && this.celebrated !== this.raceId) {
+      this.celebrated = this.raceId;
+      celebrate(this.root);
+    }
+    drawDoneNote(this.el["done-note"], this.info.players, mine, Boolean(this.result));
   }
 
   drawBoard() {
@@ -483,181 +380,8 @@ export class RaceScreen {
     fill(this.el["race-board"]);
   }
 
-  drawStandings() {
-    const info = this.info;
-    const total = GAMES[info.game]?.cards ?? 52;
-    const players = [...info.players].sort((a, b) =>
-      a.player === this.me ? -1 : b.player === this.me ? 1 : 0,
-    );
-    fill(
-      this.el.standings,
-      players.map((p) => {
-        const share = Math.round((100 * p.progress) / total);
-        const state =
-          p.outcome === "finished" ? clockText(p.time_ms) : p.outcome ? outcomeText(p.outcome) : "";
-        return h(
-          "li",
-          {
-            class: `standing${p.player === this.me ? " me" : ""}${p.outcome ? ` ${p.outcome}` : ""}`,
-            dataset: { player: p.player, progress: String(p.progress) },
-          },
-          h(
-            "span",
-            { class: "standing-name" },
-            nameLink(p, p.player === this.me ? `${p.name} (you)` : p.name),
-            p.account && p.rating != null ? ratingBadge(p.rating, p.provisional) : null,
-          ),
-          h(
-            "span",
-            {
-              class: "bar",
-              role: "progressbar",
-              "aria-label": `${p.name}: ${p.progress} of ${total} cards home`,
-              "aria-valuemin": "0",
-              "aria-valuemax": String(total),
-              "aria-valuenow": String(p.progress),
-            },
-            h("span", { class: "bar-fill", style: { width: `${share}%` } }),
-          ),
-          h(
-            "span",
-            { class: "standing-figures" },
-            `${p.progress}/${total}`,
-            state ? ` · ${state}` : "",
-          ),
-        );
-      }),
-    );
-  }
-
   myStanding() {
     return this.info?.players.find((p) => p.player === this.me) ?? null;
-  }
-
-  drawControls() {
-    const running = this.info.phase === "running" && Boolean(this.view);
-    const done = Boolean(this.myStanding()?.outcome) || this.info.phase === "done";
-    const live = running && !done;
-    this.el.controls.hidden = !running && this.info.phase !== "countdown" && !done;
-    for (const id of [
-      "deal-button",
-      "auto-button",
-      "action-input",
-      "action-play",
-      "resign-button",
-    ]) {
-      this.el[id].disabled = !live;
-    }
-    this.el["deal-button"].disabled = !live || this.view.stock === 0;
-    this.el["undo-button"].disabled = !live || !this.view.can_undo;
-    this.el["undo-button"].hidden = !this.undoAllowed();
-    const planner = this.planner;
-    this.el["finish-button"].hidden = !live || !planner?.finishPlan(this.info.game, this.view);
-    if (live && !planner) this.finishPlanner().then(() => this.info && this.view && this.drawControls());
-    const mine = this.myStanding();
-    if (mine?.outcome === "finished" && this.celebrated !== this.raceId) {
-      this.celebrated = this.raceId;
-      celebrate(this.root);
-    }
-  }
-
-  /** Once I am done and others still play: my place so far, my time, whom we wait for. */
-  drawDoneNote() {
-    const note = this.el["done-note"];
-    const mine = this.myStanding();
-    const playing = this.info.players.filter((p) => !p.outcome).map((p) => p.name);
-    note.hidden = !mine?.outcome || Boolean(this.result) || playing.length === 0;
-    if (note.hidden) return;
-    const waiting = `waiting for ${namesText(playing)}`;
-    if (mine.outcome !== "finished") {
-      fill(note, `You are out (${outcomeText(mine.outcome)}) — ${waiting}`);
-      return;
-    }
-    const place = 1 + this.info.players.filter((p) => finishedBefore(p, mine)).length;
-    fill(note, `You finished — ${ordinal(place)} so far, ${clockText(mine.time_ms)} — ${waiting}`);
-  }
-
-  drawResult() {
-    const result = this.result;
-    this.el.results.hidden = !result;
-    if (!result) return;
-    fill(this.el["results-body"], rankingRows(result.ranking, this.me));
-    fill(this.el["results-share"], shareBox(result.race, (text) => this.app.notice(text)));
-    const mine = result.ranking.find((entry) => entry.player === this.me);
-    const headline =
-      mine?.rank === 1 && mine.outcome === "finished"
-        ? "You won!"
-        : mine?.outcome === "finished"
-          ? `You finished ${ordinal(mine.rank)}`
-          : "Race over";
-    fill(this.el["results-title"], this.info.mode === "daily" ? "Attempt over" : headline);
-    fill(this.el["results-deal"], result.deal ? `Deal ${result.deal}` : "");
-    this.el["results-proof"].hidden = !result.nonce;
-    fill(
-      this.el["results-proof"],
-      result.nonce
-        ? `Nonce ${result.nonce}: the seal is the SHA-256 of the deal and this nonce. ` +
-            `Check the whole race with: solrace verify race ${result.race}`
-        : "",
-    );
-    this.drawRated();
-    this.el["rematch-button"].hidden = this.info.mode !== "race";
-    // Once the ranked attempt is over, an account may race the day's best run's ghost.
-    this.el["ghost-button"].hidden = this.info.mode !== "daily" || !this.app.conn.account;
-    this.el["board-link"].hidden = this.info.mode !== "daily";
-    this.el["board-link"].href = `#boards=${this.info.game}`;
-  }
-
-  /** "Rating: Ann 1662? (+162), Bob 1338? (−162)": the `rated` event, mine first. */
-  drawRated() {
-    const line = this.el["results-rating"];
-    const ratings = Object.entries(this.rated?.ratings ?? {});
-    line.hidden = !ratings.length;
-    ratings.sort(([a], [b]) => (a === this.me ? -1 : b === this.me ? 1 : 0));
-    const name = (player) =>
-      player === this.me ? "You" : (this.info.players.find((p) => p.player === player)?.name ?? player);
-    fill(
-      line,
-      ratings.length ? "Rating: " : "",
-      ratings.flatMap(([player, r], i) => [
-        i ? ", " : "",
-        `${name(player)} ${ratingText(r.rating, r.provisional)} (${signed(r.change)})`,
-      ]),
-    );
-  }
-
-  /** The ghost of the day's best run: its progress at this moment of my attempt's clock. */
-  drawGhost(now) {
-    const ghost = this.info.mode === "daily" ? this.daily?.ghost : null;
-    this.el.ghost.hidden = !ghost;
-    if (!ghost) return;
-    const total = GAMES[this.info.game]?.cards ?? 52;
-    const mine = this.myStanding();
-    let t = this.info.start_at_ms ? Math.max(0, now - this.info.start_at_ms) : 0;
-    if (mine?.outcome === "finished") t = Math.min(t, mine.time_ms); // where it was as I finished
-    let [, progress] = ghost.progress[0] ?? [0, 0];
-    for (const [at, cards] of ghost.progress) if (at <= t) progress = cards;
-    const done = ghost.finished && t >= ghost.time_ms;
-    const bar = this.el["ghost-bar"];
-    const shown = `${ghost.player} ${progress} ${done}`;
-    if (this.el.ghost.dataset.shown === shown) return; // redrawn only when it changes
-    this.el.ghost.dataset.shown = shown;
-    fill(this.el["ghost-name"], `Ghost: ${ghost.name}`);
-    bar.setAttribute("aria-valuemax", String(total));
-    bar.setAttribute("aria-valuenow", String(progress));
-    bar.setAttribute("aria-label", `Ghost of ${ghost.name}'s best run: ${progress} of ${total} cards home`);
-    bar.firstElementChild.style.width = `${Math.round((100 * progress) / total)}%`;
-    this.el.ghost.dataset.progress = String(progress);
-    this.el.ghost.dataset.done = String(done);
-    fill(this.el["ghost-figures"], `${progress}/${total}`, done ? ` · ${clockText(ghost.time_ms)}` : "");
-  }
-
-  drawRematchOffer() {
-    const offer = this.rematchOffer;
-    this.el["rematch-offer"].hidden = !offer;
-    if (!offer) return;
-    const by = this.info.players.find((p) => p.player === offer.by)?.name ?? "Another racer";
-    fill(this.el["rematch-text"], `${by} offers a rematch.`);
   }
 
   /** The countdown and the clock, from the server's start time (so a reconnect keeps it). */
@@ -665,15 +389,7 @@ export class RaceScreen {
     if (!this.info || this.root.hidden) return;
     const info = this.info;
     const now = this.app.conn.serverNow();
-    const countdown = this.el.countdown;
-    if (info.phase === "countdown" && info.start_at_ms) {
-      const left = info.start_at_ms - now;
-      countdown.hidden = false;
-      const text = left > 0 ? String(Math.ceil(left / 1000)) : "Go!";
-      if (countdown.textContent !== text) countdown.textContent = text;
-    } else {
-      countdown.hidden = true;
-    }
+    drawCountdown(this.el.countdown, info, now);
     const clock = this.el.clock;
     const mine = this.myStanding();
     let text = "0:00.0";
@@ -684,50 +400,6 @@ export class RaceScreen {
     }
     if (clock.textContent !== text) clock.textContent = text;
     clock.dataset.startAt = info.start_at_ms ?? "";
-    this.drawGhost(now);
+    drawGhost(this.el, info, this.daily, mine, now);
   }
-}
-
-/** An account's name links to its profile (a guest's name could be anyone's). */
-function nameLink(standing, text) {
-  return standing.account ? h("a", { href: `#user=${encodeURIComponent(standing.name)}` }, text) : text;
-}
-
-/** 1532, or 1532? while provisional. */
-export function ratingText(rating, provisional) {
-  return `${Math.round(rating)}${provisional ? "?" : ""}`;
-}
-
-function ratingBadge(rating, provisional) {
-  const text = ratingText(rating, provisional);
-  const title = `rating ${Math.round(rating)}${provisional ? ", provisional (few races yet)" : ""}`;
-  return h("span", { class: "rating", title }, ` ${text}`);
-}
-
-function signed(change) {
-  const n = Math.round(change);
-  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0";
-}
-
-/** Whether racer `a` finished ahead of `b` (the order of the ranking, as far as known). */
-function finishedBefore(a, b) {
-  if (a.outcome !== "finished" || a.player === b.player) return false;
-  return a.time_ms < b.time_ms || (a.time_ms === b.time_ms && a.actions < b.actions);
-}
-
-/** "Bob", "Bob and Cy", "Bob, Cy and Dee". */
-function namesText(names) {
-  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
-}
-
-function ordinal(n) {
-  const suffix =
-    n % 10 === 1 && n % 100 !== 11
-      ? "st"
-      : n % 10 === 2 && n % 100 !== 12
-        ? "nd"
-        : n % 10 === 3 && n % 100 !== 13
-          ? "rd"
-          : "th";
-  return `${n}${suffix}`;
 }

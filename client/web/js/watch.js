@@ -3,11 +3,10 @@
 
 import { Board } from "./board.js";
 import { h, fill } from "./dom.js";
-import { clockText, outcomeText } from "./format.js";
-import { GAMES, gameTitle, optionsText } from "./games.js";
+import { clockText, outcomeText, ratingText } from "./format.js";
+import { cardCount, gameTitle, optionsText } from "./games.js";
 import { rankingTable, shareBox } from "./results.js";
 import { applyEvents, copyView } from "./view.js";
-import { ratingText } from "./race.js";
 
 export class WatchScreen {
   constructor(app) {
@@ -176,7 +175,7 @@ export class WatchScreen {
       `${kind} · ${optionsText(info.game, info.options)} · ${info.phase}`,
     );
     fill(document.getElementById("watch-spectators"), `${info.spectators} watching`);
-    const total = GAMES[info.game]?.cards ?? 52;
+    const total = cardCount(info.game);
     for (const p of info.players) {
       const panel = this.panels.get(p.player) ?? this.panelFor(p);
       panel.element.dataset.progress = String(p.progress);

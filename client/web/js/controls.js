@@ -1,0 +1,151 @@
+// My controls on the race screen: Deal, Auto, Undo, Finish and Resign, the action box and
+// the keyboard shortcuts.
+
+const ACTION_SEPARATORS = /[;,\n]+/;
+// The action box's example: moves that exist in the game (Mount Sunflower has no waste).
+const EXAMPLES = {
+  sanibel: "t3 2 t5, w 1 f, deal",
+  shady_lanes: "r0 1 t2, w 1 f, deal",
+  mount_sunflower: "t3 1 t5, t0 1 f, deal",
+  mount_sunflower_easy: "t3 1 t5, t0 1 f, deal",
+};
+const SHORTCUTS = { d: "deal", s: "deal", a: "auto", u: "undo" };
+
+export class Controls {
+  constructor(race) {
+    this.race = race;
+    this.el = race.el;
+    this.pendingKey = ""; // "r" waits for the reserve's digit
+    for (const action of ["deal", "auto", "undo"]) {
+      this.el[`${action}-button`].addEventListener("click", () => race.play(action));
+    }
+    this.el["finish-button"].addEventListener("click", () => this.finish());
+    this.el["resign-button"].addEventListener("click", () => this.resign());
+    document.addEventListener("keydown", (event) => this.onShortcut(event));
+    this.el["action-form"].addEventListener("submit", (event) => {
+      event.preventDefault();
+      const input = this.el["action-input"];
+      const actions = input.value
+        .toLowerCase() // the notation has no capitals: T3 2 T5 and DEAL are meant as t3 2 t5, deal
+        .split(ACTION_SEPARATORS)
+        .map((text) => text.trim())
+        .filter(Boolean);
+      input.value = "";
+      race.playAll(actions);
+    });
+  }
+
+  drawExample(info) {
+    const legal = (info.you?.legal ?? []).find((action) => /^[tr]\d/.test(action));
+    this.el["action-input"].placeholder = `type a move: ${legal ? `${legal}, ` : ""}${EXAMPLES[info.game] ?? "deal"}`;
+  }
+
+  draw() {
+    const { info, view } = this.race;
+    const running = info.phase === "running" && Boolean(view);
+    const done = Boolean(this.race.myStanding()?.outcome) || info.phase === "done";
+    const live = running && !done;
+    this.el.controls.hidden = !running && info.phase !== "countdown" && !done;
+    for (const id of [
+      "deal-button",
+      "auto-button",
+      "action-input",
+      "action-play",
+      "resign-button",
+    ]) {
+      this.el[id].disabled = !live;
+    }
+    this.el["deal-button"].disabled = !live || view.stock === 0;
+    this.el["undo-button"].disabled = !live || !view.can_undo;
+    this.el["undo-button"].hidden = !this.race.undoAllowed();
+    const planner = this.planner;
+    this.el["finish-button"].hidden = !live || !planner?.finishPlan(info.game, view);
+    if (live && !planner) this.finishPlanner().then(() => this.race.info && this.race.view && this.draw());
+  }
+
+  /** Resign takes two presses: the first asks "Sure?", for a few seconds. */
+  async resign() {
+    const race = this.race;
+    const button = this.el["resign-button"];
+    if (!race.raceId) return;
+    if (!button.classList.contains("confirm")) {
+      button.classList.add("confirm");
+      button.textContent = "Sure? Resign";
+      setTimeout(() => {
+        button.classList.remove("confirm");
+        button.textContent = "Resign";
+      }, 4000);
+      return;
+    }
+    button.classList.remove("confirm");
+    button.textContent = "Resign";
+    try {
+      await race.app.conn.request("resign", { race: race.raceId });
+      race.adopt({ race: race.raceId, players: race.withMine({ outcome: "resigned" }) });
+    } catch (error) {
+      race.say(error.message, true);
+    }
+  }
+
+  /** js/finish.js, loaded once a race is played (it is not needed before). */
+  finishPlanner() {
+    this.loadingPlanner ??= import("./finish.js").then((module) => {
+      this.planner = module;
+      return module;
+    });
+    return this.loadingPlanner;
+  }
+
+  /**
+   * Finish: offered when foundation moves alone win, or deals and foundation moves whatever
+   * the order of the stock (`finishPlan`); it plays them, `auto` and `deal` as needed.
+   */
+  async finish() {
+    const race = this.race;
+    const { canAuto, finishPlan } = await this.finishPlanner();
+    const plan = finishPlan(race.info?.game, race.view);
+    if (!plan) {
+      race.say("Finish needs every card face up, and deals and foundation moves alone to win whatever the stock holds.", true);
+      return false;
+    }
+    if (this.finishing) return false; // a second press while it plays changes nothing
+    this.finishing = true;
+    const raceId = race.raceId;
+    try {
+      for (let step = 0; step < 200 && race.raceId === raceId && race.view; step += 1) {
+        const view = race.view;
+        let action = null;
+        if (plan === "deal-first" && view.stock > 0) action = "deal";
+        else if (canAuto(race.info.game, view)) action = "auto";
+        else if (view.stock > 0) action = "deal";
+        if (!action || !(await race.play(action))) break;
+      }
+    } finally {
+      this.finishing = false;
+    }
+    return true;
+  }
+
+  /** Keys on the race screen (not while typing): pile keys pick and place, d a u f act. */
+  onShortcut(event) {
+    const board = this.race.board;
+    if (this.race.root.hidden || !board || this.el.controls.hidden || this.el["deal-button"].disabled && this.el["auto-button"].disabled) return;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.closest?.("input, textarea, select")) return;
+    const key = event.key.toLowerCase();
+    let pile = null;
+    if (/^[0-9]$/.test(key)) pile = `${this.pendingKey === "r" ? "r" : "t"}${key}`;
+    else if (key === "w" || key === "f") pile = key;
+    this.pendingKey = key === "r" || key === "t" ? key : "";
+    if (pile) {
+      event.preventDefault();
+      if (!board.pressPile(pile) && pile === "f") this.finish();
+    } else if (SHORTCUTS[key]) {
+      event.preventDefault();
+      board.clearSelection();
+      this.race.play(SHORTCUTS[key]);
+    } else if (key === "escape") {
+      board.clearSelection();
+    }
+  }
+}

@@ -1,0 +1,66 @@
+// The end of a race on the race screen: the results and another racer's rematch offer.
+
+import { fill } from "./dom.js";
+import { ordinal, ratingText } from "./format.js";
+import { rankingRows, shareBox } from "./results.js";
+import { meFirst } from "./standings.js";
+
+export function drawResult(el, info, result, rated, app) {
+  el.results.hidden = !result;
+  if (!result) return;
+  const me = app.conn.player;
+  fill(el["results-body"], rankingRows(result.ranking, me));
+  fill(el["results-share"], shareBox(result.race, (text) => app.notice(text)));
+  const mine = result.ranking.find((entry) => entry.player === me);
+  const headline =
+    mine?.rank === 1 && mine.outcome === "finished"
+      ? "You won!"
+      : mine?.outcome === "finished"
+        ? `You finished ${ordinal(mine.rank)}`
+        : "Race over";
+  fill(el["results-title"], info.mode === "daily" ? "Attempt over" : headline);
+  fill(el["results-deal"], result.deal ? `Deal ${result.deal}` : "");
+  el["results-proof"].hidden = !result.nonce;
+  fill(
+    el["results-proof"],
+    result.nonce
+      ? `Nonce ${result.nonce}: the seal is the SHA-256 of the deal and this nonce. ` +
+          `Check the whole race with: solrace verify race ${result.race}`
+      : "",
+  );
+  drawRated(el["results-rating"], info.players, rated, me);
+  el["rematch-button"].hidden = info.mode !== "race";
+  // Once the ranked attempt is over, an account may race the day's best run's ghost.
+  el["ghost-button"].hidden = info.mode !== "daily" || !app.conn.account;
+  el["board-link"].hidden = info.mode !== "daily";
+  el["board-link"].href = `#boards=${info.game}`;
+}
+
+/** "Rating: Ann 1662? (+162), Bob 1338? (−162)": the `rated` event, mine first. */
+function drawRated(line, players, rated, me) {
+  const ratings = Object.entries(rated?.ratings ?? {});
+  line.hidden = !ratings.length;
+  ratings.sort(([a], [b]) => meFirst(me, a, b));
+  const name = (player) =>
+    player === me ? "You" : (players.find((p) => p.player === player)?.name ?? player);
+  fill(
+    line,
+    ratings.length ? "Rating: " : "",
+    ratings.flatMap(([player, r], i) => [
+      i ? ", " : "",
+      `${name(player)} ${ratingText(r.rating, r.provisional)} (${signed(r.change)})`,
+    ]),
+  );
+}
+
+function signed(change) {
+  const n = Math.round(change);
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0";
+}
+
+export function drawRematchOffer(el, players, offer) {
+  el["rematch-offer"].hidden = !offer;
+  if (!offer) return;
+  const by = players.find((p) => p.player === offer.by)?.name ?? "Another racer";
+  fill(el["rematch-text"], `${by} offers a rematch.`);
+}
