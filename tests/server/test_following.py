@@ -202,6 +202,7 @@ async def test_a_follower_sends_standings_only_to_its_own_racers(
     await Racer(ann, race).play(winning_actions(GAME, DEAL)[:3])
     assert await replica_reaches(b, race, ann.player, 3)
     room = b.director.rooms[race]
+    room.told.clear()  # neither told yet (B's ticker may have told Bob meanwhile)
     later = now()
     later = Now(later.mono_ms + 60_000, later.wall_ms + 60_000)  # everyone idle since long
     pushed = [e for e in b.director.look_after(room, later) if isinstance(e, Push)]
