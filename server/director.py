@@ -9,9 +9,12 @@ session it holds (one writer per racer: its log entries carry the session's fenc
 reads the others' actions from their logs when told they moved on. A change of the race
 itself (join, leave, start, retire, rematch) is made by whichever node is asked, as one
 atomic step in the store (``save_race_if``, on the record's version); the other nodes
-absorb the new record. The race's rules and policy are the pure ``protocol.race.Race``'s;
-what its end leaves (the result, the day's run, histories, ratings) is
-``server/results.py``'s.
+absorb the new record. The race's rules and policy are the pure ``protocol.race.Race``'s.
+The director decides; plain functions of the room work out what follows: what a
+race's changes tell its racers and spectators (``server/telling.py``), what its end
+leaves (the result, the day's run, histories, ratings: ``server/results.py``), and
+applying other nodes' logged actions and taking back what could not be stored
+(``server/replica.py``).
 """
 
 from __future__ import annotations
@@ -36,26 +39,16 @@ from protocol.race import (
     RaceError,
     RaceSettings,
     daily_deal_shown,
-    view_json,
 )
 from protocol.race_record import absorb, record_changes, record_of, restore
 from protocol.ratings import DEFAULT, aged, is_provisional
 from server.config import Settings
-from server.effects import (
-    Effects,
-    Follow,
-    Forget,
-    Post,
-    PostAct,
-    Push,
-    PushAnywhere,
-    StartAt,
-    Write,
-)
-from server.jobs import AppendActions
-from server.results import closed, finished, logs_keep_s, rated_runs, ratings_told
+from server.effects import Effects, Follow, Forget, PostAct, PushAnywhere, StartAt
+from server.replica import apply_logged, carried_entries
+from server.results import finished, logs_keep_s, rated_runs, ratings_told
 from server.rooms import Feeding, Room
 from server.store import Listed, Store, StoreError
+from server.telling import begin, racer_done, standings, told
 
 log = logging.getLogger("solrace.director")
 
@@ -233,7 +226,7 @@ class RaceDirector:
         self.races_of.setdefault(player, set()).add(race.id)
         effects.insert(0, Follow(room))
         if settings.mode == "daily":  # no countdown: the attempt starts now
-            effects += self.begin(room, moment)
+            effects += begin(room)
         return room, effects
 
     async def badge(
@@ -434,54 +427,12 @@ class RaceDirector:
             room.told[player] = (room.standings_version, moment.mono_ms)
             data = {**data, "standings": room.race.standings()}
         if result.racer_done:
-            effects += self._racer_done(room, player, moment)
+            effects += racer_done(room, player, moment, self.settings, self.here)
         return ActDecision(Result(request.id, "act", data), effects, room, result.entry)
 
     def stored(self, room: Room, entry: LogEntry) -> None:
         """``entry`` of ``room``'s log is written."""
         room.durable[entry.player] = room.durable.get(entry.player, 0) + 1
-
-    def undo_unstored(self, room: Room, moment: Now) -> None:
-        """Writing ``room``'s log failed: take back every action not known to be stored
-        (their answers say ``store_unavailable``), and rebuild the race from the store
-        before it takes another action (a write whose answer was lost may have gone in)."""
-        race = room.race
-        log_entries = sorted(
-            (
-                entry
-                for player, racer in race.racers.items()
-                for entry in racer.log[: room.durable.get(player, 0)]
-            ),
-            key=lambda entry: entry.t_ms,
-        )
-        room.race = restore(record_of(race), race.rules, log_entries, moment)
-        room.suspect = True
-
-    def let_go(self, room: Room, player: str) -> None:
-        """Another node holds ``player`` now: take back their actions this node could not
-        store (the other node's are read from the log, as for any racer elsewhere)."""
-        room.race.rewind(player, room.durable.get(player, 0))
-
-    def reconciled(self, room: Room, rebuilt: Room) -> Effects:
-        """``room``'s race as the store has it, after a failed write: every racer gets a
-        snapshot (their position may have changed under them)."""
-        room.race, room.durable, room.suspect = rebuilt.race, rebuilt.durable, False
-        room.version = rebuilt.version
-        return [
-            Push(player, "snapshot", {"races": [room.race.racer_view(player)]})
-            for player in room.race.racers
-        ]
-
-    def rewrite(self, room: Room) -> Effects:
-        """The store lost ``room``'s race (a Redis restarted without its data): write the
-        stored part of each racer's log again (its record follows with the next step)."""
-        room.suspect = False
-        effects: Effects = []
-        for player, racer in room.race.racers.items():
-            stored = tuple(racer.log[: room.durable.get(player, 0)])
-            if stored:
-                effects.append(Write(AppendActions(room.id, stored)))
-        return effects
 
     # ================================================================== other nodes
 
@@ -507,71 +458,18 @@ class RaceDirector:
         if racer is None or race.start_mono is None or race.start_wall is None:
             return []
         entries = await self.store.racer_log(room.id, player, racer.last_seq)
-        return self._apply_logged(room, player, entries, moment)
+        return apply_logged(room, player, entries, moment, self.settings, self.here)
 
     def carried(self, room: Room, player: str, carried: Any, moment: Now) -> Effects | None:
-        """Apply ``player``'s entries carried in a "log" message (``[seq, t_ms, action]``,
-        stored, in order) without reading the log, when they continue this replica's log
-        (seen ones are skipped); None when they do not (a message missed, an action refused
-        between two batches, a replica not started) or do not parse: then ``pull``."""
-        race = room.race
-        racer = race.racers.get(player)
-        if racer is None or race.start_mono is None or race.start_wall is None:
+        """Apply ``player``'s entries carried in a "log" message without reading the log,
+        when they continue this replica's log; None when they do not (``carried_entries``):
+        then ``pull``."""
+        entries = carried_entries(room.race, player, carried)
+        if entries is None:
             return None
-        last = racer.last_seq
-        entries: list[LogEntry] = []
-        try:
-            for seq, t_ms, action in carried:
-                if not (isinstance(seq, int) and isinstance(t_ms, int) and isinstance(action, str)):
-                    return None
-                if seq > last:
-                    if seq != last + 1:
-                        return None
-                    entries.append(LogEntry(player, seq, action, t_ms))
-                    last = seq
-        except (TypeError, ValueError):
-            return None
-        return self._apply_logged(room, player, entries, moment)
-
-    def _apply_logged(
-        self, room: Room, player: str, entries: list[LogEntry], moment: Now
-    ) -> Effects:
-        race = room.race
-        assert race.start_mono is not None and race.start_wall is not None
-        effects: Effects = []
-        for entry in entries:
-            if race.phase is Phase.COUNTDOWN:
-                effects += self.begin(room, moment)
-            at = Now(race.start_mono + entry.t_ms, race.start_wall + entry.t_ms)
-            try:
-                result = race.act(player, entry.seq, entry.action, at)
-            except RaceError:
-                continue  # seen already, or the race is over
-            if not result.ok or result.repeated:
-                continue
-            room.durable[player] = room.durable.get(player, 0) + 1
-            room.standings_version += 1
-            effects.append(PostAct(room, player, result.reply))
-            if result.racer_done:
-                effects += self._racer_done(room, player, moment)
-        return effects
+        return apply_logged(room, player, entries, moment, self.settings, self.here)
 
     # ================================================================== timers
-
-    def begin(self, room: Room, moment: Now) -> Effects:
-        """The start signal: every racer gets the same deal at the same moment."""
-        race = room.race
-        room.start_handle = None
-        if race.phase is not Phase.COUNTDOWN:
-            return []  # everyone left or dropped during the countdown, or begun already
-        race.begin()
-        effects: Effects = [
-            Push(player, "started", race.racer_view(player)) for player in race.racers
-        ]
-        first = next(iter(race.racers.values())).state
-        assert first is not None
-        effects.append(Post(room, "started", {"view": view_json(race.rules.view(first))}))
-        return effects
 
     async def drop(self, player: str, moment: Now, races: Iterable[str] = ()) -> Effects:
         """``player`` was away longer than the grace period: their races (those followed
@@ -605,9 +503,8 @@ class RaceDirector:
         race = room.race
         effects: Effects = []
         if race.phase is Phase.RUNNING and len(race.racers) > 1:
-            effects += self._standings(
-                room, moment, idle_since=moment.mono_ms - self.settings.standings_interval_ms
-            )
+            idle_since = moment.mono_ms - self.settings.standings_interval_ms
+            effects += standings(room, moment, self.here, idle_since=idle_since)
         if (
             room.done_mono is not None
             and room.stored
@@ -632,48 +529,16 @@ class RaceDirector:
     # ================================================================== what follows
 
     def _told(self, room: Room, changes: list[tuple[str, str]], moment: Now) -> Effects:
-        """The effects of changes of the race itself (made here, or absorbed): what the
-        racers and spectators followed here are told, timers, the end."""
-        race = room.race
-        effects: Effects = []
+        """Changes of the race itself (made here, or absorbed): ``races_of`` follows who
+        joined or left, and ``telling.told`` says what they tell."""
         for kind, player in changes:
             if kind == "joined":
                 self.races_of.setdefault(player, set()).add(room.id)
-                info = {"race": race.public_info()}
-                effects += self._tell_racers(room, "joined", info, but=player)
             elif kind == "left":
                 races = self.races_of.get(player)
                 if races is not None:
                     races.discard(room.id)
-                if race.racers:
-                    effects += self._tell_racers(room, "left", {"race": race.public_info()})
-            elif kind == "countdown" and race.start_mono is not None:
-                announce = {
-                    "race": room.id,
-                    "start_at_ms": race.start_wall,
-                    "starts_in_ms": max(0, race.start_mono - moment.mono_ms),
-                }
-                effects += self._tell_racers(room, "countdown", announce)
-                effects += [Post(room, "countdown", announce), StartAt(room, race.start_mono)]
-            elif kind == "retired":
-                racer = race.racers[player]
-                outcome = racer.outcome.value if racer.outcome else None
-                room.standings_version += 1
-                effects.append(
-                    Post(room, "retired", {"player": player, "outcome": outcome}, racer=player)
-                )
-                if race.phase is not Phase.DONE:
-                    effects += self._standings(room, moment, but=player)
-        if not race.racers:  # an open race everyone left: it closes
-            effects += closed(room, self.settings)
-        elif race.phase is Phase.DONE:
-            effects += finished(room, moment, self.settings)
-        return effects
-
-    def _racer_done(self, room: Room, player: str, moment: Now) -> Effects:
-        if room.race.phase is Phase.DONE:
-            return finished(room, moment, self.settings)
-        return self._standings(room, moment, but=player)
+        return told(room, changes, moment, self.settings, self.here)
 
     async def rate(self, room: Room, moment: Now) -> Effects:
         """Rate ``room``'s finished race, if no node did yet, and tell its rated racers
@@ -687,34 +552,6 @@ class RaceDirector:
             return []
         log.info("race rated", extra={"race": race.id, "players": sorted(changed)})
         return ratings_told(race, changed)
-
-    def _tell_racers(
-        self, room: Room, kind: str, data: dict[str, Any], but: str | None = None
-    ) -> Effects:
-        return [Push(player, kind, data) for player in room.race.racers if player != but]
-
-    def _standings(
-        self, room: Room, moment: Now, *, idle_since: int | None = None, but: str | None = None
-    ) -> Effects:
-        """The standings for every racer (but ``but``). With ``idle_since``, only for
-        racers who are behind and have not acted since then: the others get them on their
-        next ``act`` result."""
-        players: list[dict[str, Any]] | None = None
-        effects: Effects = []
-        here = self.here
-        for player in room.race.racers:
-            if player == but or not here(player):
-                continue
-            if idle_since is not None and (
-                room.told.get(player, (0, 0))[0] == room.standings_version
-                or room.last_act.get(player, 0) > idle_since
-            ):
-                continue
-            room.told[player] = (room.standings_version, moment.mono_ms)
-            if players is None:
-                players = room.race.standings()
-            effects.append(Push(player, "standings", {"race": room.id, "players": players}))
-        return effects
 
     def live(self) -> Iterable[Room]:
         return (room for room in self.rooms.values() if room.race.live)

@@ -3,7 +3,8 @@ event, a spectator feed item, a store job, a timer, or a race let go.
 
 It also runs the act hot path's second half: the reply and the effects of an accepted
 action wait until its log entry is written (``Writer``), and an action whose entry could
-not be written is taken back and answered ``store_unavailable``.
+not be written is taken back and answered ``store_unavailable`` (the race is then read back
+from the store: ``server/replica.py``).
 """
 
 from __future__ import annotations
@@ -30,10 +31,12 @@ from server.effects import (
 )
 from server.jobs import AppendActions
 from server.relay import Relay
+from server.replica import let_go, reconciled, rewrite, undo_unstored
 from server.rooms import Room
 from server.sessions import Sessions
 from server.spectating import SpectatingDesk
 from server.store import Fenced, StoreError
+from server.telling import begin
 from server.writer import Writer
 
 log = logging.getLogger("solrace.executor")
@@ -156,7 +159,7 @@ class Executor:
             log.warning("could not rate a race", exc_info=True, extra={"race": room.id})
 
     def begin(self, room: Room) -> None:
-        self.run(self.director.begin(room, now()))
+        self.run(begin(room))
 
     # ------------------------------------------------------------------ the act hot path
 
@@ -190,12 +193,12 @@ class Executor:
 
         def refused(error: StoreError) -> None:
             if isinstance(error, Fenced):  # another node holds the player now
-                self.director.let_go(room, entry.player)
+                let_go(room, entry.player)
                 if replaced is not None:
                     replaced()
                 return
             if not room.suspect:
-                self.director.undo_unstored(room, now())
+                undo_unstored(room, now())
                 self._reconcile(room)
             reply = decision.reply
             request_id = getattr(reply, "id", None)
@@ -228,9 +231,9 @@ class Executor:
                         "a live race was lost by the store: writing it again",
                         extra={"race": room.id},
                     )
-                    self.run(self.director.rewrite(room))
+                    self.run(rewrite(room))
                 else:
-                    self.run(self.director.reconciled(room, rebuilt))
+                    self.run(reconciled(room, rebuilt))
                 log.info("race read back from the store", extra={"race": room.id})
                 return
 

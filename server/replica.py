@@ -1,0 +1,127 @@
+"""A race's replica (``server/rooms.py``) kept in step with its stored logs. It promises
+that a replica holds the actions its racers' logs hold, in their order, and beyond them
+only this node's racers' actions still being written: another node's logged actions are
+applied at their own times, as if played here (``apply_logged``, with what they tell; from
+a "log" message's entries when they continue the replica's log, ``carried_entries``);
+actions that could not be written are taken back, every one not known to be stored
+(``undo_unstored``) or a racer's whom another node holds now (``let_go``); then the race
+as the store has it is taken (``reconciled``), or written again from its stored part if
+the store lost it (``rewrite``). Plain functions of the room: the race director
+(``server/director.py``) calls them with what it reads from the store, the executor
+(``server/executor.py``) when a write fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from protocol.race import LogEntry, Now, Phase, Race, RaceError
+from protocol.race_record import record_of, restore
+from server.config import Settings
+from server.effects import Effects, PostAct, Push, Write
+from server.jobs import AppendActions
+from server.rooms import Room
+from server.telling import begin, racer_done
+
+
+def carried_entries(race: Race, player: str, carried: Any) -> list[LogEntry] | None:
+    """``player``'s entries carried in a "log" message (``[seq, t_ms, action]``, stored, in
+    order) that this replica lacks, when they continue its log (seen ones are skipped);
+    None when they do not (a message missed, an action refused between two batches, a
+    replica not started) or do not parse: then the log is read."""
+    racer = race.racers.get(player)
+    if racer is None or race.start_mono is None or race.start_wall is None:
+        return None
+    last = racer.last_seq
+    entries: list[LogEntry] = []
+    try:
+        for seq, t_ms, action in carried:
+            if not (isinstance(seq, int) and isinstance(t_ms, int) and isinstance(action, str)):
+                return None
+            if seq > last:
+                if seq != last + 1:
+                    return None
+                entries.append(LogEntry(player, seq, action, t_ms))
+                last = seq
+    except (TypeError, ValueError):
+        return None
+    return entries
+
+
+def apply_logged(
+    room: Room,
+    player: str,
+    entries: list[LogEntry],
+    moment: Now,
+    settings: Settings,
+    here: Callable[[str], bool],
+) -> Effects:
+    """Apply ``player``'s stored ``entries`` (another node logged them) at their own times,
+    as if they had been played here: standings, the spectator feed, a finish follow (a
+    countdown still running here begins first). Entries seen already are skipped."""
+    race = room.race
+    assert race.start_mono is not None and race.start_wall is not None
+    effects: Effects = []
+    for entry in entries:
+        if race.phase is Phase.COUNTDOWN:
+            effects += begin(room)
+        at = Now(race.start_mono + entry.t_ms, race.start_wall + entry.t_ms)
+        try:
+            result = race.act(player, entry.seq, entry.action, at)
+        except RaceError:
+            continue  # seen already, or the race is over
+        if not result.ok or result.repeated:
+            continue
+        room.durable[player] = room.durable.get(player, 0) + 1
+        room.standings_version += 1
+        effects.append(PostAct(room, player, result.reply))
+        if result.racer_done:
+            effects += racer_done(room, player, moment, settings, here)
+    return effects
+
+
+def undo_unstored(room: Room, moment: Now) -> None:
+    """Writing ``room``'s log failed: take back every action not known to be stored
+    (their answers say ``store_unavailable``), and rebuild the race from the store
+    before it takes another action (a write whose answer was lost may have gone in)."""
+    race = room.race
+    log_entries = sorted(
+        (
+            entry
+            for player, racer in race.racers.items()
+            for entry in racer.log[: room.durable.get(player, 0)]
+        ),
+        key=lambda entry: entry.t_ms,
+    )
+    room.race = restore(record_of(race), race.rules, log_entries, moment)
+    room.suspect = True
+
+
+def let_go(room: Room, player: str) -> None:
+    """Another node holds ``player`` now: take back their actions this node could not
+    store (the other node's are read from the log, as for any racer elsewhere)."""
+    room.race.rewind(player, room.durable.get(player, 0))
+
+
+def reconciled(room: Room, rebuilt: Room) -> Effects:
+    """``room``'s race as the store has it, after a failed write: every racer gets a
+    snapshot (their position may have changed under them)."""
+    room.race, room.durable, room.suspect = rebuilt.race, rebuilt.durable, False
+    room.version = rebuilt.version
+    return [
+        Push(player, "snapshot", {"races": [room.race.racer_view(player)]})
+        for player in room.race.racers
+    ]
+
+
+def rewrite(room: Room) -> Effects:
+    """The store lost ``room``'s race (a Redis restarted without its data): write the
+    stored part of each racer's log again (its record follows with the next step)."""
+    room.suspect = False
+    effects: Effects = []
+    for player, racer in room.race.racers.items():
+        stored = tuple(racer.log[: room.durable.get(player, 0)])
+        if stored:
+            effects.append(Write(AppendActions(room.id, stored)))
+    return effects

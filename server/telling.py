@@ -1,0 +1,119 @@
+"""What a race's changes tell, as effects (``server/effects.py``): the racers and spectators
+followed here hear of a racer joining or leaving, the countdown (its start signal is armed),
+the start (every racer gets the same deal at the same moment), a retirement, and the
+standings when someone's changed; a race that ends or closes goes on to
+``server/results.py``. A change tells the same whether it was made here or absorbed from
+another node, and standings go only to the racers whose session is on this node
+(``here``: other nodes send theirs). Plain functions of the room: the race director
+(``server/director.py``) calls them on its steps and the act hot path, ``server/replica.py``
+on the actions it applies from other nodes, and the executor when a start signal is due.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from protocol.race import Now, Phase, view_json
+from server.config import Settings
+from server.effects import Effects, Post, Push, StartAt
+from server.results import closed, finished
+from server.rooms import Room
+
+
+def told(
+    room: Room,
+    changes: list[tuple[str, str]],
+    moment: Now,
+    settings: Settings,
+    here: Callable[[str], bool],
+) -> Effects:
+    """The effects of changes of the race itself (made here, or absorbed): what the
+    racers and spectators followed here are told, timers, the end."""
+    race = room.race
+    effects: Effects = []
+    for kind, player in changes:
+        if kind == "joined":
+            info = {"race": race.public_info()}
+            effects += tell_racers(room, "joined", info, but=player)
+        elif kind == "left":
+            if race.racers:
+                effects += tell_racers(room, "left", {"race": race.public_info()})
+        elif kind == "countdown" and race.start_mono is not None:
+            announce = {
+                "race": room.id,
+                "start_at_ms": race.start_wall,
+                "starts_in_ms": max(0, race.start_mono - moment.mono_ms),
+            }
+            effects += tell_racers(room, "countdown", announce)
+            effects += [Post(room, "countdown", announce), StartAt(room, race.start_mono)]
+        elif kind == "retired":
+            racer = race.racers[player]
+            outcome = racer.outcome.value if racer.outcome else None
+            room.standings_version += 1
+            effects.append(
+                Post(room, "retired", {"player": player, "outcome": outcome}, racer=player)
+            )
+            if race.phase is not Phase.DONE:
+                effects += standings(room, moment, here, but=player)
+    if not race.racers:  # an open race everyone left: it closes
+        effects += closed(room, settings)
+    elif race.phase is Phase.DONE:
+        effects += finished(room, moment, settings)
+    return effects
+
+
+def begin(room: Room) -> Effects:
+    """The start signal: every racer gets the same deal at the same moment."""
+    race = room.race
+    room.start_handle = None
+    if race.phase is not Phase.COUNTDOWN:
+        return []  # everyone left or dropped during the countdown, or begun already
+    race.begin()
+    effects: Effects = [Push(player, "started", race.racer_view(player)) for player in race.racers]
+    first = next(iter(race.racers.values())).state
+    assert first is not None
+    effects.append(Post(room, "started", {"view": view_json(race.rules.view(first))}))
+    return effects
+
+
+def racer_done(
+    room: Room, player: str, moment: Now, settings: Settings, here: Callable[[str], bool]
+) -> Effects:
+    """``player``'s action ended their race (they finished, or are stuck): the race ends
+    if they were the last, else the others here hear the standings."""
+    if room.race.phase is Phase.DONE:
+        return finished(room, moment, settings)
+    return standings(room, moment, here, but=player)
+
+
+def tell_racers(room: Room, kind: str, data: dict[str, Any], but: str | None = None) -> Effects:
+    return [Push(player, kind, data) for player in room.race.racers if player != but]
+
+
+def standings(
+    room: Room,
+    moment: Now,
+    here: Callable[[str], bool],
+    *,
+    idle_since: int | None = None,
+    but: str | None = None,
+) -> Effects:
+    """The standings for every racer here (but ``but``). With ``idle_since``, only for
+    racers who are behind and have not acted since then: the others get them on their
+    next ``act`` result."""
+    players: list[dict[str, Any]] | None = None
+    effects: Effects = []
+    for player in room.race.racers:
+        if player == but or not here(player):
+            continue
+        if idle_since is not None and (
+            room.told.get(player, (0, 0))[0] == room.standings_version
+            or room.last_act.get(player, 0) > idle_since
+        ):
+            continue
+        room.told[player] = (room.standings_version, moment.mono_ms)
+        if players is None:
+            players = room.race.standings()
+        effects.append(Push(player, "standings", {"race": room.id, "players": players}))
+    return effects

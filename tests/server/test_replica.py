@@ -1,0 +1,166 @@
+"""A replica kept in step with its stored logs, pure: another node's logged actions are
+applied at their own times (from a "log" message's entries only when they continue the
+replica's log), a countdown still running here begins first, a finish tells the standings
+to the racers here; after a failed write, what was not stored is taken back, and the
+race is then taken as the store has it or written again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from harness import winning_actions
+
+from protocol.games import rules_for
+from protocol.race import LogEntry, Now, Phase, Race, RaceSettings
+from protocol.race_record import record_of, restore
+from server.config import Settings
+from server.effects import Post, PostAct, Push, Write
+from server.jobs import AppendActions
+from server.replica import apply_logged, carried_entries, let_go, reconciled, rewrite, undo_unstored
+from server.rooms import Feeding, Room
+
+GAME, DEAL = "sanibel", 1
+START = Now(1_000, 50_000)
+SETTINGS = Settings()
+
+
+def race_of(countdown_ms: int = 0) -> Race:
+    """A race of ann and bob on DEAL, its start signal set at START."""
+    rules = rules_for(GAME)
+    settings = RaceSettings(
+        game=GAME, options=rules.options, deal=DEAL, max_players=2, countdown_ms=countdown_ms
+    )
+    race = Race("r1", settings, rules, "ann")
+    race.join("ann", "Ann")
+    race.join("bob", "Bob")
+    race.schedule_start(None, START)
+    return race
+
+
+def started() -> Race:
+    race = race_of()
+    race.begin()
+    return race
+
+
+def played(race: Race, player: str, count: int) -> list[LogEntry]:
+    """``player`` plays the first ``count`` actions of a win on ``race``, 100 ms apart."""
+    assert race.start_mono is not None and race.start_wall is not None
+    for seq, action in enumerate(winning_actions(GAME, DEAL)[:count], start=1):
+        t_ms = 100 * seq
+        at = Now(race.start_mono + t_ms, race.start_wall + t_ms)
+        assert race.act(player, seq, action, at).ok
+    return list(race.racers[player].log)
+
+
+def wire(entries: list[LogEntry]) -> list[list[Any]]:
+    return [[entry.seq, entry.t_ms, entry.action] for entry in entries]
+
+
+def test_carried_entries_are_taken_only_when_they_continue_the_replica_s_log() -> None:
+    logged = played(started(), "ann", 3)  # on another node
+    replica = started()
+    assert carried_entries(replica, "ann", wire(logged[:2])) == logged[:2]
+    played(replica, "ann", 1)
+    assert carried_entries(replica, "ann", wire(logged)) == logged[1:]  # seen ones skipped
+    assert carried_entries(replica, "ann", wire(logged[2:])) is None  # a gap: read the log
+    assert carried_entries(replica, "ann", []) == []
+
+
+@pytest.mark.parametrize(
+    "carried",
+    [[[2, "100", "x"]], [[2, 100, 7]], [[2, 100]], [2, 100, "x"], "junk", None],
+)
+def test_carried_entries_that_do_not_parse_are_read_from_the_log_instead(carried: Any) -> None:
+    assert carried_entries(started(), "ann", carried) is None
+
+
+def test_no_carried_entries_are_taken_for_a_stranger_or_before_the_start_signal() -> None:
+    logged = wire(played(started(), "ann", 1))
+    assert carried_entries(started(), "cy", logged) is None
+    unscheduled = Race("r1", race_of().settings, rules_for(GAME), "ann")
+    unscheduled.join("ann", "Ann")
+    assert carried_entries(unscheduled, "ann", logged) is None
+
+
+def test_logged_actions_are_applied_at_their_own_times_and_counted_as_stored() -> None:
+    logged = played(started(), "ann", 3)
+    room = Room(started(), START.mono_ms, Feeding())
+    effects = apply_logged(room, "ann", logged, START, SETTINGS, lambda player: True)
+    assert [type(effect) for effect in effects] == [PostAct, PostAct, PostAct]
+    assert list(room.race.racers["ann"].log) == logged  # the same times as logged
+    assert room.durable == {"ann": 3}
+    assert room.standings_version == 3
+    assert apply_logged(room, "ann", logged, START, SETTINGS, lambda player: True) == []
+
+
+def test_a_countdown_still_running_here_begins_before_the_first_logged_action() -> None:
+    source = race_of(countdown_ms=3_000)
+    source.begin()
+    logged = played(source, "ann", 1)
+    room = Room(race_of(countdown_ms=3_000), START.mono_ms, Feeding())
+    effects = apply_logged(room, "ann", logged, START, SETTINGS, lambda player: True)
+    assert [type(effect) for effect in effects] == [Push, Push, Post, PostAct]
+    assert [(e.player, e.kind) for e in effects if isinstance(e, Push)] == [
+        ("ann", "started"),
+        ("bob", "started"),
+    ]
+    assert room.race.phase is Phase.RUNNING
+
+
+@pytest.mark.parametrize(("bob_here", "told"), [(True, ["bob"]), (False, [])])
+def test_a_logged_finish_tells_the_standings_to_the_racers_here_only(
+    bob_here: bool, told: list[str]
+) -> None:
+    logged = played(started(), "ann", len(winning_actions(GAME, DEAL)))
+    room = Room(started(), START.mono_ms, Feeding())
+    here = {"ann": True, "bob": bob_here}.__getitem__
+    effects = apply_logged(room, "ann", logged, START, SETTINGS, here)
+    assert room.race.racers["ann"].outcome is not None
+    pushed = [(e.player, e.kind) for e in effects if isinstance(e, Push)]
+    assert pushed == [(player, "standings") for player in told]
+
+
+def test_a_failed_write_takes_back_every_action_not_known_stored() -> None:
+    room = Room(started(), START.mono_ms, Feeding())
+    ann, bob = played(room.race, "ann", 3), played(room.race, "bob", 2)
+    room.durable = {"ann": 1, "bob": 2}
+    undo_unstored(room, START)
+    assert list(room.race.racers["ann"].log) == ann[:1]
+    assert list(room.race.racers["bob"].log) == bob
+    assert room.suspect  # read back from the store before it takes another action
+
+
+def test_a_racer_another_node_holds_now_loses_only_their_unstored_actions() -> None:
+    room = Room(started(), START.mono_ms, Feeding())
+    ann, bob = played(room.race, "ann", 3), played(room.race, "bob", 2)
+    room.durable = {"ann": 2}
+    let_go(room, "ann")
+    assert list(room.race.racers["ann"].log) == ann[:2]
+    assert list(room.race.racers["bob"].log) == bob
+
+
+def test_the_race_read_back_replaces_the_replica_and_every_racer_gets_a_snapshot() -> None:
+    room = Room(started(), START.mono_ms, Feeding())
+    played(room.race, "ann", 3)
+    room.suspect = True
+    stored = played(started(), "ann", 2)
+    rebuilt = Room(restore(record_of(room.race), rules_for(GAME), stored, START), 0, Feeding())
+    rebuilt.durable, rebuilt.version = {"ann": 2}, 5
+    effects = reconciled(room, rebuilt)
+    assert room.race is rebuilt.race and room.durable == {"ann": 2} and room.version == 5
+    assert not room.suspect
+    assert effects == [
+        Push(player, "snapshot", {"races": [rebuilt.race.racer_view(player)]})
+        for player in ("ann", "bob")
+    ]
+
+
+def test_a_race_the_store_lost_has_the_stored_part_of_each_log_written_again() -> None:
+    room = Room(started(), START.mono_ms, Feeding())
+    ann = played(room.race, "ann", 3)
+    played(room.race, "bob", 1)
+    room.durable, room.suspect = {"ann": 2}, True
+    assert rewrite(room) == [Write(AppendActions("r1", tuple(ann[:2])))]
+    assert not room.suspect
