@@ -84,6 +84,7 @@ class StampedConnection(ClientConnection):
         self.stamps: list[tuple[int, int, bytes]] | None = None
         self.raw: socket.socket | None = None
         self.read_at = (0, 0)  # (kernel's, this process's) of the read being handled
+        self.unstamped = 0  # reads the kernel gave no time with (the read's time stands in)
 
     def read_stamped(self) -> None:
         """Read the socket here from now on (a second descriptor of it, registered with the
@@ -105,7 +106,7 @@ class StampedConnection(ClientConnection):
         except OSError:
             data, ancillary = b"", []
         read = time.time_ns()
-        arrived = read
+        arrived = 0
         for level, kind, value in ancillary:
             if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
                 seconds, nanoseconds = TIMESPEC.unpack(value)
@@ -114,7 +115,9 @@ class StampedConnection(ClientConnection):
             self._stop_reading()
             self.transport.resume_reading()
             return
-        self.read_at = (arrived, read)
+        if not arrived:
+            self.unstamped += 1
+        self.read_at = (arrived or read, read)
         self.data_received(data)
 
     def _stop_reading(self) -> None:
@@ -183,7 +186,7 @@ async def swarm(url: str, count: int) -> None:
                 await asyncio.gather(*(w.call("spectate", race=line[1]) for w in batch))
             race = line[1]
             for connection in connections:
-                connection.stamps = []
+                connection.stamps, connection.unstamped = [], 0
             cpu0, wall0 = own_cpu_seconds(), time.perf_counter()
             print("watching", flush=True)
         elif line[0] == "stop":
@@ -191,7 +194,8 @@ async def swarm(url: str, count: int) -> None:
             got = received(race, [c.stamps or [] for c in connections])
             for connection in connections:
                 connection.stamps = None
-            got |= {"cpu_s": round(cpu, 3), "wall_s": round(wall, 3)}
+            unstamped = sum(connection.unstamped for connection in connections)
+            got |= {"cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "unstamped": unstamped}
             print(json.dumps(got), flush=True)
 
 
@@ -299,6 +303,7 @@ class Latency:
     first_median_ms: float  # the first spectator to get an item, median over items
     last_median_ms: float  # the last spectator to get an item, median over items
     last_max_ms: float
+    unstamped_reads: int  # reads without the kernel's time (their read's time stands in)
     in_order: bool  # every spectator: feed numbers without a gap
     actions_as_played: bool  # every spectator saw each racer's actions as played
     node_cpu_pct: list[float]
@@ -454,6 +459,7 @@ def measure(
         first_median_ms=round(statistics.median(firsts or [0.0]), 2),
         last_median_ms=round(statistics.median(lasts or [0.0]), 2),
         last_max_ms=round(max(lasts or [0.0]), 2),
+        unstamped_reads=got["unstamped"],
         in_order=got["in_order"],
         actions_as_played=as_played,
         node_cpu_pct=[round(100 * c / wall, 1) for c in node_cpu],
@@ -463,6 +469,11 @@ def measure(
         fan_out_max_ms=round(1000 * fan["seconds_max"], 2),
         fan_out_cpu_ms=round(1000 * fan["cpu_seconds"] / max(fan["fan_outs"], 1), 2),
     )
+
+
+def met(across: Latency) -> bool:
+    """The target, read on the kernel's times only."""
+    return across.p99_ms <= TARGET_MS and not across.unstamped_reads
 
 
 def percentile_99(ordered: list[float]) -> float:
@@ -506,7 +517,7 @@ async def run_spectators(options: dict[str, Any]) -> dict[str, Any]:
             "pause_ms": pause_ms,
         },
         "target_ms": TARGET_MS,
-        "target_met": None if across is None else across.p99_ms <= TARGET_MS,
+        "target_met": None if across is None else met(across),
     }
 
 
@@ -553,6 +564,9 @@ def print_spectators(result: dict[str, Any]) -> None:
         f"that made it (delayed feeds: checked every {feed['flushed_every_ms']} ms), written "
         f"to {feed['spectators_at_a_time']} spectators per loop turn, the next ones {pause}"
     )
+    unstamped = sum(p["unstamped_reads"] for p in result["phases"])
+    if unstamped:
+        print(f"NOTE: {unstamped:,} reads came without the kernel's time (their read's instead)")
     checks = all(p["in_order"] and p["actions_as_played"] for p in result["phases"])
     print(
         "every spectator's feed numbers without a gap and each racer's actions as played: "

@@ -45,6 +45,7 @@ def test_both_phases_deliver_every_item_to_every_spectator_in_order(
         assert phase["items"] > 10  # 20 actions/s for 2 s, less what the pace loses
         assert phase["deliveries"] == phase["expected"] == phase["items"] * SPECTATORS
         assert phase["in_order"] and phase["actions_as_played"]
+        assert phase["unstamped_reads"] == 0  # every read came with the kernel's time
         assert phase["min_ms"] <= phase["p50_ms"] <= phase["p99_ms"] <= phase["max_ms"]
         assert phase["first_median_ms"] <= phase["last_median_ms"] <= phase["last_max_ms"]
         assert len(phase["node_cpu_pct"]) == 2
@@ -150,6 +151,7 @@ async def test_a_frame_gets_the_kernels_receive_time_between_its_send_and_its_re
         assert sent[0] <= small_at < small_read <= done  # the kernel's stamp, read later
         assert sent[1] <= big_at < big_read <= done
         assert (big_at, big_read) != (small_at, small_read)
+        assert connection.unstamped == 0
         await asyncio.wait_for(connection.ping(), 5)  # frames still flow both ways
         await asyncio.wait_for(connection.close(), 5)
         assert connection.raw is None
