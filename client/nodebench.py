@@ -41,6 +41,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from redis.asyncio import Redis
@@ -307,8 +308,9 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
         nodes = world.nodes
         alone = await connect_players(nodes[:1], players_per_set, "one")
         spread = await connect_players(nodes, players_per_set, "spread")
+        within = await connect_players(nodes, players_per_set, "within")
         # stably by node: neighbours share a node (a node's odd one out races across)
-        within = sorted(await connect_players(nodes, players_per_set, "within"), key=node_of)
+        within.sort(key=attrgetter("node"))
         across_one = await pair_up(alone, pool)
         across = await pair_up(spread, pool)
         across_within = await pair_up(within, pool)
@@ -375,10 +377,6 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
         "projection": projection([m for _, m, _ in rounds], options["cores"]),
         "split": split_of(split),
     }
-
-
-def node_of(player: NodePlayer) -> int:
-    return player.node
 
 
 def cpu_ratio_of(phase: Phase, base: Phase) -> float:
