@@ -109,17 +109,17 @@ class RaceServer:
             ),
             observe=self.metrics.tick_seconds.observe,
         )
-        self.gateway.node = self.node
+        self.gateway.session_desk.node = self.node
         self.relay = Relay(
             self.node,
             store,
             self.director,
             self.sessions,
             self.executor.run,
-            self.gateway.let_go,
+            self.gateway.session_desk.let_go,
             now,
         )
-        self.executor.relay = self.gateway.relay = self.relay
+        self.executor.relay = self.gateway.session_desk.relay = self.relay
         self.sweeper = Sweeper(
             self.node,
             store,

@@ -3,10 +3,11 @@ desks, answers out, in the order the requests came.
 
 It is the one place that turns bad input into an answer or a close code: over the rate
 limit (``rate_limited``, then 1008 for a flood), undecodable or invalid frames (an error
-with a stable code, the request's id when it can be read), and it handles ``hello`` and
-resuming. ``act`` is answered without a coroutine (the hot path); every other request
-runs as a task, and the connection's later messages wait behind it (reading pauses past
-``MAX_QUEUED``), so answers keep their order.
+with a stable code, the request's id when it can be read), and a failed ``hello`` (the
+session itself is opened, resumed and caught up by the ``SessionDesk``,
+``server/session_desk.py``). ``act`` is answered without a coroutine (the hot path); every
+other request runs as a task, and the connection's later messages wait behind it (reading
+pauses past ``MAX_QUEUED``), so answers keep their order.
 """
 
 from __future__ import annotations
@@ -52,11 +53,10 @@ from protocol.messages import (
     Spectate,
     StartRace,
     Unspectate,
-    Welcome,
     decode_request,
 )
-from protocol.race import Now, Phase, RaceError
-from protocol.wire import JSON, PROTOCOL_VERSION, WireError, decode
+from protocol.race import Now
+from protocol.wire import JSON, WireError, decode
 from server.account_desk import AccountDesk, signed_in_answer
 from server.accounts import attempts_bucket
 from server.addresses import client_address, trusted_networks
@@ -66,28 +66,19 @@ from server.daily import DailyDesk
 from server.director import RaceDirector
 from server.effects import Effects
 from server.executor import Executor, now
-from server.jobs import SaveIdentity
 from server.metrics import Metrics
 from server.outbox import Outbox
 from server.pairing import PairingDesk
 from server.profiles import ProfileDesk
 from server.ratelimit import FloodGuard, TokenBucket
-from server.relay import Relay
-from server.sessions import (
-    GENERATION_SHIFT,
-    Session,
-    Sessions,
-    close_soon,
-    event_keep_s,
-    token_hash,
-)
+from server.session_desk import SessionDesk
+from server.sessions import Session, Sessions, close_soon
 from server.spectating import SpectatingDesk
 from server.store import Store, StoreError
 from server.writer import Writer
 
 log = logging.getLogger("solrace.gateway")
 
-CLOSE_REPLACED = 4001  # another connection resumed this player's session
 CLOSE_POLICY = 1008  # flooding
 CLOSE_SIGNED_OUT = 4003  # the player signed out
 MAX_QUEUED = 16  # messages queued behind a waiting request before reading pauses
@@ -142,9 +133,9 @@ class Gateway:
         self.writer = writer
         self.outbox = outbox
         self.metrics = metrics
-        self.durable_identities = settings.keep_identities_days * 86_400
-        self.node = ""  # this node's name (set by the server)
-        self.relay: Relay | None = None  # set once built
+        self.session_desk = SessionDesk(
+            settings, store, sessions, director, spectating, executor, writer, outbox, metrics
+        )
         self.accounts = AccountDesk(store, settings, sessions, director, daily, writer)
         self.pairing = PairingDesk(store, director, settings.countdown_ms)
         self.profiles = ProfileDesk(store)
@@ -267,7 +258,7 @@ class Gateway:
             self.metrics.act_seconds.observe(time.perf_counter() - started)
             self._send(client, message)
 
-        self.executor.act(decision, send, session.fence, lambda: self.let_go(player))
+        self.executor.act(decision, send, session.fence, lambda: self.session_desk.let_go(player))
 
     async def _answer(self, client: Client, session: Session, request: Request) -> None:
         self.metrics.requests.labels(request.type).inc()
@@ -282,6 +273,12 @@ class Gateway:
         told = self.executor.run(effects, lambda: self.answer(client, result, then))
         if told is not None:
             await told
+
+    async def _hello(self, client: Client, request: Hello) -> None:
+        try:
+            await self.session_desk.hello(client, request)
+        except Exception as error:
+            self._failure(client, error, request.id, request.type)
 
     def _failure(self, client: Client, error: Exception, request_id: Any, kind: str | None) -> None:
         """The error answer to a request that failed with ``error``."""
@@ -350,139 +347,6 @@ class Gateway:
 
     stopping = False  # set by the server at shutdown: nobody is waited for
 
-    # ================================================================== hello
-
-    async def _hello(self, client: Client, request: Hello) -> None:
-        try:
-            await self.hello(client, request)
-        except Exception as error:
-            self._failure(client, error, request.id, request.type)
-
-    async def hello(self, client: Client, request: Hello) -> None:
-        """Open a session: resume the one this token names (in this process, or restored
-        from the store after a restart), or a new player."""
-        if request.protocol != PROTOCOL_VERSION:
-            raise ProtocolError(
-                f"this server speaks protocol {PROTOCOL_VERSION}", "unsupported_protocol"
-            )
-        if client.session is not None:
-            raise ProtocolError("this connection has already said hello", "already_hello")
-        session, resumed, restored = await self._session_for(request.token, request.name)
-        self._attach(client, session)
-        session.send(
-            Welcome(
-                request.id,
-                session.player,
-                session.name,
-                session.token,
-                resumed or restored,
-                PROTOCOL_VERSION,
-                now().wall_ms,
-                self.settings.grace_ms,
-                session.last_event,
-                self.node,
-                session.account,
-            )
-        )
-        self._catch_up(session, resumed, restored, request.last_event)
-        self.metrics.hellos.labels(
-            "resumed" if resumed else "restored" if restored else "new"
-        ).inc()
-        log.info(
-            "hello", extra={"player": session.player, "resumed": resumed, "restored": restored}
-        )
-
-    async def _session_for(self, token: str | None, name: str) -> tuple[Session, bool, bool]:
-        """The session ``token`` names (resumed: in this process; restored: from the
-        store), or a new guest's named ``name``; and whether it was resumed or restored."""
-        session = self.sessions.by_token.get(token_hash(token)) if token else None
-        if session is not None:
-            return session, True, False
-        known = await self.store.identity(token_hash(token)) if token else None
-        if known is not None and known.player in self.sessions.by_player:  # another token
-            return self.sessions.by_player[known.player], True, False
-        session = Session(
-            known.name if known and known.account else name,
-            self.settings.event_buffer,
-            self.outbox,
-            known.player if known else None,
-            token if known else None,
-            event_keep_s(self.settings),
-        )
-        session.account = known.account if known else None
-        session.write_limit = self.settings.max_write_buffer
-        session.fence = await self.store.next_event_generation(session.player)
-        restored = False
-        if known is not None:
-            session.last_event = session.fence << GENERATION_SHIFT
-            restored = await self._take_over(session.player, session.fence)
-        if session.player in self.sessions.by_player:  # resumed meanwhile: take it
-            return self.sessions.by_player[session.player], True, False
-        self.sessions.add(session)
-        self.writer.submit(
-            SaveIdentity(
-                session.token_hash,
-                session.player,
-                session.name,
-                self.durable_identities,
-                session.account or "",
-            )
-        )
-        previous = await self.store.take_player(session.player, self.node)
-        if previous and previous != self.node and self.relay is not None:
-            self.relay.taken(session.player, previous)
-        return session, False, restored
-
-    def _attach(self, client: Client, session: Session) -> None:
-        """``client``'s connection speaks for ``session`` now (an older one is closed)."""
-        self.sessions.back(session)
-        old = session.connection
-        if old is not None and old is not client.connection:
-            close_soon(old, CLOSE_REPLACED, "replaced by a newer connection")
-        session.connection = client.connection
-        session.encoding = client.encoding
-        client.session = session
-
-    def _catch_up(
-        self, session: Session, resumed: bool, restored: bool, last_event: int | None
-    ) -> None:
-        """A resumed session gets the events it missed (or a snapshot when they are no
-        longer kept), a restored one a snapshot of its races."""
-        if resumed:
-            missed = session.missed_since(last_event or 0)
-            if missed is None or last_event is None:
-                session.push("snapshot", self._snapshot_of(session.player))
-            else:
-                for event in missed:
-                    session.send(event)
-        elif restored:
-            session.push("snapshot", self._snapshot_of(session.player))
-
-    async def _take_over(self, player: str, fence: int) -> bool:
-        """The player's session continues here (from a node that stopped, or that they
-        left): follow their live races (rebuilt from the store), claim their logs with
-        this session's fence (the old node's late writes are refused from now on), and
-        read what the old node wrote up to then. True when they race in any.
-        ProtocolError ``replaced`` if a newer session of theirs claimed a log first."""
-        moment = now()
-        races = await self.store.player_races(player)
-        for race_id in races:
-            if race_id not in self.director.rooms:
-                self.metrics.races_rebuilt.inc()
-            try:
-                room = await self.director.find(race_id, moment)
-            except RaceError:
-                continue
-            if room.race.phase is Phase.DONE:
-                continue
-            if not await self.store.claim_racer(race_id, player, fence):
-                raise ProtocolError(
-                    "this player's session continues on a newer connection", "replaced"
-                )
-            self.executor.run(await self.director.pull(room, player, moment))
-        self.executor.run([])  # what finding the races left to do
-        return bool(races)
-
     # ================================================================== accounts
 
     async def register(
@@ -501,10 +365,10 @@ class Gateway:
             session, request, client.attempts, self.address(client)
         )
         self._end(session)
-        signed_in, resumed, restored = await self._session_for(token, account.username)
+        signed_in, resumed, restored = await self.session_desk.session_for(token, account.username)
         self.sessions.retoken(signed_in, token)  # this connection's token: sign_out's
-        self._attach(client, signed_in)
-        client.after_answer = lambda: self._catch_up(signed_in, resumed, restored, None)
+        self.session_desk.attach(client, signed_in)
+        client.after_answer = lambda: self.session_desk.catch_up(signed_in, resumed, restored, None)
         return signed_in_answer(signed_in, token), []
 
     async def sign_out(
@@ -533,22 +397,6 @@ class Gateway:
         peer = connection.remote_address
         forwarded = connection.forwarded_for if isinstance(connection, MessageConnection) else None
         return client_address(str(peer[0]) if peer else "", forwarded, self.trusted)
-
-    def let_go(self, player: str) -> None:
-        """The player's session moved to another node: close its connection here (4001)
-        and forget it at once (no grace period: they are not away)."""
-        session = self.sessions.get(player)
-        if session is None:
-            return
-        self.sessions.remove(session)
-        for race_id in list(session.watching):
-            self.spectating.stop_watching(session, race_id)
-        if session.connection is not None:
-            close_soon(session.connection, CLOSE_REPLACED, "replaced by a newer connection")
-        log.info("session moved to another node", extra={"player": player})
-
-    def _snapshot_of(self, player: str) -> dict[str, Any]:
-        return {"races": [room.race.racer_view(player) for room in self.director.racing(player)]}
 
     # ================================================================== requests
 

@@ -78,10 +78,10 @@ async def test_a_past_day_checks_out_against_its_commitment_and_a_reordered_boar
         status, out, _ = await solrace("verify", "daily", GAME, today, "--server", url(server))
         assert status == 1 and "the day is not over" in out
 
-        monkeypatch.setattr(  # the server's clock: the day is over
-            "server.gateway.now",
-            lambda: Now(int(time.monotonic() * 1000), int(time.time() * 1000) + DAY_MS),
-        )
+        for clock in ("server.gateway.now", "server.session_desk.now"):
+            monkeypatch.setattr(  # the server's clock: the day is over
+                clock, lambda: Now(int(time.monotonic() * 1000), int(time.time() * 1000) + DAY_MS)
+            )
         args = ("verify", "daily", GAME, today, "--server", url(server), "--save", str(saved))
         status, out, _ = await solrace(*args)
         assert status == 0, out

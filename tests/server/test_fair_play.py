@@ -23,10 +23,10 @@ GAME, DEAL = "mount_sunflower", 18
 
 def tomorrow(monkeypatch: pytest.MonkeyPatch) -> None:
     """The server's clock says the day is over (its wall clock a day on)."""
-    monkeypatch.setattr(
-        "server.gateway.now",
-        lambda: Now(int(time.monotonic() * 1000), int(time.time() * 1000) + DAY_MS),
-    )
+    for clock in ("server.gateway.now", "server.session_desk.now"):
+        monkeypatch.setattr(
+            clock, lambda: Now(int(time.monotonic() * 1000), int(time.time() * 1000) + DAY_MS)
+        )
 
 
 async def test_a_random_race_s_commitment_is_shown_from_the_start_and_opened_at_the_end(

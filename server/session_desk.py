@@ -1,0 +1,212 @@
+"""Which session a connection speaks for. ``hello`` (and a sign-in, through the gateway)
+gets the session a resume token names: resumed, when this process has it; restored from
+the store after a restart or from another node, taking over the player's live races (their
+logs claimed with the new session's fence, the previous node told); or a new guest's. The
+desk promises one session per player on this node and one live connection per session:
+attaching closes an older connection with 4001, as ``let_go`` does when the session has
+moved to another node. Once attached, a resumed session gets the events it missed (a
+snapshot when they are no longer kept) and a restored one a snapshot of its races. What
+fails is raised; the gateway answers it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from protocol.messages import Hello, ProtocolError, Welcome
+from protocol.race import Phase, RaceError
+from protocol.wire import PROTOCOL_VERSION
+from server.config import Settings
+from server.director import RaceDirector
+from server.executor import Executor, now
+from server.jobs import SaveIdentity
+from server.metrics import Metrics
+from server.outbox import Outbox
+from server.relay import Relay
+from server.sessions import (
+    GENERATION_SHIFT,
+    Session,
+    Sessions,
+    close_soon,
+    event_keep_s,
+    token_hash,
+)
+from server.spectating import SpectatingDesk
+from server.store import Store
+from server.writer import Writer
+
+if TYPE_CHECKING:
+    from server.gateway import Client
+
+log = logging.getLogger("solrace.gateway")  # its lines as before the desk was split out
+
+CLOSE_REPLACED = 4001  # another connection resumed this player's session
+
+
+class SessionDesk:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        sessions: Sessions,
+        director: RaceDirector,
+        spectating: SpectatingDesk,
+        executor: Executor,
+        writer: Writer,
+        outbox: Outbox,
+        metrics: Metrics,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.sessions = sessions
+        self.director = director
+        self.spectating = spectating
+        self.executor = executor
+        self.writer = writer
+        self.outbox = outbox
+        self.metrics = metrics
+        self.durable_identities = settings.keep_identities_days * 86_400
+        self.node = ""  # this node's name (set by the server)
+        self.relay: Relay | None = None  # set once built
+
+    async def hello(self, client: Client, request: Hello) -> None:
+        """Open a session: resume the one this token names (in this process, or restored
+        from the store after a restart), or a new player."""
+        if request.protocol != PROTOCOL_VERSION:
+            raise ProtocolError(
+                f"this server speaks protocol {PROTOCOL_VERSION}", "unsupported_protocol"
+            )
+        if client.session is not None:
+            raise ProtocolError("this connection has already said hello", "already_hello")
+        session, resumed, restored = await self.session_for(request.token, request.name)
+        self.attach(client, session)
+        session.send(
+            Welcome(
+                request.id,
+                session.player,
+                session.name,
+                session.token,
+                resumed or restored,
+                PROTOCOL_VERSION,
+                now().wall_ms,
+                self.settings.grace_ms,
+                session.last_event,
+                self.node,
+                session.account,
+            )
+        )
+        self.catch_up(session, resumed, restored, request.last_event)
+        self.metrics.hellos.labels(
+            "resumed" if resumed else "restored" if restored else "new"
+        ).inc()
+        log.info(
+            "hello", extra={"player": session.player, "resumed": resumed, "restored": restored}
+        )
+
+    async def session_for(self, token: str | None, name: str) -> tuple[Session, bool, bool]:
+        """The session ``token`` names (resumed: in this process; restored: from the
+        store), or a new guest's named ``name``; and whether it was resumed or restored."""
+        session = self.sessions.by_token.get(token_hash(token)) if token else None
+        if session is not None:
+            return session, True, False
+        known = await self.store.identity(token_hash(token)) if token else None
+        if known is not None and known.player in self.sessions.by_player:  # another token
+            return self.sessions.by_player[known.player], True, False
+        session = Session(
+            known.name if known and known.account else name,
+            self.settings.event_buffer,
+            self.outbox,
+            known.player if known else None,
+            token if known else None,
+            event_keep_s(self.settings),
+        )
+        session.account = known.account if known else None
+        session.write_limit = self.settings.max_write_buffer
+        session.fence = await self.store.next_event_generation(session.player)
+        restored = False
+        if known is not None:
+            session.last_event = session.fence << GENERATION_SHIFT
+            restored = await self._take_over(session.player, session.fence)
+        if session.player in self.sessions.by_player:  # resumed meanwhile: take it
+            return self.sessions.by_player[session.player], True, False
+        self.sessions.add(session)
+        self.writer.submit(
+            SaveIdentity(
+                session.token_hash,
+                session.player,
+                session.name,
+                self.durable_identities,
+                session.account or "",
+            )
+        )
+        previous = await self.store.take_player(session.player, self.node)
+        if previous and previous != self.node and self.relay is not None:
+            self.relay.taken(session.player, previous)
+        return session, False, restored
+
+    def attach(self, client: Client, session: Session) -> None:
+        """``client``'s connection speaks for ``session`` now (an older one is closed)."""
+        self.sessions.back(session)
+        old = session.connection
+        if old is not None and old is not client.connection:
+            close_soon(old, CLOSE_REPLACED, "replaced by a newer connection")
+        session.connection = client.connection
+        session.encoding = client.encoding
+        client.session = session
+
+    def catch_up(
+        self, session: Session, resumed: bool, restored: bool, last_event: int | None
+    ) -> None:
+        """A resumed session gets the events it missed (or a snapshot when they are no
+        longer kept), a restored one a snapshot of its races."""
+        if resumed:
+            missed = session.missed_since(last_event or 0)
+            if missed is None or last_event is None:
+                session.push("snapshot", self._snapshot_of(session.player))
+            else:
+                for event in missed:
+                    session.send(event)
+        elif restored:
+            session.push("snapshot", self._snapshot_of(session.player))
+
+    async def _take_over(self, player: str, fence: int) -> bool:
+        """The player's session continues here (from a node that stopped, or that they
+        left): follow their live races (rebuilt from the store), claim their logs with
+        this session's fence (the old node's late writes are refused from now on), and
+        read what the old node wrote up to then. True when they race in any.
+        ProtocolError ``replaced`` if a newer session of theirs claimed a log first."""
+        moment = now()
+        races = await self.store.player_races(player)
+        for race_id in races:
+            if race_id not in self.director.rooms:
+                self.metrics.races_rebuilt.inc()
+            try:
+                room = await self.director.find(race_id, moment)
+            except RaceError:
+                continue
+            if room.race.phase is Phase.DONE:
+                continue
+            if not await self.store.claim_racer(race_id, player, fence):
+                raise ProtocolError(
+                    "this player's session continues on a newer connection", "replaced"
+                )
+            self.executor.run(await self.director.pull(room, player, moment))
+        self.executor.run([])  # what finding the races left to do
+        return bool(races)
+
+    def let_go(self, player: str) -> None:
+        """The player's session moved to another node: close its connection here (4001)
+        and forget it at once (no grace period: they are not away)."""
+        session = self.sessions.get(player)
+        if session is None:
+            return
+        self.sessions.remove(session)
+        for race_id in list(session.watching):
+            self.spectating.stop_watching(session, race_id)
+        if session.connection is not None:
+            close_soon(session.connection, CLOSE_REPLACED, "replaced by a newer connection")
+        log.info("session moved to another node", extra={"player": player})
+
+    def _snapshot_of(self, player: str) -> dict[str, Any]:
+        return {"races": [room.race.racer_view(player) for room in self.director.racing(player)]}
