@@ -3,9 +3,10 @@ their races, runs and history stay theirs), ``sign_in`` and ``sign_out``.
 
 The desk checks credentials with ``Credentials`` (``server/accounts.py``: hashing and the
 limits that keep guessing slow), stores an account's resume token before it is given out
-and forgets the tokens signed out. What belongs to the connection stays in the gateway:
-ending the guest session at a sign-in, attaching the account's session to the connection
-and catching it up, and closing the connection after a sign-out.
+and forgets the tokens signed out. What belongs to the connection stays with the
+gateway: ending the guest session at a sign-in, attaching the account's session to the
+connection and catching it up (done by ``server/session_desk.py``), and closing the
+connection after a sign-out.
 """
 
 from __future__ import annotations
