@@ -74,13 +74,18 @@ class ServerThread(server_thread.ServerThread):
         return f"http://127.0.0.1:{self.server.port}/"
 
 
-def expected_board(game: str, deal: int, actions: list[str]) -> dict[str, Any]:
-    """What a board must show after ``actions``, in the shape ``shown_board`` reads."""
+def state_after(game: str, deal: int, actions: list[str]) -> Any:
+    """The rules engine's state of ``deal`` after ``actions``."""
     rules = rules_for(game)
     state = rules.start(deal)
     for action in actions:
         state = rules.apply(state, parse_action(action)).state
-    view = view_json(rules.view(state))
+    return state
+
+
+def expected_board(game: str, deal: int, actions: list[str]) -> dict[str, Any]:
+    """What a board must show after ``actions``, in the shape ``shown_board`` reads."""
+    view = view_json(rules_for(game).view(state_after(game, deal, actions)))
     board: dict[str, Any] = {"s": view["stock"]}
     for i, (down, up) in enumerate(zip(view["face_down"], view["tableau"], strict=True)):
         board[f"t{i}"] = {"down": down, "up": up}
@@ -238,6 +243,11 @@ class Frames:
         while not any(m.get("kind") == kind for m in self.received if m["type"] == "event"):
             assert time.monotonic() < deadline, f"no {kind} event came"
             self.page.wait_for_timeout(50)
+
+
+def sent_actions(frames: Frames) -> list[str]:
+    """The actions of the ``act`` requests a page sent, in order."""
+    return [m["action"] for m in frames.sent if m["type"] == "act"]
 
 
 def press(page: Page, *keys: str) -> None:
