@@ -30,8 +30,11 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[ServerThread]:
-    with ServerThread(SETTINGS, daily={GAME: DEAL}) as running:
+def server(request: pytest.FixtureRequest) -> Iterator[ServerThread]:
+    """The module's server: today's daily deal preset, unless the module sets ``DAILY``
+    (e.g. ``{}``: none)."""
+    daily = getattr(request.module, "DAILY", {GAME: DEAL})
+    with ServerThread(SETTINGS, daily=daily) as running:
         yield running
 
 

@@ -16,7 +16,6 @@ from browser_pages import (
     DESKTOP,
     OVERLAPS,
     PHONE,
-    SETTINGS,
     OpenPage,
     ServerThread,
     create_race,
@@ -31,11 +30,7 @@ from browser_pages import (
 from harness import winning_actions
 from playwright.sync_api import Page, expect
 
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ServerThread]:
-    with ServerThread(SETTINGS, daily={}) as running:
-        yield running
+DAILY: dict[str, int] = {}  # this module's server has no daily deal preset (conftest)
 
 
 STRAYS = """() => {

@@ -10,12 +10,10 @@ server of these tests has no daily deal preset.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from browser_pages import (
-    SETTINGS,
     Frames,
     OpenPage,
     ServerThread,
@@ -39,11 +37,7 @@ from protocol.notation import parse_action
 from protocol.position import Position
 from protocol.race import view_json
 
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ServerThread]:
-    with ServerThread(SETTINGS, daily={}) as running:
-        yield running
+DAILY: dict[str, int] = {}  # this module's server has no daily deal preset (conftest)
 
 
 def finish_line(game: str, deal: int, actions: list[str], plan: str) -> tuple[list[str], int, bool]:

@@ -11,12 +11,10 @@ server of these tests has no daily deal preset.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any, Literal
 
 import pytest
 from browser_pages import (
-    SETTINGS,
     Frames,
     OpenPage,
     ServerThread,
@@ -42,11 +40,7 @@ from protocol.games import rules_for
 from protocol.notation import parse_action
 from protocol.race import view_json
 
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ServerThread]:
-    with ServerThread(SETTINGS, daily={}) as running:
-        yield running
+DAILY: dict[str, int] = {}  # this module's server has no daily deal preset (conftest)
 
 
 GAMES = ["sanibel", "shady_lanes", "mount_sunflower", "mount_sunflower_easy"]
