@@ -46,6 +46,7 @@ class Text:
     pattern: str | None = None
     choices: tuple[str, ...] = ()
     hint: str = ""
+    code: str = "bad_field"  # the error code of a string of the wrong length or characters
     matches: Any = dataclasses.field(init=False, repr=False, compare=False)  # the compiled pattern
 
     def __post_init__(self) -> None:
@@ -54,16 +55,14 @@ class Text:
     def check(self, name: str, value: Any) -> Any:
         if type(value) is not str:  # decoded values are never subclasses
             raise ProtocolError(f"'{name}' must be a string", "bad_field")
+        if self.choices and value not in self.choices:
+            raise ProtocolError(f"'{name}' must be one of {', '.join(self.choices)}", self.code)
         if not self.min_len <= len(value) <= self.max_len:
             raise ProtocolError(
-                f"'{name}' must be {self.min_len} to {self.max_len} characters long", "bad_field"
+                f"'{name}' must be {self.min_len} to {self.max_len} characters long", self.code
             )
-        if self.choices and value not in self.choices:
-            raise ProtocolError(f"'{name}' must be one of {', '.join(self.choices)}", "bad_field")
         if self.matches and not self.matches(value):
-            raise ProtocolError(
-                f"'{name}' {self.hint or 'has characters not allowed'}", "bad_field"
-            )
+            raise ProtocolError(f"'{name}' {self.hint or 'has characters not allowed'}", self.code)
         return value
 
 
@@ -123,14 +122,19 @@ class OptionsRule:
 
 RequestId = Annotated[int | str, RequestIdRule()]
 RaceId = Annotated[str, Text(24, pattern=r"[a-z0-9]+", hint="is not a race id")]
-GameName = Annotated[str, Text(32, choices=tuple(GAMES))]
+GameName = Annotated[str, Text(32, choices=tuple(GAMES), code="unknown_game")]
 PlayerName = Annotated[
     str, Text(24, pattern=r"[^\x00-\x1f\x7f]+", hint="may not hold control characters")
 ]
 Token = Annotated[str, Text(64, pattern=r"[A-Za-z0-9_-]+", hint="is not a resume token")]
 Username = Annotated[
     str,
-    Text(MAX_USERNAME, pattern=USERNAME_PATTERN, hint="may hold only letters a-z, digits, _ and -"),
+    Text(
+        MAX_USERNAME,
+        pattern=USERNAME_PATTERN,
+        hint="may hold only letters a-z, digits, _ and -",
+        code="bad_username",
+    ),
 ]
 Password = Annotated[str, Text(MAX_PASSWORD, min_len=MIN_PASSWORD)]
 PlayerId = Annotated[str, Text(24, pattern=r"p[0-9a-f]+", hint="is not a player id")]

@@ -92,6 +92,47 @@ def test_bad_requests_are_refused_with_a_code_and_their_id(
     assert refused.value.request_id == 5
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "register", "id": 5, "username": "", "password": "a long password"},
+        {"type": "register", "id": 5, "username": "a" * 40, "password": "a long password"},
+        {"type": "register", "id": 5, "username": "Ann Lee", "password": "a long password"},
+        {"type": "sign_in", "id": 5, "username": "ann!", "password": "a long password"},
+        {"type": "profile", "id": 5, "username": "ann lee"},
+    ],
+)
+def test_a_username_of_the_wrong_length_or_characters_is_a_bad_username(
+    message: dict[str, object],
+) -> None:
+    with pytest.raises(ProtocolError) as refused:
+        decode_request(message)
+    assert (refused.value.code, refused.value.request_id) == ("bad_username", 5)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "create_race", "id": 5, "game": "klondike"},
+        {"type": "daily_start", "id": 5, "game": "x" * 40},
+        {"type": "daily_board", "id": 5, "game": "freecell"},
+        {"type": "best_board", "id": 5, "game": "Sanibel"},
+        {"type": "quick_race", "id": 5, "game": "spider"},
+    ],
+)
+def test_a_game_that_is_not_served_is_an_unknown_game(message: dict[str, object]) -> None:
+    with pytest.raises(ProtocolError) as refused:
+        decode_request(message)
+    assert (refused.value.code, refused.value.request_id) == ("unknown_game", 5)
+    assert "sanibel" in str(refused.value)
+
+
+def test_a_username_that_is_not_a_string_is_a_bad_field() -> None:
+    with pytest.raises(ProtocolError) as refused:
+        decode_request({"type": "sign_in", "id": 5, "username": 7, "password": "a long one"})
+    assert refused.value.code == "bad_field"
+
+
 def test_an_unreadable_request_id_is_not_echoed() -> None:
     with pytest.raises(ProtocolError) as refused:
         decode_request({"type": "list_races", "id": [1]})

@@ -63,10 +63,10 @@ async def test_registering_makes_the_guest_an_account_of_the_same_player(store: 
 @pytest.mark.parametrize(
     ("username", "code"),
     [
-        ("x" * 25, "bad_field"),  # too long
-        ("Ann!", "bad_field"),  # not a letter, digit, _ or -
-        ("Ann Lee", "bad_field"),
-        ("\u0410nn", "bad_field"),  # a Cyrillic A: ASCII only
+        ("x" * 25, "bad_username"),  # too long
+        ("Ann!", "bad_username"),  # not a letter, digit, _ or -
+        ("Ann Lee", "bad_username"),
+        ("\u0410nn", "bad_username"),  # a Cyrillic A: ASCII only
         ("Il1", "bad_username"),  # only look-alike characters
         ("0_O", "bad_username"),
         ("Admin", "bad_username"),  # kept for the service, in any case

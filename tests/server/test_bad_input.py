@@ -80,7 +80,7 @@ async def test_unknown_message_type_is_answered_with_its_id() -> None:
     ("fields", "code", "words"),
     [
         ({"game": 7}, "bad_field", "'game' must be a string"),
-        ({"game": "klondike"}, "bad_field", "must be one of"),
+        ({"game": "klondike"}, "unknown_game", "must be one of"),
         ({"game": "sanibel", "max_players": 0}, "bad_field", "'max_players' must be from 1"),
         ({"game": "sanibel", "max_players": True}, "bad_field", "whole number"),
         ({"game": "sanibel", "deal": "0"}, "bad_field", "deal number"),
