@@ -364,9 +364,8 @@ class Gateway:
         account, token = await self.accounts.sign_in(
             session, request, client.attempts, self.address(client)
         )
-        self._end(session)
         signed_in, resumed, restored = await self.session_desk.session_for(token, account.username)
-        self.sessions.retoken(signed_in, token)  # this connection's token: sign_out's
+        self._end(session)  # only once the account's session is there: a failure keeps it
         self.session_desk.attach(client, signed_in)
         client.after_answer = lambda: self.session_desk.catch_up(signed_in, resumed, restored, None)
         return signed_in_answer(signed_in, token), []

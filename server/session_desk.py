@@ -111,8 +111,8 @@ class SessionDesk:
         if session is not None:
             return session, True, False
         known = await self.store.identity(token_hash(token)) if token else None
-        if known is not None and known.player in self.sessions.by_player:  # another token
-            return self.sessions.by_player[known.player], True, False
+        if known is not None and known.player in self.sessions.by_player:  # another device
+            return self._resumed_with(self.sessions.by_player[known.player], token), True, False
         session = Session(
             known.name if known and known.account else name,
             self.settings.event_buffer,
@@ -129,7 +129,7 @@ class SessionDesk:
             session.last_event = session.fence << GENERATION_SHIFT
             restored = await self._take_over(session.player, session.fence)
         if session.player in self.sessions.by_player:  # resumed meanwhile: take it
-            return self.sessions.by_player[session.player], True, False
+            return self._resumed_with(self.sessions.by_player[session.player], token), True, False
         self.sessions.add(session)
         self.writer.submit(
             SaveIdentity(
@@ -144,6 +144,13 @@ class SessionDesk:
         if previous and previous != self.node and self.relay is not None:
             self.relay.taken(session.player, previous)
         return session, False, restored
+
+    def _resumed_with(self, session: Session, token: str | None) -> Session:
+        """``session`` resumed by another of its player's devices: named by that device's
+        own token from now on, so its welcome and its ``sign_out`` are about that token."""
+        if token is not None:
+            self.sessions.retoken(session, token)
+        return session
 
     def attach(self, client: Client, session: Session) -> None:
         """``client``'s connection speaks for ``session`` now (an older one is closed)."""

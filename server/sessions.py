@@ -197,10 +197,9 @@ class Sessions:
 
     def _grace_over(self, session: Session) -> None:
         session.grace = None  # the timer refers to the session: no cycle left behind
-        if session.connection is not None:
-            return
-        self.by_player.pop(session.player, None)
-        self.by_token.pop(session.token_hash, None)
+        if session.connection is not None or self.by_player.get(session.player) is not session:
+            return  # back, or a newer session of the player's holds its place
+        self._forget(session)
         log.info("session ended", extra={"player": session.player})
         self.expire(session.player)
 
@@ -209,8 +208,14 @@ class Sessions:
         if session.grace is not None:
             session.grace.cancel()
             session.grace = None
-        self.by_player.pop(session.player, None)
-        self.by_token.pop(session.token_hash, None)
+        self._forget(session)
+
+    def _forget(self, session: Session) -> None:
+        """Drop ``session`` from the maps, where it is the one they hold (not a newer one)."""
+        if self.by_player.get(session.player) is session:
+            del self.by_player[session.player]
+        if self.by_token.get(session.token_hash) is session:
+            del self.by_token[session.token_hash]
 
     def connected(self) -> int:
         return sum(1 for session in self.by_player.values() if session.connected)

@@ -238,6 +238,25 @@ async def test_signing_out_forgets_the_token_and_everywhere_forgets_every_one(st
         assert (await again.sign_in("Ann", password_for("Ann")))["player"] == ann.player
 
 
+async def test_each_device_keeps_its_own_token_and_signs_out_only_itself(store: Store) -> None:
+    async with running_server(store) as server:
+        first = await member(server, "Ann")
+        first_token = first.token
+        second = await player(server, "second device")
+        await second.sign_in("Ann", password_for("Ann"))
+        second_token = second.token
+        back = Client(url(server), "first device")  # the first device comes back
+        back.token = first_token
+        welcome = await back.resume()
+        assert (welcome.player, welcome.token) == (first.player, first_token)
+        await back.sign_out()
+        assert await resumed_player(server, first_token) != first.player
+        assert await resumed_player(server, second_token) == first.player
+    async with running_server(store) as server:  # and after a restart
+        assert await resumed_player(server, first_token) != first.player
+        assert await resumed_player(server, second_token) == first.player
+
+
 async def resumed_player(server: object, token: str) -> str:
     client = Client(url(server), "someone")  # type: ignore[arg-type]
     client.token = token

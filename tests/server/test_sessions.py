@@ -11,6 +11,8 @@ from websockets.asyncio.client import connect
 
 from client.api import Client, ServerError
 from protocol.messages import Event
+from server.outbox import Outbox
+from server.sessions import Session, Sessions
 
 
 async def test_hello_gives_a_player_id_and_a_secret_resume_token() -> None:
@@ -114,3 +116,18 @@ async def test_keepalive_pings_find_a_dead_connection() -> None:
             await asyncio.sleep(0.1)
         assert not any(s.connected for s in server.sessions.by_player.values())
         connection.transport.abort()
+
+
+async def test_an_old_session_s_grace_period_or_removal_leaves_a_newer_one_of_its_player() -> None:
+    expired: list[str] = []
+    sessions = Sessions(grace_ms=10, expire=expired.append)
+    old = Session("Ann", 16, Outbox(), player="p1")
+    sessions.add(old)
+    sessions.away(old)
+    newer = Session("Ann", 16, Outbox(), player="p1")
+    sessions.add(newer)
+    await asyncio.sleep(0.05)  # the old session's grace period is over
+    assert sessions.get("p1") is newer and sessions.by_token[newer.token_hash] is newer
+    assert expired == []  # the player is still here
+    sessions.remove(old)
+    assert sessions.get("p1") is newer and sessions.by_token[newer.token_hash] is newer

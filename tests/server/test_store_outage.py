@@ -13,9 +13,10 @@ import uuid
 from collections.abc import Callable
 
 import pytest
-from harness import player, running_server, winning_actions
+from harness import member, password_for, player, running_server, winning_actions
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis_server import RedisServer
+from redis_tripwire import Tripwire
 
 from client.api import ServerError
 from protocol.race import LogEntry
@@ -167,3 +168,34 @@ async def test_a_task_busy_with_redis_ends_at_its_first_cancel(redis_url: str) -
     finally:
         await store.purge()
         await store.close()
+
+
+async def test_a_sign_in_the_store_fails_to_finish_leaves_the_guest_session_as_it_was(
+    redis_server_factory: Callable[..., RedisServer],
+) -> None:
+    redis = redis_server_factory(*PERSISTENT)
+    tripwire = await Tripwire(redis.port).start()
+    store = open_store(tripwire.url, prefix=f"signin-{uuid.uuid4().hex}:")
+    async with running_server(store) as server:
+        ann = await member(server, "Ann")
+        await ann.close()
+    async with running_server(store) as server:  # where Ann has no session yet
+        guest = await player(server, "guest")
+        # Redis dies as the account's session is opened, after the password was checked
+        tripwire.arm(ann.player.encode(), b"INCR", then=redis.kill)
+        with pytest.raises(ServerError) as refused:
+            await guest.sign_in("Ann", password_for("Ann"))
+        assert refused.value.code == "store_unavailable"
+        session = server.sessions.get(guest.player)
+        assert session is not None and session.connected  # the connection still speaks for it
+        redis.start()
+        for _ in range(100):  # the guest signs in once Redis is back
+            try:
+                answer = await guest.sign_in("Ann", password_for("Ann"))
+                break
+            except ServerError as error:
+                assert error.code == "store_unavailable"
+                await asyncio.sleep(0.1)
+        assert answer["player"] == ann.player
+        await guest.close()
+    await tripwire.close()
