@@ -43,6 +43,7 @@ from server.metrics import Metrics
 from server.outbox import Outbox
 from server.pairing import PAIR_EVERY_S
 from server.relay import Relay
+from server.retrying import until_the_store_takes_it
 from server.rooms import Feeding, Room
 from server.sessions import Sessions
 from server.spectating import SpectatingDesk
@@ -213,6 +214,8 @@ class RaceServer:
             with contextlib.suppress(Exception):
                 await _within("releasing a lease", self.store.release_lease(name, self.node), 1)
         self.sessions.stop()
+        for task in self.expiring:
+            task.cancel()
         self.executor.stop()
         self.relay.stop()
         await _within("stopping tasks", _ended(self.tasks))
@@ -230,12 +233,15 @@ class RaceServer:
         another node meanwhile, their races go on without them."""
 
         async def expire() -> None:
+            if self.sessions.get(player) is not None:
+                return  # back (or signed in again) while the store was in trouble
             if await self.store.player_node(player) not in (self.node, None):
                 return
             await self.store.leave_pool(player)
             self.executor.run(await self.director.drop(player, now()))
 
-        task = asyncio.create_task(expire())
+        dropping = until_the_store_takes_it(expire, "dropping a player", player=player)
+        task = asyncio.create_task(dropping)
         self.expiring.add(task)
         task.add_done_callback(self.expiring.discard)
 

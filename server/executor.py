@@ -32,6 +32,7 @@ from server.effects import (
 from server.jobs import AppendActions
 from server.relay import Relay
 from server.replica import let_go, reconciled, rewrite, undo_unstored
+from server.retrying import until_the_store_takes_it
 from server.rooms import Room
 from server.sessions import Sessions
 from server.spectating import SpectatingDesk
@@ -151,12 +152,13 @@ class Executor:
                 raise TypeError(f"not an effect to carry out here: {effect!r}")
 
     async def _rate(self, room: Room) -> None:
-        """Ratings are not the result: a failure is logged, and another node following
-        the race may still rate it (the store rates a race once)."""
-        try:
+        """Rate the race, however long the store is in trouble (the store rates a race
+        once, so another node following it may have done it meanwhile)."""
+
+        async def rate() -> None:
             self.run(await self.director.rate(room, now()))
-        except StoreError:
-            log.warning("could not rate a race", exc_info=True, extra={"race": room.id})
+
+        await until_the_store_takes_it(rate, "rating a race", race=room.id)
 
     def begin(self, room: Room) -> None:
         self.run(begin(room))

@@ -199,3 +199,24 @@ async def test_a_sign_in_the_store_fails_to_finish_leaves_the_guest_session_as_i
         assert answer["player"] == ann.player
         await guest.close()
     await tripwire.close()
+
+
+async def test_a_grace_period_that_ends_while_redis_is_down_drops_the_racer_once_it_is_back(
+    redis_server_factory: Callable[..., RedisServer],
+) -> None:
+    redis = redis_server_factory(*PERSISTENT)
+    store = open_store(redis.url, prefix=f"grace-{uuid.uuid4().hex}:")
+    async with running_server(store, countdown_ms=0, grace_ms=200) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        await ann.next_event("started")
+        redis.kill()
+        await ann.drop()
+        await asyncio.sleep(0.6)  # Ann's grace period is over while Redis is down
+        redis.start()
+        racers = server.director.rooms[race].race.racers
+        await until(lambda: racers[ann.player].outcome is not None)
+        assert racers[ann.player].outcome.value == "dropped"  # type: ignore[union-attr]
+        assert racers[bob.player].outcome is None  # Bob races on
+        await bob.close()
