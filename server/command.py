@@ -11,11 +11,14 @@ import asyncio
 import logging
 import os
 import signal
+import socket
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from protocol.errors import SolraceError
 from server.addresses import trusted_networks
 from server.config import Settings
+from server.daily import SHORT_SECRET
 
 DEFAULTS = Settings()
 
@@ -206,42 +209,106 @@ def settings_from(args: argparse.Namespace) -> Settings:
         trusted_networks(proxies)
     except ValueError as error:
         raise SolraceError(f"--trusted-proxy: {error}") from None
-    return Settings(
-        host=args.host,
-        port=int(args.port),
-        redis_url=args.redis_url,
-        redis_prefix=args.redis_prefix,
-        grace_ms=int(args.grace_ms),
-        countdown_ms=int(args.countdown_ms),
-        max_race_ms=int(args.max_race_ms),
-        rate_per_s=float(args.rate_per_s),
-        burst=int(args.burst),
-        origins=tuple(origins),
-        trusted_proxies=tuple(proxies),
-        auth_per_address=int(args.auth_per_address),
-        ping_interval_s=float(args.ping_interval_s),
-        ping_timeout_s=float(args.ping_timeout_s),
-        spectator_chunk=max(1, int(args.spectator_chunk)),
-        spectator_pause_ms=max(0.0, float(args.spectator_pause_ms)),
-        daily_secret=args.daily_secret,
-        daily_certify=args.daily_certify,
-        daily_certify_budget_s=float(args.daily_certify_budget_s),
-        static_dir=args.static_dir,
-        spill_path=Path(args.spill_path) if args.spill_path else None,
-        shutdown_grace_s=float(args.shutdown_grace_s),
-        keep_race_logs_days=int(args.keep_race_logs_days),
-        keep_identities_days=int(args.keep_identities_days),
-        log_level=args.log_level,
+    return checked(
+        Settings(
+            host=args.host,
+            port=int(args.port),
+            redis_url=args.redis_url,
+            redis_prefix=args.redis_prefix,
+            grace_ms=int(args.grace_ms),
+            countdown_ms=int(args.countdown_ms),
+            max_race_ms=int(args.max_race_ms),
+            rate_per_s=float(args.rate_per_s),
+            burst=int(args.burst),
+            origins=tuple(origins),
+            trusted_proxies=tuple(proxies),
+            auth_per_address=int(args.auth_per_address),
+            ping_interval_s=float(args.ping_interval_s),
+            ping_timeout_s=float(args.ping_timeout_s),
+            spectator_chunk=max(1, int(args.spectator_chunk)),
+            spectator_pause_ms=max(0.0, float(args.spectator_pause_ms)),
+            daily_secret=args.daily_secret,
+            daily_certify=args.daily_certify,
+            daily_certify_budget_s=float(args.daily_certify_budget_s),
+            static_dir=args.static_dir,
+            spill_path=Path(args.spill_path) if args.spill_path else None,
+            shutdown_grace_s=float(args.shutdown_grace_s),
+            keep_race_logs_days=int(args.keep_race_logs_days),
+            keep_identities_days=int(args.keep_identities_days),
+            log_level=args.log_level,
+        )
     )
+
+
+def checked(settings: Settings) -> Settings:
+    """``settings`` if every value can work; otherwise ``SolraceError``: one sentence that
+    names the option, before anything starts (no traceback, exit status 2)."""
+    for option, value, least in (
+        ("--grace-ms", settings.grace_ms, 0),
+        ("--countdown-ms", settings.countdown_ms, 0),
+        ("--max-race-ms", settings.max_race_ms, 1),
+        ("--burst", settings.burst, 1),
+        ("--auth-per-address", settings.auth_per_address, 1),
+        ("--drain-s", settings.shutdown_grace_s, 0),
+        ("--keep-race-logs-days", settings.keep_race_logs_days, 1),
+        ("--keep-identities-days", settings.keep_identities_days, 1),
+    ):
+        if value < least:
+            raise SolraceError(f"{option}: must be at least {least}, not {value}")
+    for option, value in (
+        ("--rate", settings.rate_per_s),
+        ("--ping-interval", settings.ping_interval_s),
+        ("--ping-timeout", settings.ping_timeout_s),
+        ("--certify-budget-s", settings.daily_certify_budget_s),
+    ):
+        if not value > 0:
+            raise SolraceError(f"{option}: must be more than 0, not {value}")
+    if not 0 <= settings.port <= 65535:
+        raise SolraceError(f"--port: must be 0 to 65535 (0: any free port), not {settings.port}")
+    try:
+        socket.getaddrinfo(settings.host, None)
+    except OSError as error:
+        raise SolraceError(f"--host: {settings.host!r} is not an address here ({error})") from None
+    if settings.redis_url is not None:
+        _check_redis_url(settings.redis_url)
+    if settings.daily_secret is not None and len(settings.daily_secret) < SHORT_SECRET:
+        raise SolraceError(f"--daily-secret: must be at least {SHORT_SECRET} characters long")
+    if settings.static_dir is not None and not Path(settings.static_dir).is_dir():
+        raise SolraceError(f"--static-dir: {settings.static_dir} is not a folder")
+    if settings.spill_path is not None and not settings.spill_path.absolute().parent.is_dir():
+        raise SolraceError(f"--spill-file: the folder of {settings.spill_path} does not exist")
+    return settings
+
+
+def _check_redis_url(url: str) -> None:
+    def bad(why: str) -> SolraceError:
+        return SolraceError(f"--redis: {url!r} {why}; expected e.g. redis://127.0.0.1:6379/0")
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- raises ValueError when out of range or not a number
+    except ValueError as error:
+        raise bad(f"is not a URL ({error})") from None
+    if parts.scheme not in ("redis", "rediss", "unix"):
+        raise bad("is not a Redis URL (redis://, rediss:// or unix://)")
+    database = parts.path.strip("/")
+    if parts.scheme != "unix" and database and not database.isdigit():
+        raise bad(f"names database {database!r}, which is not a number")
 
 
 async def serve_until_signalled(settings: Settings) -> None:
     from server import memorydump
     from server.app import RaceServer, tasks_left
-    from server.store import open_store
+    from server.store import StoreUnavailable, open_store
 
     server = RaceServer(settings, open_store(settings.redis_url, prefix=settings.redis_prefix))
-    await server.start()
+    try:
+        await server.start()
+    except StoreUnavailable as error:
+        raise SolraceError(f"--redis: {error}") from None
+    except OSError as error:
+        where = f"{settings.host}:{settings.port}"
+        raise SolraceError(f"--host/--port: cannot listen on {where}: {error.strerror}") from None
     print(
         f"solrace: serving on http://{settings.host}:{server.port}/ "
         f"(websocket: ws://{settings.host}:{server.port}/ws)",

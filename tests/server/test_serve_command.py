@@ -124,3 +124,65 @@ def test_the_certification_worker_ends_when_its_server_is_killed(tmp_path: Path)
         while any(map(running, workers)) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not any(map(running, workers))  # no orphan left holding a core or memory
+
+
+BAD_SETTINGS = [
+    (["--redis", "redis://[bad"], "--redis"),
+    (["--redis", "http://x"], "--redis"),
+    (["--redis", "redis://127.0.0.1:99999/0"], "--redis"),
+    (["--redis", "redis://127.0.0.1:6379/zero"], "--redis"),
+    (["--port", "99999"], "--port"),
+    (["--port", "-1"], "--port"),
+    (["--grace-ms", "-5"], "--grace-ms"),
+    (["--countdown-ms", "-1"], "--countdown-ms"),
+    (["--max-race-ms", "0"], "--max-race-ms"),
+    (["--rate", "0"], "--rate"),
+    (["--burst", "0"], "--burst"),
+    (["--auth-per-address", "0"], "--auth-per-address"),
+    (["--ping-interval", "0"], "--ping-interval"),
+    (["--ping-timeout", "-1"], "--ping-timeout"),
+    (["--certify-budget-s", "-1"], "--certify-budget-s"),
+    (["--drain-s", "-1"], "--drain-s"),
+    (["--keep-race-logs-days", "0"], "--keep-race-logs-days"),
+    (["--keep-identities-days", "0"], "--keep-identities-days"),
+    (["--daily-secret", "short"], "--daily-secret"),
+    (["--static-dir", "/nonexistent/solrace-static"], "--static-dir"),
+    (["--spill-file", "/nonexistent/dir/spill.jsonl"], "--spill-file"),
+    (["--host", "999.1.1.1"], "--host"),
+    (["--redis", f"redis://127.0.0.1:{free_port()}/0"], "--redis"),  # nobody listens there
+]
+
+
+def test_every_bad_setting_is_one_sentence_naming_it_and_exit_status_2() -> None:
+    for args, option in BAD_SETTINGS:
+        done = subprocess.run(
+            [SOLRACE, "serve", "--no-certify", "--port", "0", *args],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        told = done.stderr.strip()
+        assert done.returncode == 2, (args, done.returncode, told)
+        assert "Traceback" not in told and len(told.splitlines()) == 1, (args, told)
+        assert told.startswith(f"solrace: error: {option}"), (args, told)
+        assert "serving on" not in done.stdout, args
+
+
+def test_a_port_in_use_is_one_sentence_and_exit_status_2() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [SOLRACE, "serve", "--no-certify", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].startswith(
+        f"solrace: error: --host/--port: cannot listen on 127.0.0.1:{port}"
+    )
