@@ -4,10 +4,14 @@ new one cannot be added without documenting it)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+from harness import player, running_server, winning_actions
 from websockets.frames import CloseCode
+
+from protocol.notation import parse_action
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [*(ROOT / "server").rglob("*.py"), *(ROOT / "protocol").rglob("*.py")]
@@ -16,6 +20,13 @@ SOURCES = [*(ROOT / "server").rglob("*.py"), *(ROOT / "protocol").rglob("*.py")]
 def section(document: str, heading: str) -> str:
     text = (ROOT / "docs" / document).read_text()
     return re.split(rf"^#+ {re.escape(heading)}.*$", text, flags=re.M)[1].split("\n## ")[0]
+
+
+def first_json_example(document: str, heading: str) -> dict[str, object]:
+    """The first ```json block under ``heading``, read as JSON (so it must be valid)."""
+    block = section(document, heading).split("```json\n", 1)[1].split("```", 1)[0]
+    example: dict[str, object] = json.loads(block)
+    return example
 
 
 def codes_in_first_column(text: str) -> set[str]:
@@ -60,3 +71,24 @@ def test_every_error_code_in_the_source_is_documented() -> None:
     documented |= codes_in_first_column(section("engine.md", "Error codes"))
     assert used, "the scan found the codes"
     assert used <= documented, f"undocumented error codes: {sorted(used - documented)}"
+
+
+async def test_the_race_log_example_has_the_fields_and_notation_the_server_sends() -> None:
+    example = first_json_example("protocol.md", "`race_log`")
+    async with running_server(countdown_ms=50) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        race = (await ann.create_race("mount_sunflower", deal=18))["race"]
+        await bob.join_race(race)
+        for client in (ann, bob):
+            await client.next_event("started")
+        for action in [*winning_actions("mount_sunflower", 18)[:2], "undo"]:
+            await ann.act(race, action)
+        for client in (ann, bob):
+            await client.resign(race)
+        log = await bob.race_log(race)
+    assert set(example) == set(log)
+    assert set(example["settings"]) == set(log["settings"])  # type: ignore[arg-type]
+    racer = example["racers"][0]  # type: ignore[index]
+    assert set(racer) == set(log["racers"][0])
+    for told in (racer["actions"], log["racers"][0]["actions"]):
+        assert told and all(text == str(parse_action(text)) for _, text, _ in told), told
