@@ -55,6 +55,7 @@ class Client:
         self.token = ""
         self.account: str | None = None  # the account's username once signed in
         self.headers: dict[str, str] | None = None  # more HTTP headers for the handshake
+        self.bot = False  # a program plays: said in every hello
         self.last_event = 0
         self.welcome: Welcome | None = None
         self.connection: ClientConnection | None = None
@@ -77,11 +78,14 @@ class Client:
         encoding: str = MSGPACK,
         record: bool = False,
         headers: dict[str, str] | None = None,
+        bot: bool = False,
     ) -> Client:
-        """Connect and say hello as a new player (``headers``: more HTTP headers)."""
+        """Connect and say hello as a new player (``headers``: more HTTP headers; ``bot``:
+        a program plays, and says so: it is shown as a bot everywhere)."""
         client = cls(url, name, encoding)
         client.record = record
         client.headers = headers
+        client.bot = bot
         await client._open(token=None)
         return client
 
@@ -95,6 +99,8 @@ class Client:
         )
         self.reader = asyncio.create_task(self._read(self.connection))
         fields: dict[str, Any] = {"protocol": PROTOCOL_VERSION, "name": self.name}
+        if self.bot:
+            fields["bot"] = True
         if token:
             fields.update(token=token, last_event=self.last_event)
         welcome = await self._request("hello", fields)
@@ -304,9 +310,11 @@ class Client:
     ) -> dict[str, Any]:
         return await self.request("profile", player=player, username=username)
 
-    async def quick_race(self, game: str) -> dict[str, Any]:
-        """Wait to be paired (a ``paired`` event names the race)."""
-        return await self.request("quick_race", game=game)
+    async def quick_race(self, game: str, bots: bool = False) -> dict[str, Any]:
+        """Wait to be paired (a ``paired`` event names the race); with ``bots``, a bot may
+        be the opponent."""
+        fields: dict[str, Any] = {"bots": True} if bots else {}
+        return await self.request("quick_race", game=game, **fields)
 
     async def quick_cancel(self) -> dict[str, Any]:
         return await self.request("quick_cancel")

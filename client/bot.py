@@ -188,7 +188,7 @@ async def run_bots(
 ) -> list[dict[str, Any]]:
     """Connect one bot per name; they join ``race`` (or create one with ``create``, or each
     plays the daily challenge of ``daily``) and play to the end. Each bot's last reply."""
-    bots = [await Client.connect(url, name) for name in names]
+    bots = [await Client.connect(url, name, bot=True) for name in names]  # always labelled
     try:
         if daily is not None:
             attempts = [await bot.daily_start(daily) for bot in bots]

@@ -137,7 +137,7 @@ Username = Annotated[
     ),
 ]
 Password = Annotated[str, Text(MAX_PASSWORD, min_len=MIN_PASSWORD)]
-PlayerId = Annotated[str, Text(24, pattern=r"p[0-9a-f]+", hint="is not a player id")]
+PlayerId = Annotated[str, Text(24, pattern=r"[pb][0-9a-f]+", hint="is not a player id")]
 DealText = Annotated[str, Text(20, pattern=r"[1-9][0-9]*", hint="is a deal number in decimal")]
 Day = Annotated[str, Text(10, pattern=r"\d{4}-\d{2}-\d{2}", hint="is a day written YYYY-MM-DD")]
 ActionText = Annotated[str, Text(32)]
@@ -172,6 +172,7 @@ class Hello(Request):
     name: PlayerName
     token: Token | None = None
     last_event: Annotated[int, Int(0, 2**53 - 1)] | None = None
+    bot: Annotated[bool, Flag()] = False  # a program plays: shown as a bot everywhere
 
 
 @dataclass(slots=True)
@@ -335,6 +336,7 @@ class QuickRace(Request):
 
     type: ClassVar[str] = "quick_race"
     game: GameName
+    bots: Annotated[bool, Flag()] = False  # a person may be paired with a bot: only if asked
 
 
 @dataclass(slots=True)

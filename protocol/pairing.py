@@ -55,16 +55,21 @@ WINDOW = Window()
 
 
 class Waiting(NamedTuple):
-    """One player in a pool: their rating for the pool's game and when they joined."""
+    """One player in a pool: their rating for the pool's game and when they joined; whether
+    they are a bot, and whether (a person) they asked to be paired with a bot."""
 
     player: str
     rating: float
     joined_ms: int
+    bot: bool = False
+    wants_bots: bool = False
 
 
 def accepts(one: Waiting, other: Waiting, now_ms: int, window: Window = WINDOW) -> bool:
-    """Whether ``one`` and ``other`` may be paired at ``now_ms``: their gap is within both
-    players' windows."""
+    """Whether ``one`` and ``other`` may be paired at ``now_ms``: a bot meets a person only
+    when that person asked for bots, and their gap is within both players' windows."""
+    if one.bot != other.bot and not (one.wants_bots or other.wants_bots):
+        return False
     gap = abs(one.rating - other.rating)
     return gap <= window.half_width(now_ms - one.joined_ms) and gap <= window.half_width(
         now_ms - other.joined_ms

@@ -25,6 +25,7 @@ from protocol.engine import GameState, Rules, View
 from protocol.errors import SolraceError
 from protocol.fairness import commitment, daily_scope, race_scope
 from protocol.notation import Undo, parse_canonical
+from protocol.players import is_bot
 from protocol.ranking import Run, ranked
 from protocol.replay import replay
 
@@ -171,6 +172,7 @@ class Racer:
         return {
             "player": self.player,
             "name": self.name,
+            "bot": is_bot(self.player),
             "account": self.badge is not None,
             "rating": self.badge.rating if self.badge else None,
             "provisional": self.badge.provisional if self.badge else None,
@@ -469,6 +471,7 @@ class Race:
                 {
                     "player": racer.player,
                     "name": racer.name,
+                    "bot": is_bot(racer.player),
                     "outcome": racer.outcome and racer.outcome.value,
                     "done_at": racer.done_at,
                     "actions": [[e.seq, e.action, e.t_ms] for e in racer.log],
@@ -571,7 +574,7 @@ def daily_deal_shown(day: str | None, today: str | None) -> bool:
 
 def run_json(run: Run, deal_shown: bool) -> dict[str, Any]:
     """A run on the wire: its deal number only when it may be shown (else null)."""
-    data = run.as_dict()
+    data = {**run.as_dict(), "bot": is_bot(run.player)}
     if not deal_shown:
         data["deal"] = None
     return data

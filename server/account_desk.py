@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from protocol.messages import Register, SignIn, SignOut
+from protocol.players import is_bot
 from protocol.race import Now, Phase
 from server.accounts import AccountError, Credentials
 from server.config import Settings
@@ -79,6 +80,11 @@ class AccountDesk:
         account = await self.credentials.sign_in(
             attempts, address, request.username, request.password
         )
+        if is_bot(session.player) and not is_bot(account.player):
+            raise AccountError(
+                "a bot cannot sign in to a person's account: it would no longer show as a bot",
+                "bot_mismatch",
+            )
         token = await self._account_token(account.player, account.username)
         await self.store.leave_pool(session.player)  # the guest waits no more
         return account, token

@@ -34,6 +34,7 @@ from protocol.fairness import commitment, daily_scope
 from protocol.games import GAMES, rules_for
 from protocol.messages import BestBoard, DailyBoard, DailyStart
 from protocol.notation import parse_action
+from protocol.players import is_bot
 from protocol.race import Now, Phase, RaceError, RaceSettings, daily_deal_shown, run_json
 from protocol.solver import UNKNOWN, WON, Solution, solve
 from protocol.solver.certify import FIRST_NODES, GROWTH, Certified, Uncertified, first_certified
@@ -320,7 +321,7 @@ class DailyDesk:
         ghost = await self.ghost(player, request.game, day, deal) if request.ghost else None
         attempt = new_id()
         first = ghost is None and await self.store.claim_daily(request.game, day, player, attempt)
-        ranked = first and account
+        ranked = first and account and not is_bot(player)  # never a bot on the boards
         settings = RaceSettings(
             game=request.game,
             options=dict(rules_for(request.game).options),
@@ -338,7 +339,7 @@ class DailyDesk:
             "race": room.race.racer_view(player),
             "day": day,
             "ranked": ranked,
-            "claimable": first and not account,
+            "claimable": first and not account and not is_bot(player),
             "certified": certified,
             "commitment": room.race.commitment,
             "next_day_ms": next_day_start_ms(day),

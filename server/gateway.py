@@ -481,7 +481,7 @@ class Gateway:
     ) -> tuple[dict[str, Any], Effects]:
         account = session.account is not None
         return await self.pairing.join(
-            session.player, session.name, account, request.game, moment
+            session.player, session.name, account, request.game, moment, request.bots
         ), []
 
     async def quick_cancel(

@@ -15,6 +15,7 @@ from typing import Any
 from protocol.deals import MAX_DEAL
 from protocol.games import GAMES, rules_for
 from protocol.pairing import Waiting, matches
+from protocol.players import is_bot
 from protocol.race import Now, Phase, RaceError, RaceSettings
 from protocol.ratings import DEFAULT, aged
 from server.director import RaceDirector
@@ -34,10 +35,11 @@ class PairingDesk:
         self.countdown_ms = countdown_ms
 
     async def join(
-        self, player: str, name: str, account: bool, game: str, moment: Now
+        self, player: str, name: str, account: bool, game: str, moment: Now, bots: bool = False
     ) -> dict[str, Any]:
         """``player`` waits in ``game``'s pool with their rating (a guest's is the new
-        player's 1500). Refused while they race, or wait in another game's pool."""
+        player's 1500), paired with a bot only if ``bots`` (a person asked for one).
+        Refused while they race, or wait in another game's pool."""
         if any(room.race.phase is not Phase.DONE for room in self.director.racing(player)):
             raise RaceError("finish or leave your race before racing someone new", "in_race")
         rating = DEFAULT
@@ -50,6 +52,7 @@ class PairingDesk:
             "rating": rating.rating,
             "joined_ms": moment.wall_ms,
             "account": account,
+            "bots": bots,
         }
         waiting_in = await self.store.join_pool(game, entry)
         if waiting_in is not None and waiting_in != game:
@@ -57,7 +60,7 @@ class PairingDesk:
             raise RaceError(
                 f"you wait for a {title} race already: cancel it first", "already_waiting"
             )
-        return {"game": game, "waiting": True, "rating": round(rating.rating)}
+        return {"game": game, "waiting": True, "rating": round(rating.rating), "bots": bots}
 
     async def cancel(self, player: str) -> dict[str, Any]:
         """``player`` stops waiting (nothing when they were not)."""
@@ -77,7 +80,14 @@ class PairingDesk:
                     await self.store.leave_pool(entry["player"])
                     del by_player[entry["player"]]
             waiting = [
-                Waiting(e["player"], float(e["rating"]), e["joined_ms"]) for e in by_player.values()
+                Waiting(
+                    e["player"],
+                    float(e["rating"]),
+                    e["joined_ms"],
+                    is_bot(e["player"]),
+                    e.get("bots", False),
+                )
+                for e in by_player.values()
             ]
             for first, second in matches(waiting, moment.wall_ms):
                 if await self.store.take_pair(game, first.player, second.player):

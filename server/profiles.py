@@ -9,6 +9,7 @@ from typing import Any
 
 from protocol.daily import day_of
 from protocol.games import GAMES
+from protocol.players import is_bot
 from protocol.race import Now, RaceError, run_json
 from protocol.ratings import aged
 from server.results import rating_json
@@ -50,6 +51,7 @@ class ProfileDesk:
             "player": player,
             "name": name or past.recent[0]["name"],
             "account": name is not None,
+            "bot": is_bot(player),
             "ratings": ratings,
             "races": {
                 game: {"played": past.played.get(game, 0), "won": past.won.get(game, 0)}

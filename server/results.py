@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from protocol.games import rules_for
+from protocol.players import is_bot
 from protocol.race import Now, Race
 from protocol.race_record import record_of
 from protocol.ranking import Run
@@ -100,10 +101,12 @@ def histories(race: Race, result: dict[str, Any], moment: Now, keep_s: int) -> l
 def rated(race: Race) -> bool:
     """A finished race counts for its racers' ratings: a head-to-head race on a random
     deal (a chosen one may have been practised) with the game's usual options, between
-    two or more accounts (guests are left out of it)."""
+    two or more accounts (guests are left out of it), and no bot in it (a bot is never
+    rated against a person, nor against a bot)."""
     settings = race.settings
     return (
         settings.mode == "race"
+        and not any(is_bot(player) for player in race.racers)
         and not settings.deal_chosen
         and settings.options == dict(rules_for(settings.game).options)
         and sum(1 for racer in race.racers.values() if racer.badge is not None) >= 2

@@ -15,6 +15,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from protocol.messages import Hello, ProtocolError, Welcome
+from protocol.players import is_bot, new_player_id
 from protocol.race import Phase, RaceError
 from protocol.wire import PROTOCOL_VERSION
 from server.config import Settings
@@ -79,7 +80,9 @@ class SessionDesk:
             )
         if client.session is not None:
             raise ProtocolError("this connection has already said hello", "already_hello")
-        session, resumed, restored = await self.session_for(request.token, request.name)
+        session, resumed, restored = await self.session_for(
+            request.token, request.name, request.bot
+        )
         self.attach(client, session)
         session.send(
             Welcome(
@@ -104,20 +107,27 @@ class SessionDesk:
             "hello", extra={"player": session.player, "resumed": resumed, "restored": restored}
         )
 
-    async def session_for(self, token: str | None, name: str) -> tuple[Session, bool, bool]:
+    async def session_for(
+        self, token: str | None, name: str, bot: bool = False
+    ) -> tuple[Session, bool, bool]:
         """The session ``token`` names (resumed: in this process; restored: from the
-        store), or a new guest's named ``name``; and whether it was resumed or restored."""
+        store), or a new guest's named ``name`` (a bot's, with ``bot``); and whether it was
+        resumed or restored. A bot may not continue a person's session (``bot_mismatch``):
+        the label would be lost."""
         session = self.sessions.by_token.get(token_hash(token)) if token else None
         if session is not None:
+            _bot_may_be(bot, session.player)
             return session, True, False
         known = await self.store.identity(token_hash(token)) if token else None
+        if known is not None:
+            _bot_may_be(bot, known.player)
         if known is not None and known.player in self.sessions.by_player:  # another device
             return self._resumed_with(self.sessions.by_player[known.player], token), True, False
         session = Session(
             known.name if known and known.account else name,
             self.settings.event_buffer,
             self.outbox,
-            known.player if known else None,
+            known.player if known else new_player_id(bot),
             token if known else None,
             event_keep_s(self.settings),
         )
@@ -217,3 +227,12 @@ class SessionDesk:
 
     def _snapshot_of(self, player: str) -> dict[str, Any]:
         return {"races": [room.race.racer_view(player) for room in self.director.racing(player)]}
+
+
+def _bot_may_be(bot: bool, player: str) -> None:
+    """A connection that says it is a bot may only be a bot's player."""
+    if bot and not is_bot(player):
+        raise ProtocolError(
+            "a bot cannot continue a person's session: connect without this token",
+            "bot_mismatch",
+        )

@@ -27,6 +27,7 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 
 from protocol.messages import Event, ServerMessage
+from protocol.players import new_player_id
 from server.config import Settings
 from server.outbox import Outbox
 
@@ -78,7 +79,7 @@ class Session:
         keep_s: float = math.inf,
     ) -> None:
         self.outbox = outbox
-        self.player = player or "p" + secrets.token_hex(6)
+        self.player = player or new_player_id()
         self.token = token or new_token()
         self.token_hash = token_hash(self.token)
         self.name = name

@@ -63,7 +63,7 @@ async def list_live(link: Link) -> int:
         console.print("No race is being played right now.")
         return 0
     for race in races:
-        names = ", ".join(p["name"] for p in race["players"])
+        names = ", ".join(map(render.shown_name, race["players"]))
         kind = f"daily {race['day']}" if race["mode"] == "daily" else "race"
         console.print(
             f"{race['race']}  {race['game']:<20} {kind:<16} {race['phase']:<9} "

@@ -136,7 +136,7 @@ class RacerScreen:
     async def join(self, race_id: str) -> None:
         self.adopt(await self.link.client.join_race(race_id))
         assert self.rules is not None
-        names = ", ".join(p["name"] for p in self.players)
+        names = ", ".join(map(render.shown_name, self.players))
         self.say(
             f"Joined race {self.race_id}: {self.rules.title} ({self.rules.describe_options()}); "
             f"racers {names} ({len(self.players)}/{self.info['max_players']})."
@@ -160,7 +160,7 @@ class RacerScreen:
         self.say(f"Waiting for someone to race at {title} (your rating {waiting['rating']})...")
         paired = await client.next_event("paired", timeout=QUICK_WAIT_S)
         self.adopt(paired.data["race"])
-        others = [p["name"] for p in self.players if p["player"] != client.player]
+        others = [render.shown_name(p) for p in self.players if p["player"] != client.player]
         self.say(f"Paired with {', '.join(others)}: race {self.race_id} starts soon.")
 
     async def daily(self, game: str) -> None:
@@ -237,7 +237,7 @@ class RacerScreen:
         if kind in ("joined", "left"):
             before = {p["player"] for p in self.players}
             self.adopt(data["race"])
-            after = {p["player"]: p["name"] for p in self.players}
+            after = {p["player"]: render.shown_name(p) for p in self.players}
             for player, name in after.items():
                 if player not in before:
                     self.say(f"{name} joined ({len(after)}/{self.info['max_players']}).")
@@ -266,7 +266,10 @@ class RacerScreen:
             self.result = data
             self.show_result(data)
         elif kind == "rematch":
-            by = next((p["name"] for p in self.players if p["player"] == data["by"]), "A racer")
+            by = next(
+                (render.shown_name(p) for p in self.players if p["player"] == data["by"]),
+                "A racer",
+            )
             self.say(f"{by} asks for a rematch: {self.join_command(data['rematch'])}")
         elif kind == "snapshot":
             for picture in data["races"]:
@@ -292,7 +295,7 @@ class RacerScreen:
             seen = (standing["progress"], standing["outcome"])
             if standing["player"] != self.me and self.shown.get(standing["player"]) != seen:
                 self.say(
-                    f"{standing['name']}: {standing['progress']}/{self.total} home, "
+                    f"{render.shown_name(standing)}: {standing['progress']}/{self.total} home, "
                     f"{render.count(standing['actions'], 'action')}, {render.outcome(standing)}",
                     style="magenta",
                 )

@@ -39,6 +39,11 @@ class _Console(Console):
         raise BrokenPipeError
 
 
+def shown_name(who: dict[str, Any]) -> str:
+    """A racer's or entry's name as shown: a bot's always says so ("Robo (bot)")."""
+    return f"{who['name']} (bot)" if who.get("bot") else str(who["name"])
+
+
 def make_console(force_terminal: bool | None = None, stderr: bool = False) -> Console:
     """The console for standard output (or error): styles and screen clearing on a
     terminal, plain lines otherwise (``rich`` decides from ``isatty`` unless told)."""
@@ -199,7 +204,7 @@ def standings(
         mine = standing["player"] == me
         table.add_row(
             ">" if mine else "",
-            standing["name"],
+            shown_name(standing),
             f"{standing['progress']}/{total}",
             str(standing["actions"]),
             outcome(standing),
@@ -215,7 +220,7 @@ def ranking(console: Console, entries: Sequence[dict[str, Any]], me: str, total:
         mine = entry["player"] == me
         table.add_row(
             str(entry["rank"]),
-            entry["name"] + (" (you)" if mine else ""),
+            shown_name(entry) + (" (you)" if mine else ""),
             OUTCOMES.get(entry.get("outcome"), "finished" if entry["finished"] else "-"),
             clock(entry["time_ms"]) if entry["finished"] else "-",
             str(entry["actions"]),
@@ -238,7 +243,7 @@ def leaderboard(
         mine = entry["player"] == me
         table.add_row(
             str(entry["rank"]),
-            entry["name"] + (" (you)" if mine else ""),
+            shown_name(entry) + (" (you)" if mine else ""),
             clock(entry["time_ms"]) if entry["finished"] else "DNF",
             str(entry["actions"]),
             f"{entry['progress']}/{total}",

@@ -167,7 +167,7 @@ class SpectatorScreen:
             standing = self.standing(data["player"])
             if standing is not None:
                 standing["outcome"] = data["outcome"]
-                self.note(f"{standing['name']}: {render.outcome(standing)}.", "yellow")
+                self.note(f"{render.shown_name(standing)}: {render.outcome(standing)}.", "yellow")
         elif item.kind == "spectators":
             self.spectators = data["count"]
             self.note(f"{self.spectators} watching.", "dim")
@@ -194,7 +194,7 @@ class SpectatorScreen:
             outcome=data["outcome"],
             time_ms=data["time_ms"],
         )
-        line = Text(f"{standing['name']}: ", style="bold")
+        line = Text(f"{render.shown_name(standing)}: ", style="bold")
         line.append(data["action"], style="cyan")
         line.append(f" ({render.describe_events(data['events'])})")
         actions = render.count(standing["actions"], "action")
@@ -216,7 +216,7 @@ class SpectatorScreen:
 
     def introduce(self) -> None:
         assert self.rules is not None
-        names = ", ".join(p["name"] for p in self.players)
+        names = ", ".join(map(render.shown_name, self.players))
         self.console.print(
             f"Watching race {self.race_id}: {self.rules.title} ({self.rules.describe_options()}), "
             f"{self.info.get('phase')}, racers {names}; {self.spectators} watching."
@@ -233,7 +233,7 @@ class SpectatorScreen:
 
     def title(self, standing: dict[str, Any]) -> Text:
         return Text(
-            f"{standing['name']} · {standing['progress']}/{self.total} home · "
+            f"{render.shown_name(standing)} · {standing['progress']}/{self.total} home · "
             f"{render.count(standing['actions'], 'action')} · {render.outcome(standing)}",
             style="bold",
         )

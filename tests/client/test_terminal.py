@@ -290,6 +290,18 @@ async def test_play_races_to_the_end_by_numbers_and_notation_and_shows_the_ranki
     assert f"solrace verify race {race} --server {url}" in ann.output
 
 
+async def test_play_shows_a_bot_as_a_bot_among_the_racers_and_in_the_ranking() -> None:
+    async with running_server() as url, await Client.connect(url, "Robo", bot=True) as robo:
+        race = (await robo.create_race(GAME, deal=DEAL))["race"]
+        async with solrace("play", "--server", url, "--name", "Ann", "--race", race) as ann:
+            await ann.expect(r"Joined race .*racers Robo \(bot\), Ann \(2/2\)")
+            await ann.expect(re.escape(PROMPT))
+            await ann.type("resign")
+            await robo.resign(race)
+            assert await ann.finish() == 0
+    assert re.search(r"\| \d \| Robo \(bot\) +\| resigned", ann.output)
+
+
 async def test_play_quick_waits_for_an_opponent_then_races() -> None:
     quick = ("play", "--name", "Ann", "--quick", GAME)
     async with (

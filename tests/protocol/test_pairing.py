@@ -45,6 +45,16 @@ def test_a_pair_needs_both_players_to_accept_the_gap() -> None:
     assert matches([old, new], 13_000) == [(old, new)]
 
 
+def test_a_bot_meets_a_person_only_when_the_person_asked_for_bots() -> None:
+    robo, tin = Waiting("robo", 1500, 0, bot=True), Waiting("tin", 1510, 0, bot=True)
+    ann, eve = Waiting("ann", 1500, 0), Waiting("eve", 1500, 0, wants_bots=True)
+    assert not accepts(robo, ann, 60_000) and not accepts(ann, robo, 60_000)
+    assert accepts(robo, eve, 0) and accepts(eve, robo, 0)
+    assert accepts(robo, tin, 0) and accepts(ann, eve, 0)
+    assert matches([robo, ann], 60_000) == []
+    assert matches([ann, robo, eve], 0) == [(ann, eve)]  # the person who asked is not a must
+
+
 def test_a_gap_exactly_at_the_edge_of_the_window_is_accepted() -> None:
     ann, bob = players(("ann", 1500, 0), ("bob", 1600, 0))
     assert matches([ann, bob], 0) == [(ann, bob)]

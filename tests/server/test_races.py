@@ -93,7 +93,7 @@ async def test_opponents_see_progress_but_never_each_others_cards() -> None:
             await bob.act(race, action)
         reply = await ann.act(race, wins[0])
         bob_standing = next(p for p in reply["standings"] if p["player"] == bob.player)
-        standing_keys = {"player", "name", "account", "rating", "provisional", "progress"}
+        standing_keys = {"player", "name", "bot", "account", "rating", "provisional", "progress"}
         standing_keys |= {"actions", "outcome", "time_ms"}
         assert bob_standing["actions"] == counted_actions(wins[:30])
         assert set(bob_standing) == standing_keys

@@ -2,7 +2,7 @@
 // rank, when the next day begins) and the all-time board of best daily runs.
 
 import { h, fill } from "./dom.js";
-import { clockText, sealText, waitText } from "./format.js";
+import { clockText, sealText, shownName, waitText } from "./format.js";
 import { GAMES, gameTitle } from "./games.js";
 
 export class BoardsScreen {
@@ -106,7 +106,7 @@ function rows(entries, me, emptyText) {
       h(
         "td",
         {},
-        h("a", { href: `#user=${encodeURIComponent(entry.name)}` }, entry.name),
+        h("a", { href: `#user=${encodeURIComponent(entry.name)}` }, shownName(entry)),
         entry.player === me ? " (you)" : "",
       ),
       h(

@@ -1,7 +1,7 @@
 // The end of a race on the race screen: the results and another racer's rematch offer.
 
 import { fill } from "./dom.js";
-import { ordinal, ratingText } from "./format.js";
+import { ordinal, ratingText, shownName } from "./format.js";
 import { rankingRows, shareBox } from "./results.js";
 import { meFirst } from "./standings.js";
 
@@ -42,7 +42,7 @@ function drawRated(line, players, rated, me) {
   line.hidden = !ratings.length;
   ratings.sort(([a], [b]) => meFirst(me, a, b));
   const name = (player) =>
-    player === me ? "You" : (players.find((p) => p.player === player)?.name ?? player);
+    player === me ? "You" : shownName(players.find((p) => p.player === player) ?? { name: player });
   fill(
     line,
     ratings.length ? "Rating: " : "",
@@ -61,6 +61,6 @@ function signed(change) {
 export function drawRematchOffer(el, players, offer) {
   el["rematch-offer"].hidden = !offer;
   if (!offer) return;
-  const by = players.find((p) => p.player === offer.by)?.name ?? "Another racer";
+  const by = shownName(players.find((p) => p.player === offer.by) ?? { name: "Another racer" });
   fill(el["rematch-text"], `${by} offers a rematch.`);
 }

@@ -57,3 +57,8 @@ export function ordinal(n) {
 export function ratingText(rating, provisional) {
   return `${Math.round(rating)}${provisional ? "?" : ""}`;
 }
+
+/** A name as shown: a bot's always says so ("Robo (bot)"). */
+export function shownName(who) {
+  return who.bot ? `${who.name} (bot)` : who.name;
+}

@@ -3,7 +3,7 @@
 // challenge. Creating or joining a race first leaves the ones I am in (see leaving.js).
 
 import { h, fill } from "./dom.js";
-import { waitText } from "./format.js";
+import { shownName, waitText } from "./format.js";
 import { GAMES, gameTitle, optionsText } from "./games.js";
 
 const REFRESH_MS = 4000;
@@ -152,7 +152,7 @@ export class LobbyScreen {
     fill(
       list,
       races.map((race) => {
-        const host = race.players.find((p) => p.player === race.host)?.name ?? "someone";
+        const host = shownName(race.players.find((p) => p.player === race.host) ?? { name: "someone" });
         const seats = `${race.players.length}/${race.max_players}`;
         const what = `${optionsText(race.game, race.options)} · ${host}'s race · ${seats}`;
         return raceItem(race, what, this.goButton("Join", `#race=${race.race}`));
@@ -170,7 +170,7 @@ export class LobbyScreen {
     fill(
       list,
       races.map((race) => {
-        const names = race.players.map((p) => p.name).join(" vs ");
+        const names = race.players.map(shownName).join(" vs ");
         const kind =
           race.mode === "daily" ? "Daily" : race.phase === "countdown" ? "Starting" : "Racing";
         const what = `${kind} · ${names} · ${race.spectators} watching`;
@@ -245,6 +245,6 @@ function myRaceText(race, me) {
   }
   if (race.phase === "countdown") return "starting";
   if (race.mode === "daily") return "daily attempt under way";
-  const others = race.players.filter((p) => p.player !== me).map((p) => p.name);
+  const others = race.players.filter((p) => p.player !== me).map(shownName);
   return others.length ? `racing ${others.join(", ")}` : "racing";
 }

@@ -3,7 +3,7 @@
 // latest races and daily runs, each with its replay (#replay=ID). Loaded on first use.
 
 import { fill, h } from "./dom.js";
-import { clockText, outcomeText, ratingText } from "./format.js";
+import { clockText, outcomeText, ratingText, shownName } from "./format.js";
 import { GAMES, gameTitle } from "./games.js";
 
 export class ProfileScreen {
@@ -50,7 +50,7 @@ export class ProfileScreen {
     const mine = profile.player === this.app.conn.player;
     this.root.dataset.player = profile.player;
     this.root.dataset.ready = "true";
-    fill(document.getElementById("profile-title"), `${profile.name}${mine ? " (you)" : ""}`);
+    fill(document.getElementById("profile-title"), `${shownName(profile)}${mine ? " (you)" : ""}`);
     const streak = profile.streak ?? { current: 0, longest: 0 };
     fill(
       document.getElementById("profile-sub"),

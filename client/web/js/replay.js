@@ -6,7 +6,7 @@
 
 import { Board } from "./board.js";
 import { fill, h } from "./dom.js";
-import { clockText, sealText } from "./format.js";
+import { clockText, sealText, shownName } from "./format.js";
 import { gameTitle, optionsText } from "./games.js";
 import { rankingTable, shareBox } from "./results.js";
 import { positionsOf, viewOf } from "./replayer.js";
@@ -108,7 +108,7 @@ export class ReplayScreen {
       h(
         "header",
         { class: "watch-head" },
-        h("h2", { class: "watch-name" }, racer.name),
+        h("h2", { class: "watch-name" }, shownName(racer)),
         h("span", { class: "watch-figures" }),
       ),
       host,
@@ -122,7 +122,7 @@ export class ReplayScreen {
   }
 
   drawMoves() {
-    const names = this.log.racers.map((racer) => racer.name);
+    const names = this.log.racers.map(shownName);
     fill(
       this.el["replay-moves"],
       this.steps.map((step, i) =>

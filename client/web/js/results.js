@@ -2,7 +2,7 @@
 // link anyone can open to replay it (#replay=ID).
 
 import { h } from "./dom.js";
-import { clockText, outcomeText } from "./format.js";
+import { clockText, outcomeText, shownName } from "./format.js";
 
 /** The rows of a ranking table (race results, spectators, replays): `me` is highlighted. */
 export function rankingRows(ranking, me = null) {
@@ -11,7 +11,7 @@ export function rankingRows(ranking, me = null) {
       "tr",
       { class: entry.player === me ? "me" : "", dataset: { player: entry.player } },
       h("td", { class: "rank" }, entry.rank),
-      h("td", {}, entry.name),
+      h("td", {}, shownName(entry)),
       h("td", {}, entry.outcome === "finished" ? clockText(entry.time_ms) : outcomeText(entry.outcome)),
       h("td", { class: "num" }, entry.actions),
       h("td", { class: "num" }, entry.progress),

@@ -1,7 +1,7 @@
 // The racers' progress on the race screen: the standings, the daily ghost, my done note.
 
 import { h, fill } from "./dom.js";
-import { clockText, ordinal, outcomeText, ratingText } from "./format.js";
+import { clockText, ordinal, outcomeText, ratingText, shownName } from "./format.js";
 import { cardCount } from "./games.js";
 
 /** For `sort`: `me` first. */
@@ -27,7 +27,7 @@ export function drawStandings(list, info, me) {
         h(
           "span",
           { class: "standing-name" },
-          nameLink(p, p.player === me ? `${p.name} (you)` : p.name),
+          nameLink(p, p.player === me ? `${shownName(p)} (you)` : shownName(p)),
           p.account && p.rating != null ? ratingBadge(p.rating, p.provisional) : null,
         ),
         h(

@@ -1,6 +1,7 @@
 // The race screen before the start: the waiting room and the countdown.
 
 import { h, fill } from "./dom.js";
+import { shownName } from "./format.js";
 
 export function drawWaiting(el, info, me) {
   const waiting = info.phase === "open";
@@ -14,7 +15,7 @@ export function drawWaiting(el, info, me) {
       h(
         "li",
         {},
-        p.name,
+        shownName(p),
         p.player === info.host ? " (host)" : "",
         p.player === me ? " — you" : "",
       ),

@@ -3,7 +3,7 @@
 
 import { Board } from "./board.js";
 import { h, fill } from "./dom.js";
-import { clockText, outcomeText, ratingText } from "./format.js";
+import { clockText, outcomeText, ratingText, shownName } from "./format.js";
 import { cardCount, gameTitle, optionsText } from "./games.js";
 import { rankingTable, shareBox } from "./results.js";
 import { applyEvents, copyView } from "./view.js";
@@ -89,7 +89,7 @@ export class WatchScreen {
         h(
           "h2",
           { class: "watch-name" },
-          standing.name,
+          shownName(standing),
           standing.account && standing.rating != null
             ? h("span", { class: "rating" }, ` ${ratingText(standing.rating, standing.provisional)}`)
             : null,
