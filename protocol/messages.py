@@ -481,6 +481,8 @@ class Welcome:
     last_event: int  # the number of the last event the server has sent this player
     node: str = ""  # the server node that holds the session (for operators; may change)
     account: str | None = None  # the account's username; None for a guest
+    # the key race logs and boards are signed with: {algorithm, key, public_key}
+    signing_key: dict[str, str] | None = None
 
 
 @dataclass(slots=True)  # not frozen: like a request, it lives only while it is sent

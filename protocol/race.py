@@ -27,6 +27,7 @@ from protocol.fairness import commitment, daily_scope, race_scope
 from protocol.notation import Undo, parse_canonical
 from protocol.players import is_bot
 from protocol.ranking import Run, ranked
+from protocol.receipts import first_receipt, next_receipt
 from protocol.replay import replay
 
 REPLY_CACHE = 16  # answers kept per racer for resent actions (only in-flight ones are resent)
@@ -160,6 +161,7 @@ class Racer:
     time_ms: int | None = None  # finishers: start signal to the winning action
     done_at: int | None = None  # wall clock of the finish or of dropping out
     log: ActionLog[LogEntry] = field(default_factory=lambda: ActionLog(LogEntry))
+    receipt: bytes = b""  # the running hash of ``log`` (protocol/receipts.py); b"": none yet
 
     def anew(self) -> Racer:
         """The same racer before their first action."""
@@ -332,6 +334,9 @@ class Race:
             racer.progress, racer.progress_ms, racer.progress_at = progress, t_ms, at
         entry = LogEntry(player, seq, text, t_ms)
         racer.log.append(entry)
+        racer.receipt = next_receipt(
+            racer.receipt or first_receipt(self.id, player), seq, text, t_ms
+        )
         if progress == self.rules.card_total:  # won: every card home (progress is at hand)
             racer.outcome, racer.time_ms, racer.done_at = Ending.FINISHED, t_ms, at
         elif not self.rules.undo_allowed and self.rules.is_stuck(outcome.state):
@@ -345,6 +350,7 @@ class Race:
             "actions": racer.actions,
             "outcome": racer.outcome and racer.outcome.value,
             "time_ms": racer.time_ms,
+            "receipt": racer.receipt.hex(),
         }
         if type(action) is Undo:
             reply["view"] = view_json(self.rules.view(outcome.state))

@@ -46,6 +46,7 @@ from server.relay import Relay
 from server.retrying import until_the_store_takes_it
 from server.rooms import Feeding, Room
 from server.sessions import Sessions
+from server.signing import Seal
 from server.spectating import SpectatingDesk
 from server.store import MemoryStore, Store
 from server.sweeper import Sweeper
@@ -86,6 +87,7 @@ class RaceServer:
         store.hear_own_logs = False  # its racers' actions: it applied them already
         self.daily = DailyDeals(store, settings)
         self.daily_desk = DailyDesk(store, self.daily, self.director)
+        self.seal = Seal(store, settings.signing_key_path)
         self.gateway = Gateway(
             settings,
             store,
@@ -97,6 +99,7 @@ class RaceServer:
             self.writer,
             self.outbox,
             self.metrics,
+            self.seal,
         )
         self.ticker = Ticker(
             settings.feed_interval_ms,
@@ -156,6 +159,7 @@ class RaceServer:
         settings = self.settings
         self.ticker.start_gc_policy()
         self.writer.replay_spill()
+        await self.seal.start()
         await self.relay.start()
         await self.store.node_alive(self.node, LEASE_TTL_MS)
         self.tasks = [

@@ -19,6 +19,7 @@ from protocol.errors import SolraceError
 from server.addresses import trusted_networks
 from server.config import Settings
 from server.daily import SHORT_SECRET
+from server.signing import signer_from_file
 
 DEFAULTS = Settings()
 
@@ -188,6 +189,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "[SOLRACE_KEEP_IDENTITIES_DAYS]",
     )
     add(
+        "--signing-key",
+        dest="signing_key_path",
+        default=_env("SIGNING_KEY", None),
+        metavar="PATH",
+        help="Ed25519 private key (PEM, e.g. from 'openssl genpkey -algorithm ed25519') that "
+        "race logs and boards are signed with; none: one made once and kept in the store "
+        "[SOLRACE_SIGNING_KEY]",
+    )
+    add(
         "--static-dir",
         default=_env("STATIC_DIR", None),
         help="serve the browser client from this folder [SOLRACE_STATIC_DIR]",
@@ -231,6 +241,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             daily_certify=args.daily_certify,
             daily_certify_budget_s=float(args.daily_certify_budget_s),
             static_dir=args.static_dir,
+            signing_key_path=Path(args.signing_key_path) if args.signing_key_path else None,
             spill_path=Path(args.spill_path) if args.spill_path else None,
             shutdown_grace_s=float(args.shutdown_grace_s),
             keep_race_logs_days=int(args.keep_race_logs_days),
@@ -275,6 +286,13 @@ def checked(settings: Settings) -> Settings:
         raise SolraceError(f"--daily-secret: must be at least {SHORT_SECRET} characters long")
     if settings.static_dir is not None and not Path(settings.static_dir).is_dir():
         raise SolraceError(f"--static-dir: {settings.static_dir} is not a folder")
+    if settings.signing_key_path is not None:
+        try:
+            signer_from_file(settings.signing_key_path)
+        except OSError as error:
+            raise SolraceError(f"--signing-key: {error.strerror}: {error.filename}") from None
+        except ValueError as error:
+            raise SolraceError(f"--signing-key: {error}") from None
     if settings.spill_path is not None and not settings.spill_path.absolute().parent.is_dir():
         raise SolraceError(f"--spill-file: the folder of {settings.spill_path} does not exist")
     return settings

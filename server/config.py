@@ -52,5 +52,7 @@ class Settings:
     daily_certify_budget_s: float = 300.0  # one worker core, at most this long per day's deal
     # (Shady Lanes needs minutes; the other games under a second: docs/solver.md)
     shutdown_grace_s: float = 10.0  # time to finish writes on SIGTERM
+    # the Ed25519 key (PEM) race logs and boards are signed with; None: one kept in the store
+    signing_key_path: Path | None = None
     static_dir: str | None = None  # the browser client's files; None: the packaged ones
     log_level: str = "INFO"

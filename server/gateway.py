@@ -73,6 +73,7 @@ from server.profiles import ProfileDesk
 from server.ratelimit import FloodGuard, TokenBucket
 from server.session_desk import SessionDesk
 from server.sessions import Session, Sessions, close_soon
+from server.signing import Seal
 from server.spectating import SpectatingDesk
 from server.store import Store, StoreError
 from server.writer import Writer
@@ -122,8 +123,10 @@ class Gateway:
         writer: Writer,
         outbox: Outbox,
         metrics: Metrics,
+        seal: Seal,
     ) -> None:
         self.settings = settings
+        self.seal = seal
         self.store = store
         self.sessions = sessions
         self.director = director
@@ -134,7 +137,7 @@ class Gateway:
         self.outbox = outbox
         self.metrics = metrics
         self.session_desk = SessionDesk(
-            settings, store, sessions, director, spectating, executor, writer, outbox, metrics
+            settings, store, sessions, director, spectating, executor, writer, outbox, metrics, seal
         )
         self.accounts = AccountDesk(store, settings, sessions, director, daily, writer)
         self.pairing = PairingDesk(store, director, settings.countdown_ms)
@@ -454,7 +457,8 @@ class Gateway:
     async def race_log(
         self, client: Client, session: Session, request: RaceLog, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return {"log": await self.director.race_log(session.player, request.race, moment)}, []
+        log = await self.director.race_log(session.player, request.race, moment)
+        return {"log": self.seal.sign(log)}, []
 
     async def daily_start(
         self, client: Client, session: Session, request: DailyStart, moment: Now
@@ -469,7 +473,7 @@ class Gateway:
     async def daily_board(
         self, client: Client, session: Session, request: DailyBoard, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return await self.daily.daily_board(session.player, request, moment), []
+        return self.seal.sign(await self.daily.daily_board(session.player, request, moment)), []
 
     async def best_board(
         self, client: Client, session: Session, request: BestBoard, moment: Now

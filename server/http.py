@@ -1,6 +1,7 @@
 """Plain HTTP on the websocket port: ``GET /healthz`` (is all well: the store, the writes),
 ``GET /readyz`` (may a load balancer send new connections here: not while shutting down),
-``GET /metrics`` and the browser client's files.
+``GET /metrics``, ``GET /signing-keys`` (the public keys of signed results) and the
+browser client's files.
 
 A request that asks to upgrade to a websocket goes on to the handshake; anything else is
 answered here.
@@ -47,6 +48,9 @@ class HttpRoutes:
             body = json.dumps({"ready": ready, "node": self.server.node}).encode()
             status = HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE
             return _response(status, body, "application/json")
+        if path == "/signing-keys":  # the public keys race logs and boards are signed with
+            body = json.dumps(self.server.seal.keys()).encode()
+            return _response(HTTPStatus.OK, body, "application/json")
         if path == "/metrics":
             body = self.server.metrics.text()
             return _response(HTTPStatus.OK, body, "text/plain; version=0.0.4")

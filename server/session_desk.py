@@ -33,6 +33,7 @@ from server.sessions import (
     event_keep_s,
     token_hash,
 )
+from server.signing import Seal
 from server.spectating import SpectatingDesk
 from server.store import Store
 from server.writer import Writer
@@ -57,7 +58,9 @@ class SessionDesk:
         writer: Writer,
         outbox: Outbox,
         metrics: Metrics,
+        seal: Seal,
     ) -> None:
+        self.seal = seal
         self.settings = settings
         self.store = store
         self.sessions = sessions
@@ -97,6 +100,7 @@ class SessionDesk:
                 session.last_event,
                 self.node,
                 session.account,
+                self.seal.current(),
             )
         )
         self.catch_up(session, resumed, restored, request.last_event)

@@ -148,6 +148,18 @@ class Store(ABC):
         """The deployment's secret for the daily deal rule: ``proposed`` unless a secret is
         stored already; return the stored one (the first writer wins, and it is kept)."""
 
+    # signed results (protocol/signing.py)
+
+    @abstractmethod
+    async def signing_key(self, proposed: str) -> str:
+        """The deployment's Ed25519 private key (hex) when no operator gives one:
+        ``proposed`` unless one is stored already; the stored one (first writer wins)."""
+
+    @abstractmethod
+    async def publish_key(self, key_id: str, public_hex: str) -> dict[str, str]:
+        """Add a public key to the published ones (kept for good, so logs signed before a
+        rotation still check); every published key, id -> public key hex."""
+
     @abstractmethod
     async def daily_deal(self, game: str, day: str) -> int | None:
         """The deal number stored for ``game`` on ``day``, or None."""

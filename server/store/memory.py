@@ -112,6 +112,8 @@ class MemoryStore(Store):
     def __init__(self, max_ended: int = 10_000) -> None:
         self.max_ended = max_ended  # ended races kept at most (the oldest go first)
         self._secret: str | None = None
+        self._signing_key: str | None = None
+        self._public_keys: dict[str, str] = {}
         self._days: dict[tuple[str, str], DailyState] = {}
         self._best: dict[str, RankedRuns] = {}
         self._races: dict[str, str] = {}
@@ -148,6 +150,15 @@ class MemoryStore(Store):
         if self._secret is None:
             self._secret = proposed
         return self._secret
+
+    async def signing_key(self, proposed: str) -> str:
+        if self._signing_key is None:
+            self._signing_key = proposed
+        return self._signing_key
+
+    async def publish_key(self, key_id: str, public_hex: str) -> dict[str, str]:
+        self._public_keys.setdefault(key_id, public_hex)
+        return dict(self._public_keys)
 
     async def daily_deal(self, game: str, day: str) -> int | None:
         state = self._days.get((game, day))

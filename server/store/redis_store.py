@@ -142,6 +142,16 @@ class RedisStore(Store):
         key = self._keys.key("daily-secret")
         return str(await self._call(self._first_writer(keys=[key], args=[proposed, 0])))
 
+    async def signing_key(self, proposed: str) -> str:
+        key = self._keys.key("signing-key")
+        return str(await self._call(self._first_writer(keys=[key], args=[proposed, 0])))
+
+    async def publish_key(self, key_id: str, public_hex: str) -> dict[str, str]:
+        key = self._keys.key("signing-keys")
+        await self._call(self._redis.hsetnx(key, key_id, public_hex))
+        published: dict[str, str] = await self._call(self._redis.hgetall(key))
+        return published
+
     async def daily_deal(self, game: str, day: str) -> int | None:
         stored: str | None = await self._call(self._redis.get(self._keys.daily(game, day, "deal")))
         return None if stored is None else int(stored)

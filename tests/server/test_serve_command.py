@@ -149,6 +149,8 @@ BAD_SETTINGS = [
     (["--static-dir", "/nonexistent/solrace-static"], "--static-dir"),
     (["--spill-file", "/nonexistent/dir/spill.jsonl"], "--spill-file"),
     (["--host", "999.1.1.1"], "--host"),
+    (["--signing-key", "/nonexistent/signing.pem"], "--signing-key"),
+    (["--signing-key", str(ROOT / "pyproject.toml")], "--signing-key"),
     (["--redis", f"redis://127.0.0.1:{free_port()}/0"], "--redis"),  # nobody listens there
 ]
 

@@ -110,11 +110,12 @@ async def test_the_redis_store_fails_fast_while_redis_is_down_and_recovers_after
 async def test_recording_a_daily_run_on_redis_is_one_atomic_script_call(redis_url: str) -> None:
     store = RedisStore(redis_url, prefix=fresh_prefix())
     run = a_run("ann")
+    await store.record_daily(GAME, "2024-04-30", a_run("bob"))  # Redis has the script loaded
     await store.claim_daily(GAME, DAY, "ann", run.race)
     calls = await script_calls(store)
     assert await store.record_daily(GAME, DAY, run)
     assert await script_calls(store) == calls + 1  # the day's board and the all-time one
-    assert players((await store.best_board(GAME, 10)).top) == ["ann"]
+    assert "ann" in players((await store.best_board(GAME, 10)).top)
     await store.purge()
     await store.close()
 
