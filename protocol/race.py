@@ -147,6 +147,7 @@ class Racer:
     player: str
     name: str
     badge: Badge | None = None  # an account's: its rating in this game when it joined
+    account: bool = False  # plays with an account (a daily attempt's has no badge)
     state: GameState | None = None
     last_seq: int = 0
     # the last answers, (seq, ok, reply), in slot seq % REPLY_CACHE
@@ -165,7 +166,7 @@ class Racer:
 
     def anew(self) -> Racer:
         """The same racer before their first action."""
-        return Racer(self.player, self.name, self.badge)
+        return Racer(self.player, self.name, self.badge, account=self.account)
 
     def standing(self) -> dict[str, Any]:
         """What anyone in or watching the race may know of this racer: ``account`` says
@@ -175,7 +176,7 @@ class Racer:
             "player": self.player,
             "name": self.name,
             "bot": is_bot(self.player),
-            "account": self.badge is not None,
+            "account": self.account or self.badge is not None,
             "rating": self.badge.rating if self.badge else None,
             "provisional": self.badge.provisional if self.badge else None,
             "progress": self.progress,
@@ -218,14 +219,16 @@ class Race:
 
     # ------------------------------------------------------------------ membership
 
-    def join(self, player: str, name: str, badge: Badge | None = None) -> None:
+    def join(
+        self, player: str, name: str, badge: Badge | None = None, account: bool = False
+    ) -> None:
         if player in self.racers:
             return
         if self.phase is not Phase.OPEN:
             raise RaceError("this race has already started", "race_started")
         if len(self.racers) >= self.settings.max_players:
             raise RaceError(f"this race is full ({self.settings.max_players} players)", "race_full")
-        self.racers[player] = Racer(player, name, badge)
+        self.racers[player] = Racer(player, name, badge, account=account or badge is not None)
 
     def leave(self, player: str) -> None:
         self.racer(player)

@@ -42,6 +42,7 @@ def record_of(race: Race) -> dict[str, Any]:
                 "player": r.player,
                 "name": r.name,
                 "badge": asdict(r.badge) if r.badge else None,
+                "account": r.account,
                 "outcome": r.outcome.value
                 if r.outcome is not None and r.outcome.value in RETIREMENTS
                 else None,
@@ -55,7 +56,10 @@ def record_of(race: Race) -> dict[str, Any]:
 def stored_racer(stored: dict[str, Any]) -> Racer:
     """A racer as a race record keeps them (no game yet)."""
     badge = stored.get("badge")
-    return Racer(stored["player"], stored["name"], Badge(**badge) if badge else None)
+    account = stored.get("account", badge is not None)  # records before the field: by badge
+    return Racer(
+        stored["player"], stored["name"], Badge(**badge) if badge else None, account=account
+    )
 
 
 def restore(record: dict[str, Any], rules: Rules, log: list[LogEntry], now: Now) -> Race:

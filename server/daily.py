@@ -334,7 +334,9 @@ class DailyDesk:
             ranked=ranked,
             nonce=nonce,
         )
-        room, effects = await self.director.open_room(settings, player, name, moment, attempt)
+        room, effects = await self.director.open_room(
+            settings, player, name, moment, attempt, account=account
+        )
         return {
             "race": room.race.racer_view(player),
             "day": day,

@@ -214,7 +214,7 @@ class RaceDirector:
         when that makes it full: a race for one; a daily attempt at once)."""
         rules = rules_for(settings.game, settings.options)
         race = Race(race_id or new_id(), settings, rules, player)
-        race.join(player, name, await self.badge(player, account, settings, moment))
+        race.join(player, name, await self.badge(player, account, settings, moment), account)
         room = Room(race, moment.mono_ms, self.feeding)
 
         def start() -> None:
@@ -289,7 +289,7 @@ class RaceDirector:
         badge = await self.badge(player, account, room.race.settings, moment)
 
         def join() -> None:
-            room.race.join(player, name, badge)
+            room.race.join(player, name, badge, account)
             if room.race.starts_by_itself:
                 room.race.schedule_start(None, moment)
 

@@ -23,6 +23,7 @@ from protocol.solver.search import screen
 from protocol.wire import decode_from_server
 from server.config import Settings
 from server.daily import DailyDeals, certify_candidates, prove_winnable
+from server.executor import now
 from server.store import MemoryStore, Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -84,6 +85,22 @@ async def waiting_for_entries(client, count):  # type: ignore[no-untyped-def]
             return board
         await asyncio.sleep(0.02)
     raise AssertionError(f"the board never reached {count} entries: {board}")
+
+
+async def test_an_account_s_daily_attempt_shows_it_plays_with_an_account(store: Store) -> None:
+    races = {}
+    async with running_server(store) as server:
+        ann, gus = await member(server, "Ann"), await player(server, "Gus")
+        for client, account in ((ann, True), (gus, False)):
+            started = await client.daily_start(GAME)
+            (standing,) = started["race"]["players"]
+            assert (standing["name"], standing["account"]) == (client.name, account)
+            assert standing["rating"] is None  # a daily attempt shows no rating
+            races[account] = started["race"]["race"]
+    async with running_server(store) as server:  # read back from the store after a restart
+        for account, race in races.items():
+            room = await server.director.find(race, now())
+            assert [r.standing()["account"] for r in room.race.racers.values()] == [account]
 
 
 async def test_the_day_deal_is_the_rule_s_first_candidate_and_is_stored_once() -> None:
