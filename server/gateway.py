@@ -508,7 +508,11 @@ class Gateway:
     async def spectate(
         self, client: Client, session: Session, request: Spectate, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return await self.spectating.spectate(session, request, moment), []
+        answer = await self.spectating.spectate(session, request, moment)
+        if answer["race"]["phase"] == "done":  # no feed: said once the answer is out
+            ended = {"race": request.race, "reason": "over"}
+            client.after_answer = lambda: session.push("watch_ended", ended)
+        return answer, []
 
     async def unspectate(
         self, client: Client, session: Session, request: Unspectate, moment: Now

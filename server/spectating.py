@@ -56,9 +56,10 @@ class SpectatingDesk:
             await self._check_daily_done(
                 session.player, race.settings.game, race.settings.day, moment
             )
-        if room.id in self.director.rooms:  # a finished race let go is only shown
-            room.watch(session)
-            session.watching.add(room.id)
+        if race.phase is Phase.DONE:
+            return {"race": over_view(room)}
+        room.watch(session)
+        session.watching.add(room.id)
         return {"race": room.spectator_snapshot()}
 
     async def _check_daily_done(self, player: str, game: str, day: str, moment: Now) -> None:
@@ -144,3 +145,11 @@ class SpectatingDesk:
             laggard.push("watch_ended", {"race": room.id, "reason": "too_slow"})
         if not room.pending and room.spectator_count_shown == len(room.spectators):
             self.feeding.discard(room)
+
+
+def over_view(room: Room) -> dict[str, Any]:
+    """A race that is over, to a new spectator: every racer's final cards (nobody races any
+    more, so no delay holds them back) and no feed (``feed_seq`` 0; nobody new is counted
+    as watching): the same whether the race is still in memory or read back from the
+    store. ``watch_ended`` (``over``) follows the answer."""
+    return {**room.race.spectator_view(), "feed_seq": 0, "spectators": 0}

@@ -17,6 +17,7 @@ from protocol.games import rules_for
 from protocol.notation import parse_action
 from protocol.race import view_json
 from protocol.wire import decode_from_server
+from server.store import Store
 
 GAME, DEAL = "mount_sunflower", 18  # one deck: every card is unique, so a leak is exact
 CARD = re.compile(r"^(A|[2-9]|10|J|Q|K)[CSHD]$")
@@ -198,3 +199,29 @@ async def test_a_daily_attempt_is_watched_only_by_those_who_finished_their_own()
         assert picture["players"][0]["name"] == "Ann"
         for client in (ann, bob, cy):
             await client.close()
+
+
+@pytest.mark.parametrize("delay_ms", [0, 60_000])
+async def test_a_race_just_over_is_shown_final_alike_on_both_stores_and_its_watch_ends(
+    store: Store, delay_ms: int
+) -> None:
+    async with running_server(store, countdown_ms=0) as server:
+        ann, bob, cy = [await player(server, n) for n in ("Ann", "Bob", "Cy")]
+        created = await ann.create_race(GAME, deal=DEAL, spectator_delay_ms=delay_ms)
+        race = created["race"]
+        await bob.join_race(race)
+        for client in (ann, bob):
+            await client.next_event("started")
+        for action in winning_actions(GAME, DEAL)[:3]:
+            await ann.act(race, action)
+        final = (await ann.snapshot(race))["you"]["view"]
+        for client in (ann, bob):
+            await client.resign(race)
+        await ann.next_event("result")
+        watched = await cy.spectate(race)
+        assert watched["phase"] == "done" and (watched["feed_seq"], watched["spectators"]) == (0, 0)
+        views = {p["name"]: p["view"] for p in watched["players"]}
+        assert views["Ann"]["tableau"] == final["tableau"]  # the end, not the start
+        ended = await cy.next_event("watch_ended")
+        assert ended.data == {"race": race, "reason": "over"}
+        assert "view" not in (await cy.snapshot(race))["players"][0]  # not watching
