@@ -227,7 +227,13 @@ class Client:
         try:
             await self.connection.send(encode(message, self.encoding))
         except ConnectionClosed as closed:
+            # the reader may have failed this future already, as the connection closed
+            # while it was being sent: nobody will await it, so take its error here
             self.pending.pop(request_id, None)
+            if future.done():
+                future.exception()
+            else:
+                future.cancel()
             raise ConnectionError(f"the connection closed ({closed})") from None
         answer = await future
         if isinstance(answer, Error):
