@@ -48,6 +48,7 @@ from server.replica import apply_logged, carried_entries
 from server.results import finished, logs_keep_s, rated_runs, ratings_told
 from server.rooms import Feeding, Room
 from server.store import Listed, Store, StoreError
+from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
 from server.telling import begin, racer_done, standings, told
 
 log = logging.getLogger("solrace.director")
@@ -558,10 +559,4 @@ class RaceDirector:
 
 
 def _store_trouble(request: Act) -> Error:
-    return Error(
-        request.id,
-        "act",
-        "store_unavailable",
-        "this race's moves cannot be stored right now, so this one was not played; "
-        "send it again shortly",
-    )
+    return Error(request.id, "act", STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE)

@@ -37,6 +37,7 @@ from server.rooms import Room
 from server.sessions import Sessions
 from server.spectating import SpectatingDesk
 from server.store import Fenced, StoreError
+from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
 from server.telling import begin
 from server.writer import Writer
 
@@ -204,14 +205,7 @@ class Executor:
                 self._reconcile(room)
             reply = decision.reply
             request_id = getattr(reply, "id", None)
-            send(
-                Error(
-                    request_id,
-                    "act",
-                    "store_unavailable",
-                    "this move could not be stored, so it was not played: send it again shortly",
-                )
-            )
+            send(Error(request_id, "act", STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE))
 
         self.writer.submit(job, written, refused)
 

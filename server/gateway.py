@@ -76,6 +76,7 @@ from server.sessions import Session, Sessions, close_soon
 from server.signing import Seal
 from server.spectating import SpectatingDesk
 from server.store import Store, StoreError
+from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
 from server.writer import Writer
 
 log = logging.getLogger("solrace.gateway")
@@ -291,8 +292,7 @@ class Gateway:
             code, text = error.code, error.message
         elif isinstance(error, StoreError):
             log.warning("store error answering a request", exc_info=error)
-            code = "store_unavailable"
-            text = "the store is not answering, so nothing was done: try again shortly"
+            code, text = STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
         else:
             log.exception("request failed", extra={"request": kind}, exc_info=error)
             code = "internal_error"

@@ -38,6 +38,14 @@ class StoreUnavailable(StoreError):
     """The storage backend cannot be reached (after the store's own retries)."""
 
 
+# What a player is answered when the store could not do what they asked: one code, one
+# sentence, whatever the request (an ``act`` among them)
+STORE_UNAVAILABLE = "store_unavailable"
+STORE_UNAVAILABLE_SENTENCE = (
+    "the store is not answering, so nothing was done (a move was not played): send it again shortly"
+)
+
+
 class Identity(NamedTuple):
     """Who a resume token names: the player, their name, and their account's username
     (None for a guest)."""

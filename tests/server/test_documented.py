@@ -92,3 +92,13 @@ async def test_the_race_log_example_has_the_fields_and_notation_the_server_sends
     assert set(racer) == set(log["racers"][0])
     for told in (racer["actions"], log["racers"][0]["actions"]):
         assert told and all(text == str(parse_action(text)) for _, text, _ in told), told
+
+
+def test_store_unavailable_is_answered_with_one_sentence_wherever_it_is_said() -> None:
+    said = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in SOURCES
+        for n, line in enumerate(path.read_text().splitlines(), start=1)
+        if '"store_unavailable"' in line
+    ]
+    assert len(said) == 1 and said[0].startswith("server/store/base.py:"), said
