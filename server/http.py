@@ -54,7 +54,7 @@ class HttpRoutes:
         if path == "/metrics":
             body = self.server.metrics.text()
             return _response(HTTPStatus.OK, body, "text/plain; version=0.0.4")
-        return self.static(path)
+        return await self.static(path)
 
     async def health(self) -> Response:
         server = self.server
@@ -76,13 +76,18 @@ class HttpRoutes:
         status = HTTPStatus.OK if body["status"] == "ok" else HTTPStatus.SERVICE_UNAVAILABLE
         return _response(status, json.dumps(body).encode(), "application/json")
 
-    def static(self, path: str) -> Response:
+    async def static(self, path: str) -> Response:
+        """A browser client's file, read in a thread: a slow disk never stalls the loop."""
         relative = "index.html" if path in ("/", "") else path.lstrip("/")
         target = (self.root / relative).resolve()
         if not target.is_relative_to(self.root) or not target.is_file():
             return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
         kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-        return _response(HTTPStatus.OK, target.read_bytes(), kind)
+        return _response(HTTPStatus.OK, await asyncio.to_thread(read_file, target), kind)
+
+
+def read_file(path: Path) -> bytes:
+    return path.read_bytes()
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
