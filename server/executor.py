@@ -227,7 +227,7 @@ class Executor:
                         "a live race was lost by the store: writing it again",
                         extra={"race": room.id},
                     )
-                    self.run(rewrite(room))
+                    self.run(rewrite(room, self._fence_of))
                 else:
                     self.run(reconciled(room, rebuilt))
                 log.info("race read back from the store", extra={"race": room.id})
@@ -236,6 +236,11 @@ class Executor:
         task = asyncio.create_task(reconcile())
         self.reconciling.add(task)
         task.add_done_callback(self.reconciling.discard)
+
+    def _fence_of(self, player: str) -> int:
+        """The fence this node writes ``player``'s logs with: their session's, if here."""
+        session = self.sessions.get(player)
+        return session.fence if session is not None else 1
 
     def stop(self) -> None:
         for task in self.reconciling:

@@ -115,13 +115,15 @@ def reconciled(room: Room, rebuilt: Room) -> Effects:
     ]
 
 
-def rewrite(room: Room) -> Effects:
+def rewrite(room: Room, fence_of: Callable[[str], int]) -> Effects:
     """The store lost ``room``'s race (a Redis restarted without its data): write the
-    stored part of each racer's log again (its record follows with the next step)."""
+    stored part of each racer's log again, with the fence of that racer's session
+    (``fence_of``: this node's, or 1 for a racer held elsewhere, whose newer node's fence
+    then refuses it for good: the writer drops it); its record follows with the next step."""
     room.suspect = False
     effects: Effects = []
     for player, racer in room.race.racers.items():
         stored = tuple(racer.log[: room.durable.get(player, 0)])
         if stored:
-            effects.append(Write(AppendActions(room.id, stored)))
+            effects.append(Write(AppendActions(room.id, stored, fence_of(player))))
     return effects

@@ -7,8 +7,9 @@ lets an ``act`` be answered only once its log entry is stored, at thousands a se
 
 A queued item is one of:
 - a job to retry until written (race records, results, daily runs, identities): never
-  dropped on any store error; at shutdown what is left is spilled to a file that the next
-  start writes first;
+  dropped on a store error that retrying can mend (one refused for good, ``Fenced`` because
+  a newer node took the racer over, is dropped and logged); at shutdown what is left is
+  spilled to a file that the next start writes first;
 - a job that may be *refused* (an accepted action): when the store fails it is not
   retried, ``refused`` is called instead (the action is undone and answered
   ``store_unavailable``), and so is every refusable job queued after it, which was decided
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from server.jobs import Job, describe, job_from_json, job_json
-from server.store import Store, StoreError
+from server.store import Fenced, Store, StoreError
 
 log = logging.getLogger("solrace.writer")
 
@@ -188,6 +189,11 @@ class Writer:
                 failure = error
                 self.refused_count += 1
                 _call(item.refused, error)
+            elif isinstance(error, Fenced) and item.job is not None:  # for good: no retry
+                log.error(
+                    "a write fenced off by a newer node is dropped",
+                    extra={"job": describe(item.job), "error": str(error)},
+                )
             else:
                 failure = error
                 retry.append(item)

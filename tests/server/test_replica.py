@@ -160,7 +160,14 @@ def test_the_race_read_back_replaces_the_replica_and_every_racer_gets_a_snapshot
 def test_a_race_the_store_lost_has_the_stored_part_of_each_log_written_again() -> None:
     room = Room(started(), START.mono_ms, Feeding())
     ann = played(room.race, "ann", 3)
-    played(room.race, "bob", 1)
-    room.durable, room.suspect = {"ann": 2}, True
-    assert rewrite(room) == [Write(AppendActions("r1", tuple(ann[:2])))]
+    bob = played(room.race, "bob", 1)
+    room.durable, room.suspect = {"ann": 2, "bob": 1}, True
+    fences = {"ann": 3}  # Ann's session here has fence 3; Bob is held elsewhere
+    assert (
+        rewrite(room, lambda player: fences.get(player, 1))
+        == [
+            Write(AppendActions("r1", tuple(ann[:2]), 3)),  # with her session's fence, not 1
+            Write(AppendActions("r1", tuple(bob[:1]), 1)),
+        ]
+    )
     assert not room.suspect

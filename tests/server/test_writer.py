@@ -10,7 +10,7 @@ from pathlib import Path
 
 from protocol.race import LogEntry
 from server.jobs import AppendActions, Job, SaveIdentity
-from server.store import MemoryStore, StoreError, StoreUnavailable
+from server.store import MemoryStore, Store, StoreError, StoreUnavailable
 from server.writer import Writer
 
 
@@ -155,3 +155,26 @@ async def test_a_batch_in_flight_at_shutdown_is_spilled_too(tmp_path: Path) -> N
     assert await store.identity("hash") == ("ann", "Ann", None)
     assert await store.identity("hash2") == ("bob", "Bob", None)
     running.cancel()
+
+
+async def test_a_job_fenced_off_by_a_newer_node_is_dropped_not_retried_for_ever(
+    store: Store,
+) -> None:
+    """Node A writes Bob's log again (a lost race rewritten) with the fence it knew, but
+    node B has taken Bob over since: the store refuses that job for good (``Fenced``), so
+    it is dropped, and Ann's actions behind it are written, not refused for ever."""
+    assert await store.claim_racer("r1", "bob", 2)  # node B's newer session of Bob
+    writer = Writer(store, first_pause_s=0.01)
+    running = asyncio.create_task(writer.run())
+    told: list[str] = []
+    writer.submit(AppendActions("r1", (LogEntry("bob", 1, "deal", 5),), fence=1))
+    for seq in (1, 2):
+        writer.submit(
+            AppendActions("r1", (LogEntry("ann", seq, "deal", seq),), fence=1),
+            lambda seq=seq: told.append(f"ann {seq} stored"),  # type: ignore[misc]
+            lambda error: told.append(f"ann refused: {error}"),
+        )
+    await asyncio.wait_for(writer.idle.wait(), 5)
+    running.cancel()
+    assert told == ["ann 1 stored", "ann 2 stored"]
+    assert [e.player for e in await store.actions("r1")] == ["ann", "ann"]
