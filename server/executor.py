@@ -43,7 +43,6 @@ from server.writer import Writer
 
 log = logging.getLogger("solrace.executor")
 RECONCILE_PAUSE_S = 0.5  # between tries to read a race back from the store
-TELL_AFTER_S = 2.0  # what waits on a write is told anyway after this much store trouble
 
 
 def now() -> Now:
@@ -57,13 +56,11 @@ class Executor:
         spectating: SpectatingDesk,
         sessions: Sessions,
         writer: Writer,
-        tell_after_s: float = TELL_AFTER_S,
     ) -> None:
         self.director = director
         self.spectating = spectating
         self.sessions = sessions
         self.writer = writer
-        self.tell_after_s = tell_after_s
         self.relay: Relay | None = None  # set once built (it needs this executor's ``run``)
         self.reconciling: set[asyncio.Task[None]] = set()
 
@@ -71,9 +68,9 @@ class Executor:
         self, effects: Effects, first: Callable[[], None] | None = None
     ) -> asyncio.Future[None] | None:
         """Carry out ``effects``: their writes first; then ``first`` (a request's answer)
-        and the rest, once the writes are done (or after ``tell_after_s`` of store
-        trouble: they stay queued until written, and are never dropped). Returns a future
-        done when all is carried out, or None when it was at once (nothing to write)."""
+        and the rest, once the writes are done, however long the store takes (nothing is
+        told before it is stored; the writes are never dropped). Returns a future done
+        when all is carried out, or None when it was at once (nothing to write)."""
         if self.director.later:
             effects = [*self.director.later, *effects]
             self.director.later = []
@@ -105,7 +102,6 @@ class Executor:
 
         for write in writes:
             self.writer.submit(write.job, lambda write=write: one_written(write))  # type: ignore[misc]
-        loop.call_later(self.tell_after_s, tell)
         return told
 
     def _carry_out(self, effects: Effects) -> None:

@@ -68,9 +68,10 @@ async def setup(
 
 async def daily_run_whose_result_meets(
     setup: Setup, trouble: Callable[[], None]
-) -> tuple[Client, str, dict[str, object]]:
+) -> tuple[Client, str, int]:
     """Dee (an account) plays her daily attempt to the end; Redis gets into ``trouble``
-    just as her result is sent to it. Her attempt, and the result she is told."""
+    just as her result is sent to it. Her attempt, and her time (her last action's answer,
+    stored); her result is not told while it is not stored."""
     dee = await member(setup.server.url, "Dee")
     attempt: str = (await dee.daily_start(GAME))["race"]["race"]
     wins = winning_actions(GAME, DEAL)
@@ -80,9 +81,13 @@ async def daily_run_whose_result_meets(
     finished = await racer.play(wins[-1:])  # its log entry is stored: it is answered
     assert finished["outcome"] == "finished"
     await asyncio.wait_for(setup.tripwire.tripped.wait(), 5)
-    result = (await dee.next_event("result")).data  # told after 2 s of store trouble
-    assert result["ranking"][0]["time_ms"] == finished["time_ms"]
-    return dee, attempt, result
+    return dee, attempt, finished["time_ms"]
+
+
+async def not_told_before_stored(client: Client, kind: str = "result") -> None:
+    """``client`` is told no ``kind`` event for 3 s (it is not stored)."""
+    with pytest.raises(TimeoutError):
+        await client.next_event(kind, timeout=3)
 
 
 def healthz(server: ServeProcess) -> tuple[int, dict[str, object]]:
@@ -111,12 +116,14 @@ async def stored(
 async def test_a_result_and_daily_run_sent_as_redis_dies_are_stored_once_it_is_back(
     setup: Setup,
 ) -> None:
-    dee, attempt, told = await daily_run_whose_result_meets(setup, setup.redis.kill)
+    dee, attempt, time_ms = await daily_run_whose_result_meets(setup, setup.redis.kill)
     status, health = await asyncio.to_thread(healthz, setup.server)
     assert status == 503 and health["status"] == "degraded"
     assert health["races"] == 1  # the race stays in memory until its end is in Redis
-    await asyncio.sleep(1)  # a while down: retried, never dropped
+    await not_told_before_stored(dee)  # a while down: retried, never dropped, not told
     setup.redis.start()  # the same data (append-only file)
+    told = (await dee.next_event("result", timeout=15)).data  # once stored
+    assert told["ranking"][0]["time_ms"] == time_ms
     store = setup.store()
     try:
         result, entries = await stored(store, attempt, dee.player)
@@ -133,7 +140,7 @@ async def test_a_result_and_daily_run_sent_as_redis_dies_are_stored_once_it_is_b
 async def test_sigterm_while_redis_is_down_spills_the_result_and_the_next_start_stores_it(
     setup: Setup,
 ) -> None:
-    dee, attempt, told = await daily_run_whose_result_meets(setup, setup.redis.kill)
+    dee, attempt, time_ms = await daily_run_whose_result_meets(setup, setup.redis.kill)
     assert await asyncio.to_thread(setup.server.terminate) == 0
     spill = setup.server.directory / "spill.jsonl"
     spilled = [json.loads(line) for line in spill.read_text().splitlines()]
@@ -144,7 +151,7 @@ async def test_sigterm_while_redis_is_down_spills_the_result_and_the_next_start_
     store = setup.store()
     try:
         result, entries = await stored(store, attempt, dee.player)
-        assert result == told and entries == 1
+        assert result["ranking"][0]["time_ms"] == time_ms and entries == 1  # type: ignore[index]
     finally:
         await store.close()
     deadline = time.monotonic() + 5
@@ -180,7 +187,7 @@ async def test_a_result_refused_by_a_full_redis_is_stored_once_memory_is_freed(
         admin.config_set("maxmemory-policy", "noeviction")
         admin.config_set("maxmemory", "1")  # below what it holds: every write refused
 
-    dee, attempt, told = await daily_run_whose_result_meets(setup, full)
+    dee, attempt, time_ms = await daily_run_whose_result_meets(setup, full)
     deadline = time.monotonic() + 10
     while (health := await asyncio.to_thread(healthz, setup.server))[0] != 503:
         assert time.monotonic() < deadline, "health never said degraded"
@@ -189,7 +196,10 @@ async def test_a_result_refused_by_a_full_redis_is_stored_once_memory_is_freed(
     store = setup.store()
     try:
         assert await store.load_result(attempt) is None  # refused, not written
+        await not_told_before_stored(dee)
         admin.config_set("maxmemory", "0")
+        told = (await dee.next_event("result", timeout=15)).data  # once stored
+        assert told["ranking"][0]["time_ms"] == time_ms
         result, entries = await stored(store, attempt, dee.player)
         assert result == told and entries == 1
     finally:
@@ -217,8 +227,8 @@ async def test_a_head_to_head_result_spilled_at_sigterm_in_an_outage_is_stored_b
     await racer.play(wins[:-1])
     setup.tripwire.arm(f"race:{{{race}}}:result".encode(), b"\r\nSET\r\n", then=setup.redis.kill)
     assert (await racer.play(wins[-1:]))["outcome"] == "finished"
-    told = (await bob.next_event("result")).data
-    assert [entry["player"] for entry in told["ranking"]] == [ann.player, bob.player]
+    await asyncio.wait_for(setup.tripwire.tripped.wait(), 5)
+    await not_told_before_stored(bob)
     assert await asyncio.to_thread(setup.server.terminate) == 0
     spill = (setup.server.directory / "spill.jsonl").read_text()
     assert race in spill
@@ -230,7 +240,7 @@ async def test_a_head_to_head_result_spilled_at_sigterm_in_an_outage_is_stored_b
         while (result := await store.load_result(race)) is None:
             assert time.monotonic() < deadline, "the spilled result was never stored"
             await asyncio.sleep(0.05)
-        assert result == told
+        assert [entry["player"] for entry in result["ranking"]] == [ann.player, bob.player]
         assert race not in await store.live_races()
         for player in (ann.player, bob.player):
             assert race not in await store.player_races(player)
