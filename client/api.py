@@ -22,6 +22,7 @@ from types import TracebackType
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.datastructures import HeadersLike
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from protocol.messages import (
@@ -54,7 +55,7 @@ class Client:
         self.player = ""
         self.token = ""
         self.account: str | None = None  # the account's username once signed in
-        self.headers: dict[str, str] | None = None  # more HTTP headers for the handshake
+        self.headers: HeadersLike | None = None  # more HTTP headers for the handshake
         self.bot = False  # a program plays: said in every hello
         self.last_event = 0
         self.welcome: Welcome | None = None
@@ -77,7 +78,7 @@ class Client:
         *,
         encoding: str = MSGPACK,
         record: bool = False,
-        headers: dict[str, str] | None = None,
+        headers: HeadersLike | None = None,
         bot: bool = False,
     ) -> Client:
         """Connect and say hello as a new player (``headers``: more HTTP headers; ``bot``:

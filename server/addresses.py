@@ -2,9 +2,10 @@
 proxy (the load balancer), the client address that proxy put in ``X-Forwarded-For``.
 
 Only addresses from ``--trusted-proxy`` networks are believed: anyone else could write
-any ``X-Forwarded-For`` they like. The header is read from its right end (the proxy
-closest to the server appends last), skipping trusted proxies; the first address that is
-not one is the client's."""
+any ``X-Forwarded-For`` they like. Several header lines are one list in their order (a
+client may send a line of its own; HAProxy adds another). The list is read from its right
+end (the proxy closest to the server appends last), skipping trusted proxies; the first
+address that is not one is the client's."""
 
 from __future__ import annotations
 

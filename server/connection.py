@@ -94,7 +94,10 @@ class MessageConnection(ServerConnection):
         ``server/addresses.py``). ``request`` and ``response`` stay, with no headers."""
         await super().handshake(*args, **kwargs)
         if self.request is not None:
-            self.forwarded_for = self.request.headers.get("X-Forwarded-For")
+            # several lines are one list, in order (RFC 9110 5.3): a client's own line
+            # first, the line its proxy added last (HAProxy adds a line of its own)
+            lines = self.request.headers.get_all("X-Forwarded-For")
+            self.forwarded_for = ", ".join(lines) if lines else None
             self.request.headers.clear()
         if self.response is not None:
             self.response.headers.clear()

@@ -190,6 +190,25 @@ async def test_a_forwarded_address_counts_only_from_a_trusted_proxy() -> None:
         assert await attempts_left(url(server), "203.0.113.6") == "auth_rate_limited"
 
 
+async def test_several_forwarded_for_lines_are_one_list_and_the_proxy_s_entry_counts() -> None:
+    """A client's own X-Forwarded-For line, then the one its trusted proxy added (as
+    HAProxy does): the connection works, and the proxy's entry (the last) is the address."""
+
+    async def code_from(server_url: str, own: str, added: str) -> str:
+        lines = [("X-Forwarded-For", own), ("X-Forwarded-For", added)]
+        client = await Client.connect(server_url, "x", headers=lines)
+        try:
+            await client.register("Il1", "password")
+        except ServerError as error:
+            return error.code
+        raise AssertionError("Il1 was accepted")
+
+    async with running_server(auth_per_address=1, trusted_proxies=("127.0.0.1",)) as server:
+        assert await code_from(url(server), "10.0.0.1", "203.0.113.5") == "bad_username"
+        assert await code_from(url(server), "10.0.0.2", "203.0.113.5") == "auth_rate_limited"
+        assert await code_from(url(server), "10.0.0.1", "203.0.113.6") == "bad_username"
+
+
 async def test_a_racing_guest_finishes_before_signing_in_and_keeps_nothing_of_the_guest() -> None:
     async with running_server(countdown_ms=0) as server:
         await member(server, "Ann")

@@ -102,6 +102,9 @@ async def test_a_node_killed_behind_the_balancer_is_carried_on_by_the_other(
 
         ann, bob = await Client.connect(url, "Ann"), await Client.connect(url, "Bob")
         assert (players_on(a), players_on(b)) == (1, 1)  # leastconn: one each
+        own_header = {"X-Forwarded-For": "198.51.100.7"}  # the balancer adds a second line
+        async with await Client.connect(url, "Cy", headers=own_header) as cy:
+            assert cy.welcome is not None and (await cy.request("list_races"))["races"] == []
         race = (await ann.create_race(GAME, deal=DEAL))["race"]
         await bob.join_race(race)
         for client in (ann, bob):
