@@ -57,6 +57,8 @@ def serve_command(port: int, *options: str) -> list[str]:
         "--no-certify",
         "--log-level",
         "WARNING",
+        "--connections-per-address",  # every simulated player comes from 127.0.0.1
+        "0",
         *options,
     ]
 

@@ -10,7 +10,7 @@ address that is not one is the client's."""
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -46,3 +46,37 @@ def _is_address(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def forwarded_for(lines: Iterable[str]) -> str | None:
+    """Every ``X-Forwarded-For`` line of a request as one list, in order (RFC 9110 5.3:
+    a client's own line first, the one its proxy added last); None without any."""
+    joined = ", ".join(lines)
+    return joined or None
+
+
+class ConnectionCounts:
+    """Open connections per client address on this node, at most ``limit`` each (0: no
+    limit, nothing counted). An address leaves the map when its last connection closes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.open: dict[str, int] = {}
+
+    def admit(self, address: str) -> bool:
+        """Count one more connection from ``address``; False (not counted) at the limit."""
+        if not self.limit:
+            return True
+        count = self.open.get(address, 0)
+        if count >= self.limit:
+            return False
+        self.open[address] = count + 1
+        return True
+
+    def release(self, address: str) -> None:
+        """A connection ``admit`` counted has closed."""
+        count = self.open.get(address, 0) - 1
+        if count > 0:
+            self.open[address] = count
+        else:
+            self.open.pop(address, None)

@@ -32,6 +32,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from protocol.daily import day_of
 from protocol.race import Now
 from protocol.wire import SUBPROTOCOLS
+from server.addresses import ConnectionCounts
 from server.config import Settings
 from server.connection import MessageConnection
 from server.daily import DailyDeals, DailyDesk
@@ -88,6 +89,7 @@ class RaceServer:
         self.daily = DailyDeals(store, settings)
         self.daily_desk = DailyDesk(store, self.daily, self.director)
         self.seal = Seal(store, settings.signing_key_path)
+        self.connection_counts = ConnectionCounts(settings.connections_per_address)
         self.gateway = Gateway(
             settings,
             store,

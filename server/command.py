@@ -109,6 +109,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "[SOLRACE_AUTH_PER_ADDRESS]",
     )
     add(
+        "--connections-per-address",
+        type=int,
+        default=_env("CONNECTIONS_PER_ADDRESS", DEFAULTS.connections_per_address),
+        help="open websockets allowed per client address on this node (the forwarded "
+        "address behind a trusted proxy); more are refused with 429; 0: no limit "
+        "[SOLRACE_CONNECTIONS_PER_ADDRESS]",
+    )
+    add(
         "--ping-interval",
         dest="ping_interval_s",
         type=float,
@@ -185,7 +193,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--keep-identities-days",
         type=int,
         default=_env("KEEP_IDENTITIES_DAYS", DEFAULTS.keep_identities_days),
-        help="days a resume token keeps naming its player after its last use "
+        help="days an account's resume token keeps naming it after its last use "
         "[SOLRACE_KEEP_IDENTITIES_DAYS]",
     )
     add(
@@ -196,6 +204,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="Ed25519 private key (PEM, e.g. from 'openssl genpkey -algorithm ed25519') that "
         "race logs and boards are signed with; none: one made once and kept in the store "
         "[SOLRACE_SIGNING_KEY]",
+    )
+    add(
+        "--keep-guests-days",
+        type=int,
+        default=_env("KEEP_GUESTS_DAYS", DEFAULTS.keep_guests_days),
+        help="days a guest's resume token keeps naming them after its last use once they "
+        "have played (a guest who never played: one day) [SOLRACE_KEEP_GUESTS_DAYS]",
     )
     add(
         "--static-dir",
@@ -233,6 +248,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             origins=tuple(origins),
             trusted_proxies=tuple(proxies),
             auth_per_address=int(args.auth_per_address),
+            connections_per_address=int(args.connections_per_address),
             ping_interval_s=float(args.ping_interval_s),
             ping_timeout_s=float(args.ping_timeout_s),
             spectator_chunk=max(1, int(args.spectator_chunk)),
@@ -246,6 +262,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             shutdown_grace_s=float(args.shutdown_grace_s),
             keep_race_logs_days=int(args.keep_race_logs_days),
             keep_identities_days=int(args.keep_identities_days),
+            keep_guests_days=int(args.keep_guests_days),
             log_level=args.log_level,
         )
     )
@@ -260,9 +277,11 @@ def checked(settings: Settings) -> Settings:
         ("--max-race-ms", settings.max_race_ms, 1),
         ("--burst", settings.burst, 1),
         ("--auth-per-address", settings.auth_per_address, 1),
+        ("--connections-per-address", settings.connections_per_address, 0),
         ("--drain-s", settings.shutdown_grace_s, 0),
         ("--keep-race-logs-days", settings.keep_race_logs_days, 1),
         ("--keep-identities-days", settings.keep_identities_days, 1),
+        ("--keep-guests-days", settings.keep_guests_days, 1),
     ):
         if value < least:
             raise SolraceError(f"{option}: must be at least {least}, not {value}")

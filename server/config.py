@@ -19,7 +19,8 @@ class Settings:
     # store (it is their only copy), 0 with Redis (read back from there when asked for)
     done_race_keep_ms: int | None = None
     keep_race_logs_days: int = 30  # ended races' records, results and logs in the store
-    keep_identities_days: int = 365  # a resume token names its player this long after use
+    keep_identities_days: int = 365  # an account's resume token: this long after its last use
+    keep_guests_days: int = 30  # a guest's who has played; one who never played: a day
     spill_path: Path | None = Path("solrace-spill.jsonl")  # writes left at shutdown
     sweep_every_s: float = 2.0  # the lease holder looks for lost nodes' players this often
     rate_per_s: float = 30.0  # requests per second per connection, sustained
@@ -30,6 +31,7 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()
     auth_per_connection: int = 10  # register and sign-in attempts per minute per connection
     auth_per_address: int = 60  # ... per client address per 10 minutes, all nodes together
+    connections_per_address: int = 100  # open websockets per client address, per node; 0: any
     ping_interval_s: float = 20.0  # keepalive pings find dead connections
     ping_timeout_s: float = 20.0
     close_timeout_s: float = 2.0  # a peer that does not finish the closing handshake

@@ -34,6 +34,7 @@ from websockets.frames import DATA_OPCODES, CloseCode, Frame, Opcode
 from websockets.protocol import Event, Protocol, State
 from websockets.speedups import apply_mask
 
+from server.addresses import forwarded_for
 from server.sessions import close_soon
 
 Message = str | bytes
@@ -71,6 +72,7 @@ class MessageConnection(ServerConnection):
         "_partial",
         "_text",
         "forwarded_for",
+        "on_lost",
         "on_message",
     )
 
@@ -83,6 +85,7 @@ class MessageConnection(ServerConnection):
         self._own_framing: bool | None = None  # decided when the connection opens
         self._partial = b""  # the start of a frame not wholly read yet
         self.forwarded_for: str | None = None  # the handshake's X-Forwarded-For, if any
+        self.on_lost: Callable[[], None] | None = None  # once closed (the address count)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -94,10 +97,8 @@ class MessageConnection(ServerConnection):
         ``server/addresses.py``). ``request`` and ``response`` stay, with no headers."""
         await super().handshake(*args, **kwargs)
         if self.request is not None:
-            # several lines are one list, in order (RFC 9110 5.3): a client's own line
-            # first, the line its proxy added last (HAProxy adds a line of its own)
-            lines = self.request.headers.get_all("X-Forwarded-For")
-            self.forwarded_for = ", ".join(lines) if lines else None
+            # several lines are one list (HAProxy adds a line of its own)
+            self.forwarded_for = forwarded_for(self.request.headers.get_all("X-Forwarded-For"))
             self.request.headers.clear()
         if self.response is not None:
             self.response.headers.clear()
@@ -121,6 +122,9 @@ class MessageConnection(ServerConnection):
         A test checks that closed connections leave no garbage behind."""
         super().connection_lost(exc)
         self.on_message = None
+        lost, self.on_lost = self.on_lost, None
+        if lost is not None:
+            lost()
         self.protocol.__dict__.pop("select_subprotocol", None)
         # CPython 3.11's socket transport keeps a bound method of itself (its read
         # callback) after closing: clear it, or every closed transport is a frozen cycle.

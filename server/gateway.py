@@ -84,6 +84,10 @@ log = logging.getLogger("solrace.gateway")
 CLOSE_POLICY = 1008  # flooding
 CLOSE_SIGNED_OUT = 4003  # the player signed out
 MAX_QUEUED = 16  # messages queued behind a waiting request before reading pauses
+# requests by which a player starts to play (a guest's token is kept longer from then on)
+PLAYING: frozenset[type[Request]] = frozenset(
+    {CreateRace, JoinRace, Rematch, DailyStart, QuickRace}
+)
 
 Handler = Callable[["Client", Session, Any, Now], Awaitable[tuple[dict[str, Any], Effects]]]
 
@@ -271,6 +275,8 @@ class Gateway:
         except Exception as error:
             self._failure(client, error, request.id, request.type)
             return
+        if type(request) in PLAYING:
+            effects = [*self.session_desk.playing(session), *effects]
         result = Result(request.id, request.type, data)
         then, client.after_answer = client.after_answer, None
         # written first; then answered and told (the next request waits for that)

@@ -10,6 +10,7 @@ answered here.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import mimetypes
 from http import HTTPStatus
@@ -19,6 +20,9 @@ from typing import TYPE_CHECKING
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+
+from server.addresses import client_address, forwarded_for, trusted_networks
+from server.connection import MessageConnection
 
 if TYPE_CHECKING:
     from server.app import RaceServer
@@ -31,6 +35,7 @@ class HttpRoutes:
         self.server = server
         root = server.settings.static_dir
         self.root = Path(root).resolve() if root else WEB_ROOT
+        self.trusted = trusted_networks(server.settings.trusted_proxies)
 
     async def process_request(
         self, connection: ServerConnection, request: Request
@@ -39,7 +44,7 @@ class HttpRoutes:
             if self.server.stopping:  # draining: new players go to another node
                 body = b"this node is shutting down: connect again\n"
                 return _response(HTTPStatus.SERVICE_UNAVAILABLE, body, "text/plain")
-            return None
+            return self.admit(connection, request)
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             return await self.health()
@@ -55,6 +60,25 @@ class HttpRoutes:
             body = self.server.metrics.text()
             return _response(HTTPStatus.OK, body, "text/plain; version=0.0.4")
         return await self.static(path)
+
+    def admit(self, connection: ServerConnection, request: Request) -> Response | None:
+        """A new websocket, counted against its address's limit (the forwarded address
+        behind a trusted proxy); 429 once the address has as many open as allowed."""
+        peer = connection.remote_address
+        forwarded = forwarded_for(request.headers.get_all("X-Forwarded-For"))
+        address = client_address(str(peer[0]) if peer else "", forwarded, self.trusted)
+        counts = self.server.connection_counts
+        if not counts.admit(address):
+            body = (
+                f"too many connections from your address (at most {counts.limit} at once): "
+                "close some and connect again\n"
+            ).encode()
+            return _response(HTTPStatus.TOO_MANY_REQUESTS, body, "text/plain")
+        if isinstance(connection, MessageConnection):
+            connection.on_lost = functools.partial(counts.release, address)
+        else:  # not ours: nothing will say when it closes
+            counts.release(address)
+        return None
 
     async def health(self) -> Response:
         server = self.server

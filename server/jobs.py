@@ -59,6 +59,7 @@ class SaveIdentity:
     name: str
     keep_s: int
     account: str = ""  # the account's username: the token is one of the account's (revocable)
+    played: bool = False  # a guest who has played (kept longer: ``keep_guests_days``)
 
 
 @dataclass(frozen=True, slots=True)

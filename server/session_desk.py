@@ -20,6 +20,7 @@ from protocol.race import Phase, RaceError
 from protocol.wire import PROTOCOL_VERSION
 from server.config import Settings
 from server.director import RaceDirector
+from server.effects import Effects, Write
 from server.executor import Executor, now
 from server.jobs import SaveIdentity
 from server.metrics import Metrics
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("solrace.gateway")  # its lines as before the desk was split out
 
 CLOSE_REPLACED = 4001  # another connection resumed this player's session
+GUEST_UNPLAYED_S = 86_400  # a guest who never played is forgotten a day after their last visit
 
 
 class SessionDesk:
@@ -71,6 +73,7 @@ class SessionDesk:
         self.outbox = outbox
         self.metrics = metrics
         self.durable_identities = settings.keep_identities_days * 86_400
+        self.played_guests = settings.keep_guests_days * 86_400
         self.node = ""  # this node's name (set by the server)
         self.relay: Relay | None = None  # set once built
 
@@ -136,6 +139,7 @@ class SessionDesk:
             event_keep_s(self.settings),
         )
         session.account = known.account if known else None
+        session.has_played = known is not None and known.played
         session.write_limit = self.settings.max_write_buffer
         session.fence = await self.store.next_event_generation(session.player)
         restored = False
@@ -145,19 +149,36 @@ class SessionDesk:
         if session.player in self.sessions.by_player:  # resumed meanwhile: take it
             return self._resumed_with(self.sessions.by_player[session.player], token), True, False
         self.sessions.add(session)
-        self.writer.submit(
-            SaveIdentity(
-                session.token_hash,
-                session.player,
-                session.name,
-                self.durable_identities,
-                session.account or "",
-            )
-        )
+        self.writer.submit(self._identity(session))
         previous = await self.store.take_player(session.player, self.node)
         if previous and previous != self.node and self.relay is not None:
             self.relay.taken(session.player, previous)
         return session, False, restored
+
+    def _identity(self, session: Session) -> SaveIdentity:
+        """``session``'s token, kept as long as its kind of player is: an account's for
+        ``keep_identities_days``, a guest's who has played for ``keep_guests_days``, a
+        guest's who never played for a day (a refresh at each use)."""
+        if session.account is not None:
+            keep_s = self.durable_identities
+        else:
+            keep_s = self.played_guests if session.has_played else GUEST_UNPLAYED_S
+        return SaveIdentity(
+            session.token_hash,
+            session.player,
+            session.name,
+            keep_s,
+            session.account or "",
+            session.has_played,
+        )
+
+    def playing(self, session: Session) -> Effects:
+        """``session`` starts to play (a race, a daily attempt, a pool): a guest's token is
+        kept for as long as a guest who played is, from now on (written before the answer)."""
+        if session.has_played:
+            return []
+        session.has_played = True
+        return [] if session.account is not None else [Write(self._identity(session))]
 
     def _resumed_with(self, session: Session, token: str | None) -> Session:
         """``session`` resumed by another of its player's devices: named by that device's

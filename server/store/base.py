@@ -53,6 +53,7 @@ class Identity(NamedTuple):
     player: str
     name: str
     account: str | None = None
+    played: bool = False  # a guest who has played (a race, a daily attempt, a pool)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,8 @@
 """The in-memory store: everything in this process, lost when it stops (the default, so
 ``solrace serve`` needs nothing else). Ended races are kept for their retention time and
 at most ``max_ended`` of them (10,000 by default), so memory stays bounded; boards,
-identities and daily claims are small and kept while the process runs."""
+identities expire as in Redis (``SaveIdentity.keep_s``); boards and daily claims are small
+and kept while the process runs."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import asyncio
 import dataclasses
 import heapq
 import json
+import math
 import time
 from bisect import bisect_left, insort
 from collections.abc import Sequence
@@ -129,6 +131,8 @@ class MemoryStore(Store):
         self._node_players: dict[str, set[str]] = {}
         self._player_races: dict[str, set[str]] = {}
         self._identities: dict[str, Identity] = {}
+        self._identity_until: dict[str, float] = {}  # token -> when it is forgotten
+        self._identities_expiring: list[tuple[float, str]] = []  # (when, token), a heap
         self._tokens: dict[str, set[str]] = {}  # player -> their account's token hashes
         self._accounts: dict[str, Account] = {}  # username key -> account
         self._account_of: dict[str, str] = {}  # player -> username
@@ -344,6 +348,8 @@ class MemoryStore(Store):
         self._node_players.pop(node, None)
 
     async def identity(self, token_hash: str) -> Identity | None:
+        if self._identity_until.get(token_hash, math.inf) <= time.monotonic():
+            return None  # kept no longer (forgotten at the next write)
         return self._identities.get(token_hash)
 
     async def revoke_tokens(self, player: str, token_hashes: Sequence[str] | None) -> None:
@@ -352,7 +358,10 @@ class MemoryStore(Store):
             known = self._identities.get(token)
             if known is not None and known.player == player:
                 del self._identities[token]
+                self._identity_until.pop(token, None)
             listed.discard(token)
+        if not listed:
+            self._tokens.pop(player, None)
 
     async def create_account(self, account: Account) -> bool:
         key = username_key(account.username)
@@ -507,9 +516,29 @@ class MemoryStore(Store):
         elif isinstance(job, RecordHistory):
             self._record_history(job)
         else:
-            self._identities[job.token_hash] = Identity(job.player, job.name, job.account or None)
+            self._identities[job.token_hash] = Identity(
+                job.player, job.name, job.account or None, job.played
+            )
             if job.account:
                 self._tokens.setdefault(job.player, set()).add(job.token_hash)
+            self._keep_identity(job.token_hash, job.keep_s)
+
+    def _keep_identity(self, token: str, keep_s: int) -> None:
+        """Keep ``token`` ``keep_s`` seconds from now (as Redis's EXPIRE does); forget the
+        tokens whose time is up and was not renewed."""
+        now = time.monotonic()
+        while self._identities_expiring and self._identities_expiring[0][0] <= now:
+            _, old = heapq.heappop(self._identities_expiring)
+            if self._identity_until.get(old, math.inf) <= now:
+                del self._identity_until[old]
+                known = self._identities.pop(old, None)
+                listed = self._tokens.get(known.player, set()) if known else set()
+                listed.discard(old)
+                if known is not None and not listed:
+                    self._tokens.pop(known.player, None)
+        until = now + keep_s
+        self._identity_until[token] = until
+        heapq.heappush(self._identities_expiring, (until, token))
 
     def _link(self, race: str, players: set[str]) -> None:
         """``players`` are the racers of live ``race`` now (an empty set: none, it ended)."""

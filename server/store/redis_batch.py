@@ -113,7 +113,8 @@ class BatchBuilder:
             pipe.evalsha(self.shas.record_history, len(history), *history, *words)
             return
         key = keys.key("token", job.token_hash)
-        pipe.hset(key, mapping={"player": job.player, "name": job.name, "account": job.account})
+        fields = {"player": job.player, "name": job.name, "account": job.account}
+        pipe.hset(key, mapping={**fields, "played": "1" if job.played else ""})
         pipe.expire(key, job.keep_s)
         if job.account:
             listed = keys.player(job.player, "tokens")

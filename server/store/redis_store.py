@@ -353,7 +353,9 @@ class RedisStore(Store):
         found = await self._call(self._redis.hgetall(self._keys.key("token", token_hash)))
         if not found:
             return None
-        return Identity(found["player"], found["name"], found.get("account") or None)
+        return Identity(
+            found["player"], found["name"], found.get("account") or None, bool(found.get("played"))
+        )
 
     async def revoke_tokens(self, player: str, token_hashes: Sequence[str] | None) -> None:
         listed = self._keys.player(player, "tokens")

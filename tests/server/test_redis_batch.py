@@ -229,7 +229,7 @@ def test_a_record_history_job_of_a_daily_run_gives_its_day_as_an_ordinal() -> No
 
 def test_a_save_identity_job_lists_an_account_s_token_and_not_a_guest_s() -> None:
     assert only([SaveIdentity("h1", "gus", "Gus", 60)]) == [
-        ("HSET", "p:token:h1", "player", "gus", "name", "Gus", "account", ""),
+        ("HSET", "p:token:h1", "player", "gus", "name", "Gus", "account", "", "played", ""),
         ("EXPIRE", "p:token:h1", 60),
     ]
     assert only([SaveIdentity("h2", "ann", "Ann", 70, account="ann")])[2:] == [

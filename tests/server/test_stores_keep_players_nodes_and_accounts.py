@@ -8,7 +8,7 @@ import asyncio
 from store_contract import GAME
 
 from server.jobs import RecordHistory, SaveIdentity
-from server.store import Account, History, Store
+from server.store import Account, History, Identity, Store
 
 
 async def test_nodes_say_they_are_alive_and_who_their_players_are(store: Store) -> None:
@@ -60,14 +60,14 @@ async def test_an_account_s_tokens_are_revoked_one_by_one_or_all_at_once(store: 
             SaveIdentity("bobs", "bob", "Bob", keep_s=100, account="Bob"),
         ]
     )
-    assert await store.identity("phone") == ("ann", "Ann", "Ann")
+    assert await store.identity("phone") == Identity("ann", "Ann", "Ann")
     await store.revoke_tokens("ann", ["guest"])
     assert await store.identity("guest") is None
     await store.revoke_tokens("ann", ["bobs"])  # not Ann's: kept
     assert await store.identity("bobs") is not None
     await store.revoke_tokens("ann", None)
     assert await store.identity("phone") is None and await store.identity("laptop") is None
-    assert await store.identity("bobs") == ("bob", "Bob", "Bob")
+    assert await store.identity("bobs") == Identity("bob", "Bob", "Bob")
 
 
 async def test_attempts_are_counted_per_window_and_failures_until_cleared(store: Store) -> None:

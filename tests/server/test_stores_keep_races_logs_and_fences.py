@@ -11,7 +11,7 @@ from store_contract import GAME, a_record, listed, save
 
 from protocol.race import LogEntry
 from server.jobs import AppendActions, EndRace, SaveIdentity
-from server.store import Fenced, MemoryStore, Store, race_channel
+from server.store import Fenced, Identity, MemoryStore, Store, race_channel
 from server.store.base import CARRIED_MAX
 from server.store.redis_store import RedisStore
 
@@ -134,7 +134,7 @@ async def test_a_batch_of_jobs_is_done_in_order_with_each_job_answered(store: St
     ]
     assert await store.write(jobs) == [None, None, None]
     assert await store.actions("r1") == list(entries)
-    assert await store.identity("hash") == ("ann", "Ann", None)
+    assert await store.identity("hash") == Identity("ann", "Ann", None)
     assert await store.identity("other") is None
 
 
