@@ -11,7 +11,11 @@ service uses for itself.
 from __future__ import annotations
 
 import re
+import string
+from functools import cache
 from typing import Final
+
+from confusable_homoglyphs import confusables
 
 MAX_USERNAME: Final = 24
 MIN_PASSWORD: Final = 8
@@ -24,8 +28,42 @@ RESERVED: Final = frozenset(
 
 
 def username_key(username: str) -> str:
-    """The form under which a username is unique: lower case."""
+    """The form under which an account is found: lower case."""
     return username.lower()
+
+
+@cache
+def _lookalike_folds() -> tuple[tuple[str, str], ...]:
+    """What reads alike in the username alphabet, by Unicode's confusables table (TR39,
+    through ``confusable_homoglyphs``), lower-cased: each group folded to one prototype,
+    longest sequences first (``rn`` reads as ``m``; ``1``, ``l`` and ``I`` as ``i``; ``0`` as
+    ``o``)."""
+    alphabet = set(string.ascii_letters + string.digits + "_-")
+    groups: dict[str, set[str]] = {}
+    for character, found in confusables.confusables_data.items():
+        for homoglyph in found:
+            other = homoglyph["c"]
+            if set(character) <= alphabet and set(other) <= alphabet:
+                merged = {character.lower(), other.lower()}
+                for text in list(merged):
+                    merged |= groups.get(text, set())
+                for text in merged:
+                    groups[text] = merged
+    folds = set()
+    for group in groups.values():
+        prototype = min(group, key=lambda text: (len(text), not text.isalpha(), text))
+        folds |= {(text, prototype) for text in group if text != prototype}
+    return tuple(sorted(folds, key=lambda fold: (-len(fold[0]), fold)))
+
+
+def username_skeleton(username: str) -> str:
+    """The form two names that read alike share (``B0B`` and ``bob``, ``Ilya`` and
+    ``llya``): lower case, each look-alike folded to its group's prototype. No two
+    accounts have the same skeleton."""
+    skeleton = username.lower()
+    for text, prototype in _lookalike_folds():
+        skeleton = skeleton.replace(text, prototype)
+    return skeleton
 
 
 def username_problem(username: str) -> str | None:
@@ -37,6 +75,12 @@ def username_problem(username: str) -> str | None:
             "a username needs a character that cannot be mistaken for another "
             "(not only 0 O o 1 l I _ -)"
         )
-    if username_key(username) in RESERVED:
+    if is_reserved(username):
         return f"{username!r} is kept for the service"
     return None
+
+
+def is_reserved(name: str) -> bool:
+    """Whether ``name`` reads as a name the service keeps (``Adm1n`` too), for accounts and
+    guests' display names alike."""
+    return username_skeleton(name.strip()) in {username_skeleton(kept) for kept in RESERVED}

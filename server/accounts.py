@@ -89,7 +89,10 @@ class Credentials:
             raise AccountError(problem, "bad_username")
         account = Account(player, username, await self._off_loop(hash_password, password))
         if not await self.store.create_account(account):
-            raise AccountError(f"the username {username!r} is taken", "username_taken")
+            raise AccountError(
+                f"the username {username!r}, or one that reads like it, is taken",
+                "username_taken",
+            )
         return account
 
     async def sign_in(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from protocol.accounts import is_reserved
 from protocol.messages import Hello, ProtocolError, Welcome
 from protocol.players import is_bot, new_player_id
 from protocol.race import Phase, RaceError
@@ -86,6 +87,8 @@ class SessionDesk:
             )
         if client.session is not None:
             raise ProtocolError("this connection has already said hello", "already_hello")
+        if is_reserved(request.name):  # nobody passes for the service, guests neither
+            raise ProtocolError(f"the name {request.name!r} is kept for the service", "bad_field")
         session, resumed, restored = await self.session_for(
             request.token, request.name, request.bot
         )

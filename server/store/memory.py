@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.accounts import username_key
+from protocol.accounts import username_key, username_skeleton
 from protocol.race import LogEntry
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
@@ -131,6 +131,7 @@ class MemoryStore(Store):
         self._node_players: dict[str, set[str]] = {}
         self._player_races: dict[str, set[str]] = {}
         self._identities: dict[str, Identity] = {}
+        self._lookalikes: dict[str, str] = {}  # username skeleton -> the account's key
         self._identity_until: dict[str, float] = {}  # token -> when it is forgotten
         self._identities_expiring: list[tuple[float, str]] = []  # (when, token), a heap
         self._tokens: dict[str, set[str]] = {}  # player -> their account's token hashes
@@ -365,8 +366,9 @@ class MemoryStore(Store):
 
     async def create_account(self, account: Account) -> bool:
         key = username_key(account.username)
-        if key in self._accounts:
+        if key in self._accounts or self._lookalikes.get(username_skeleton(key), key) != key:
             return False
+        self._lookalikes[username_skeleton(key)] = key
         self._accounts[key] = account
         self._account_of[account.player] = account.username
         return True

@@ -26,7 +26,7 @@ from typing import Any
 
 from redis.exceptions import WatchError
 
-from protocol.accounts import username_key
+from protocol.accounts import username_key, username_skeleton
 from protocol.race import LogEntry
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
@@ -376,7 +376,13 @@ class RedisStore(Store):
             await pipe.execute()
 
     async def create_account(self, account: Account) -> bool:
-        key = self._keys.key("account", username_key(account.username))
+        name = username_key(account.username)
+        key = self._keys.key("account", name)
+        # the look-alike claim first (its own key: another hash slot in a cluster)
+        lookalike = self._keys.key("lookalike", username_skeleton(name))
+        claimed = await self._call(self._redis.set(lookalike, name, nx=True))
+        if not claimed and await self._call(self._redis.get(lookalike)) != name:
+            return False  # another account reads like this one
         fields = ["player", account.player, "username", account.username]
         created = await self._call(
             self._create_account(keys=[key], args=[*fields, "hash", account.password_hash])

@@ -38,3 +38,13 @@ def test_an_accepted_username_is_short_plain_ascii_and_has_a_clear_character(nam
     if username_problem(name) is None:
         assert 1 <= len(name) <= 24 and name.isascii() and name.isprintable()
         assert not set(name) <= CONFUSABLE and " " not in name
+
+
+def test_names_that_read_alike_share_a_skeleton_and_others_do_not() -> None:
+    from protocol.accounts import username_skeleton
+
+    alike = [("BOB", "B0B"), ("Ilya", "llya"), ("ilya", "1lya"), ("Mia", "rnia"), ("Ann", "ann")]
+    for one, other in alike:
+        assert username_skeleton(one) == username_skeleton(other), (one, other)
+    for one, other in [("Bob", "Rob"), ("Ann", "Anna"), ("Sam", "5am"), ("Eve", "3ve")]:
+        assert username_skeleton(one) != username_skeleton(other), (one, other)

@@ -18,7 +18,7 @@ GAME, DEAL = "mount_sunflower", 18
 async def test_signing_in_stores_the_account_s_token_and_leaves_the_guest_session_alone() -> None:
     async with running_server() as server:
         await (await member(server, "Ann")).close()
-        guest = await player(server, "guest")
+        guest = await player(server, "Gus")
         await guest.quick_race(GAME)
         session = server.sessions.by_player[guest.player]
         account, token = await server.gateway.accounts.sign_in(
@@ -36,7 +36,7 @@ async def test_signing_in_stores_the_account_s_token_and_leaves_the_guest_sessio
 
 async def test_a_racing_guest_is_refused_before_an_attempt_is_counted() -> None:
     async with running_server(countdown_ms=0) as server:
-        guest = await player(server, "guest")
+        guest = await player(server, "Gus")
         await guest.create_race(GAME, deal=DEAL, max_players=1)
         await guest.next_event("started")
         attempts = attempts_bucket(TEST_SETTINGS)

@@ -94,10 +94,33 @@ async def test_a_username_is_taken_whatever_its_case(store: Store) -> None:
         await refused("already_signed_in", (await member(server, "Cy")).register("Cy2", "password"))
 
 
+@pytest.mark.parametrize(
+    ("first", "lookalike"), [("BOB", "B0B"), ("llya", "Ilya"), ("Mia", "rnia"), ("Al1", "ali")]
+)
+async def test_a_username_that_reads_like_a_taken_one_is_taken(
+    store: Store, first: str, lookalike: str
+) -> None:
+    async with running_server(store) as server:
+        await member(server, first)
+        late = await player(server, "late")
+        error = await refused("username_taken", late.register(lookalike, "a long secret"))
+        assert "reads like it" in error.message
+        assert (await late.register("Bobby", "a long secret"))["account"] == "Bobby"
+
+
+@pytest.mark.parametrize("name", ["admin", "Adm1n", "ROOT", "s0lrace"])
+async def test_a_guest_may_not_go_by_a_name_the_service_keeps(name: str) -> None:
+    async with running_server() as server:
+        with pytest.raises(ServerError) as refused_hello:
+            await player(server, name)
+        assert refused_hello.value.code == "bad_field"
+        assert "kept for the service" in refused_hello.value.message
+
+
 async def test_signing_in_continues_as_the_account_on_any_connection(store: Store) -> None:
     async with running_server(store) as server:
         ann = await member(server, "Ann")
-        other = await player(server, "guest")
+        other = await player(server, "Gus")
         answer = await other.sign_in("ann", password_for("Ann"))  # any case
         assert (answer["player"], answer["name"], answer["account"]) == (ann.player, "Ann", "Ann")
         assert other.player == ann.player
@@ -212,7 +235,7 @@ async def test_several_forwarded_for_lines_are_one_list_and_the_proxy_s_entry_co
 async def test_a_racing_guest_finishes_before_signing_in_and_keeps_nothing_of_the_guest() -> None:
     async with running_server(countdown_ms=0) as server:
         await member(server, "Ann")
-        guest = await player(server, "guest")
+        guest = await player(server, "Gus")
         race = (await guest.create_race(GAME, deal=DEAL, max_players=1))["race"]
         await guest.next_event("started")
         await refused("in_race", guest.sign_in("Ann", password_for("Ann")))

@@ -180,7 +180,7 @@ async def test_a_sign_in_the_store_fails_to_finish_leaves_the_guest_session_as_i
         ann = await member(server, "Ann")
         await ann.close()
     async with running_server(store) as server:  # where Ann has no session yet
-        guest = await player(server, "guest")
+        guest = await player(server, "Gus")
         # Redis dies as the account's session is opened, after the password was checked
         tripwire.arm(ann.player.encode(), b"INCR", then=redis.kill)
         with pytest.raises(ServerError) as refused:

@@ -161,6 +161,7 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
         "best:{sanibel}:runs",
         "daily-secret",
         "account:ann",  # the accounts: kept for good, as accounts are
+        "lookalike:ann",  # an account's look-alike claim: kept as its account is
         "player:{ann}:account",
         "rating:{sanibel}:ann",  # ratings: kept for good, as accounts are
         "rating:{sanibel}:bob",
