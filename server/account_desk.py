@@ -22,7 +22,6 @@ from server.daily import DailyDesk
 from server.director import RaceDirector
 from server.effects import Effects
 from server.jobs import SaveIdentity
-from server.ratelimit import TokenBucket
 from server.sessions import Session, Sessions, new_token, token_hash
 from server.store import Account, Store
 from server.writer import Writer
@@ -47,13 +46,13 @@ class AccountDesk:
         self.durable_identities = settings.keep_identities_days * 86_400
 
     async def register(
-        self, session: Session, request: Register, attempts: TokenBucket, address: str, moment: Now
+        self, session: Session, request: Register, allowed: bool, address: str, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         """This guest becomes an account: same player, so their races and runs stay
         theirs; today's first daily attempts they finished go on the boards."""
         self._no_account_yet(session)
         account = await self.credentials.register(
-            attempts, address, session.player, request.username, request.password
+            allowed, address, session.player, request.username, request.password
         )
         guest_token = session.token_hash
         token = await self._account_token(account.player, account.username)
@@ -67,7 +66,7 @@ class AccountDesk:
         return {**signed_in_answer(session, token), "claimed": claimed}, effects
 
     async def sign_in(
-        self, session: Session, request: SignIn, attempts: TokenBucket, address: str
+        self, session: Session, request: SignIn, allowed: bool, address: str
     ) -> tuple[Account, str]:
         """The account ``request`` names and a new resume token of it, for the guest
         ``session``, who must finish their races first and waits in no pool after; the
@@ -78,7 +77,7 @@ class AccountDesk:
                 "finish or leave your races as a guest before you sign in", "in_race"
             )
         account = await self.credentials.sign_in(
-            attempts, address, request.username, request.password
+            allowed, address, request.username, request.password
         )
         if is_bot(session.player) and not is_bot(account.player):
             raise AccountError(

@@ -79,11 +79,11 @@ class Credentials:
         self.pending = 0  # hashes asked for and not done
 
     async def register(
-        self, bucket: TokenBucket, address: str, player: str, username: str, password: str
+        self, allowed: bool, address: str, player: str, username: str, password: str
     ) -> Account:
         """Make ``player`` the account ``username``; AccountError when the name may not be
         one (``bad_username``) or is taken (``username_taken``)."""
-        await self._admit(bucket, f"register:{address}")
+        await self._admit(allowed, f"register:{address}")
         problem = username_problem(username)
         if problem is not None:
             raise AccountError(problem, "bad_username")
@@ -95,12 +95,16 @@ class Credentials:
             )
         return account
 
-    async def sign_in(
-        self, bucket: TokenBucket, address: str, username: str, password: str
-    ) -> Account:
+    async def sign_in(self, allowed: bool, address: str, username: str, password: str) -> Account:
         """The account ``username`` if ``password`` is its password; AccountError
         ``bad_credentials`` otherwise, whether or not the account exists."""
-        await self._admit(bucket, f"sign_in:{address}")
+        await self._admit(allowed, f"sign_in:{address}")
+        tries = await self.store.count_attempt(f"sign_in-user:{username_key(username)}", WINDOW_S)
+        if tries > self.settings.auth_per_username:  # guesses from many addresses at once
+            raise AccountError(
+                "too many sign-in attempts on this account: wait ten minutes",
+                "auth_rate_limited",
+            )
         scopes = (f"user:{username_key(username)}", f"address:{address}")
         failures = [await self.store.failures(scope) for scope in scopes]
         await asyncio.sleep(failure_delay_s(max(failures)))
@@ -121,9 +125,10 @@ class Credentials:
             await self.store.set_password_hash(account.username, renewed)
         return account
 
-    async def _admit(self, bucket: TokenBucket, scope: str) -> None:
-        """Refuse an attempt over the connection's or the address's limit."""
-        if not bucket.allow(time.monotonic()):
+    async def _admit(self, allowed: bool, scope: str) -> None:
+        """Refuse an attempt over the connection's limit (``allowed``: decided when the
+        request arrived, ``attempts_bucket``) or the address's."""
+        if not allowed:
             raise AccountError(
                 "too many sign-in attempts on this connection: wait a minute",
                 "auth_rate_limited",

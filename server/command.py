@@ -105,8 +105,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--auth-per-address",
         type=int,
         default=_env("AUTH_PER_ADDRESS", DEFAULTS.auth_per_address),
-        help="register and sign-in attempts allowed per client address per 10 minutes "
-        "[SOLRACE_AUTH_PER_ADDRESS]",
+        help="registrations, and separately sign-ins, allowed per client address per 10 "
+        "minutes [SOLRACE_AUTH_PER_ADDRESS]",
+    )
+    add(
+        "--auth-per-username",
+        type=int,
+        default=_env("AUTH_PER_USERNAME", DEFAULTS.auth_per_username),
+        help="sign-in attempts allowed per username per 10 minutes, from any address "
+        "[SOLRACE_AUTH_PER_USERNAME]",
     )
     add(
         "--connections-per-address",
@@ -249,6 +256,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             trusted_proxies=tuple(proxies),
             auth_per_address=int(args.auth_per_address),
             connections_per_address=int(args.connections_per_address),
+            auth_per_username=int(args.auth_per_username),
             ping_interval_s=float(args.ping_interval_s),
             ping_timeout_s=float(args.ping_timeout_s),
             spectator_chunk=max(1, int(args.spectator_chunk)),
@@ -278,6 +286,7 @@ def checked(settings: Settings) -> Settings:
         ("--burst", settings.burst, 1),
         ("--auth-per-address", settings.auth_per_address, 1),
         ("--connections-per-address", settings.connections_per_address, 0),
+        ("--auth-per-username", settings.auth_per_username, 1),
         ("--drain-s", settings.shutdown_grace_s, 0),
         ("--keep-race-logs-days", settings.keep_race_logs_days, 1),
         ("--keep-identities-days", settings.keep_identities_days, 1),

@@ -31,6 +31,7 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()
     auth_per_connection: int = 10  # register and sign-in attempts per minute per connection
     auth_per_address: int = 60  # ... per client address per 10 minutes, all nodes together
+    auth_per_username: int = 20  # sign-ins of one username per 10 minutes, from anywhere
     connections_per_address: int = 100  # open websockets per client address, per node; 0: any
     ping_interval_s: float = 20.0  # keepalive pings find dead connections
     ping_timeout_s: float = 20.0

@@ -104,10 +104,12 @@ class Client:
         self.closing = False  # closing for abuse: frames are read and dropped
         self.waiting: asyncio.Task[None] | None = None  # a request being answered by a task
         # messages read meanwhile, in order (made when first needed: most connections never do)
-        self.queued: deque[str | bytes] | None = None
+        self.queued: deque[tuple[str | bytes, float]] | None = None  # (frame, read at)
         self.deferred = 0  # answers waiting behind stored actions, to keep their order
         self.after_answer: Callable[[], None] | None = None  # once this request is answered
         self.attempts = attempts_bucket(settings)  # register and sign-in attempts
+        # each register or sign-in waiting its turn: whether the bucket let it in on arrival
+        self.attempts_allowed: deque[bool] = deque()
 
     @property
     def replaced(self) -> bool:
@@ -208,11 +210,11 @@ class Gateway:
         if client.waiting is not None:
             if client.queued is None:
                 client.queued = deque()
-            client.queued.append(frame)
+            client.queued.append((frame, now_s))
             if len(client.queued) == MAX_QUEUED and client.connection.transport is not None:
                 client.connection.transport.pause_reading()
             return
-        answering = self.on_frame(client, frame)
+        answering = self.on_frame(client, frame, now_s)
         if answering is not None:
             client.waiting = asyncio.create_task(self._answer_in_order(client, answering))
 
@@ -223,13 +225,15 @@ class Gateway:
             while client.queued:
                 if len(client.queued) == MAX_QUEUED and client.connection.transport is not None:
                     client.connection.transport.resume_reading()
-                later = self.on_frame(client, client.queued.popleft())
+                later = self.on_frame(client, *client.queued.popleft())
                 if later is not None:
                     await later
         finally:
             client.waiting = None
 
-    def on_frame(self, client: Client, frame: str | bytes) -> Awaitable[None] | None:
+    def on_frame(
+        self, client: Client, frame: str | bytes, read_at: float
+    ) -> Awaitable[None] | None:
         """Answer one frame: ``act`` and every refusal at once, anything else by the
         returned coroutine."""
         request_id: Any = None
@@ -247,6 +251,8 @@ class Gateway:
                 return self._hello(client, request)
             if session is None:
                 raise ProtocolError("say hello first", "hello_first")
+            if type(request) in (Register, SignIn):  # counted as it was read, in order
+                client.attempts_allowed.append(client.attempts.allow(read_at))
             return self._answer(client, session, request)
         except Exception as error:
             if isinstance(error, ProtocolError) and error.request_id is not None:
@@ -362,7 +368,7 @@ class Gateway:
         self, client: Client, session: Session, request: Register, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         return await self.accounts.register(
-            session, request, client.attempts, self.address(client), moment
+            session, request, client.attempts_allowed.popleft(), self.address(client), moment
         )
 
     async def sign_in(
@@ -371,7 +377,7 @@ class Gateway:
         """This connection continues as the account (resuming its session, wherever it
         was); the guest session ends, so a guest who is racing must finish first."""
         account, token = await self.accounts.sign_in(
-            session, request, client.attempts, self.address(client)
+            session, request, client.attempts_allowed.popleft(), self.address(client)
         )
         signed_in, resumed, restored = await self.session_desk.session_for(token, account.username)
         self._end(session)  # only once the account's session is there: a failure keeps it

@@ -432,3 +432,42 @@ def test_a_niced_server_hashes_further_below_its_own_priority_not_at_a_fixed_nic
         cwd=Path(__file__).parents[2],
     )
     assert int(shown.stdout) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 5 + HASHING_NICE)
+
+
+async def test_guesses_at_one_username_are_limited_whatever_address_they_come_from(
+    store: Store,
+) -> None:
+    """Eight guesses at Ann's password at once, each from its own address behind the
+    balancer: only ``auth_per_username`` of them are tried."""
+    settings = {"auth_per_username": 5, "trusted_proxies": ("127.0.0.1",)}
+    async with running_server(store, **settings) as server:
+        await member(server, "Ann")
+        guessers = [
+            await Client.connect(url(server), "x", headers={"X-Forwarded-For": f"203.0.113.{i}"})
+            for i in range(8)
+        ]
+        answers = await asyncio.gather(
+            *(g.sign_in("Ann", f"guess number {i}") for i, g in enumerate(guessers)),
+            return_exceptions=True,
+        )
+        codes = sorted(a.code for a in answers if isinstance(a, ServerError))
+        assert codes == ["auth_rate_limited"] * 3 + ["bad_credentials"] * 5, answers
+        error = next(
+            a for a in answers if isinstance(a, ServerError) and a.code != "bad_credentials"
+        )
+        assert "this account" in error.message
+
+
+async def test_a_connection_s_tries_are_counted_when_they_arrive_not_when_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """10 tries a minute on a connection (a token every 6 s): 12 sent at once, each taking
+    0.6 s to answer, are 10 tried and 2 refused (counted as they were answered, the token
+    that came back meanwhile let an eleventh through)."""
+    monkeypatch.setattr("server.accounts.failure_delay_s", lambda failures: 0.6)
+    async with running_server(auth_per_connection=10) as server, await player(server, "x") as x:
+        answers = await asyncio.gather(
+            *(x.sign_in("Nobody", f"password {i}") for i in range(12)), return_exceptions=True
+        )
+    codes = [a.code for a in answers if isinstance(a, ServerError)]
+    assert codes.count("bad_credentials") == 10 and codes.count("auth_rate_limited") == 2

@@ -31,6 +31,7 @@ TEST_SETTINGS = Settings(
     rate_per_s=1000,  # the tests play fast; the rate limit has its own test
     burst=1000,
     auth_per_address=100_000,  # every test player comes from 127.0.0.1; tested on its own
+    auth_per_username=100_000,  # likewise
     connections_per_address=0,  # likewise
 )
 
