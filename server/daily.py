@@ -16,6 +16,7 @@ solver and budget before calling it certified. The solution is never kept.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import functools
 import itertools
@@ -65,10 +66,14 @@ Certifier = Callable[[str, int, int, float], bool]
 
 
 def start_worker(server: int) -> None:
-    """In the certification worker, first: run below the priority of the server (process
-    ``server``), and end with it, even when it is killed -9 (then nothing else would stop
-    this process, which would keep a core and the solver's memory for good)."""
+    """In the certification worker, first: run only on CPU nobody else wants (Linux's
+    SCHED_IDLE; ``WORKER_NICE`` below the server where that is refused), below the racers
+    and below the password hashing thread, so a sign-in never waits on certification; and
+    end with the server (process ``server``), even when it is killed -9 (then nothing else
+    would stop this process, which would keep a core and the solver's memory for good)."""
     os.nice(WORKER_NICE)
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         told = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL) == 0

@@ -55,6 +55,8 @@ log = logging.getLogger("solrace.director")
 
 Answer = tuple[dict[str, Any], Effects]
 STEP_TRIES = 3  # a race step tried again on a newer record before giving up (race_busy)
+MAX_OPEN_RACES = 5  # races not started yet that one player may be in at once
+MAX_LISTED = 100  # races in one list_races answer
 
 
 @dataclass(slots=True)
@@ -158,9 +160,12 @@ class RaceDirector:
         return [self.rooms[race] for race in sorted(self.races_of.get(player, ()))]
 
     async def race_infos(self, kind: str, moment: Now) -> list[dict[str, Any]]:
-        """Race info of every race the store lists as ``kind`` (``open``, ``watchable``):
-        from the replica when it is followed here, else from its record."""
-        ids = await self.store.listed_races(kind)
+        """Race info of every race the store lists as ``kind`` (``open``, ``watchable``)."""
+        return await self.race_infos_of(await self.store.listed_races(kind), moment)
+
+    async def race_infos_of(self, ids: list[str], moment: Now) -> list[dict[str, Any]]:
+        """Race info of races ``ids``: from the replica when it is followed here, else from
+        its record."""
         missing = [race for race in ids if race not in self.rooms]
         records = dict(zip(missing, await self.store.load_races(missing), strict=True))
         infos = []
@@ -264,12 +269,27 @@ class RaceDirector:
             deal_chosen=request.deal is not None,
             nonce=secrets.token_hex(16),
         )
+        self._room_for_another(player)
         room, effects = await self.open_room(settings, player, name, moment, account=account)
         return {"race": room.race.public_info()}, effects
 
+    def _room_for_another(self, player: str) -> None:
+        """RaceError ``too_many_races`` when ``player`` holds ``MAX_OPEN_RACES`` races
+        that have not started (created or joined)."""
+        waiting = sum(1 for room in self.racing(player) if room.race.phase is Phase.OPEN)
+        if waiting >= MAX_OPEN_RACES:
+            raise RaceError(
+                f"you are in {waiting} races that have not started, the most one may hold "
+                f"({MAX_OPEN_RACES}): start or leave one first",
+                "too_many_races",
+            )
+
     async def list_races(self, moment: Now) -> dict[str, Any]:
-        infos = await self.race_infos("open", moment)
-        return {"races": [{k: v for k, v in info.items() if k != "spectators"} for info in infos]}
+        """Open public races, at most ``MAX_LISTED`` (by id), and how many more there are."""
+        ids = await self.store.listed_races("open")
+        infos = await self.race_infos_of(ids[:MAX_LISTED], moment)
+        listed = [{k: v for k, v in info.items() if k != "spectators"} for info in infos]
+        return {"races": listed, "more": max(0, len(ids) - MAX_LISTED)}
 
     def my_races(self, player: str) -> dict[str, Any]:
         return {
@@ -287,6 +307,7 @@ class RaceDirector:
         if player in room.race.racers:
             room.race.join(player, name)  # refused if it started; else nothing to do
             return {"race": room.race.public_info()}, []
+        self._room_for_another(player)
         badge = await self.badge(player, account, room.race.settings, moment)
 
         def join() -> None:

@@ -24,6 +24,8 @@ from server.rooms import FanOutStats, Feeding, Room
 from server.sessions import Session
 from server.store import Store
 
+MAX_WATCHED = 10  # races one player spectates at once
+
 
 class SpectatingDesk:
     def __init__(
@@ -58,6 +60,12 @@ class SpectatingDesk:
             )
         if race.phase is Phase.DONE:
             return {"race": over_view(room)}
+        if room.id not in session.watching and len(session.watching) >= MAX_WATCHED:
+            raise RaceError(
+                f"you watch {len(session.watching)} races already, the most at once: "
+                "stop watching one first (unspectate)",
+                "too_many_watched",
+            )
         room.watch(session)
         session.watching.add(room.id)
         return {"race": room.spectator_snapshot()}
