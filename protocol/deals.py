@@ -50,5 +50,9 @@ def shuffled(number: int, decks: int) -> list[Card]:
             cards = ms_rearrange(cards)
     else:
         generator = MTRandom(number)
+        # pysol_cards keeps a bound method of the generator in its ``initial_state``: a
+        # reference cycle, which a server that freezes its objects for the garbage
+        # collector would keep for good (about 20 KB a deal). Break it.
+        generator.initial_state = None
     result: list[Card] = generator.shuffle(cards)
     return result
