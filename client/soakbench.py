@@ -9,7 +9,10 @@ its end, so races keep ending; the pair then
 starts a new one (create + join) on the next deal. Every ``every_s`` seconds the server
 process's resident memory (VmRSS) is read, with the races it keeps in memory (/healthz);
 the drift is the RSS at the end against the RSS after a warm-up (the first 2 minutes, or
-20% of a shorter run). The rate limits are the server's defaults.
+20% of a shorter run). The rate limits are the server's defaults. With ``mix``, what a real
+server also sees runs beside the pairs (``client/soakmix.py``): a new short-lived guest
+every ``1 / GUESTS_PER_S`` seconds playing the daily challenge, ``SPECTATORS`` spectators
+going from live race to live race, and a share of the pairs' races followed by a rematch.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from client.benchprocess import (
     spawn,
 )
 from client.loadtest import connect_many, greet_all
+from client.soakmix import guests, rematch, spectators
 from protocol.engine import Rules
 from protocol.games import rules_for
 from protocol.notation import UNDO
@@ -47,6 +51,9 @@ DEALS = 16
 SOLVER_NODES = 100_000
 WIN_SHARE = 0.5  # of racers, in each race, who play a win
 MIB = 1024.0
+GUESTS_PER_S = 1.2  # with --mix: about 700 short-lived guests in 10 minutes
+SPECTATORS = 10
+REMATCH_SHARE = 0.3  # of the pairs' races, followed by a rematch
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,7 @@ class Tally:
     resigned: int = 0
     actions: int = 0
     errors: Counter[str] = field(default_factory=Counter)
+    mix: Counter[str] = field(default_factory=Counter)  # guests, watched, rematches, errors
 
 
 @dataclass
@@ -151,6 +159,7 @@ async def race_on(
     interval: float,
     tally: Tally,
     stop_at: float,
+    rematches: bool = False,
 ) -> None:
     """One pair races deal after deal until ``stop_at``."""
     rng = random.Random(index)
@@ -182,6 +191,8 @@ async def race_on(
                 )
             )
             tally.races += all(done)
+            if rematches and all(done) and rng.random() < REMATCH_SHARE:
+                await rematch(pair, race, tally.mix)
         except RuntimeError as error:  # an error answer: counted, and the pair moves on
             tally.errors[str(error).split(": ")[1] if ": " in str(error) else str(error)] += 1
             for racer in pair:
@@ -213,12 +224,18 @@ async def run_soak(options: dict[str, Any]) -> dict[str, Any]:
             stop_at = begin + seconds
             interval = options["players"] / options["rate"]
             pairs = [(players[i], players[i + 1]) for i in range(0, len(players) - 1, 2)]
+            mix = options.get("mix", False)
             racing = [
                 asyncio.create_task(
-                    race_on(pair, i, library, options["race_actions"], interval, tally, stop_at)
+                    race_on(
+                        pair, i, library, options["race_actions"], interval, tally, stop_at, mix
+                    )
                 )
                 for i, pair in enumerate(pairs)
             ]
+            if mix:
+                racing.append(asyncio.create_task(guests(url, GUESTS_PER_S, stop_at, tally.mix)))
+                racing.append(asyncio.create_task(spectators(url, SPECTATORS, stop_at, tally.mix)))
             if not options["json"]:
                 print_header(options, warmup_s)
             for at in sample_times(seconds, options["every_s"], warmup_s):
@@ -273,6 +290,7 @@ def summary(
         "actions": tally.actions,
         "actions_per_s": round(tally.actions / wall, 1),
         "errors": dict(tally.errors),
+        "mix": dict(tally.mix),
     }
 
 
@@ -315,3 +333,5 @@ def print_summary(result: dict[str, Any]) -> None:
         f"{result['racers_resigned']} resigned); actions played: {result['actions']} "
         f"({result['actions_per_s']}/s); errors: {result['errors'] or 'none'}"
     )
+    if result["mix"]:
+        print(f"mixed load: {result['mix']}")

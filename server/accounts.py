@@ -44,14 +44,18 @@ class AccountError(SolraceError):
 
 
 def yield_to_racers() -> None:
-    """The hashing thread runs ``HASHING_NICE`` below the process's own priority (Linux
-    schedules threads one by one; elsewhere this does nothing), so a wave of sign-ins takes
-    mostly the CPU the racers leave; and above the daily certification worker, which runs
-    only on CPU nobody wants (SCHED_IDLE, ``server/daily.py``): a sign-in never waits on it."""
+    """The hashing thread runs only on CPU nobody else wants (Linux's SCHED_IDLE, and
+    ``HASHING_NICE`` below the process's own priority where that is refused), so a wave of
+    sign-ins takes the CPU the racers leave, not theirs: a racer's event loop waking takes
+    the core at once (Linux schedules threads one by one; elsewhere this does nothing). The
+    daily certification worker is in the same class (``server/daily.py``): the two share
+    what the racers leave, and a sign-in never waits behind certification."""
     with contextlib.suppress(AttributeError, OSError):
         thread = threading.get_native_id()
         below = os.getpriority(os.PRIO_PROCESS, thread) + HASHING_NICE
         os.setpriority(os.PRIO_PROCESS, thread, min(19, below))
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(threading.get_native_id(), os.SCHED_IDLE, os.sched_param(0))
 
 
 def failure_delay_s(failures: int) -> float:

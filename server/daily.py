@@ -67,8 +67,9 @@ Certifier = Callable[[str, int, int, float], bool]
 
 def start_worker(server: int) -> None:
     """In the certification worker, first: run only on CPU nobody else wants (Linux's
-    SCHED_IDLE; ``WORKER_NICE`` below the server where that is refused), below the racers
-    and below the password hashing thread, so a sign-in never waits on certification; and
+    SCHED_IDLE; ``WORKER_NICE`` below the server where that is refused), as the password
+    hashing thread does: the two share what the racers leave, so a sign-in never waits
+    behind certification (it did when the worker was only niced); and
     end with the server (process ``server``), even when it is killed -9 (then nothing else
     would stop this process, which would keep a core and the solver's memory for good)."""
     os.nice(WORKER_NICE)

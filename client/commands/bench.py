@@ -113,6 +113,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="actions a racer plays before resigning, on average (half the racers play a win)",
     )
     soak.add_argument("--every", type=float, default=30.0, help="seconds between RSS readings")
+    soak.add_argument(
+        "--mix",
+        action="store_true",
+        help="also short-lived guests playing the daily, spectators and rematches",
+    )
     recovery = parser.add_argument_group("recovery")
     recovery.add_argument("--racers", type=int, default=1000, help="racers, in races of two")
     recovery.add_argument(
@@ -339,6 +344,7 @@ def run_soak(args: argparse.Namespace) -> int:
         "players": 200 if args.players is None else args.players,
         "race_actions": args.race_actions,
         "every_s": args.every,
+        "mix": args.mix,
         "redis": args.redis,
         "seed": args.seed,
         "json": args.json,

@@ -44,3 +44,19 @@ def test_the_soak_prints_a_line_per_reading_and_the_verdict() -> None:
     )
     assert "target: flat within +-5%" in lines[-2]
     assert lines[-1].startswith("races ended: ")
+
+
+def test_the_mixed_soak_adds_guests_spectators_and_rematches_on_redis() -> None:
+    command = [sys.executable, "-m", "client.cli", "bench", "soak", "--minutes", "0.15"]
+    command += ["--players", "4", "--rate", "40", "--race-actions", "6", "--every", "3"]
+    done = subprocess.run(
+        [*command, "--redis", "--mix", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    )
+    result = json.loads(done.stdout.splitlines()[-1])
+    mix = result["mix"]
+    assert mix.get("guests", 0) >= 3 and mix.get("watched", 0) >= 1, mix
+    assert result["races_ended"] > 0 and result["errors"] == {}
