@@ -55,6 +55,12 @@ class SpectatingDesk:
         race = room.race
         race.may_watch(session.player)
         if race.settings.mode == "daily" and race.settings.day is not None:
+            if session.account is None:  # a guest has no ranked attempt to have ended
+                raise RaceError(
+                    "only an account whose own ranked attempt of the day is over may watch "
+                    "others play it: sign in",
+                    "spectate_refused",
+                )
             await self._check_daily_done(
                 session.player, race.settings.game, race.settings.day, moment
             )

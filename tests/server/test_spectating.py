@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import pytest
-from harness import player, running_server, winning_actions
+from harness import member, player, running_server, winning_actions
 
 from client.api import ServerError
 from protocol.cards import name
@@ -182,9 +182,10 @@ async def test_the_spectator_delay_holds_the_feed_back() -> None:
             await client.close()
 
 
-async def test_a_daily_attempt_is_watched_only_by_those_who_finished_their_own() -> None:
+async def test_a_daily_attempt_is_watched_only_by_accounts_who_finished_their_own() -> None:
     async with running_server() as server:
-        ann, bob, cy = [await player(server, n) for n in ("Ann", "Bob", "Cy")]
+        ann, cy, gus = [await player(server, n) for n in ("Ann", "Cy", "Gus")]
+        bob = await member(server, "Bob")
         attempt = (await ann.daily_start(GAME))["race"]["race"]
         live = await cy.list_live()
         assert [(r["race"], r["mode"]) for r in live] == [(attempt, "daily")]
@@ -197,7 +198,12 @@ async def test_a_daily_attempt_is_watched_only_by_those_who_finished_their_own()
         await bob.resign(own)
         picture = await bob.spectate(attempt)
         assert picture["players"][0]["name"] == "Ann"
-        for client in (ann, bob, cy):
+        practice = (await gus.daily_start(GAME))["race"]["race"]  # a guest's: never ranked
+        await gus.resign(practice)
+        with pytest.raises(ServerError) as refused:
+            await gus.spectate(attempt)  # else a guest tab shows the deal to a later account
+        assert refused.value.code == "spectate_refused"
+        for client in (ann, bob, cy, gus):
             await client.close()
 
 
