@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.daily import DAY_MS, day_of, next_day_start_ms
 from protocol.messages import Register, SignIn, SignOut
 from protocol.players import is_bot
 from protocol.race import Now, Phase
@@ -44,6 +45,7 @@ class AccountDesk:
         self.writer = writer
         self.credentials = Credentials(store, settings)
         self.durable_identities = settings.keep_identities_days * 86_400
+        self.new_accounts_ranked_today = settings.new_accounts_ranked_today
 
     async def register(
         self, session: Session, request: Register, allowed: bool, address: str, moment: Now
@@ -87,6 +89,15 @@ class AccountDesk:
         token = await self._account_token(account.player, account.username)
         await self.store.leave_pool(session.player)  # the guest waits no more
         return account, token
+
+    async def registered_today(self, session: Session, moment: Now) -> bool:
+        """Whether ``session``'s account was made on today's (UTC) day: its daily attempts
+        are practice until tomorrow (a second account made for a day's deal is not ranked)."""
+        if session.account is None or self.new_accounts_ranked_today:
+            return False
+        account = await self.store.account(session.account)
+        today_began = next_day_start_ms(day_of(moment.wall_ms)) - DAY_MS
+        return account is not None and account.created_ms >= today_began
 
     async def sign_out(self, session: Session, request: SignOut) -> dict[str, Any]:
         """Forget this session's token (or all the account's); the gateway then ends the

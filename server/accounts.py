@@ -32,6 +32,7 @@ from server.store import Account, Store
 T = TypeVar("T")
 
 WINDOW_S = 600  # attempts per address are counted in windows of 10 minutes
+DAY_S = 86_400  # registrations per address are counted over a day
 FAILURES_KEPT_S = 900  # failures are forgotten 15 minutes after the last one
 MAX_PENDING = 100  # hashes waiting at most (about 1.5 s of one core)
 HASHING_NICE = 10
@@ -89,7 +90,16 @@ class Credentials:
         problem = username_problem(username)
         if problem is not None:
             raise AccountError(problem, "bad_username")
-        account = Account(player, username, await self._off_loop(hash_password, password))
+        if await self.store.count_attempt(f"register-day:{address}", DAY_S) > (
+            self.settings.registrations_per_address_day
+        ):
+            raise AccountError(
+                f"{self.settings.registrations_per_address_day} accounts were made from your "
+                "address today, the most allowed: try again tomorrow",
+                "auth_rate_limited",
+            )
+        hashed = await self._off_loop(hash_password, password)
+        account = Account(player, username, hashed, int(time.time() * 1000))
         if not await self.store.create_account(account):
             raise AccountError(
                 f"the username {username!r}, or one that reads like it, is taken",

@@ -116,6 +116,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "[SOLRACE_AUTH_PER_USERNAME]",
     )
     add(
+        "--registrations-per-address",
+        dest="registrations_per_address_day",
+        type=int,
+        default=_env("REGISTRATIONS_PER_ADDRESS", DEFAULTS.registrations_per_address_day),
+        help="accounts that may be registered from one client address in a day "
+        "[SOLRACE_REGISTRATIONS_PER_ADDRESS]",
+    )
+    add(
         "--connections-per-address",
         type=int,
         default=_env("CONNECTIONS_PER_ADDRESS", DEFAULTS.connections_per_address),
@@ -257,6 +265,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             auth_per_address=int(args.auth_per_address),
             connections_per_address=int(args.connections_per_address),
             auth_per_username=int(args.auth_per_username),
+            registrations_per_address_day=int(args.registrations_per_address_day),
             ping_interval_s=float(args.ping_interval_s),
             ping_timeout_s=float(args.ping_timeout_s),
             spectator_chunk=max(1, int(args.spectator_chunk)),
@@ -287,6 +296,7 @@ def checked(settings: Settings) -> Settings:
         ("--auth-per-address", settings.auth_per_address, 1),
         ("--connections-per-address", settings.connections_per_address, 0),
         ("--auth-per-username", settings.auth_per_username, 1),
+        ("--registrations-per-address", settings.registrations_per_address_day, 1),
         ("--drain-s", settings.shutdown_grace_s, 0),
         ("--keep-race-logs-days", settings.keep_race_logs_days, 1),
         ("--keep-identities-days", settings.keep_identities_days, 1),

@@ -32,6 +32,9 @@ class Settings:
     auth_per_connection: int = 10  # register and sign-in attempts per minute per connection
     auth_per_address: int = 60  # ... per client address per 10 minutes, all nodes together
     auth_per_username: int = 20  # sign-ins of one username per 10 minutes, from anywhere
+    registrations_per_address_day: int = 3  # accounts made from one address in a day
+    # an account made today may make today's ranked daily attempt (off: from tomorrow on)
+    new_accounts_ranked_today: bool = False
     connections_per_address: int = 100  # open websockets per client address, per node; 0: any
     ping_interval_s: float = 20.0  # keepalive pings find dead connections
     ping_timeout_s: float = 20.0

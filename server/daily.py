@@ -299,7 +299,13 @@ class DailyDesk:
         self.director = director
 
     async def daily_start(
-        self, player: str, name: str, account: bool, request: DailyStart, moment: Now
+        self,
+        player: str,
+        name: str,
+        account: bool,
+        request: DailyStart,
+        moment: Now,
+        registered_today: bool = False,
     ) -> tuple[dict[str, Any], Effects]:
         """An attempt at today's deal: ranked when it is an account's first of the day. A
         guest's first is ``claimable``: if they register in the same session once it is
@@ -327,7 +333,8 @@ class DailyDesk:
         ghost = await self.ghost(player, request.game, day, deal) if request.ghost else None
         attempt = new_id()
         first = ghost is None and await self.store.claim_daily(request.game, day, player, attempt)
-        ranked = first and account and not is_bot(player)  # never a bot on the boards
+        # never a bot on the boards, nor an account made today (made for today's deal?)
+        ranked = first and account and not is_bot(player) and not registered_today
         settings = RaceSettings(
             game=request.game,
             options=dict(rules_for(request.game).options),

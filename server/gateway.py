@@ -476,7 +476,12 @@ class Gateway:
         self, client: Client, session: Session, request: DailyStart, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         data, effects = await self.daily.daily_start(
-            session.player, session.name, session.account is not None, request, moment
+            session.player,
+            session.name,
+            session.account is not None,
+            request,
+            moment,
+            await self.accounts.registered_today(session, moment),
         )
         if data["claimable"]:
             session.guest_attempts[request.game] = data["race"]["race"]

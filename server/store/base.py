@@ -64,6 +64,7 @@ class Account:
     player: str
     username: str
     password_hash: str = dataclasses.field(repr=False)
+    created_ms: int = 0  # when it was registered (epoch ms); 0: before this was kept
 
 
 @dataclass(frozen=True, slots=True)

@@ -385,7 +385,10 @@ class RedisStore(Store):
             return False  # another account reads like this one
         fields = ["player", account.player, "username", account.username]
         created = await self._call(
-            self._create_account(keys=[key], args=[*fields, "hash", account.password_hash])
+            self._create_account(
+                keys=[key],
+                args=[*fields, "hash", account.password_hash, "created_ms", account.created_ms],
+            )
         )
         if created:  # the player's own key: its username (profiles, hello)
             player_key = self._keys.player(account.player, "account")
@@ -396,7 +399,10 @@ class RedisStore(Store):
         found = await self._call(
             self._redis.hgetall(self._keys.key("account", username_key(username)))
         )
-        return Account(found["player"], found["username"], found["hash"]) if found else None
+        if not found:
+            return None
+        created = int(found.get("created_ms") or 0)
+        return Account(found["player"], found["username"], found["hash"], created)
 
     async def set_password_hash(self, username: str, password_hash: str) -> None:
         key = self._keys.key("account", username_key(username))

@@ -471,3 +471,36 @@ async def test_a_connection_s_tries_are_counted_when_they_arrive_not_when_answer
         )
     codes = [a.code for a in answers if isinstance(a, ServerError)]
     assert codes.count("bad_credentials") == 10 and codes.count("auth_rate_limited") == 2
+
+
+async def test_an_address_makes_at_most_three_accounts_a_day(store: Store) -> None:
+    async with running_server(store, registrations_per_address_day=3) as server:
+        for name in ("Ann", "Bob", "Cy"):
+            await member(server, name)
+        late = await player(server, "late")
+        error = await refused("auth_rate_limited", late.register("Dee", "a long secret"))
+        assert "today" in error.message
+
+
+async def test_an_account_made_today_plays_today_s_daily_as_practice(store: Store) -> None:
+    async with running_server(store, new_accounts_ranked_today=False) as server:
+        fresh = await member(server, "Fresh")
+        started = await fresh.daily_start("mount_sunflower")
+        assert started["ranked"] is False
+        await fresh.resign(started["race"]["race"])
+        board = await fresh.daily_board("mount_sunflower")
+        assert board["me"] is None and board["total"] == 0
+
+
+async def test_an_account_made_before_today_is_ranked_today(store: Store) -> None:
+    from protocol.daily import DAY_MS
+    from server.passwords import hash_password
+    from server.store import Account
+
+    yesterday = int(time.time() * 1000) - DAY_MS
+    await store.create_account(
+        Account("p0123456789ab", "Old", hash_password("a long secret"), yesterday)
+    )
+    async with running_server(store, new_accounts_ranked_today=False) as server:
+        old = await Client.signed_in(url(server), "Old", "a long secret")
+        assert (await old.daily_start("mount_sunflower"))["ranked"] is True

@@ -32,6 +32,8 @@ TEST_SETTINGS = Settings(
     burst=1000,
     auth_per_address=100_000,  # every test player comes from 127.0.0.1; tested on its own
     auth_per_username=100_000,  # likewise
+    registrations_per_address_day=100_000,  # likewise
+    new_accounts_ranked_today=True,  # tests register their accounts; tested on its own
     connections_per_address=0,  # likewise
 )
 
