@@ -306,6 +306,7 @@ class DailyDesk:
         request: DailyStart,
         moment: Now,
         registered_today: bool = False,
+        guests_claim: bool = False,
     ) -> tuple[dict[str, Any], Effects]:
         """An attempt at today's deal: ranked when it is an account's first of the day. A
         guest's first is ``claimable``: if they register in the same session once it is
@@ -354,7 +355,7 @@ class DailyDesk:
             "race": room.race.racer_view(player),
             "day": day,
             "ranked": ranked,
-            "claimable": first and not account and not is_bot(player),
+            "claimable": guests_claim and first and not account and not is_bot(player),
             "certified": certified,
             "commitment": room.race.commitment,
             "next_day_ms": next_day_start_ms(day),

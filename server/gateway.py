@@ -482,6 +482,7 @@ class Gateway:
             request,
             moment,
             await self.accounts.registered_today(session, moment),
+            guests_claim=self.settings.new_accounts_ranked_today,  # else made today: practice
         )
         if data["claimable"]:
             session.guest_attempts[request.game] = data["race"]["race"]

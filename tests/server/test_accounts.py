@@ -484,6 +484,8 @@ async def test_an_address_makes_at_most_three_accounts_a_day(store: Store) -> No
 
 async def test_an_account_made_today_plays_today_s_daily_as_practice(store: Store) -> None:
     async with running_server(store, new_accounts_ranked_today=False) as server:
+        guest = await player(server, "Gus")
+        assert (await guest.daily_start("mount_sunflower"))["claimable"] is False
         fresh = await member(server, "Fresh")
         started = await fresh.daily_start("mount_sunflower")
         assert started["ranked"] is False
