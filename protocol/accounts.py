@@ -15,8 +15,6 @@ import string
 from functools import cache
 from typing import Final
 
-from confusable_homoglyphs import confusables
-
 MAX_USERNAME: Final = 24
 MIN_PASSWORD: Final = 8
 MAX_PASSWORD: Final = 128  # a sign-in fits in one message, and hashing stays bounded
@@ -38,6 +36,10 @@ def _lookalike_folds() -> tuple[tuple[str, str], ...]:
     through ``confusable_homoglyphs``), lower-cased: each group folded to one prototype,
     longest sequences first (``rn`` reads as ``m``; ``1``, ``l`` and ``I`` as ``i``; ``0`` as
     ``o``)."""
+    # imported here: the package also imports urllib (to update its table), which the pure
+    # core does not load when imported (tests/protocol/test_protocol_purity.py)
+    from confusable_homoglyphs import confusables
+
     alphabet = set(string.ascii_letters + string.digits + "_-")
     groups: dict[str, set[str]] = {}
     for character, found in confusables.confusables_data.items():
