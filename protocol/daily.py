@@ -51,6 +51,11 @@ def next_day_start_ms(day: str) -> int:
     return day_start_ms(day) + DAY_MS
 
 
+def previous_day(day: str) -> str:
+    """The day before ``day`` (UTC)."""
+    return day_of(day_start_ms(day) - DAY_MS)
+
+
 def candidate_deals(game: str, day: str, secret: str = "") -> Iterator[int]:
     """The day's candidate deal numbers, in the order they are tried."""
     span = MAX_DEAL - FIRST_MT_DEAL + 1

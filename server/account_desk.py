@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.daily import DAY_MS, day_of, next_day_start_ms
+from protocol.daily import day_of, day_start_ms
 from protocol.messages import Register, SignIn, SignOut
 from protocol.players import is_bot
 from protocol.race import Now, Phase
@@ -96,7 +96,7 @@ class AccountDesk:
         if session.account is None or self.new_accounts_ranked_today:
             return False
         account = await self.store.account(session.account)
-        today_began = next_day_start_ms(day_of(moment.wall_ms)) - DAY_MS
+        today_began = day_start_ms(day_of(moment.wall_ms))
         return account is not None and account.created_ms >= today_began
 
     async def sign_out(self, session: Session, request: SignOut) -> dict[str, Any]:

@@ -124,6 +124,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "[SOLRACE_REGISTRATIONS_PER_ADDRESS]",
     )
     add(
+        "--rank-new-accounts",
+        dest="new_accounts_ranked_today",
+        action="store_true",
+        default=_env("RANK_NEW_ACCOUNTS", "0") not in ("0", "false", "no"),
+        help="an account registered today may make today's ranked daily attempt (off: from "
+        "the next day on; for small events and tests) [SOLRACE_RANK_NEW_ACCOUNTS=1]",
+    )
+    add(
         "--connections-per-address",
         type=int,
         default=_env("CONNECTIONS_PER_ADDRESS", DEFAULTS.connections_per_address),
@@ -266,6 +274,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             connections_per_address=int(args.connections_per_address),
             auth_per_username=int(args.auth_per_username),
             registrations_per_address_day=int(args.registrations_per_address_day),
+            new_accounts_ranked_today=bool(args.new_accounts_ranked_today),
             ping_interval_s=float(args.ping_interval_s),
             ping_timeout_s=float(args.ping_timeout_s),
             spectator_chunk=max(1, int(args.spectator_chunk)),

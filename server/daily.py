@@ -30,7 +30,14 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
-from protocol.daily import DAY_MS, candidate_deals, day_of, next_day_start_ms, parse_day
+from protocol.daily import (
+    DAY_MS,
+    candidate_deals,
+    day_of,
+    next_day_start_ms,
+    parse_day,
+    previous_day,
+)
 from protocol.fairness import commitment, daily_scope
 from protocol.games import GAMES, rules_for
 from protocol.messages import BestBoard, DailyBoard, DailyStart
@@ -308,10 +315,10 @@ class DailyDesk:
         registered_today: bool = False,
         guests_claim: bool = False,
     ) -> tuple[dict[str, Any], Effects]:
-        """An attempt at today's deal: ranked when it is an account's first of the day. A
-        guest's first is ``claimable``: if they register in the same session once it is
-        over, it goes on the boards (``claim_guest_runs``)."""
-        day = day_of(moment.wall_ms)
+        """An attempt at the daily challenge: an account's at today's deal, ranked when it
+        is its first of the day; a guest's at yesterday's (revealed, its day over), never
+        ranked: no card of today's deal reaches anyone before their own ranked attempt."""
+        day = day_of(moment.wall_ms) if account else previous_day(day_of(moment.wall_ms))
         for room in self.director.racing(player):
             settings = room.race.settings
             if (
@@ -333,7 +340,11 @@ class DailyDesk:
         nonce = await self.store.daily_nonce(request.game, day) or ""
         ghost = await self.ghost(player, request.game, day, deal) if request.ghost else None
         attempt = new_id()
-        first = ghost is None and await self.store.claim_daily(request.game, day, player, attempt)
+        first = (
+            account
+            and ghost is None
+            and await self.store.claim_daily(request.game, day, player, attempt)
+        )
         # never a bot on the boards, nor an account made today (made for today's deal?)
         ranked = first and account and not is_bot(player) and not registered_today
         settings = RaceSettings(

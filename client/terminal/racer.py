@@ -170,7 +170,8 @@ class RacerScreen:
         kind = (
             "ranked"
             if data["ranked"]
-            else "practice: sign in with --account to be ranked"
+            else f"practice on yesterday's deal ({data['day']}): a guest never sees today's; "
+            "sign in with --account to play today's, ranked"
             if self.link.client.account is None
             else "practice: only your first attempt of the day counts"
         )

@@ -30,7 +30,7 @@ from client.api import Client
 from client.cli import build_parser, main
 from client.terminal.render import board, make_console
 from client.views import after_action
-from protocol.daily import day_of
+from protocol.daily import DAY_MS, day_of
 from protocol.errors import IllegalAction
 from protocol.games import GAMES, rules_for
 from protocol.notation import TABLEAU_PILES, Move
@@ -459,7 +459,9 @@ async def test_play_daily_says_nothing_of_proof_when_the_deal_is_certified() -> 
     with ThreadPoolExecutor(max_workers=1) as pool:
         proves_all = DailyDeals(server.store, settings, lambda game, deal, nodes, end: True, pool)
         server.daily = server.daily_desk.deals = proves_all
-        await proves_all.deal_for(GAME, day_of(int(time.time() * 1000)))  # proven already
+        now = int(time.time() * 1000)
+        for day in (day_of(now), day_of(now - DAY_MS)):  # a guest plays yesterday's
+            await proves_all.deal_for(GAME, day)  # proven already
         await server.start()
         try:
             url = f"ws://127.0.0.1:{server.port}/ws"
@@ -472,7 +474,7 @@ async def test_play_daily_says_nothing_of_proof_when_the_deal_is_certified() -> 
             await server.stop()
     assert "Daily Mount Sunflower of" in ann.output
     assert "not been proven" not in ann.output and "not proven" not in ann.output
-    assert "practice: sign in with --account to be ranked" in ann.output  # a guest
+    assert "practice on yesterday's deal" in ann.output  # a guest never sees today's
 
 
 # ---------------------------------------------------------------------- watch

@@ -27,7 +27,7 @@ from harness import (
 )
 
 from client.api import Client, ServerError
-from protocol.daily import day_of
+from protocol.daily import DAY_MS, day_of
 from server.accounts import HASHING_NICE, MAX_PENDING, AccountError, Credentials, attempts_bucket
 from server.passwords import MEMORY_COST_KIB, TIME_COST, needs_rehash, verify_password
 from server.store import Account, MemoryStore, Store
@@ -305,32 +305,31 @@ async def resumed_player(server: object, token: str) -> str:
     return (await client.resume()).player
 
 
-async def test_only_an_account_s_first_daily_attempt_is_ranked_and_a_guest_s_can_be_claimed(
+async def test_a_guest_plays_yesterday_s_deal_and_only_an_account_s_first_of_today_is_ranked(
     store: Store,
 ) -> None:
-    today = day_of(int(time.time() * 1000))
+    """No card of today's deal before one's own ranked attempt, by any path: a guest plays
+    yesterday's daily (its deal revealed, its day over), never ranked nor claimable; an
+    account's first attempt of today is ranked."""
+    now = int(time.time() * 1000)
+    today, yesterday = day_of(now), day_of(now - DAY_MS)
     await store.set_daily_deal(GAME, today, DEAL)
     async with running_server(store) as server:
         guest = await player(server, "Gus")
         first = await guest.daily_start(GAME)
-        assert (first["ranked"], first["claimable"]) == (False, True)
+        assert (first["ranked"], first["claimable"], first["day"]) == (False, False, yesterday)
+        assert first["commitment"] != (await guest.daily_board(GAME))["commitment"]
         await guest.resign(first["race"]["race"])
-        second = await guest.daily_start(GAME)
-        assert (second["ranked"], second["claimable"]) == (False, False)
-        await guest.resign(second["race"]["race"])
-        assert (await guest.daily_board(GAME))["total"] == 0  # practice is not on the board
         registered = await guest.register("Gus", "a long secret")
-        assert registered["claimed"] == [GAME]  # the page tells the player
-        board = await waiting_for_board(guest, 1)
-        assert board["me"]["race"] == first["race"]["race"]  # the first attempt, claimed
+        assert registered["claimed"] == []  # nothing of yesterday's goes on a board
 
         ann = await member(server, "Ann")
         ranked = await ann.daily_start(GAME)
-        assert (ranked["ranked"], ranked["claimable"]) == (True, False)
+        assert (ranked["ranked"], ranked["day"]) == (True, today)
         for action in winning_actions(GAME, DEAL):
             await ann.act(ranked["race"]["race"], action)
-        board = await waiting_for_board(ann, 2)
-        assert [e["name"] for e in board["top"]] == ["Ann", "Gus"]
+        board = await waiting_for_board(ann, 1)
+        assert [e["name"] for e in board["top"]] == ["Ann"]
 
 
 async def waiting_for_board(client: Client, count: int) -> dict[str, object]:

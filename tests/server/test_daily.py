@@ -187,7 +187,7 @@ async def test_no_message_shows_a_daily_deal_or_its_nonce_while_its_day_runs() -
     today = day_of(int(time.time() * 1000))
     await store.set_daily_deal(GAME, today, DEAL)
     async with running_server(store) as server:
-        ann, bob = await player(server, "Ann"), await member(server, "Bob")
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
         seen: list[object] = []
         first = await bob.daily_start(GAME)  # Bob plays first, so he may watch Ann
         seen.append(first)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from harness import player, running_server, winning_actions
+from harness import member, player, running_server, winning_actions
 
 from client.api import ServerError
 from protocol.daily import DAY_MS, day_of
@@ -88,7 +88,7 @@ async def test_a_day_s_deal_is_committed_once_for_everyone_and_opened_when_the_d
     today = day_of(int(time.time() * 1000))
     await store.set_daily_deal(GAME, today, DEAL, "ab" * 16)
     async with running_server(store) as server:
-        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
         board = await ann.daily_board(GAME)
         committed = board["commitment"]
         options = dict(rules_for(GAME).options)
@@ -124,8 +124,8 @@ async def test_a_day_s_commitment_stays_the_same_across_restarts_and_nodes(redis
     prefix = f"fair-nodes-{time.monotonic_ns()}:"
     stores = [open_store(redis_url, prefix=prefix) for _ in range(2)]
     seen = []
-    for store in stores:  # a restart, or a second node on the same Redis
-        async with running_server(store) as server, await player(server, "Ann") as ann:
+    for index, store in enumerate(stores):  # a restart, or a second node on the same Redis
+        async with running_server(store) as server, await member(server, f"Ann{index}") as ann:
             started = await ann.daily_start("sanibel")
             seen.append(started["commitment"])
             await ann.resign(started["race"]["race"])

@@ -29,6 +29,7 @@ from server.store.base import race_channel
 
 GAME, DEAL = "mount_sunflower", 18
 FAST = ("--countdown-ms", "300", "--rate", "10000", "--burst", "10000", "--no-certify")
+FAST += ("--rank-new-accounts",)  # the tests register their accounts the same day
 
 
 @pytest.fixture

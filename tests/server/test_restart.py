@@ -49,7 +49,7 @@ async def store_and_server(
     for day in {day_of(now), day_of(now + DAY_MS)}:  # the test may cross midnight
         await store.set_daily_deal(GAME, day, DEAL)
     args = ("--redis", redis_url, "--redis-prefix", prefix, "--no-certify")
-    fast = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000")
+    fast = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000", "--rank-new-accounts")
     serving = ServeProcess(free_port(), tmp_path, *args, *fast)
     with serving:
         yield store, serving.start()

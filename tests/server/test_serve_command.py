@@ -27,7 +27,7 @@ SOLRACE = str(Path(sys.executable).with_name("solrace"))
 
 def start_serve(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     process = subprocess.Popen(
-        [SOLRACE, "serve", "--no-certify", *args],
+        [SOLRACE, "serve", "--no-certify", "--rank-new-accounts", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -184,8 +184,8 @@ async def test_the_spectator_delay_holds_the_feed_back() -> None:
 
 async def test_a_daily_attempt_is_watched_only_by_accounts_who_finished_their_own() -> None:
     async with running_server() as server:
-        ann, cy, gus = [await player(server, n) for n in ("Ann", "Cy", "Gus")]
-        bob = await member(server, "Bob")
+        ann, bob, cy = [await member(server, n) for n in ("Ann", "Bob", "Cy")]
+        gus = await player(server, "Gus")
         attempt = (await ann.daily_start(GAME))["race"]["race"]
         live = await cy.list_live()
         assert [(r["race"], r["mode"]) for r in live] == [(attempt, "daily")]

@@ -33,6 +33,7 @@ GAME, DEAL = "mount_sunflower", 18
 DRAIN_S = 2  # how long SIGTERM waits for writes before spilling them
 PERSISTENT = ("--appendonly", "yes", "--appendfsync", "always")
 FAST = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000", "--no-certify")
+FAST += ("--rank-new-accounts",)  # the tests register their accounts the same day
 
 
 @dataclass

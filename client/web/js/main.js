@@ -297,7 +297,11 @@ class App {
       const answer = await this.conn.request("daily_start", { game, ghost: ghost || null });
       const { race, ...daily } = answer;
       this.openRace(race, daily);
-      if (!daily.ranked) this.notice("Practice: only your first attempt of the day is ranked.");
+      if (!daily.ranked && !this.conn.account) {
+        this.notice(`Practice on yesterday's deal (${daily.day}): sign in to play today's, ranked.`);
+      } else if (!daily.ranked) {
+        this.notice("Practice: only your first attempt of the day is ranked.");
+      }
     } catch (error) {
       this.notice(error.message);
     }
