@@ -101,7 +101,10 @@ async def signing_process(
 async def run_signin_bench(options: dict[str, Any]) -> dict[str, Any]:
     pool = playouts("sanibel", DEALS, PLAYOUT_LENGTH, seed=7)
     options = {**options, "redis": None}
-    extra = ("--auth-per-address", "1000000", "--auth-per-username", "1000000")  # all from here
+    extra = (  # every sign-in and registration comes from 127.0.0.1
+        *("--auth-per-address", "1000000", "--auth-per-username", "1000000"),
+        *("--registrations-per-address", "1000000"),
+    )
     async with solrace_target(options, pool, extra) as target:
         names = await register_accounts(target.url, ACCOUNTS)
         rounds: list[tuple[Figures, Figures, list[float]]] = []

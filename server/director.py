@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from protocol.daily import day_of
+from protocol.daily import DAY_MS, day_of
 from protocol.deals import MAX_DEAL, check_deal_number
 from protocol.games import rules_for
 from protocol.messages import Act, CreateRace, Error, Result, ServerMessage
@@ -41,6 +41,7 @@ from protocol.race import (
     daily_deal_shown,
 )
 from protocol.race_record import absorb, record_changes, record_of, restore
+from protocol.rated import PAIR_RACES_A_DAY, pairs
 from protocol.ratings import DEFAULT, aged, is_provisional
 from server.config import Settings
 from server.effects import Effects, Follow, Forget, PostAct, PushAnywhere, StartAt
@@ -267,6 +268,7 @@ class RaceDirector:
             countdown_ms=self.settings.countdown_ms if countdown is None else countdown,
             spectator_delay_ms=request.spectator_delay_ms,
             deal_chosen=request.deal is not None,
+            ranked=False,  # its players chose each other: never rated (protocol/rated.py)
             nonce=secrets.token_hex(16),
         )
         self._room_for_another(player)
@@ -369,6 +371,7 @@ class RaceDirector:
             public=old.settings.public,
             countdown_ms=old.settings.countdown_ms,
             spectator_delay_ms=old.settings.spectator_delay_ms,
+            ranked=False,  # a rematch is chosen by its players: never rated
             nonce=secrets.token_hex(16),
         )
         new, effects = await self.open_room(settings, player, name, moment, account=account)
@@ -567,11 +570,23 @@ class RaceDirector:
         their new ratings (``rated``, wherever they are)."""
         race = room.race
         keep_s = logs_keep_s(self.settings)
+        runs = rated_runs(race)
+        day = day_of(moment.wall_ms)
+        accounts = [run.player for run in runs]
+        if await self.store.shared_address(day, accounts):
+            log.info("race not rated: accounts seen on one address", extra={"race": race.id})
+            return []
+        for a, b in pairs(accounts):
+            if await self.store.failures(f"rated-pair:{day}:{a}:{b}") >= PAIR_RACES_A_DAY:
+                log.info("race not rated: the pair's races today", extra={"race": race.id})
+                return []
         changed = await self.store.rate_race(
-            race.settings.game, race.id, rated_runs(race), moment.wall_ms, keep_s
+            race.settings.game, race.id, runs, moment.wall_ms, keep_s
         )
         if not changed:
             return []
+        for a, b in pairs(accounts):  # counted once: only the node that rated it
+            await self.store.note_failure(f"rated-pair:{day}:{a}:{b}", 2 * DAY_MS // 1000)
         log.info("race rated", extra={"race": race.id, "players": sorted(changed)})
         return ratings_told(race, changed)
 

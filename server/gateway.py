@@ -22,6 +22,7 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
+from protocol.daily import day_of
 from protocol.errors import SolraceError
 from protocol.messages import (
     Act,
@@ -293,8 +294,18 @@ class Gateway:
     async def _hello(self, client: Client, request: Hello) -> None:
         try:
             await self.session_desk.hello(client, request)
+            await self._seen(client)
         except Exception as error:
             self._failure(client, error, request.id, request.type)
+
+    async def _seen(self, client: Client) -> None:
+        """An account's address is noted for the day: two accounts seen on one address
+        are never rated against each other that day (``protocol/rated.py``)."""
+        session = client.session
+        if session is not None and session.account is not None:
+            await self.store.note_address(
+                day_of(now().wall_ms), session.player, self.address(client)
+            )
 
     def _failure(self, client: Client, error: Exception, request_id: Any, kind: str | None) -> None:
         """The error answer to a request that failed with ``error``."""
@@ -367,9 +378,11 @@ class Gateway:
     async def register(
         self, client: Client, session: Session, request: Register, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return await self.accounts.register(
+        answer = await self.accounts.register(
             session, request, client.attempts_allowed.popleft(), self.address(client), moment
         )
+        await self._seen(client)
+        return answer
 
     async def sign_in(
         self, client: Client, session: Session, request: SignIn, moment: Now
@@ -382,6 +395,7 @@ class Gateway:
         signed_in, resumed, restored = await self.session_desk.session_for(token, account.username)
         self._end(session)  # only once the account's session is there: a failure keeps it
         self.session_desk.attach(client, signed_in)
+        await self._seen(client)
         client.after_answer = lambda: self.session_desk.catch_up(signed_in, resumed, restored, None)
         return signed_in_answer(signed_in, token), []
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from protocol.games import rules_for
-from protocol.players import is_bot
 from protocol.race import Now, Race
 from protocol.race_record import record_of
 from protocol.ranking import Run
+from protocol.rated import unrated_because
 from protocol.ratings import Rating, is_provisional
 from server.config import Settings
 from server.effects import Effects, Forget, Post, Push, PushAnywhere, Rate, Write
@@ -99,18 +98,9 @@ def histories(race: Race, result: dict[str, Any], moment: Now, keep_s: int) -> l
 
 
 def rated(race: Race) -> bool:
-    """A finished race counts for its racers' ratings: a head-to-head race on a random
-    deal (a chosen one may have been practised) with the game's usual options, between
-    two or more accounts (guests are left out of it), and no bot in it (a bot is never
-    rated against a person, nor against a bot)."""
-    settings = race.settings
-    return (
-        settings.mode == "race"
-        and not any(is_bot(player) for player in race.racers)
-        and not settings.deal_chosen
-        and settings.options == dict(rules_for(settings.game).options)
-        and sum(1 for racer in race.racers.values() if racer.badge is not None) >= 2
-    )
+    """The race itself may count for its racers' ratings (``protocol/rated.py``); the
+    store's facts (shared addresses, pairs' races that day) are asked when it is rated."""
+    return unrated_because(race) is None
 
 
 def rated_runs(race: Race) -> list[Run]:

@@ -36,6 +36,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "argon2",
             "signin",
             "spectators",
+            "farm",
         ],
         help="what to measure",
     )
@@ -233,6 +234,7 @@ def run(args: argparse.Namespace) -> int:
         "argon2": run_argon2,
         "signin": run_signin,
         "spectators": run_spectators,
+        "farm": run_farm,
     }
     if args.target in runners:
         return runners[args.target](args)
@@ -479,4 +481,17 @@ def run_spectators(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_spectators(result)
+    return 0
+
+
+def run_farm(args: argparse.Namespace) -> int:
+    """The best rating farm found for a day: one main account and second accounts."""
+    from client.farmbench import best_farm
+
+    races, tries = 40, 2000
+    print(f"farm: {races} races a day, {tries} random days per number of second accounts")
+    print(f"{'second accounts':>16} {'best rise, one address':>24} {'an address each':>16}")
+    for alts in (1, 2, 7):
+        best = best_farm(alts, races, tries, seed=args.seed)
+        print(f"{alts:>16} {best['one address']:>24.1f} {best['an address each']:>16.1f}")
     return 0

@@ -390,6 +390,16 @@ class Store(ABC):
     async def history(self, player: str) -> History:
         """What ``player``'s profile shows of their past (``RecordHistory`` jobs)."""
 
+    # ------------------------------------------------------------------ fair play
+
+    @abstractmethod
+    async def note_address(self, day: str, player: str, address: str) -> None:
+        """``player`` (an account) was seen on client ``address`` on ``day`` (kept two days)."""
+
+    @abstractmethod
+    async def shared_address(self, day: str, players: Sequence[str]) -> bool:
+        """Whether any two of ``players`` were seen on one client address on ``day``."""
+
     # ------------------------------------------------------------------ quick pairing
 
     @abstractmethod

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.accounts import username_key, username_skeleton
+from protocol.daily import previous_day
 from protocol.race import LogEntry
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
@@ -132,6 +133,7 @@ class MemoryStore(Store):
         self._player_races: dict[str, set[str]] = {}
         self._identities: dict[str, Identity] = {}
         self._lookalikes: dict[str, str] = {}  # username skeleton -> the account's key
+        self._seen_on: dict[tuple[str, str], set[str]] = {}  # (day, account) -> addresses
         self._identity_until: dict[str, float] = {}  # token -> when it is forgotten
         self._identities_expiring: list[tuple[float, str]] = []  # (when, token), a heap
         self._tokens: dict[str, set[str]] = {}  # player -> their account's token hashes
@@ -164,6 +166,14 @@ class MemoryStore(Store):
     async def publish_key(self, key_id: str, public_hex: str) -> dict[str, str]:
         self._public_keys.setdefault(key_id, public_hex)
         return dict(self._public_keys)
+
+    async def note_address(self, day: str, player: str, address: str) -> None:
+        for old in [key for key in self._seen_on if key[0] < previous_day(day)]:
+            del self._seen_on[old]  # only today's and yesterday's are asked about
+        self._seen_on.setdefault((day, player), set()).add(address)
+
+    async def shared_address(self, day: str, players: Sequence[str]) -> bool:
+        return _any_shared([self._seen_on.get((day, player), set()) for player in players])
 
     async def daily_deal(self, game: str, day: str) -> int | None:
         state = self._days.get((game, day))
@@ -588,3 +598,13 @@ def _loaded(text: str | None) -> dict[str, Any] | None:
         return None
     value: dict[str, Any] = json.loads(text)
     return value
+
+
+def _any_shared(address_sets: list[set[str]]) -> bool:
+    """Whether two of the sets have an address in common."""
+    seen: set[str] = set()
+    for addresses in address_sets:
+        if seen & addresses:
+            return True
+        seen |= addresses
+    return False

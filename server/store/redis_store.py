@@ -152,6 +152,25 @@ class RedisStore(Store):
         published: dict[str, str] = await self._call(self._redis.hgetall(key))
         return published
 
+    async def note_address(self, day: str, player: str, address: str) -> None:
+        key = self._keys.key("seen", day, player)
+        async with self._pipeline() as pipe:
+            pipe.sadd(key, address)
+            pipe.expire(key, 2 * 86_400)
+            await pipe.execute()
+
+    async def shared_address(self, day: str, players: Sequence[str]) -> bool:
+        async with self._pipeline() as pipe:
+            for player in players:
+                pipe.smembers(self._keys.key("seen", day, player))
+            found = await pipe.execute()
+        seen: set[str] = set()
+        for addresses in found:
+            if seen & set(addresses):
+                return True
+            seen |= set(addresses)
+        return False
+
     async def daily_deal(self, game: str, day: str) -> int | None:
         stored: str | None = await self._call(self._redis.get(self._keys.daily(game, day, "deal")))
         return None if stored is None else int(stored)

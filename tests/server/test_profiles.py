@@ -7,7 +7,15 @@ import asyncio
 import time
 
 import pytest
-from harness import member, player, running_server, winning_actions
+from harness import (
+    RATED,
+    member,
+    member_at,
+    player,
+    quick_race_played,
+    running_server,
+    winning_actions,
+)
 
 from client.api import ServerError
 from protocol.daily import day_of
@@ -18,17 +26,11 @@ GAME, DEAL = "mount_sunflower", 18
 
 
 async def test_a_profile_shows_ratings_races_won_and_the_latest_races(store: Store) -> None:
-    async with running_server(store, countdown_ms=0) as server:
-        ann, bob = await member(server, "Ann"), await member(server, "Bob")
-        race = (await ann.create_race("sanibel"))["race"]
-        await bob.join_race(race)
-        for client in (ann, bob):
-            await client.next_event("started")
-        legal = (await ann.snapshot(race))["you"]["legal"]
-        await bob.act(race, legal[0])  # Bob plays a move and resigns last: Ann is first
-        await bob.resign(race)
-        await ann.resign(race)
-        result = (await ann.next_event("result")).data
+    async with running_server(store, **RATED) as server:
+        ann = await member_at(server, "Ann", "203.0.113.1")
+        bob = await member_at(server, "Bob", "203.0.113.2")
+        race = await quick_race_played(ann, bob, "sanibel")
+        result = (await ann.race_log(race))["result"]
         winner = result["ranking"][0]["player"]
         await ann.next_event("rated")
         profile = await bob.profile(username="ANN")  # any case

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from harness import member, player, running_server
+from harness import RATED, member, member_at, player, quick_race_played, running_server
 
 from client.api import ServerError
 from server.store import Store
@@ -68,13 +68,9 @@ async def test_a_player_who_does_not_come_back_leaves_the_pool(store: Store) -> 
 
 
 async def test_a_quick_race_between_accounts_is_rated(store: Store) -> None:
-    async with running_server(store, countdown_ms=0) as server:
-        ann, bob = await member(server, "Ann"), await member(server, "Bob")
-        for client in (ann, bob):
-            await client.quick_race(GAME)
-        race = (await ann.next_event("paired")).data["race"]["race"]
-        for client in (ann, bob):
-            await client.next_event("started")
-            await client.resign(race)
+    async with running_server(store, **RATED) as server:
+        ann = await member_at(server, "Ann", "203.0.113.1")
+        bob = await member_at(server, "Bob", "203.0.113.2")
+        race = await quick_race_played(ann, bob, GAME)
         rated = (await bob.next_event("rated")).data
         assert rated["race"] == race and set(rated["ratings"]) == {ann.player, bob.player}

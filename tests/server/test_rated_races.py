@@ -1,18 +1,21 @@
-"""Ratings through a real server: a head-to-head race between accounts moves their
-ratings once (the winner up, the loser down), every racer's standing shows their rating
-and whether they have an account; guests, chosen deals and other options are not rated."""
+"""Ratings through a real server: a real race between accounts (paired by the server, on
+addresses of their own, played, ended by a finish or the clock) moves their ratings once,
+the winner up and the loser down; the farming routes (a private race with a second
+account, an aborted race, two accounts on one address, a fourth race of a pair in a day)
+move nothing; every racer's standing shows their rating; guests are not rated."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from harness import member, player, running_server
+from harness import RATED, member, member_at, player, quick_race_played, running_server
 
 from client.api import Client
 from protocol.games import rules_for
 from protocol.race import Now, Race, RaceSettings
 from protocol.ranking import Run
+from protocol.rated import PAIR_RACES_A_DAY
 from protocol.ratings import DEFAULT
 from server.store import Store
 
@@ -20,7 +23,8 @@ GAME = "sanibel"
 
 
 async def race_to_the_end(ann: Client, bob: Client, **create: Any) -> tuple[str, dict[str, Any]]:
-    """Ann and Bob race; Ann plays one action, both resign: one of them is ahead."""
+    """Ann and Bob race in a race they chose (the lobby); Ann plays one action, both
+    resign: one of them is ahead."""
     race = (await ann.create_race(GAME, **create))["race"]
     joined = await bob.join_race(race)
     for client in (ann, bob):
@@ -33,43 +37,53 @@ async def race_to_the_end(ann: Client, bob: Client, **create: Any) -> tuple[str,
     return joined["race"], result
 
 
-async def test_a_race_between_accounts_moves_the_winner_up_and_the_loser_down(
+async def test_a_real_race_between_accounts_moves_the_winner_up_and_the_loser_down(
     store: Store,
 ) -> None:
-    async with running_server(store, countdown_ms=0) as server:
-        ann, bob = await member(server, "Ann"), await member(server, "Bob")
-        race, result = await race_to_the_end(ann, bob)
+    """Paired by the server, on two addresses, a few actions each, ended by the clock."""
+    async with running_server(store, **RATED) as server:
+        ann = await member_at(server, "Ann", "203.0.113.1")
+        bob = await member_at(server, "Bob", "203.0.113.2")
+        race = await quick_race_played(ann, bob, GAME)
         told = {c.name: (await c.next_event("rated")).data for c in (ann, bob)}
         assert told["Ann"] == told["Bob"] and told["Ann"]["race"] == race
         ratings = told["Ann"]["ratings"]
+        result = (await ann.race_log(race))["result"]
         winner, loser = (entry["player"] for entry in result["ranking"])
         assert ratings[winner]["change"] > 0 > ratings[loser]["change"]
-        assert ratings[winner]["rating"] > 1500 > ratings[loser]["rating"]
         assert all(r["provisional"] and r["games"] == 1 for r in ratings.values())
         stored = await store.ratings(GAME, [winner, loser])
         assert round(stored[winner].rating) == ratings[winner]["rating"]
 
-        again = (await ann.create_race(GAME))["race"]  # the next race shows the new ratings
-        info = await bob.join_race(again)
-        shown = {p["player"]: p["rating"] for p in info["players"]}
-        assert shown == {p: r["rating"] for p, r in ratings.items()}
-        assert all(p["account"] and p["provisional"] for p in info["players"])
 
-
-@pytest.mark.parametrize(
-    "create",
-    [{"deal": 123}, {"options": {"undo": False}}],
-    ids=["a chosen deal", "other options"],
-)
-async def test_a_race_on_a_chosen_deal_or_other_options_is_not_rated(
-    create: dict[str, object],
+async def test_races_players_chose_aborted_or_on_one_address_move_no_rating(
+    store: Store,
 ) -> None:
-    async with running_server(countdown_ms=0) as server:
-        ann, bob = await member(server, "Ann"), await member(server, "Bob")
-        await race_to_the_end(ann, bob, **create)
-        assert await server.store.ratings(GAME, [ann.player, bob.player]) == {}
+    """The farming routes: a private race with a second account, a paired race the second
+    account abandons at once, and a paired race of two accounts on one address."""
+    async with running_server(store, **RATED) as server:
+        ann = await member_at(server, "Ann", "203.0.113.1")
+        alt = await member_at(server, "Alt", "203.0.113.2")
+        await race_to_the_end(ann, alt)  # a private race
+        await quick_race_played(ann, alt, GAME, actions=0)  # aborted
+        twin = await member_at(server, "Twin", "203.0.113.1")  # Ann's own address
+        await quick_race_played(ann, twin, GAME)
         with pytest.raises(TimeoutError):  # nobody is told of a rating
             await ann.next_event("rated", timeout=0.5)
+        assert await store.ratings(GAME, [ann.player, alt.player, twin.player]) == {}
+
+
+async def test_two_accounts_have_at_most_three_rated_races_a_day(store: Store) -> None:
+    async with running_server(store, **RATED) as server:
+        ann = await member_at(server, "Ann", "203.0.113.1")
+        bob = await member_at(server, "Bob", "203.0.113.2")
+        for _ in range(PAIR_RACES_A_DAY):
+            await quick_race_played(ann, bob, GAME)
+            await ann.next_event("rated")
+        await quick_race_played(ann, bob, GAME)
+        with pytest.raises(TimeoutError):
+            await ann.next_event("rated", timeout=0.5)
+        assert (await store.ratings(GAME, [ann.player]))[ann.player].games == PAIR_RACES_A_DAY
 
 
 async def test_a_guest_is_neither_rated_nor_shown_a_rating() -> None:

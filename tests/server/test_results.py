@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import pytest
-
 from protocol.games import rules_for
 from protocol.race import Badge, Ending, Now, Phase, Race, RaceSettings
 from protocol.race_record import record_of
@@ -16,7 +14,7 @@ from protocol.ratings import DEFAULT, Rating
 from server.config import Settings
 from server.effects import Forget, Post, Push, PushAnywhere, Rate, Write
 from server.jobs import EndRace, RecordDaily, RecordHistory
-from server.results import closed, finished, histories, rated, rated_runs, ratings_told
+from server.results import closed, finished, histories, rated_runs, ratings_told
 from server.rooms import Feeding, Room
 
 GAME = "sanibel"
@@ -53,8 +51,25 @@ def ended(race: Race) -> Room:
     return room
 
 
+def played_to_the_clock(race: Race) -> Room:
+    """``race`` started; each racer plays three legal actions (the second one a fourth),
+    then its time limit ends it: a real race (protocol/rated.py)."""
+    race.schedule_start(None, START)
+    race.begin()
+    for count, player in enumerate(race.racers, start=3):
+        for seq in range(1, count + 1):
+            legal = race.racer_view(player)["you"]["legal"]
+            at = Now(START.mono_ms + seq * 100, START.wall_ms + seq * 100)
+            assert race.act(player, seq, legal[0], at).ok
+    race.time_out(Now(START.mono_ms + 9000, START.wall_ms + 9000))
+    assert race.phase is Phase.DONE
+    room = Room(race, START.mono_ms, Feeding())
+    room.version = 4
+    return room
+
+
 def test_a_finished_race_is_written_first_then_told_then_rated_and_kept_in_histories() -> None:
-    room = ended(race_of(Badge(1500, True), Badge(1600, False)))
+    room = played_to_the_clock(race_of(Badge(1500, True), Badge(1600, False)))
     effects = finished(room, END, SETTINGS)
     result = room.race.result()
     assert [type(effect) for effect in effects] == [Write, Push, Push, Post, Rate, Write, Write]
@@ -135,24 +150,6 @@ def test_a_race_for_one_counts_in_nobody_s_races_played() -> None:
     race = ended(race_of(Badge(1500, True))).race
     (job,) = histories(race, race.result(), END, 77)
     assert (job.counted, job.won) == (False, False)
-
-
-@pytest.mark.parametrize(
-    ("badges", "changes", "counts"),
-    [
-        ((Badge(1500, True), Badge(1500, True)), {}, True),
-        ((Badge(1500, True), Badge(1500, True), None), {}, True),  # the guest is left out
-        ((Badge(1500, True), None), {}, False),  # one account: nobody to be rated against
-        ((Badge(1500, True), Badge(1500, True)), {"deal_chosen": True}, False),
-        ((Badge(1500, True), Badge(1500, True)), {"options": {"undo": False}}, False),
-        ((None,), {"mode": "daily", "day": "2024-05-01", "max_players": 1}, False),
-    ],
-)
-def test_only_a_head_to_head_race_of_accounts_on_a_random_usual_deal_is_rated(
-    badges: tuple[Badge | None, ...], changes: dict[str, Any], counts: bool
-) -> None:
-    race = race_of(*badges, **changes)
-    assert rated(race) is counts
 
 
 def test_a_rated_race_rates_its_accounts_runs_only() -> None:

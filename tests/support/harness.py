@@ -71,3 +71,33 @@ def winning_actions(game: str, deal: int) -> list[str]:
     """A winning action list kept as test data (proven by the solver, checked by replay)."""
     lines = (WINS / f"{game}-{deal}.txt").read_text().splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+# A rated race needs what a real one has (protocol/rated.py): accounts on addresses of
+# their own (the balancer's X-Forwarded-For, trusted from 127.0.0.1), paired by the server,
+# a few actions each, and an end by a finish or the time limit (short here).
+RATED = {"trusted_proxies": ("127.0.0.1",), "max_race_ms": 1_500, "countdown_ms": 0}
+
+
+async def member_at(server: RaceServer, name: str, address: str) -> Client:
+    """A member, as ``member``, connecting from ``address`` (behind the trusted proxy)."""
+    client = await Client.connect(url(server), name, headers={"X-Forwarded-For": address})
+    await client.register(name, password_for(name))
+    return client
+
+
+async def quick_race_played(first: Client, second: Client, game: str, actions: int = 3) -> str:
+    """``first`` and ``second`` are paired by the server, each plays ``actions`` legal
+    actions (the first legal each time; ``second`` one more, so the two do not tie), and
+    the race's time limit ends it: its id."""
+    for client in (first, second):
+        await client.quick_race(game)
+    race: str = (await first.next_event("paired")).data["race"]["race"]
+    for extra, client in enumerate((first, second)):
+        await client.next_event("started")
+        legal = (await client.snapshot(race))["you"]["legal"]
+        for _ in range(actions + extra if actions else 0):
+            answer = await client.act(race, legal[0], legal=True)
+            legal = answer["legal"]
+    await first.next_event("result", timeout=10)
+    return race
