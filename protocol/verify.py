@@ -12,22 +12,106 @@ the log is what the server says).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from protocol.errors import SolraceError
-from protocol.fairness import commitment
-from protocol.games import rules_for
+from protocol.fairness import commitment, daily_scope, race_scope
+from protocol.games import GAMES, rules_for
 from protocol.notation import parse_action
 from protocol.ranking import Run, ranked
 
+OUTCOMES = {"finished", "resigned", "dropped", "stuck", "timed_out"}
+HEX64 = re.compile(r"[0-9a-f]{64}")
+HEX32 = re.compile(r"[0-9a-f]{32}")
+
+
+class BadLog(SolraceError):
+    """What was given is not a race log at all (a field missing or of the wrong kind)."""
+
+    code = "bad_log"
+
+
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise BadLog(f"this is not a race log: {what}")
+
+
+def check_shape(log: Any) -> None:
+    """BadLog (one sentence) unless ``log`` has every field of a race log, of its kind."""
+    _need(isinstance(log, dict), "it is not a JSON object")
+    for field, kind in (
+        ("race", str),
+        ("mode", str),
+        ("game", str),
+        ("options", dict),
+        ("scope", str),
+        ("commitment", str),
+        ("start_at_ms", int),
+        ("settings", dict),
+        ("racers", list),
+        ("result", dict),
+    ):
+        _need(isinstance(log.get(field), kind), f"{field!r} is missing or not a {kind.__name__}")
+    _need(log["game"] in GAMES, f"{log['game']!r} is not a game")
+    deal = log.get("deal")
+    _need(
+        deal is None or (isinstance(deal, str) and deal.isdecimal() and len(deal) <= 20),
+        "'deal' is not a deal number",
+    )
+    nonce = log.get("nonce")
+    _need(
+        nonce is None or (isinstance(nonce, str) and bool(HEX32.fullmatch(nonce))),
+        "'nonce' is not 32 hex digits",
+    )
+    _need(bool(HEX64.fullmatch(log["commitment"])), "'commitment' is not 64 hex digits")
+    for racer in log["racers"]:
+        _need(isinstance(racer, dict), "a racer is not an object")
+        for field, kind in (("player", str), ("name", str), ("actions", list)):
+            _need(
+                isinstance(racer.get(field), kind), f"a racer's {field!r} is not a {kind.__name__}"
+            )
+        _need(
+            racer.get("outcome") is None or racer["outcome"] in OUTCOMES,
+            f"{racer.get('outcome')!r} is not an outcome",
+        )
+        for action in racer["actions"]:
+            _need(
+                isinstance(action, list)
+                and len(action) == 3
+                and isinstance(action[0], int)
+                and isinstance(action[1], str)
+                and isinstance(action[2], int),
+                "an action is not [seq, action, t_ms]",
+            )
+    ranking = log["result"].get("ranking")
+    _need(isinstance(ranking, list), "the result has no ranking")
+    for entry in ranking:
+        _need(isinstance(entry, dict), "a ranking entry is not an object")
+        for field in (
+            "rank",
+            "player",
+            "name",
+            "finished",
+            "time_ms",
+            "actions",
+            "progress",
+            "at_ms",
+            "outcome",
+        ):
+            _need(field in entry, f"a ranking entry has no {field!r}")
+
 
 def check_log(log: dict[str, Any]) -> list[str]:
-    """Every way ``log`` does not hold together (an empty list when it does)."""
+    """Every way ``log`` does not hold together (an empty list when it does); BadLog when
+    it is not a race log at all."""
+    check_shape(log)
     problems: list[str] = []
     deal_text, nonce = log.get("deal"), log.get("nonce")
     if deal_text is None or nonce is None:
         return ["the log does not show the deal and its nonce yet (its day is not over)"]
     deal = int(deal_text)
+    problems += _consistency_problems(log)
     expected = commitment(log["game"], log["scope"], log["options"], deal, nonce)
     if expected != log["commitment"]:
         problems.append(
@@ -43,6 +127,31 @@ def check_log(log: dict[str, Any]) -> list[str]:
         if run is not None:
             runs.append(run)
     problems += _ranking_problems(log["result"]["ranking"], ranked(runs), log["racers"])
+    return problems
+
+
+def _consistency_problems(log: dict[str, Any]) -> list[str]:
+    """What the log says twice must agree: the race in the commitment's scope, the
+    settings and the result against the log, each racer once, times from 0 in order."""
+    problems = []
+    settings, result = log["settings"], log["result"]
+    day = log.get("day")
+    scope = daily_scope(day) if log["mode"] == "daily" and day else race_scope(log["race"])
+    if log["scope"] != scope:
+        problems.append(f"the commitment's scope {log['scope']!r} is not this race's ({scope!r})")
+    for field in ("game", "options", "mode", "day"):
+        if settings.get(field) != log.get(field):
+            problems.append(f"the settings' {field} is not the log's")
+    for field in ("race", "deal", "nonce"):
+        if result.get(field) != log.get(field):
+            problems.append(f"the result's {field} is not the log's")
+    players = [racer["player"] for racer in log["racers"]]
+    if len(set(players)) != len(players):
+        problems.append("a racer appears twice in the log")
+    for racer in log["racers"]:
+        times = [t_ms for _, _, t_ms in racer["actions"]]
+        if any(t < 0 for t in times) or times != sorted(times):
+            problems.append(f"{racer['name']}'s action times are not from 0 and in order")
     return problems
 
 
@@ -100,6 +209,15 @@ def _ranking_problems(
     shown: list[dict[str, Any]], replayed: list[Run], racers: list[dict[str, Any]]
 ) -> list[str]:
     problems = []
+    if [entry["rank"] for entry in shown] != list(range(1, len(shown) + 1)):
+        problems.append("the ranking's places are not 1, 2, 3, ... in order")
+    names = {racer["player"]: racer["name"] for racer in racers}
+    outcomes = {racer["player"]: racer.get("outcome") for racer in racers}
+    for entry in shown:
+        if entry["player"] in names and entry["name"] != names[entry["player"]]:
+            problems.append(f"{entry['name']} is named {names[entry['player']]!r} in the log")
+        if entry["player"] in outcomes and entry["outcome"] != outcomes[entry["player"]]:
+            problems.append(f"{entry['name']}'s outcome in the result is not the log's")
     if [entry["player"] for entry in shown] != [run.player for run in replayed]:
         order = ", ".join(run.name for run in replayed)
         problems.append(f"the ranking's order is not the replay's ({order})")

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import sys
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ from protocol.fairness import commitment, daily_scope
 from protocol.games import GAMES, rules_for
 from protocol.messages import MAX_BOARD_TOP
 from protocol.ranking import Run, ranked
+from protocol.receipts import receipts
+from protocol.signing import signature_problem
 from protocol.verify import check_log
 
 MISMATCH = 1  # exit status when something does not match
@@ -44,10 +47,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"how many of the board's best runs to check (at most {MAX_BOARD_TOP})",
     )
+    race.add_argument(
+        "--receipt",
+        metavar="HEX",
+        help="the last receipt your client was given in this race (an act answer's "
+        "'receipt'): checks the log holds exactly the actions you were told were accepted",
+    )
     for sub in (race, daily):
         add_server_argument(sub)
         sub.add_argument("--save", metavar="FILE", help="also save what was fetched, as JSON")
         sub.add_argument("--file", metavar="FILE", help="check a saved file instead")
+        sub.add_argument(
+            "--keys",
+            metavar="FILE",
+            help="the server's public keys (its GET /signing-keys answer, saved) to check "
+            "signatures with; default: asked of --server",
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,16 +83,80 @@ def run(args: argparse.Namespace) -> int:
             return MISMATCH
         if args.save:
             Path(args.save).write_text(json.dumps(data, indent=1))
-    problems = check_daily(data) if data.get("kind") == "daily" else check_log(data)
-    name = f"daily {data['game']} {data['day']}" if data.get("kind") == "daily" else data["race"]
+    try:
+        daily = isinstance(data, dict) and data.get("kind") == "daily"
+        problems = check_daily(data) if daily else check_log(data)
+        name = f"daily {data['game']} {data['day']}" if daily else data["race"]
+        signed = [data["board"], *data["logs"]] if daily else [data]
+        proven = _signatures(signed, _public_keys(args), problems)
+        if not daily and args.receipt:
+            proven.append(_receipt(data, args.receipt.strip().lower(), problems))
+        committed = data["board"]["commitment"] if daily else data["commitment"]
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        raise UsageError(f"solrace verify: not a log or a day's board ({error!r})") from None
+    print(f"commitment: {committed} (compare it with the one shown before play)")
+    for line in proven:
+        print(line)
     if problems:
         print(f"{name}: {len(problems)} mismatch(es):")
         for problem in problems:
             print(f"  - {problem}")
         return MISMATCH
-    checked = len(data["logs"]) if data.get("kind") == "daily" else len(data["racers"])
-    print(f"{name}: everything matches ({checked} run(s) replayed)")
+    checked = len(data["logs"]) if daily else len(data["racers"])
+    print(
+        f"{name}: everything matches ({checked} run(s) replayed; the deal is the one "
+        "committed to, every action legal with times from 0 in order, each outcome, place "
+        "and time recomputed, each racer once)"
+    )
     return 0
+
+
+def _public_keys(args: argparse.Namespace) -> dict[str, str] | None:
+    """The server's published keys: from ``--keys``, else its ``GET /signing-keys``."""
+    try:
+        if args.keys:
+            answer = json.loads(Path(args.keys).read_text())
+        else:
+            base = args.server.replace("ws://", "http://").replace("wss://", "https://")
+            address = base.rsplit("/ws", 1)[0] + "/signing-keys"
+            with urllib.request.urlopen(address, timeout=5) as response:
+                answer = json.loads(response.read())
+        return {row["key"]: row["public_key"] for row in answer["keys"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _signatures(
+    documents: list[dict[str, Any]], keys: dict[str, str] | None, problems: list[str]
+) -> list[str]:
+    """Each signature checked against ``keys`` (a failure goes to ``problems``); what was
+    proven, to print."""
+    if keys is None:
+        return ["signatures: not checked (no public key: give --keys, or a reachable --server)"]
+    for document in documents:
+        trouble = signature_problem(document, keys)
+        if trouble is not None:
+            problems.append(f"the server's signature: {trouble}")
+    if any(problem.startswith("the server's signature") for problem in problems):
+        return []
+    return [f"signatures: all {len(documents)} by the server's published keys"]
+
+
+def _receipt(log: dict[str, Any], receipt: str, problems: list[str]) -> str:
+    """Which racer's log the receipt is the running hash of, and up to which action."""
+    for racer in log["racers"]:
+        told = receipts(log["race"], racer["player"], racer["actions"])
+        if receipt in told:
+            at = told.index(receipt) + 1
+            return (
+                f"receipt: {racer['name']}'s first {at} action(s) of {len(told)} are exactly "
+                "those the server said it accepted"
+            )
+    problems.append(
+        "the receipt matches no racer's log: an action you were told was accepted is "
+        "missing, changed or moved"
+    )
+    return "receipt: does not match"
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
@@ -103,7 +182,14 @@ async def _fetch(args: argparse.Namespace) -> dict[str, Any]:
         board = await client.daily_board(args.game, day=args.day, top=args.top, around=0)
         shown = board["deal"] is not None  # others' runs only once the day is over
         logs = [await client.race_log(entry["race"]) for entry in board["top"]] if shown else []
-        return {"kind": "daily", "game": args.game, "day": args.day, "board": board, "logs": logs}
+        return {
+            "kind": "daily",
+            "game": args.game,
+            "day": args.day,
+            "top": args.top,
+            "board": board,
+            "logs": logs,
+        }
     finally:
         await link.close()
 
@@ -115,6 +201,16 @@ def check_daily(data: dict[str, Any]) -> list[str]:
     if board.get("deal") is None or board.get("nonce") is None:
         return ["the board does not show the day's deal and nonce yet (the day is not over)"]
     deal, nonce = int(board["deal"]), board["nonce"]
+    top = board["top"]
+    if [entry["rank"] for entry in top] != list(range(1, len(top) + 1)):
+        problems.append("the board's places are not 1, 2, 3, ... in order: an entry is missing")
+    if len({entry["player"] for entry in top}) != len(top):
+        problems.append("a player is on the board twice")
+    asked = data.get("top")
+    if asked is not None and len(top) != min(board["total"], asked):
+        problems.append(f"the board shows {len(top)} of its best {min(board['total'], asked)}")
+    if len(data["logs"]) != len(top):
+        return [*problems, "a run on the board has no log"]
     options = dict(rules_for(data["game"]).options)
     if (
         commitment(data["game"], daily_scope(data["day"]), options, deal, nonce)

@@ -19,6 +19,7 @@ from browser_pages import (
     expected_board,
     my_board,
     player_id,
+    register,
     resign,
     screenshot,
     sign_in,
@@ -193,6 +194,7 @@ def test_a_daily_run_replays_only_once_its_deal_is_shown(
     wins = winning_actions(GAME, DEAL)
     page = open_page(server.url)
     sign_in(page, "Val")
+    register(page, "Val", "Val's long secret")  # today's deal is for accounts
     page.get_by_role("button", name="Play today's Mount Sunflower", exact=True).click()
     expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
     type_actions(page, wins[:2])

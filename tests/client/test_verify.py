@@ -48,7 +48,11 @@ async def test_a_finished_race_checks_out_and_a_changed_copy_of_it_does_not(
             "verify", "race", race, "--server", url(server), "--save", str(saved)
         )
         assert status == 0, out
-        assert out == f"{race}: everything matches (2 run(s) replayed)\n"
+        committed = json.loads(saved.read_text())["commitment"]
+        lines = out.splitlines()
+        assert lines[0] == f"commitment: {committed} (compare it with the one shown before play)"
+        assert lines[1] == "signatures: all 1 by the server's published keys"
+        assert lines[2].startswith(f"{race}: everything matches (2 run(s) replayed;")
 
         status, out, _ = await solrace("verify", "race", "0" * 16, "--server", url(server))
         assert status == 1 and "[race_not_found]" in out
@@ -58,7 +62,8 @@ async def test_a_finished_race_checks_out_and_a_changed_copy_of_it_does_not(
     saved.write_text(json.dumps(log))
     status, out, _ = await solrace("verify", "race", "--file", str(saved))
     assert status == 1
-    assert out.startswith(f"{race}: 1 mismatch(es):\n  - the commitment ")
+    assert f"{race}: 2 mismatch(es):\n" in out and "  - the commitment " in out
+    assert "  - the result's deal is not the log's" in out
 
 
 async def test_a_past_day_checks_out_against_its_commitment_and_a_reordered_board_does_not(
@@ -85,7 +90,8 @@ async def test_a_past_day_checks_out_against_its_commitment_and_a_reordered_boar
         args = ("verify", "daily", GAME, today, "--server", url(server), "--save", str(saved))
         status, out, _ = await solrace(*args)
         assert status == 0, out
-        assert out == f"daily {GAME} {today}: everything matches (3 run(s) replayed)\n"
+        assert "signatures: all 4 by the server's published keys" in out
+        assert f"daily {GAME} {today}: everything matches (3 run(s) replayed;" in out
 
     day = json.loads(saved.read_text())
     assert [entry["name"] for entry in day["board"]["top"]] == ["Bob", "Ann", "Cy"]
@@ -94,10 +100,11 @@ async def test_a_past_day_checks_out_against_its_commitment_and_a_reordered_boar
     day["logs"][1], day["logs"][2] = day["logs"][2], day["logs"][1]
     saved.write_text(json.dumps(day))
     status, out, _ = await solrace("verify", "daily", "--file", str(saved))
-    assert (status, out.splitlines()[1:]) == (
-        1,
-        ["  - the board's order is not the ranking rule's"],
-    )
+    assert status == 1
+    assert out.splitlines()[-2:] == [
+        "  - the board's places are not 1, 2, 3, ... in order: an entry is missing",
+        "  - the board's order is not the ranking rule's",
+    ]
 
 
 async def test_verify_without_a_server_or_with_bad_arguments_says_so_with_status_2() -> None:
@@ -109,3 +116,29 @@ async def test_verify_without_a_server_or_with_bad_arguments_says_so_with_status
     assert status == 2 and "solrace verify daily" in err
     status, _, err = await solrace("verify", "race")
     assert (status, err) == (2, "error: solrace verify race: give a RACE id, or --file\n")
+
+
+async def test_a_receipt_proves_the_log_holds_the_actions_told_and_a_malformed_file_is_one_line(
+    tmp_path: Path,
+) -> None:
+    saved = tmp_path / "race.json"
+    async with running_server(countdown_ms=50) as server:
+        ann = await player(server, "Ann")
+        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+        await ann.next_event("started")
+        receipt = ""
+        for action in winning_actions(GAME, DEAL)[:4]:
+            receipt = (await ann.act(race, action))["receipt"]
+        await ann.resign(race)
+        args = ("verify", "race", race, "--server", url(server), "--save", str(saved))
+        status, out, _ = await solrace(*args, "--receipt", receipt)
+        assert status == 0 and "receipt: Ann's first 4 action(s) of 4 are exactly" in out
+    log = json.loads(saved.read_text())
+    log["racers"][0]["actions"].pop()  # an accepted action dropped: the log still replays
+    del log["signature"]
+    saved.write_text(json.dumps(log))
+    status, out, _ = await solrace("verify", "race", "--file", str(saved), "--receipt", receipt)
+    assert status == 1 and "the receipt matches no racer's log" in out
+    saved.write_text(json.dumps({**log, "deal": "twelve"}))
+    status, out, err = await solrace("verify", "race", "--file", str(saved))
+    assert status == 2 and "Traceback" not in err and len(err.splitlines()) == 1

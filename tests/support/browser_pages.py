@@ -303,3 +303,15 @@ OVERLAPS = """() => {
   }
   return overlaps;
 }"""
+
+
+def account_form(page: Page, username: str, password: str, button: str) -> None:
+    panel = page.locator("#account-panel")
+    panel.get_by_label("Username").fill(username)
+    panel.get_by_label("Password").fill(password)
+    panel.get_by_role("button", name=button, exact=True).click()
+
+
+def register(page: Page, username: str, password: str) -> None:
+    account_form(page, username, password, "Create account")
+    expect(page.locator("#account-name")).to_have_text(username)
