@@ -71,6 +71,7 @@ def check_shape(log: Any) -> None:
             _need(
                 isinstance(racer.get(field), kind), f"a racer's {field!r} is not a {kind.__name__}"
             )
+        _need("outcome" in racer, "a racer has no 'outcome'")
         _need(
             racer.get("outcome") is None or racer["outcome"] in OUTCOMES,
             f"{racer.get('outcome')!r} is not an outcome",

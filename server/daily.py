@@ -31,9 +31,13 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 from protocol.daily import (
+    CHAIN_FIRST_DAY,
     DAY_MS,
     candidate_deals,
+    chain_anchor,
+    chain_index,
     day_of,
+    day_seed,
     next_day_start_ms,
     parse_day,
     previous_day,
@@ -257,7 +261,8 @@ class DailyDeals:
     async def _choose(self, game: str, day: str) -> int:
         candidates = list(
             itertools.islice(
-                candidate_deals(game, day, await self.secret_in_use()), max_candidates(game)
+                candidate_deals(game, day, day_seed(await self.secret_in_use(), day)),
+                max_candidates(game),
             )
         )
         if self.certifier is None:
@@ -436,6 +441,13 @@ class DailyDesk:
         nonce = await self.store.daily_nonce(request.game, day) if deal is not None else None
         shown = daily_deal_shown(day, today) and deal is not None
         options = dict(rules_for(request.game).options)
+        secret = await self.deals.secret_in_use()
+        over = daily_deal_shown(day, today) and chain_index(day) is not None
+        chain = {
+            "anchor": chain_anchor(secret),
+            "first_day": CHAIN_FIRST_DAY,
+            "seed": day_seed(secret, day) if over else None,  # once the day is over
+        }
         return {
             "game": request.game,
             "day": day,
@@ -446,6 +458,7 @@ class DailyDesk:
             "deal": str(deal) if shown else None,
             "nonce": nonce if shown else None,
             "next_day_ms": next_day_start_ms(today),
+            "chain": chain,
             **board_json(board, shown),
         }
 

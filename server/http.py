@@ -21,6 +21,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from protocol.daily import CHAIN_DAYS, CHAIN_FIRST_DAY, chain_anchor
 from server.addresses import client_address, forwarded_for, trusted_networks
 from server.connection import MessageConnection
 
@@ -55,6 +56,12 @@ class HttpRoutes:
             return _response(status, body, "application/json")
         if path == "/signing-keys":  # the public keys race logs and boards are signed with
             body = json.dumps(self.server.seal.keys()).encode()
+            return _response(HTTPStatus.OK, body, "application/json")
+        if path == "/daily-chain":  # the anchor every day's seed hashes to, published ahead
+            secret = await self.server.daily.secret_in_use()
+            body = json.dumps(
+                {"anchor": chain_anchor(secret), "first_day": CHAIN_FIRST_DAY, "days": CHAIN_DAYS}
+            ).encode()
             return _response(HTTPStatus.OK, body, "application/json")
         if path == "/metrics":
             body = self.server.metrics.text()

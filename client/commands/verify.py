@@ -13,13 +13,14 @@ import asyncio
 import json
 import sys
 import urllib.request
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from client.api import ServerError
 from client.cli import UsageError
 from client.terminal.connection import Link, Unreachable, add_server_argument
-from protocol.daily import parse_day
+from protocol.daily import candidate_deals, parse_day, seed_matches
 from protocol.errors import BadGame
 from protocol.fairness import commitment, daily_scope
 from protocol.games import GAMES, rules_for
@@ -27,7 +28,10 @@ from protocol.messages import MAX_BOARD_TOP
 from protocol.ranking import Run, ranked
 from protocol.receipts import receipts
 from protocol.signing import signature_problem
+from protocol.solver.certify import Certified
 from protocol.verify import check_log
+from server.config import Settings
+from server.daily import max_candidates
 
 MISMATCH = 1  # exit status when something does not match
 USAGE = 2
@@ -46,6 +50,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=MAX_BOARD_TOP,
         metavar="N",
         help=f"how many of the board's best runs to check (at most {MAX_BOARD_TOP})",
+    )
+    daily.add_argument(
+        "--choice",
+        action="store_true",
+        help="also check the day's deal was chosen by the rule from the day's seed in the "
+        "published hash chain (re-runs the certification: minutes for Shady Lanes)",
     )
     race.add_argument(
         "--receipt",
@@ -91,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         proven = _signatures(signed, _public_keys(args), problems)
         if not daily and args.receipt:
             proven.append(_receipt(data, args.receipt.strip().lower(), problems))
+        if daily and args.choice:
+            proven.append(_choice(data, problems))
         committed = data["board"]["commitment"] if daily else data["commitment"]
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         raise UsageError(f"solrace verify: not a log or a day's board ({error!r})") from None
@@ -233,3 +245,38 @@ def check_daily(data: dict[str, Any]) -> list[str]:
     if [run.player for run in ranked(runs)] != [run.player for run in runs]:
         problems.append("the board's order is not the ranking rule's")
     return problems
+
+
+def _choice(data: dict[str, Any], problems: list[str]) -> str:
+    """The day's deal is the first of the day's candidates (from its seed in the chain)
+    that the certification accepts, the seed in the chain of the published anchor."""
+    board, game, day = data["board"], data["game"], data["day"]
+    chain = board.get("chain") or {}
+    seed, anchor = chain.get("seed"), chain.get("anchor")
+    if not seed or not anchor or board.get("deal") is None:
+        problems.append("the day's seed is not shown yet (its day is not over)")
+        return "choice: not checked"
+    if not seed_matches(seed, day, anchor):
+        problems.append("the day's seed does not hash to the chain's anchor")
+        return "choice: the seed is not in the chain"
+    candidates = list(islice(candidate_deals(game, day, seed), max_candidates(game)))
+    deal = int(board["deal"])
+    chosen = candidates[0]
+    if deal != chosen:  # a certifying server: the first candidate the solver proves
+        from server.daily import certify_candidates, prove_winnable
+
+        settings = Settings()
+        verdict = certify_candidates(
+            prove_winnable, game, candidates, settings.daily_solver_nodes, budget_s=3600.0
+        )
+        if not isinstance(verdict, Certified):
+            problems.append("no candidate of the day's seed was proven winnable here")
+            return "choice: not proven"
+        chosen = verdict.number
+    if deal != chosen:
+        problems.append(f"the day's deal {deal} is not the rule's choice from its seed ({chosen})")
+        return "choice: does not match"
+    return (
+        f"choice: the deal is the rule's choice from the day's seed, which hashes to the "
+        f"chain's anchor {anchor} (published ahead: compare it with the one you saw)"
+    )

@@ -142,3 +142,27 @@ async def test_a_receipt_proves_the_log_holds_the_actions_told_and_a_malformed_f
     saved.write_text(json.dumps({**log, "deal": "twelve"}))
     status, out, err = await solrace("verify", "race", "--file", str(saved))
     assert status == 2 and "Traceback" not in err and len(err.splitlines()) == 1
+
+
+async def test_a_past_day_s_deal_is_shown_to_be_the_rule_s_choice_from_its_chained_seed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saved = tmp_path / "day.json"
+    async with running_server(MemoryStore()) as server:  # the rule's deal, not certified
+        async with await member(server, "Ann") as ann:
+            attempt = (await ann.daily_start(GAME))["race"]["race"]
+            await ann.resign(attempt)
+            today = (await ann.daily_board(GAME))["day"]
+        for clock in ("server.gateway.now", "server.session_desk.now"):
+            monkeypatch.setattr(
+                clock, lambda: Now(int(time.monotonic() * 1000), int(time.time() * 1000) + DAY_MS)
+            )
+        args = ("verify", "daily", GAME, today, "--server", url(server), "--choice")
+        status, out, _ = await solrace(*args, "--save", str(saved))
+        assert status == 0, out
+        assert "choice: the deal is the rule's choice from the day's seed" in out
+    day = json.loads(saved.read_text())
+    day["board"]["chain"]["seed"] = "0" * 64  # another seed: not in the chain
+    saved.write_text(json.dumps(day))
+    status, out, _ = await solrace("verify", "daily", "--file", str(saved), "--choice")
+    assert status == 1 and "does not hash to the chain's anchor" in out

@@ -83,8 +83,10 @@ def mutate(log: dict[str, Any], path: tuple[Any, ...], how: int) -> None:
 
 
 def claims(log: dict[str, Any]) -> str:
-    """What a log claims and the verifier can prove without a signature."""
-    racers = [(r["player"], r.get("outcome"), r["actions"]) for r in log.get("racers", [])]
+    """What a log claims and the verifier can prove without a signature: the deal and its
+    commitment, and the result of the racers' actions. (Which actions: another list with
+    the same result is as valid a log; receipts and the signature prove the list.)"""
+    racers = [(r["player"], r.get("outcome")) for r in log.get("racers", [])]
     fields = ("rank", "player", "finished", "time_ms", "actions", "progress", "at_ms", "outcome")
     ranking = [[e.get(f) for f in fields] for e in log.get("result", {}).get("ranking", [])]
     head = {k: log.get(k) for k in ("race", "game", "options", "scope", "deal", "nonce",

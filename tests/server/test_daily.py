@@ -14,7 +14,7 @@ import pytest
 from harness import member, player, running_server, winning_actions
 
 from client.api import ServerError
-from protocol.daily import DAY_MS, candidate_deals, day_of, next_day_start_ms
+from protocol.daily import DAY_MS, candidate_deals, day_of, day_seed, next_day_start_ms
 from protocol.games import GAMES, rules_for
 from protocol.replay import replay
 from protocol.solver import solve
@@ -112,7 +112,7 @@ async def test_the_day_deal_is_the_rule_s_first_candidate_and_is_stored_once() -
     ):
         started = await ann.daily_start("sanibel")
         today = started["day"]
-        expected = next(candidate_deals("sanibel", today, secret))
+        expected = next(candidate_deals("sanibel", today, day_seed(secret, today)))
         assert await store.daily_deal("sanibel", today) == expected
         assert started["certified"] is False  # this test server does not certify
         room = server.director.rooms[started["race"]["race"]]
@@ -140,7 +140,12 @@ async def test_a_certified_daily_deal_is_proven_winnable_and_its_solution_is_nev
         assert started["certified"] is True
         deal = await server.store.daily_deal("sanibel", started["day"])
         assert deal is not None and deal in list(
-            itertools.islice(candidate_deals("sanibel", started["day"], server.daily.secret), 64)
+            itertools.islice(
+                candidate_deals(
+                    "sanibel", started["day"], day_seed(server.daily.secret, started["day"])
+                ),
+                64,
+            )
         )
         rules = rules_for("sanibel")
         solution = solve(rules, rules.deal(deal), max_nodes=100_000)
@@ -168,7 +173,7 @@ async def test_a_player_is_told_to_come_back_while_the_day_s_deal_is_being_prove
         assert await deals.ready("shady_lanes", "2026-11-29") is None  # still at work
         proof_may_finish.set()
         await deals.preparing[("shady_lanes", "2026-11-29")]
-        first = next(candidate_deals("shady_lanes", "2026-11-29", secret))
+        first = next(candidate_deals("shady_lanes", "2026-11-29", day_seed(secret, "2026-11-29")))
         assert await deals.ready("shady_lanes", "2026-11-29") == (first, True)
 
 
@@ -227,7 +232,7 @@ async def test_with_redis_a_random_secret_is_made_on_first_start_and_kept(redis_
             secret = await server.daily.secret_in_use()
             secrets_used.append(secret)
             assert await store.daily_deal("sanibel", today) == next(
-                candidate_deals("sanibel", today, secret)
+                candidate_deals("sanibel", today, day_seed(secret, today))
             )
     assert secrets_used[0] == secrets_used[1]
     assert len(secrets_used[0]) >= 32
@@ -274,7 +279,9 @@ async def test_the_certification_budget_bounds_the_candidates_tried() -> None:
         deals = DailyDeals(MemoryStore(), settings, never_proves, pool)
         number, certified = await deals.deal_for("sanibel", "2026-11-29")
     assert certified is False
-    assert number == next(candidate_deals("sanibel", "2026-11-29", "x" * 32))
+    assert number == next(
+        candidate_deals("sanibel", "2026-11-29", day_seed("x" * 32, "2026-11-29"))
+    )
     assert 1 <= len(tried) <= 8  # 0.3 s of 0.05 s tries, not all 64 candidates
 
 
@@ -319,7 +326,7 @@ async def test_the_lease_holder_fixes_today_s_and_tomorrow_s_deals_ahead_of_play
 async def test_the_day_s_deal_is_the_first_won_in_the_order_of_widening_rounds() -> None:
     secret = "z" * 32
     day = "2026-11-29"
-    first, second = itertools.islice(candidate_deals("sanibel", day, secret), 2)
+    first, second = itertools.islice(candidate_deals("sanibel", day, day_seed(secret, day)), 2)
     asked: list[tuple[int, int]] = []
 
     def needs_more_for_the_first(game: str, number: int, nodes: int, deadline: float) -> bool:
