@@ -21,7 +21,7 @@ from client.bot import guess, position_from_view, run_bots
 from client.cli import main
 from client.views import after_action
 from protocol.cards import HIDDEN, deck
-from protocol.daily import day_of
+from protocol.daily import DAY_MS, day_of
 from protocol.games import GAMES, rules_for
 from protocol.race import view_json
 from server.store import MemoryStore
@@ -48,8 +48,9 @@ async def test_a_bot_wins_with_face_down_cards_it_cannot_see() -> None:
 
 async def test_bots_play_the_daily_challenge_each_on_their_own() -> None:
     store = MemoryStore()
-    today = day_of(int(time.time() * 1000))
-    await store.set_daily_deal("mount_sunflower_easy", today, 1)
+    now = int(time.time() * 1000)
+    for day in (day_of(now), day_of(now - DAY_MS)):  # bots are guests: yesterday's daily
+        await store.set_daily_deal("mount_sunflower_easy", day, 1)
     async with running_server(store) as server:
         results = await run_bots(
             url(server), ["d1", "d2"], daily="mount_sunflower_easy", pace_s=0, nodes=20_000
