@@ -25,6 +25,7 @@ from harness import (
     url,
     winning_actions,
 )
+from websockets.datastructures import HeadersLike
 
 from client.api import Client, ServerError
 from protocol.daily import DAY_MS, day_of
@@ -195,14 +196,20 @@ async def test_attempts_are_limited_per_address_on_every_connection_from_it(stor
         assert "your address" in error.message
 
 
+async def register_code(server_url: str, headers: HeadersLike) -> str:
+    """The code a registration of a refused name answers, sent with ``headers``: its
+    refusal (bad_username) or the address's limit (auth_rate_limited)."""
+    client = await Client.connect(server_url, "x", headers=headers)
+    try:
+        await client.register("Il1", "password")
+    except ServerError as error:
+        return error.code
+    raise AssertionError("Il1 was accepted")
+
+
 async def test_a_forwarded_address_counts_only_from_a_trusted_proxy() -> None:
     async def attempts_left(server_url: str, forwarded: str) -> str:
-        client = await Client.connect(server_url, "x", headers={"X-Forwarded-For": forwarded})
-        try:
-            await client.register("Il1", "password")
-        except ServerError as error:
-            return error.code
-        raise AssertionError("Il1 was accepted")
+        return await register_code(server_url, {"X-Forwarded-For": forwarded})
 
     async with running_server(auth_per_address=1, trusted_proxies=("127.0.0.1",)) as server:
         assert await attempts_left(url(server), "203.0.113.5") == "bad_username"
@@ -218,13 +225,9 @@ async def test_several_forwarded_for_lines_are_one_list_and_the_proxy_s_entry_co
     HAProxy does): the connection works, and the proxy's entry (the last) is the address."""
 
     async def code_from(server_url: str, own: str, added: str) -> str:
-        lines = [("X-Forwarded-For", own), ("X-Forwarded-For", added)]
-        client = await Client.connect(server_url, "x", headers=lines)
-        try:
-            await client.register("Il1", "password")
-        except ServerError as error:
-            return error.code
-        raise AssertionError("Il1 was accepted")
+        return await register_code(
+            server_url, [("X-Forwarded-For", own), ("X-Forwarded-For", added)]
+        )
 
     async with running_server(auth_per_address=1, trusted_proxies=("127.0.0.1",)) as server:
         assert await code_from(url(server), "10.0.0.1", "203.0.113.5") == "bad_username"

@@ -8,7 +8,16 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from harness import member, password_for, player, running_server, url
+from harness import (
+    RATED,
+    member,
+    member_at,
+    password_for,
+    player,
+    quick_race_played,
+    running_server,
+    url,
+)
 
 from client.api import Client, ServerError
 from protocol.players import is_bot
@@ -107,20 +116,14 @@ async def test_a_person_meets_a_bot_in_quick_pairing_only_when_they_asked(store:
 
 
 async def test_a_race_between_a_person_and_a_bot_is_never_rated(store: Store) -> None:
-    async with running_server(store, countdown_ms=0) as server:
-        ann = await member(server, "Ann")
-        robo = await Client.connect(url(server), "Robo", bot=True)
+    """A race that would be rated between two people (paired, two addresses, played,
+    ended by the clock) is not, with a bot in it."""
+    async with running_server(store, **RATED) as server:
+        ann = await member_at(server, "Ann", "203.0.113.1")
+        headers = {"X-Forwarded-For": "203.0.113.2"}
+        robo = await Client.connect(url(server), "Robo", bot=True, headers=headers)
         await robo.register("Robo", password_for("Robo"))
-        await ann.quick_race(GAME, bots=True)
-        await robo.quick_race(GAME)
-        race = (await ann.next_event("paired")).data["race"]["race"]
-        for client in (ann, robo):
-            await client.next_event("started")
-            legal = (await client.snapshot(race))["you"]["legal"]
-            await client.act(race, legal[0])
-        await ann.resign(race)
-        await robo.resign(race)
-        await ann.next_event("result")
+        await quick_race_played(ann, robo, GAME, bots=True)
         with pytest.raises(TimeoutError):
             await ann.next_event("rated", timeout=0.5)
         assert await store.ratings(GAME, [ann.player, robo.player]) == {}

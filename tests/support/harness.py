@@ -86,12 +86,14 @@ async def member_at(server: RaceServer, name: str, address: str) -> Client:
     return client
 
 
-async def quick_race_played(first: Client, second: Client, game: str, actions: int = 3) -> str:
+async def quick_race_played(
+    first: Client, second: Client, game: str, actions: int = 3, bots: bool = False
+) -> str:
     """``first`` and ``second`` are paired by the server, each plays ``actions`` legal
     actions (the first legal each time; ``second`` one more, so the two do not tie), and
     the race's time limit ends it: its id."""
-    for client in (first, second):
-        await client.quick_race(game)
+    await first.quick_race(game, bots=bots)  # ``bots``: a person who asked to meet a bot
+    await second.quick_race(game)
     race: str = (await first.next_event("paired")).data["race"]["race"]
     for extra, client in enumerate((first, second)):
         await client.next_event("started")
