@@ -576,7 +576,7 @@ class RaceDirector:
         if await self.store.shared_address(day, accounts):
             log.info("race not rated: accounts seen on one address", extra={"race": race.id})
             return []
-        for a, b in pairs(accounts):
+        for a, b in pairs(accounts):  # the store's expiring counters count a pair's day
             if await self.store.failures(f"rated-pair:{day}:{a}:{b}") >= PAIR_RACES_A_DAY:
                 log.info("race not rated: the pair's races today", extra={"race": race.id})
                 return []

@@ -300,12 +300,17 @@ class Gateway:
 
     async def _seen(self, client: Client) -> None:
         """An account's address is noted for the day: two accounts seen on one address
-        are never rated against each other that day (``protocol/rated.py``)."""
+        are never rated against each other that day (``protocol/rated.py``). Best effort:
+        the store being down loses a note, never the request's answer."""
         session = client.session
-        if session is not None and session.account is not None:
+        if session is None or session.account is None:
+            return
+        try:  # after the answer's work is done: a failure here must not answer again
             await self.store.note_address(
                 day_of(now().wall_ms), session.player, self.address(client)
             )
+        except StoreError:
+            log.warning("could not note an account's address", extra={"player": session.player})
 
     def _failure(self, client: Client, error: Exception, request_id: Any, kind: str | None) -> None:
         """The error answer to a request that failed with ``error``."""
