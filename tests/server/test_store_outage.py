@@ -13,13 +13,14 @@ import uuid
 from collections.abc import Callable
 
 import pytest
-from harness import member, password_for, player, running_server, winning_actions
+from harness import member, password_for, player, running_server, url, winning_actions
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis_server import RedisServer
 from redis_tripwire import Tripwire
 
-from client.api import ServerError
+from client.api import Client, ServerError
 from protocol.race import LogEntry
+from protocol.wire import decode_from_server
 from server.jobs import AppendActions
 from server.store import StoreUnavailable, open_store
 
@@ -220,3 +221,30 @@ async def test_a_grace_period_that_ends_while_redis_is_down_drops_the_racer_once
         assert racers[ann.player].outcome.value == "dropped"  # type: ignore[union-attr]
         assert racers[bob.player].outcome is None  # Bob races on
         await bob.close()
+
+
+async def test_a_hello_is_answered_once_when_the_store_fails_just_after_it(
+    redis_server_factory: Callable[..., RedisServer],
+) -> None:
+    """Noting an account's address for the day comes after its welcome: Redis dying just
+    then loses the note (best effort), and the hello gets no second answer."""
+    redis = redis_server_factory(*PERSISTENT)
+    tripwire = await Tripwire(redis.port).start()
+    store = open_store(tripwire.url, prefix=f"seen-{uuid.uuid4().hex}:")
+    async with running_server(store) as server:
+        ann = await member(server, "Ann")
+        await ann.close()
+        tripwire.arm(b"seen:", b"SADD", then=redis.kill)
+        again = Client(url(server), "Ann")
+        again.record = True
+        await again._open(ann.token)
+        await asyncio.wait_for(tripwire.tripped.wait(), 5)
+        await asyncio.sleep(4)  # past the store's own retries: an error answer would be here
+        answers = [
+            message
+            for message in (decode_from_server(f, again.encoding) for f in again.received)
+            if message.get("id") == 1
+        ]
+        assert [message["type"] for message in answers] == ["welcome"]
+        redis.start()
+    await tripwire.close()
