@@ -279,10 +279,11 @@ class DailyDeals:
         return number
 
     async def prepare_ahead(self, now_wall_ms: int) -> None:
-        """Choose today's and tomorrow's deals in the background, so nobody waits: today's
-        first, the games the solver proves quickly first (Shady Lanes, whose deals it
-        rarely proves, can take minutes on a fresh start)."""
-        for offset in (0, DAY_MS):
+        """Choose today's, yesterday's (the guests' daily) and tomorrow's deals in the
+        background, so nobody waits: today's first, the games the solver proves quickly
+        first (Shady Lanes, whose deals it rarely proves, can take minutes on a fresh
+        start)."""
+        for offset in (0, -DAY_MS, DAY_MS):  # today's, yesterday's (guests'), tomorrow's
             day = day_of(now_wall_ms + offset)
             for game in PREPARE_ORDER:
                 try:

@@ -308,10 +308,11 @@ async def test_a_failed_preparation_is_logged_with_its_error_and_tried_again(
         assert (await deals.ready("sanibel", "2026-11-29"))[1] is True  # type: ignore[index]
 
 
-async def test_the_lease_holder_fixes_today_s_and_tomorrow_s_deals_ahead_of_players() -> None:
+async def test_the_lease_holder_fixes_today_s_yesterday_s_and_tomorrow_s_deals_ahead() -> None:
+    """Today's for accounts, yesterday's for guests, tomorrow's for the next day."""
     store = MemoryStore()
     now_ms = int(time.time() * 1000)
-    days = [day_of(now_ms), day_of(now_ms + DAY_MS)]
+    days = [day_of(now_ms), day_of(now_ms - DAY_MS), day_of(now_ms + DAY_MS)]
     async with running_server(store):
         for _ in range(200):  # nobody asked: the daily lease holder does it at its start
             fixed = [await store.daily_deal(g, d) for g in GAMES for d in days]
