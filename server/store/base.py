@@ -481,6 +481,16 @@ def encode_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
+def any_shared(address_sets: Sequence[set[str]]) -> bool:
+    """Whether two of the sets have an address in common (``Store.shared_address``)."""
+    seen: set[str] = set()
+    for addresses in address_sets:
+        if seen & addresses:
+            return True
+        seen |= addresses
+    return False
+
+
 def run_json(run: Run) -> str:
     return encode_json(run.as_dict())
 

@@ -34,6 +34,7 @@ from server.store.base import (
     Listed,
     Store,
     StoreError,
+    any_shared,
     board_key,
     check_game,
     check_window,
@@ -133,7 +134,7 @@ class MemoryStore(Store):
         self._player_races: dict[str, set[str]] = {}
         self._identities: dict[str, Identity] = {}
         self._lookalikes: dict[str, str] = {}  # username skeleton -> the account's key
-        self._seen_on: dict[tuple[str, str], set[str]] = {}  # (day, account) -> addresses
+        self._seen_on: dict[str, dict[str, set[str]]] = {}  # day -> account -> addresses
         self._identity_until: dict[str, float] = {}  # token -> when it is forgotten
         self._identities_expiring: list[tuple[float, str]] = []  # (when, token), a heap
         self._tokens: dict[str, set[str]] = {}  # player -> their account's token hashes
@@ -168,12 +169,13 @@ class MemoryStore(Store):
         return dict(self._public_keys)
 
     async def note_address(self, day: str, player: str, address: str) -> None:
-        for old in [key for key in self._seen_on if key[0] < previous_day(day)]:
-            del self._seen_on[old]  # only today's and yesterday's are asked about
-        self._seen_on.setdefault((day, player), set()).add(address)
+        for old in [seen for seen in self._seen_on if seen < previous_day(day)]:
+            del self._seen_on[old]  # a day or two kept: only they are asked about
+        self._seen_on.setdefault(day, {}).setdefault(player, set()).add(address)
 
     async def shared_address(self, day: str, players: Sequence[str]) -> bool:
-        return _any_shared([self._seen_on.get((day, player), set()) for player in players])
+        seen = self._seen_on.get(day, {})
+        return any_shared([seen.get(player, set()) for player in players])
 
     async def daily_deal(self, game: str, day: str) -> int | None:
         state = self._days.get((game, day))
@@ -536,8 +538,7 @@ class MemoryStore(Store):
             self._keep_identity(job.token_hash, job.keep_s)
 
     def _keep_identity(self, token: str, keep_s: int) -> None:
-        """Keep ``token`` ``keep_s`` seconds from now (as Redis's EXPIRE does); forget the
-        tokens whose time is up and was not renewed."""
+        """Keep ``token`` ``keep_s`` s (as Redis's EXPIRE); forget those whose time is up."""
         now = time.monotonic()
         while self._identities_expiring and self._identities_expiring[0][0] <= now:
             _, old = heapq.heappop(self._identities_expiring)
@@ -548,8 +549,7 @@ class MemoryStore(Store):
                 listed.discard(old)
                 if known is not None and not listed:
                     self._tokens.pop(known.player, None)
-        until = now + keep_s
-        self._identity_until[token] = until
+        self._identity_until[token] = until = now + keep_s
         heapq.heappush(self._identities_expiring, (until, token))
 
     def _link(self, race: str, players: set[str]) -> None:
@@ -598,13 +598,3 @@ def _loaded(text: str | None) -> dict[str, Any] | None:
         return None
     value: dict[str, Any] = json.loads(text)
     return value
-
-
-def _any_shared(address_sets: list[set[str]]) -> bool:
-    """Whether two of the sets have an address in common."""
-    seen: set[str] = set()
-    for addresses in address_sets:
-        if seen & addresses:
-            return True
-        seen |= addresses
-    return False

@@ -40,6 +40,7 @@ from server.store.base import (
     Listed,
     Store,
     StoreError,
+    any_shared,
     check_game,
     check_window,
     encode_json,
@@ -164,12 +165,7 @@ class RedisStore(Store):
             for player in players:
                 pipe.smembers(self._keys.key("seen", day, player))
             found = await pipe.execute()
-        seen: set[str] = set()
-        for addresses in found:
-            if seen & set(addresses):
-                return True
-            seen |= set(addresses)
-        return False
+        return any_shared([set(addresses) for addresses in found])
 
     async def daily_deal(self, game: str, day: str) -> int | None:
         stored: str | None = await self._call(self._redis.get(self._keys.daily(game, day, "deal")))
