@@ -19,7 +19,6 @@ from protocol.players import is_bot
 from protocol.race import Now, Phase
 from server.accounts import AccountError, Credentials
 from server.config import Settings
-from server.daily import DailyDesk
 from server.director import RaceDirector
 from server.effects import Effects
 from server.jobs import SaveIdentity
@@ -35,23 +34,22 @@ class AccountDesk:
         settings: Settings,
         sessions: Sessions,
         director: RaceDirector,
-        daily: DailyDesk,
         writer: Writer,
     ) -> None:
         self.store = store
         self.sessions = sessions
         self.director = director
-        self.daily = daily
         self.writer = writer
         self.credentials = Credentials(store, settings)
         self.durable_identities = settings.keep_identities_days * 86_400
         self.new_accounts_ranked_today = settings.new_accounts_ranked_today
 
     async def register(
-        self, session: Session, request: Register, allowed: bool, address: str, moment: Now
+        self, session: Session, request: Register, allowed: bool, address: str
     ) -> tuple[dict[str, Any], Effects]:
         """This guest becomes an account: same player, so their races and runs stay
-        theirs; today's first daily attempts they finished go on the boards."""
+        theirs (a guest's daily runs are yesterday's practice: ``claimed`` is always empty,
+        kept for older clients)."""
         self._no_account_yet(session)
         account = await self.credentials.register(
             allowed, address, session.player, request.username, request.password
@@ -61,11 +59,7 @@ class AccountDesk:
         await self.store.revoke_tokens(session.player, [guest_token])
         session.account = session.name = account.username
         self.sessions.retoken(session, token)
-        effects, claimed = await self.daily.claim_guest_runs(
-            session.player, session.guest_attempts, moment
-        )
-        session.guest_attempts.clear()
-        return {**signed_in_answer(session, token), "claimed": claimed}, effects
+        return {**signed_in_answer(session, token), "claimed": []}, []
 
     async def sign_in(
         self, session: Session, request: SignIn, allowed: bool, address: str

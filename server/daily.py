@@ -54,8 +54,7 @@ from protocol.solver.profiles import profile_for
 from protocol.solver.search import screen
 from server.config import Settings
 from server.director import RaceDirector, new_id
-from server.effects import Effects, Write
-from server.jobs import RecordDaily
+from server.effects import Effects
 from server.store import Board, Entry, Store
 
 log = logging.getLogger("solrace.daily")
@@ -319,7 +318,6 @@ class DailyDesk:
         request: DailyStart,
         moment: Now,
         registered_today: bool = False,
-        guests_claim: bool = False,
     ) -> tuple[dict[str, Any], Effects]:
         """An attempt at the daily challenge: an account's at today's deal, ranked when it
         is its first of the day; a guest's at yesterday's (revealed, its day over), never
@@ -372,7 +370,7 @@ class DailyDesk:
             "race": room.race.racer_view(player),
             "day": day,
             "ranked": ranked,
-            "claimable": guests_claim and first and not account and not is_bot(player),
+            "claimable": False,  # guests play yesterday's: nothing to claim (older clients)
             "certified": certified,
             "commitment": room.race.commitment,
             "next_day_ms": next_day_start_ms(day),
@@ -411,26 +409,6 @@ class DailyDesk:
             "actions": best.actions,
             "progress": timeline,
         }
-
-    async def claim_guest_runs(
-        self, player: str, attempts: dict[str, str], moment: Now
-    ) -> tuple[Effects, list[str]]:
-        """A guest who became an account claims their first attempts of today (game ->
-        attempt): each one that is over goes on the day's and the all-time boards. The
-        effects, and the games whose run was claimed (sorted)."""
-        effects: Effects = []
-        claimed: list[str] = []
-        today = day_of(moment.wall_ms)
-        for game, attempt in attempts.items():
-            try:
-                race = (await self.director.find(attempt, moment)).race
-            except RaceError:
-                continue
-            if race.phase is Phase.DONE and race.settings.day == today:
-                effects.append(Write(RecordDaily(game, today, race.runs()[0])))
-                claimed.append(game)
-                log.info("guest run claimed", extra={"player": player, "race": attempt})
-        return effects, sorted(claimed)
 
     async def daily_board(self, player: str, request: DailyBoard, moment: Now) -> dict[str, Any]:
         """The day's board, its deal's commitment once the deal is fixed, and, once the

@@ -147,7 +147,7 @@ class Gateway:
         self.session_desk = SessionDesk(
             settings, store, sessions, director, spectating, executor, writer, outbox, metrics, seal
         )
-        self.accounts = AccountDesk(store, settings, sessions, director, daily, writer)
+        self.accounts = AccountDesk(store, settings, sessions, director, writer)
         self.pairing = PairingDesk(store, director, settings.countdown_ms)
         self.profiles = ProfileDesk(store)
         self.trusted = trusted_networks(settings.trusted_proxies)
@@ -384,7 +384,7 @@ class Gateway:
         self, client: Client, session: Session, request: Register, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         answer = await self.accounts.register(
-            session, request, client.attempts_allowed.popleft(), self.address(client), moment
+            session, request, client.attempts_allowed.popleft(), self.address(client)
         )
         await self._seen(client)
         return answer
@@ -501,10 +501,7 @@ class Gateway:
             request,
             moment,
             await self.accounts.registered_today(session, moment),
-            guests_claim=self.settings.new_accounts_ranked_today,  # else made today: practice
         )
-        if data["claimable"]:
-            session.guest_attempts[request.game] = data["race"]["race"]
         return data, effects
 
     async def daily_board(

@@ -85,7 +85,6 @@ class Session:
         self.name = name
         self.account: str | None = None  # the account's username; None for a guest
         self.has_played = False  # raced, or started a daily attempt or a pool (``playing``)
-        self.guest_attempts: dict[str, str] = {}  # game -> a guest's first daily attempt today
         self.connection: ServerConnection | None = None
         self.encoding = ""
         self.buffer = buffer
