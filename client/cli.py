@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "study": ("client.commands.study", "solve a range of deals and tally the verdicts"),
     "bot": ("client.commands.bot", "bots that race through a server, seeing only their view"),
     "verify": ("client.commands.verify", "check a race's or a day's results by replaying them"),
+    "admin": ("client.commands.admin", "moderators' tools: flagged runs, voids, accounts"),
 }
 
 

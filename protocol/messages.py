@@ -151,6 +151,20 @@ MAX_BOARD_TOP: Final = 100
 MAX_BOARD_AROUND: Final = 25
 
 
+ADMIN_COMMANDS: Final = (
+    "flagged",  # the reviews waiting for a moderator
+    "review",  # one race's review (``race``)
+    "clear",  # a flagged run or race goes on the boards or is rated (``race``, ``reason``)
+    "void",  # a run or race result taken off the boards and out of the ratings
+    "close_account",  # ``username``: it can no longer sign in (``reason``)
+    "rename_account",  # ``username`` becomes ``new_username`` (``reason``)
+    "audit",  # the moderators' latest actions
+)
+AdminToken = Annotated[str, Text(256, pattern=r"[\x21-\x7e]+", hint="is not an admin token")]
+Reason = Annotated[
+    str, Text(500, pattern=r"[^\x00-\x1f\x7f]+", hint="may not hold control characters")
+]
+
 # ---------------------------------------------------------------------- requests
 
 
@@ -365,6 +379,22 @@ class Unspectate(Request):
     race: RaceId
 
 
+@dataclass(slots=True)
+class Admin(Request):
+    """A moderator's request (``solrace admin``): ``token`` is the server's admin token,
+    never a player's; ``command`` says what to do (``ADMIN_COMMANDS``). Every change is
+    written in the audit log with its ``reason``."""
+
+    type: ClassVar[str] = "admin"
+    token: AdminToken = dataclasses.field(repr=False)
+    command: Annotated[str, Text(16, choices=ADMIN_COMMANDS, code="unknown_command")]
+    race: RaceId | None = None
+    username: Username | None = None
+    new_username: Username | None = None
+    reason: Reason | None = None
+    limit: Annotated[int, Int(1, 100)] = 20
+
+
 REQUESTS: Final[dict[str, type[Request]]] = {
     cls.type: cls
     for cls in (
@@ -392,6 +422,7 @@ REQUESTS: Final[dict[str, type[Request]]] = {
         ListLive,
         Spectate,
         Unspectate,
+        Admin,
     )
 }
 

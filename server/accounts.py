@@ -132,6 +132,8 @@ class Credentials:
             raise AccountError("the username or the password is wrong", "bad_credentials")
         for scope in scopes:
             await self.store.clear_failures(scope)
+        if account.closed:
+            raise AccountError("this account was closed by a moderator", "account_closed")
         if needs_rehash(account.password_hash):  # made with older parameters: renew it
             renewed = await self._off_loop(hash_password, password)
             await self.store.set_password_hash(account.username, renewed)

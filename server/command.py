@@ -22,6 +22,7 @@ from server.daily import SHORT_SECRET
 from server.signing import signer_from_file
 
 DEFAULTS = Settings()
+ADMIN_TOKEN_LENGTH = 32  # a moderator's token guessed is every moderator's power
 
 
 def _env(name: str, default: object) -> str | None:
@@ -236,6 +237,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "have played (a guest who never played: one day) [SOLRACE_KEEP_GUESTS_DAYS]",
     )
     add(
+        "--admin-token",
+        default=_env("ADMIN_TOKEN", None),
+        metavar="TOKEN",
+        help="the moderators' token that 'solrace admin' must give (32+ characters, e.g. from "
+        "'openssl rand -hex 32'); none: no admin requests are served [SOLRACE_ADMIN_TOKEN]",
+    )
+    add(
+        "--fair-play-solver-nodes",
+        type=int,
+        default=_env("FAIR_PLAY_SOLVER_NODES", DEFAULTS.fair_play_solver_nodes),
+        help="the solver's budget for the line ranked runs are compared with (fair-play "
+        "signals); 0: none [SOLRACE_FAIR_PLAY_SOLVER_NODES]",
+    )
+    add(
+        "--no-hold-flagged",
+        dest="hold_flagged",
+        action="store_false",
+        default=_env("HOLD_FLAGGED", "1") not in ("0", "false", "no"),
+        help="flagged runs still go on the boards and rated races are rated at once (the "
+        "flags wait for a moderator all the same) [SOLRACE_HOLD_FLAGGED=0]",
+    )
+    add(
         "--static-dir",
         default=_env("STATIC_DIR", None),
         help="serve the browser client from this folder [SOLRACE_STATIC_DIR]",
@@ -289,6 +312,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
             keep_race_logs_days=int(args.keep_race_logs_days),
             keep_identities_days=int(args.keep_identities_days),
             keep_guests_days=int(args.keep_guests_days),
+            admin_token=args.admin_token,
+            fair_play_solver_nodes=int(args.fair_play_solver_nodes),
+            hold_flagged=bool(args.hold_flagged),
             log_level=args.log_level,
         )
     )
@@ -310,6 +336,7 @@ def checked(settings: Settings) -> Settings:
         ("--keep-race-logs-days", settings.keep_race_logs_days, 1),
         ("--keep-identities-days", settings.keep_identities_days, 1),
         ("--keep-guests-days", settings.keep_guests_days, 1),
+        ("--fair-play-solver-nodes", settings.fair_play_solver_nodes, 0),
     ):
         if value < least:
             raise SolraceError(f"{option}: must be at least {least}, not {value}")
@@ -329,6 +356,8 @@ def checked(settings: Settings) -> Settings:
         raise SolraceError(f"--host: {settings.host!r} is not an address here ({error})") from None
     if settings.redis_url is not None:
         _check_redis_url(settings.redis_url)
+    if settings.admin_token is not None and len(settings.admin_token) < ADMIN_TOKEN_LENGTH:
+        raise SolraceError(f"--admin-token: must be at least {ADMIN_TOKEN_LENGTH} characters long")
     if settings.daily_secret is not None and len(settings.daily_secret) < SHORT_SECRET:
         raise SolraceError(f"--daily-secret: must be at least {SHORT_SECRET} characters long")
     if settings.static_dir is not None and not Path(settings.static_dir).is_dir():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -61,4 +61,10 @@ class Settings:
     # the Ed25519 key (PEM) race logs and boards are signed with; None: one kept in the store
     signing_key_path: Path | None = None
     static_dir: str | None = None  # the browser client's files; None: the packaged ones
+    # moderators' token for `solrace admin` (32+ characters); None: no admin requests at all
+    admin_token: str | None = field(default=None, repr=False)
+    # the solver's budget for the line a ranked run is compared with (fair-play signals);
+    # 0: no solver line (the other signals still count)
+    fair_play_solver_nodes: int = 200_000
+    hold_flagged: bool = True  # flagged runs wait for a moderator; False: flagged, not held
     log_level: str = "INFO"

@@ -55,6 +55,7 @@ from protocol.solver.search import screen
 from server.config import Settings
 from server.director import RaceDirector, new_id
 from server.effects import Effects
+from server.fairplay import history_times
 from server.store import Board, Entry, Store
 
 log = logging.getLogger("solrace.daily")
@@ -164,6 +165,13 @@ def certify_candidates(
     )
 
 
+def solver_line(game: str, number: int, nodes: int) -> tuple[str, ...] | None:
+    """Run in the worker: the solver's winning line for deal ``number`` of ``game`` within
+    ``nodes`` positions (the same on every node: no time limit), or None."""
+    solution = _solve(game, number, nodes, lambda: False)
+    return solution.actions if solution.verdict == WON else None
+
+
 def first_proven(
     certifier: Certifier, game: str, candidates: list[int], nodes: int, budget_s: float
 ) -> tuple[int, bool]:
@@ -197,6 +205,9 @@ class DailyDeals:
         self.verdicts: dict[tuple[str, int], bool] = {}  # (game, deal) -> proven winnable
         self.executor = executor  # None: a worker process, made when first needed
         self.preparing: dict[tuple[str, str], asyncio.Task[tuple[int, bool]]] = {}
+        self.line_nodes = settings.fair_play_solver_nodes
+        self.lines: dict[tuple[str, int], tuple[str, ...] | None] = {}  # (game, deal) -> line
+        self.asked: set[asyncio.Future[tuple[str, ...] | None]] = set()  # lines being found
 
     async def ready(self, game: str, day: str) -> tuple[int, bool] | None:
         """The day's deal and whether it is proven winnable, when that is settled; None
@@ -232,16 +243,46 @@ class DailyDeals:
         """The first of ``candidates`` proven winnable within the time budget (True), or
         the first candidate (False), decided in the worker process. Remembered."""
         assert self.certifier is not None
+        work = functools.partial(
+            first_proven, self.certifier, game, candidates, self.nodes, self.budget_s
+        )
+        number, proven = await asyncio.get_running_loop().run_in_executor(self.worker(), work)
+        self.verdicts[(game, number)] = proven
+        return number, proven
+
+    async def line(self, game: str, number: int) -> tuple[str, ...] | None:
+        """The solver's winning line for deal ``number`` of ``game`` (None: none within
+        ``fair_play_solver_nodes``, or that is 0), found in the worker once per process.
+        It stays in this process: only fair-play signals compare runs with it."""
+        if not self.line_nodes:
+            return None
+        if (game, number) not in self.lines:
+            work = functools.partial(solver_line, game, number, self.line_nodes)
+            loop = asyncio.get_running_loop()
+            self.lines[(game, number)] = await loop.run_in_executor(self.worker(), work)
+        return self.lines[(game, number)]
+
+    def line_soon(self, game: str, number: int) -> Callable[[], tuple[str, ...] | None]:
+        """What ``line`` finds, asked now in the background: a call says the line once it
+        is known (None before)."""
+        task = asyncio.ensure_future(self.line(game, number))
+        self.asked.add(task)
+        task.add_done_callback(self.asked.discard)
+
+        def known() -> tuple[str, ...] | None:
+            if task.done() and not task.cancelled() and task.exception() is None:
+                return task.result()
+            return self.lines.get((game, number))
+
+        return known
+
+    def worker(self) -> Executor:
+        """The worker process the solver runs in (made when first needed)."""
         if self.executor is None:
             self.executor = ProcessPoolExecutor(
                 max_workers=1, initializer=start_worker, initargs=(os.getpid(),)
             )
-        work = functools.partial(
-            first_proven, self.certifier, game, candidates, self.nodes, self.budget_s
-        )
-        number, proven = await asyncio.get_running_loop().run_in_executor(self.executor, work)
-        self.verdicts[(game, number)] = proven
-        return number, proven
+        return self.executor
 
     async def _proven(self, game: str, number: int) -> bool:
         """The solver proved deal ``number`` winnable (asked once per process)."""
@@ -297,6 +338,8 @@ class DailyDeals:
     def close(self) -> None:
         for task in self.preparing.values():
             task.cancel()
+        for asked in self.asked:
+            asked.cancel()
         if self.executor is not None:
             self.executor.shutdown(wait=False, cancel_futures=True)
 
@@ -363,9 +406,13 @@ class DailyDesk:
             ranked=ranked,
             nonce=nonce,
         )
+        history = await self.store.history(player) if ranked else None
         room, effects = await self.director.open_room(
             settings, player, name, moment, attempt, account=account
         )
+        if history is not None:  # its fair-play context (server/fairplay.py)
+            room.histories = {player: history_times(history, request.game, attempt)}
+            room.solver_line = self.deals.line_soon(request.game, deal)
         return {
             "race": room.race.racer_view(player),
             "day": day,

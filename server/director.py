@@ -44,9 +44,11 @@ from protocol.race_record import absorb, record_changes, record_of, restore
 from protocol.rated import PAIR_RACES_A_DAY, pairs
 from protocol.ratings import DEFAULT, aged, is_provisional
 from server.config import Settings
-from server.effects import Effects, Follow, Forget, PostAct, PushAnywhere, StartAt
+from server.effects import Effects, Follow, Forget, PostAct, PushAnywhere, StartAt, Write
+from server.fairplay import history_times, review_of, with_changes
+from server.jobs import KeepReview
 from server.replica import apply_logged, carried_entries
-from server.results import finished, logs_keep_s, rated_runs, ratings_told
+from server.results import finished, held_news, logs_keep_s, rated_runs, ratings_told
 from server.rooms import Feeding, Room
 from server.store import Listed, Store, StoreError
 from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
@@ -580,15 +582,25 @@ class RaceDirector:
             if await self.store.failures(f"rated-pair:{day}:{a}:{b}") >= PAIR_RACES_A_DAY:
                 log.info("race not rated: the pair's races today", extra={"race": race.id})
                 return []
-        changed = await self.store.rate_race(
-            race.settings.game, race.id, runs, moment.wall_ms, keep_s
-        )
+        game = race.settings.game
+        histories = {
+            player: history_times(await self.store.history(player), game, race.id)
+            for player in accounts
+        }
+        # no solver line: a race's deal is random, and solving each would take a core
+        review = review_of(race, runs, moment.wall_ms, None, histories, self.settings.hold_flagged)
+        if review["held"]:
+            log.warning("rated race held for a moderator", extra={"race": race.id})
+            told = [PushAnywhere(player, "held", held_news(race)) for player in accounts]
+            return [Write(KeepReview(race.id, review, keep_s)), *told]
+        changed = await self.store.rate_race(game, race.id, runs, moment.wall_ms, keep_s)
         if not changed:
             return []
         for a, b in pairs(accounts):  # counted once: only the node that rated it
             await self.store.note_failure(f"rated-pair:{day}:{a}:{b}", 2 * DAY_MS // 1000)
         log.info("race rated", extra={"race": race.id, "players": sorted(changed)})
-        return ratings_told(race, changed)
+        kept = Write(KeepReview(race.id, with_changes(review, changed), keep_s))
+        return [kept, *ratings_told(race, changed)]
 
     def live(self) -> Iterable[Room]:
         return (room for room in self.rooms.values() if room.race.live)

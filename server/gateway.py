@@ -26,6 +26,7 @@ from protocol.daily import day_of
 from protocol.errors import SolraceError
 from protocol.messages import (
     Act,
+    Admin,
     BestBoard,
     CreateRace,
     DailyBoard,
@@ -61,6 +62,7 @@ from protocol.wire import JSON, WireError, decode
 from server.account_desk import AccountDesk, signed_in_answer
 from server.accounts import attempts_bucket
 from server.addresses import client_address, trusted_networks
+from server.admin import AdminDesk, AdminError
 from server.config import Settings
 from server.connection import MessageConnection
 from server.daily import DailyDesk
@@ -150,6 +152,7 @@ class Gateway:
         self.accounts = AccountDesk(store, settings, sessions, director, writer)
         self.pairing = PairingDesk(store, director, settings.countdown_ms)
         self.profiles = ProfileDesk(store)
+        self.admin_desk = AdminDesk(store, settings)
         self.trusted = trusted_networks(settings.trusted_proxies)
         self.handlers: dict[type[Request], Handler] = {
             Register: self.register,
@@ -174,6 +177,7 @@ class Gateway:
             ListLive: self.list_live,
             Spectate: self.spectate,
             Unspectate: self.unspectate,
+            Admin: self.admin,
         }
 
     # ================================================================== connections
@@ -252,7 +256,7 @@ class Gateway:
                 return self._hello(client, request)
             if session is None:
                 raise ProtocolError("say hello first", "hello_first")
-            if type(request) in (Register, SignIn):  # counted as it was read, in order
+            if type(request) in (Register, SignIn, Admin):  # counted as it was read, in order
                 client.attempts_allowed.append(client.attempts.allow(read_at))
             return self._answer(client, session, request)
         except Exception as error:
@@ -533,6 +537,15 @@ class Gateway:
         if (request.player is None) == (request.username is None):
             raise ProtocolError("profile needs a 'player' or a 'username' (one)", "missing_field")
         return await self.profiles.profile(request.player, request.username, moment), []
+
+    async def admin(
+        self, client: Client, session: Session, request: Admin, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        """A moderator's request (``server/admin.py``); its tries share the connection's
+        budget of sign-in attempts, so the admin token cannot be guessed quickly."""
+        if not client.attempts_allowed.popleft():
+            raise AdminError("too many attempts: wait a minute", "rate_limited")
+        return await self.admin_desk.answer(request, moment, self.address(client)), []
 
     async def list_live(
         self, client: Client, session: Session, request: ListLive, moment: Now

@@ -79,9 +79,20 @@ class RecordHistory:
     keep_s: int = 365 * 86_400  # kept this long after the player's last race
 
 
+@dataclass(frozen=True, slots=True)
+class KeepReview:
+    """A fair-play review of a race (``server/fairplay.py``), kept once (the first node's
+    counts): a flagged one until a moderator decides (and listed for them), any other
+    ``keep_s`` seconds, as long as the race's logs."""
+
+    race: str
+    review: dict[str, Any]
+    keep_s: int
+
+
 HISTORY_KEPT = 50
 
-Job = AppendActions | EndRace | RecordDaily | SaveIdentity | RecordHistory
+Job = AppendActions | EndRace | RecordDaily | SaveIdentity | RecordHistory | KeepReview
 
 _KINDS: dict[str, type[Job]] = {
     "actions": AppendActions,
@@ -89,6 +100,7 @@ _KINDS: dict[str, type[Job]] = {
     "daily": RecordDaily,
     "identity": SaveIdentity,
     "history": RecordHistory,
+    "review": KeepReview,
 }
 _NAMES = {cls: name for name, cls in _KINDS.items()}
 
@@ -127,4 +139,6 @@ def describe(job: Job) -> str:
         return f"daily run of {job.run.player} ({job.game} {job.day})"
     if isinstance(job, RecordHistory):
         return f"history of player {job.player} (race {job.race})"
+    if isinstance(job, KeepReview):
+        return f"fair-play review of race {job.race}"
     return f"identity of player {job.player}"

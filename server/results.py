@@ -17,7 +17,8 @@ from protocol.rated import unrated_because
 from protocol.ratings import Rating, is_provisional
 from server.config import Settings
 from server.effects import Effects, Forget, Post, Push, PushAnywhere, Rate, Write
-from server.jobs import EndRace, RecordDaily, RecordHistory
+from server.fairplay import review_of
+from server.jobs import EndRace, KeepReview, RecordDaily, RecordHistory
 from server.rooms import Room
 
 log = logging.getLogger("solrace.director")  # a race's end is one of the director's steps
@@ -41,7 +42,7 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
         Post(room, "result", result),
     ]
     if race_settings.mode == "daily" and race_settings.ranked and race_settings.day is not None:
-        effects.append(Write(RecordDaily(race_settings.game, race_settings.day, race.runs()[0])))
+        effects += daily_run(room, moment, settings)
     if rated(race):
         effects.append(Rate(room))
     keep_identities_s = settings.keep_identities_days * 86_400
@@ -55,6 +56,31 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
         },
     )
     return effects
+
+
+def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:
+    """A ranked daily run's review (``server/fairplay.py``) is kept, and the run goes on
+    the day's board unless it is flagged and held for a moderator."""
+    race = room.race
+    run = race.runs()[0]
+    review = review_of(
+        race, [run], moment.wall_ms, room.solver_line(), room.histories, settings.hold_flagged
+    )
+    effects: Effects = [Write(KeepReview(race.id, review, logs_keep_s(settings)))]
+    if review["held"]:
+        log.warning("daily run held for a moderator", extra={"race": race.id})
+        effects.append(Push(run.player, "held", held_news(race)))
+    else:
+        assert race.settings.day is not None
+        effects.append(Write(RecordDaily(race.settings.game, race.settings.day, run)))
+    return effects
+
+
+def held_news(race: Race) -> dict[str, Any]:
+    """What a racer is told when a run of ``race`` is held for a moderator (never why:
+    the rule's details would only help to slip past it)."""
+    what = "daily" if race.settings.mode == "daily" else "race"
+    return {"race": race.id, "game": race.settings.game, "what": what}
 
 
 def closed(room: Room, settings: Settings) -> Effects:

@@ -104,6 +104,10 @@ class Room:
         # so what spectators would know is the race as it is, and nothing is tracked until
         # a spectator arrives (``watch`` then catches up).
         self.synced = not self.delay_ms
+        # a ranked daily run's fair-play context (``server/fairplay.py``): the solver's
+        # line for the deal once it is known, and the player's earlier times of the game
+        self.solver_line: Callable[[], tuple[str, ...] | None] = lambda: None
+        self.histories: dict[str, list[int]] = {}
 
     @property
     def id(self) -> str:

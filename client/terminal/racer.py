@@ -277,6 +277,13 @@ class RacerScreen:
                 if picture["race"] == self.race_id:
                     self.adopt(picture, authoritative=True)
                     self.after_resync()
+        elif kind == "held":  # the fair-play rule flagged a run of it (docs/fairness.md)
+            counts = "goes on the board" if data["what"] == "daily" else "moves any rating"
+            what = "run" if data["what"] == "daily" else "race"
+            self.say(
+                f"Held for review: a moderator looks at this {what} before it {counts}.",
+                style="yellow",
+            )
         elif kind == "shutdown":
             self.say(f"The server says: {data.get('reason', 'shutting down')}.", style="yellow")
 

@@ -14,7 +14,6 @@ that module documents, and both stores sort the same way beyond them.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -25,6 +24,8 @@ from protocol.race import LogEntry
 from protocol.ranking import Run
 from protocol.ratings import Rating
 from server.jobs import Job
+from server.store.account import Account as Account  # kept here for its users
+from server.store.moderation import Moderation
 
 DAYS_KEPT = 400  # a player's ranked daily days remembered for their streak
 CARRIED_MAX = 64  # a racer's log entries carried in one "log" message (more: read the log)
@@ -54,17 +55,6 @@ class Identity(NamedTuple):
     name: str
     account: str | None = None
     played: bool = False  # a guest who has played (a race, a daily attempt, a pool)
-
-
-@dataclass(frozen=True, slots=True)
-class Account:
-    """An account: its player id, its username as written at registration, and the
-    password's hash (never the password)."""
-
-    player: str
-    username: str
-    password_hash: str = dataclasses.field(repr=False)
-    created_ms: int = 0  # when it was registered (epoch ms); 0: before this was kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +140,7 @@ class Store(ABC):
     # False: the "log" messages this node published are not handed to the listener (a node
     # knows its own racers' actions; a server sets it, so it does not parse them again)
     hear_own_logs: bool = True
+    moderation: Moderation  # the moderation role (``server/store/moderation.py``)
 
     # daily challenge
 

@@ -22,7 +22,15 @@ from protocol.daily import previous_day
 from protocol.race import LogEntry
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
-from server.jobs import HISTORY_KEPT, AppendActions, EndRace, Job, RecordDaily, RecordHistory
+from server.jobs import (
+    HISTORY_KEPT,
+    AppendActions,
+    EndRace,
+    Job,
+    KeepReview,
+    RecordDaily,
+    RecordHistory,
+)
 from server.store.base import (
     DAYS_KEPT,
     Account,
@@ -43,6 +51,7 @@ from server.store.base import (
     log_message,
     race_channel,
 )
+from server.store.memory_moderation import MemoryModeration
 
 
 @dataclass
@@ -58,13 +67,18 @@ class RankedRuns:
 
     def put(self, run: Run) -> None:
         """Store ``run`` as the player's entry, replacing the one before."""
-        old = self.by_player.get(run.player)
-        if old is not None:
-            del self.keys[bisect_left(self.keys, board_key(old))]
-            del self.by_member[old.member()]
+        self.remove(run.player)
         insort(self.keys, board_key(run))
         self.by_member[run.member()] = run
         self.by_player[run.player] = run
+
+    def remove(self, player: str) -> Run | None:
+        """Take ``player``'s entry off the board (theirs, if they had one)."""
+        old = self.by_player.pop(player, None)
+        if old is not None:
+            del self.keys[bisect_left(self.keys, board_key(old))]
+            del self.by_member[old.member()]
+        return old
 
     def board(self, top: int, player: str | None, around: int) -> Board:
         check_window(top, around)
@@ -150,6 +164,7 @@ class MemoryStore(Store):
         self._generations: dict[str, int] = {}
         self._leases: dict[str, tuple[str, float]] = {}  # name -> (holder, until, monotonic)
         self._expiring: list[tuple[float, str]] = []  # (when, race): ended races to drop
+        self.moderation: MemoryModeration = MemoryModeration(self)
 
     def _day(self, game: str, day: str) -> DailyState:
         return self._days.setdefault((game, day), DailyState())
@@ -529,6 +544,8 @@ class MemoryStore(Store):
             self._record_daily(job.game, job.day, job.run)
         elif isinstance(job, RecordHistory):
             self._record_history(job)
+        elif isinstance(job, KeepReview):
+            self.moderation.keep(job)
         else:
             self._identities[job.token_hash] = Identity(
                 job.player, job.name, job.account or None, job.played

@@ -18,7 +18,15 @@ from datetime import date
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
-from server.jobs import HISTORY_KEPT, AppendActions, EndRace, Job, RecordDaily, RecordHistory
+from server.jobs import (
+    HISTORY_KEPT,
+    AppendActions,
+    EndRace,
+    Job,
+    KeepReview,
+    RecordDaily,
+    RecordHistory,
+)
 from server.store.base import CARRIED_MAX, DAYS_KEPT, encode_json, race_channel, run_json
 from server.store.redis_keys import RedisKeys
 from server.store.redis_wire import Command
@@ -93,6 +101,15 @@ class BatchBuilder:
         if isinstance(job, RecordDaily):
             daily, args = self.record_daily_call(job.game, job.day, job.run)
             pipe.evalsha(self.shas.record_daily, len(daily), *daily, *args)
+            return
+        if isinstance(job, KeepReview):
+            # the first review counts; the flagged list is a hint (the review's status rules)
+            expiry = ("EX", job.keep_s) if job.keep_s and job.review["status"] != "flagged" else ()
+            pipe.queued.append(
+                ("SET", keys.race(job.race, "review"), encode_json(job.review), "NX", *expiry)
+            )
+            if job.review["status"] == "flagged":
+                pipe.queued.append(("ZADD", keys.flagged(), job.review["at_ms"], job.race))
             return
         if isinstance(job, RecordHistory):
             history = keys.history(job.player)

@@ -53,6 +53,14 @@ class RedisKeys:
         """A racer's action log in a race (a stream)."""
         return f"{self.prefix}race:{{{race}}}:log:{player}"
 
+    def flagged(self) -> str:
+        """The races whose fair-play review waits for a moderator (a sorted set by time)."""
+        return f"{self.prefix}reviews:flagged"
+
+    def audit(self) -> str:
+        """The moderators' audit log (a list, newest first)."""
+        return f"{self.prefix}audit"
+
     def rating(self, game: str, player: str) -> str:
         return f"{self.prefix}rating:{{{game}}}:{player}"
 

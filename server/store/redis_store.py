@@ -54,6 +54,7 @@ from server.store.redis_calls import CALL_DEADLINE_S, RedisCalls, wire_address
 from server.store.redis_keys import RedisKeys
 from server.store.redis_listen import Listening
 from server.store.redis_logs import RacerLogs
+from server.store.redis_moderation import RedisModeration
 from server.store.redis_scripts import (
     APPEND_LOG,
     CLAIM,
@@ -136,6 +137,7 @@ class RedisStore(Store):
         self._logs = RacerLogs(calls, self._keys)
         self._sender = BatchSender(calls, self._builder, scripts, address, self._logs)
         self._listening = Listening(self, calls, address, prefix)
+        self.moderation = RedisModeration(self)
 
     # daily challenge
 
@@ -417,7 +419,8 @@ class RedisStore(Store):
         if not found:
             return None
         created = int(found.get("created_ms") or 0)
-        return Account(found["player"], found["username"], found["hash"], created)
+        closed = found.get("closed") == "1"
+        return Account(found["player"], found["username"], found["hash"], created, closed)
 
     async def set_password_hash(self, username: str, password_hash: str) -> None:
         key = self._keys.key("account", username_key(username))

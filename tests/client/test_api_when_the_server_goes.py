@@ -22,7 +22,7 @@ from client.api import Client
 
 async def once(directory):
     server = ServeProcess(
-        free_port(), Path(directory), "--no-certify", "--rate", "100000", "--burst", "100000"
+        free_port(), Path(directory), *SERVE_QUICKLY, "--rate", "100000", "--burst", "100000"
     ).start()
     client = await Client.connect(server.url, "Ann")
 

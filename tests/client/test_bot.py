@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from harness import player, running_server, url
+from harness import SERVE_QUICKLY, player, running_server, url
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from redis_server import free_port
@@ -99,7 +99,7 @@ def test_the_bot_command_races_several_bots_and_reports_each() -> None:
     port = free_port()
     solrace = str(Path(sys.executable).with_name("solrace"))
     server = subprocess.Popen(
-        [solrace, "serve", "--port", str(port), "--no-certify"], stdout=subprocess.PIPE, text=True
+        [solrace, "serve", "--port", str(port), *SERVE_QUICKLY], stdout=subprocess.PIPE, text=True
     )
     try:
         assert server.stdout is not None and "serving" in server.stdout.readline()

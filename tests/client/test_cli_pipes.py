@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness import SERVE_QUICKLY
 from redis_server import free_port
 
 SOLRACE = str(Path(sys.executable).with_name("solrace"))
@@ -27,7 +28,7 @@ def server() -> Iterator[str]:
     """A real ``solrace serve`` process on a free port; its websocket URL."""
     port = free_port()
     process = subprocess.Popen(
-        [SOLRACE, "serve", "--port", str(port), "--no-certify"],
+        [SOLRACE, "serve", "--port", str(port), *SERVE_QUICKLY],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -10,7 +10,7 @@ import time
 import uuid
 from pathlib import Path
 
-from harness import winning_actions
+from harness import SERVE_QUICKLY, winning_actions
 from racers import Racer
 from redis_server import free_port
 from serve_process import ServeProcess
@@ -28,7 +28,7 @@ async def test_a_race_whose_racers_all_disconnect_ends_by_itself_and_leaves_the_
     prefix = f"abandoned-{uuid.uuid4().hex}:"
     store = open_store(redis_url, prefix=prefix)
     args = ("--redis", redis_url, "--redis-prefix", prefix, "--grace-ms", str(GRACE_MS))
-    fast = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000", "--no-certify")
+    fast = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000", *SERVE_QUICKLY)
     wins = winning_actions(GAME, DEAL)
     try:
         with ServeProcess(free_port(), tmp_path, *args, *fast) as server:

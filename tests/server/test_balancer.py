@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from dns_stub import DnsStub
-from harness import winning_actions
+from harness import SERVE_QUICKLY, winning_actions
 from racers import Racer
 from redis_server import free_port
 from serve_process import ServeProcess
@@ -81,7 +81,7 @@ async def test_a_node_killed_behind_the_balancer_is_carried_on_by_the_other(
 ) -> None:
     url, node_port, listen = balancer
     prefix = f"balanced-{uuid.uuid4().hex}:"
-    args = ("--redis", redis_url, "--redis-prefix", prefix, "--no-certify", "--countdown-ms", "200")
+    args = ("--redis", redis_url, "--redis-prefix", prefix, *SERVE_QUICKLY, "--countdown-ms", "200")
     args += ("--rate", "10000", "--burst", "10000")
     with (
         ServeProcess(node_port, tmp_path / "a", *args, host="127.0.0.1") as a,

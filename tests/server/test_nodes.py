@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from harness import member, winning_actions
+from harness import SERVE_QUICKLY, member, winning_actions
 from racers import Racer
 from redis.asyncio import Redis
 from redis_server import free_port
@@ -28,7 +28,7 @@ from server.store import Store, open_store
 from server.store.base import race_channel
 
 GAME, DEAL = "mount_sunflower", 18
-FAST = ("--countdown-ms", "300", "--rate", "10000", "--burst", "10000", "--no-certify")
+FAST = ("--countdown-ms", "300", "--rate", "10000", "--burst", "10000", *SERVE_QUICKLY)
 FAST += ("--rank-new-accounts",)  # the tests register their accounts the same day
 
 

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from harness import winning_actions
+from harness import SERVE_QUICKLY, winning_actions
 from racers import Racer
 from redis_server import free_port
 from serve_process import ServeProcess
@@ -31,7 +31,7 @@ LIMIT_MS = 3_000
 # the lease holder looks every 2 s; a lost holder's lease lapses first (10 s)
 ON_TIME_MS = LIMIT_MS + 2 * 2_000
 AFTER_A_LOST_HOLDER_MS = ON_TIME_MS + LEASE_TTL_MS
-FAST = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000", "--no-certify")
+FAST = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000", *SERVE_QUICKLY)
 
 
 def serving(redis_url: str, prefix: str, directory: Path) -> ServeProcess:

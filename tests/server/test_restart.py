@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from harness import member, running_server, winning_actions
+from harness import SERVE_QUICKLY, member, running_server, winning_actions
 from racers import Racer
 from redis_server import RedisServer, free_port
 from serve_process import ServeProcess
@@ -48,7 +48,7 @@ async def store_and_server(
     now = int(time.time() * 1000)
     for day in {day_of(now), day_of(now + DAY_MS)}:  # the test may cross midnight
         await store.set_daily_deal(GAME, day, DEAL)
-    args = ("--redis", redis_url, "--redis-prefix", prefix, "--no-certify")
+    args = ("--redis", redis_url, "--redis-prefix", prefix, *SERVE_QUICKLY)
     fast = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000", "--rank-new-accounts")
     serving = ServeProcess(free_port(), tmp_path, *args, *fast)
     with serving:
@@ -202,7 +202,7 @@ async def test_sigterm_during_a_redis_outage_exits_in_its_time_and_loses_nothing
     redis_server_factory: Callable[..., RedisServer], tmp_path: Path
 ) -> None:
     redis = redis_server_factory("--appendonly", "yes", "--appendfsync", "always")
-    args = ("--redis", redis.url, "--no-certify", "--drain-s", "0.5", "--rate", "10000")
+    args = ("--redis", redis.url, *SERVE_QUICKLY, "--drain-s", "0.5", "--rate", "10000")
     wins = winning_actions(GAME, DEAL)
     with ServeProcess(free_port(), tmp_path, *args) as server:
         server.start()

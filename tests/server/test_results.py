@@ -13,7 +13,7 @@ from protocol.race_record import record_of
 from protocol.ratings import DEFAULT, Rating
 from server.config import Settings
 from server.effects import Forget, Post, Push, PushAnywhere, Rate, Write
-from server.jobs import EndRace, RecordDaily, RecordHistory
+from server.jobs import EndRace, KeepReview, RecordDaily, RecordHistory
 from server.results import closed, finished, histories, rated_runs, ratings_told
 from server.rooms import Feeding, Room
 
@@ -107,8 +107,9 @@ def test_finishing_cancels_a_start_signal_still_armed() -> None:
 def test_a_ranked_daily_run_is_recorded_for_its_day_and_counts_no_race() -> None:
     room = ended(race_of(None, mode="daily", day="2024-05-01", max_players=1))
     effects = finished(room, END, SETTINGS)
-    assert [type(effect) for effect in effects] == [Write, Push, Post, Write, Write]
-    daily, history = (effect.job for effect in effects[3:] if isinstance(effect, Write))
+    assert [type(effect) for effect in effects] == [Write, Push, Post, Write, Write, Write]
+    review, daily, history = (effect.job for effect in effects[3:] if isinstance(effect, Write))
+    assert isinstance(review, KeepReview) and review.review["status"] == "clear"
     assert daily == RecordDaily(GAME, "2024-05-01", room.race.runs()[0])
     assert isinstance(history, RecordHistory)
     assert (history.day, history.counted, history.won) == ("2024-05-01", False, False)

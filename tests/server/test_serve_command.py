@@ -13,7 +13,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from harness import member
+from harness import SERVE_QUICKLY, member
 from redis_server import free_port
 from serve_process import ServeProcess
 
@@ -27,7 +27,7 @@ SOLRACE = str(Path(sys.executable).with_name("solrace"))
 
 def start_serve(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     process = subprocess.Popen(
-        [SOLRACE, "serve", "--no-certify", "--rank-new-accounts", *args],
+        [SOLRACE, "serve", *SERVE_QUICKLY, "--rank-new-accounts", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -158,7 +158,7 @@ BAD_SETTINGS = [
 def test_every_bad_setting_is_one_sentence_naming_it_and_exit_status_2() -> None:
     for args, option in BAD_SETTINGS:
         done = subprocess.run(
-            [SOLRACE, "serve", "--no-certify", "--port", "0", *args],
+            [SOLRACE, "serve", *SERVE_QUICKLY, "--port", "0", *args],
             capture_output=True,
             text=True,
             timeout=30,
@@ -178,7 +178,7 @@ def test_a_port_in_use_is_one_sentence_and_exit_status_2() -> None:
         taken.listen()
         port = taken.getsockname()[1]
         done = subprocess.run(
-            [SOLRACE, "serve", "--no-certify", "--port", str(port)],
+            [SOLRACE, "serve", *SERVE_QUICKLY, "--port", str(port)],
             capture_output=True,
             text=True,
             timeout=30,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import redis as sync_redis
-from harness import member, winning_actions
+from harness import SERVE_QUICKLY, member, winning_actions
 from racers import Racer
 from redis_server import RedisServer, free_port
 from redis_tripwire import Tripwire
@@ -32,7 +32,7 @@ from server.store import Store, open_store
 GAME, DEAL = "mount_sunflower", 18
 DRAIN_S = 2  # how long SIGTERM waits for writes before spilling them
 PERSISTENT = ("--appendonly", "yes", "--appendfsync", "always")
-FAST = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000", "--no-certify")
+FAST = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000", *SERVE_QUICKLY)
 FAST += ("--rank-new-accounts",)  # the tests register their accounts the same day
 
 

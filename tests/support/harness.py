@@ -17,6 +17,10 @@ from server.store import MemoryStore, Store
 
 WINS = Path(__file__).resolve().parents[1] / "data" / "wins"
 
+# ``solrace serve`` as tests run it: no certification worker, and runs played at a
+# machine's pace count at once (holding flagged runs has its own tests), as TEST_SETTINGS
+SERVE_QUICKLY = ("--no-certify", "--no-hold-flagged", "--fair-play-solver-nodes", "0")
+
 TEST_SETTINGS = Settings(
     host="127.0.0.1",
     port=0,
@@ -35,6 +39,8 @@ TEST_SETTINGS = Settings(
     registrations_per_address_day=100_000,  # likewise
     new_accounts_ranked_today=True,  # tests register their accounts; tested on its own
     connections_per_address=0,  # likewise
+    hold_flagged=False,  # tests play at a machine's pace; holding is tested on its own
+    fair_play_solver_nodes=0,  # no solver line (a worker process each); likewise
 )
 
 

@@ -5,7 +5,7 @@ import { ordinal, ratingText, shownName } from "./format.js";
 import { rankingRows, shareBox } from "./results.js";
 import { meFirst } from "./standings.js";
 
-export function drawResult(el, info, result, rated, app) {
+export function drawResult(el, info, result, rated, app, held) {
   el.results.hidden = !result;
   if (!result) return;
   const me = app.conn.player;
@@ -29,6 +29,17 @@ export function drawResult(el, info, result, rated, app) {
       : "",
   );
   drawRated(el["results-rating"], info.players, rated, me);
+  if (held) {
+    // The fair-play rule flagged a run of this race (docs/fairness.md): it counts once a
+    // moderator has looked.
+    el["results-rating"].hidden = false;
+    fill(
+      el["results-rating"],
+      held.what === "daily"
+        ? "Held for review: a moderator looks at this run before it goes on the board."
+        : "Held for review: a moderator looks at this race before it moves anyone's rating.",
+    );
+  }
   el["rematch-button"].hidden = info.mode !== "race";
   // Once the ranked attempt is over, an account may race the day's best run's ghost.
   el["ghost-button"].hidden = info.mode !== "daily" || !app.conn.account;

@@ -35,6 +35,7 @@ export class RaceScreen {
     this.daily = null; // {day, ranked, certified, next_day_ms} for a daily attempt
     this.result = null;
     this.rated = null; // the `rated` event: every rated racer's new rating and change
+    this.held = null; // the `held` event: this race waits for a moderator before it counts
     this.rematchOffer = null;
     this.el["ghost-button"].addEventListener("click", () =>
       this.app.startDaily(this.info.game, true),
@@ -101,6 +102,7 @@ export class RaceScreen {
     this.daily = null;
     this.result = null;
     this.rated = null;
+    this.held = null;
     this.rematchOffer = null;
     delete this.root.dataset.race;
     delete this.root.dataset.phase;
@@ -159,6 +161,10 @@ export class RaceScreen {
         break;
       case "rated":
         this.rated = event;
+        this.drawResult();
+        break;
+      case "held":
+        this.held = event;
         this.drawResult();
         break;
       case "rematch":
@@ -339,7 +345,7 @@ export class RaceScreen {
       return;
     }
     this.ending().then(({ drawResult }) =>
-      drawResult(this.el, this.info, this.result, this.rated, this.app),
+      drawResult(this.el, this.info, this.result, this.rated, this.app, this.held),
     );
   }
 

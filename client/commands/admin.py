@@ -1,0 +1,149 @@
+"""``solrace admin``: a moderator's tools, authenticated by the server's admin token
+(``SOLRACE_ADMIN_TOKEN``, or ``--token-file``), never by a player's account.
+
+    solrace admin flagged                       the runs and races waiting for a moderator
+    solrace admin review RACE                   one race's fair-play review and signals
+    solrace admin clear RACE --reason TEXT      a flagged run goes on the boards (or is rated)
+    solrace admin void RACE --reason TEXT       off the boards; its rating changes taken back
+    solrace admin close USERNAME --reason TEXT  the account can no longer sign in
+    solrace admin rename USERNAME NEW --reason TEXT
+    solrace admin audit                         the moderators' latest actions
+
+Every change is written in the server's audit log with its reason. ``--json`` prints the
+server's answer as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from client.api import ServerError
+from client.cli import UsageError
+from client.terminal import render
+from client.terminal.connection import Link, Unreachable, add_server_argument, check_arguments
+from protocol.fairplay import REASONS
+
+# subcommand -> (the request's command, its positional fields)
+SUBCOMMANDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "flagged": ("flagged", ()),
+    "review": ("review", ("race",)),
+    "clear": ("clear", ("race",)),
+    "void": ("void", ("race",)),
+    "close": ("close_account", ("username",)),
+    "rename": ("rename_account", ("username", "new_username")),
+    "audit": ("audit", ()),
+}
+NEEDS_REASON = {"clear", "void", "close", "rename"}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "what", metavar="WHAT", choices=list(SUBCOMMANDS), help=" | ".join(SUBCOMMANDS)
+    )
+    parser.add_argument("target", nargs="*", metavar="ARG", help="a race id, or usernames")
+    parser.add_argument("--reason", help="why (kept in the audit log; needed for a change)")
+    parser.add_argument(
+        "--token-file",
+        type=Path,
+        help="a file holding the admin token [default: SOLRACE_ADMIN_TOKEN]",
+    )
+    parser.add_argument("--limit", type=int, default=20, help="entries listed, 1 to 100")
+    parser.add_argument("--json", action="store_true", help="print the server's answer as JSON")
+    add_server_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    check_arguments(args, "admin")
+    command, fields = SUBCOMMANDS[args.what]
+    if len(args.target) != len(fields):
+        wanted = " ".join(field.upper() for field in fields) or "nothing more"
+        raise UsageError(f"solrace admin {args.what}: takes {wanted}")
+    if args.what in NEEDS_REASON and not args.reason:
+        raise UsageError(f"solrace admin {args.what}: --reason is needed (for the audit log)")
+    if not 1 <= args.limit <= 100:
+        raise UsageError("solrace admin: --limit must be 1 to 100")
+    token = _token(args.token_file)
+    request: dict[str, Any] = dict(zip(fields, args.target, strict=True))
+    if args.reason:
+        request["reason"] = args.reason
+    if command in ("flagged", "audit"):
+        request["limit"] = args.limit
+    return asyncio.run(_admin(args, token, command, request))
+
+
+def _token(path: Path | None) -> str:
+    if path is not None:
+        try:
+            return path.read_text().strip()
+        except OSError as error:
+            raise UsageError(f"solrace admin: --token-file: {error.strerror}") from None
+    token = os.environ.get("SOLRACE_ADMIN_TOKEN", "").strip()
+    if not token:
+        raise UsageError("solrace admin: no admin token (SOLRACE_ADMIN_TOKEN or --token-file)")
+    return token
+
+
+async def _admin(args: argparse.Namespace, token: str, command: str, fields: dict[str, Any]) -> int:
+    try:
+        link = await Link.open(args.server, "moderator")
+    except Unreachable as error:
+        return render.failure(str(error))
+    try:
+        answer = await link.client.request("admin", token=token, command=command, **fields)
+    except ServerError as error:
+        return render.failure(f"{error.message} [{error.code}]")
+    finally:
+        await link.close()
+    if args.json:
+        print(json.dumps(answer, separators=(",", ":")))
+    else:
+        for line in lines(command, answer):
+            print(line)
+    return 0
+
+
+def lines(command: str, answer: dict[str, Any]) -> list[str]:
+    """What a person reads of ``answer``."""
+    if command == "flagged":
+        reviews = answer["reviews"]
+        return [review_line(review) for review in reviews] or ["Nothing is waiting."]
+    if command == "audit":
+        return [
+            f"{entry['at_ms']} {entry['command']} "
+            + " ".join(str(entry[k]) for k in ("race", "username", "new_username") if k in entry)
+            + f": {entry.get('reason', '')}"
+            for entry in answer["entries"]
+        ] or ["No moderator's action yet."]
+    if "review" in answer:
+        review = answer["review"]
+        out = [review_line(review)]
+        for player, seen in review["players"].items():
+            signals = seen["signals"]
+            out.append(
+                f"  {seen['name']} ({player}): {signals['actions']} actions, "
+                f"{signals['undos']} undos, median think {signals['think_median_ms']} ms, "
+                f"spread {signals['think_cv']}, solver line {signals['line_followed']}"
+                f"/{signals['line_length']}, time {signals['time_ms']} ms against a median "
+                f"of {signals['history_median_ms']} over {signals['history_runs']} runs"
+            )
+        return out
+    account = answer["account"]
+    closed = " (closed)" if account["closed"] else ""
+    return [f"Account {account['username']} ({account['player']}){closed}."]
+
+
+def review_line(review: dict[str, Any]) -> str:
+    """One line per review: the race, what it is, its status and why it was flagged."""
+    why = sorted({r for seen in review["players"].values() for r in seen["reasons"]})
+    names = ", ".join(seen["name"] for seen in review["players"].values())
+    day = f" {review['day']}" if review.get("day") else ""
+    held = " held" if review.get("held") else ""
+    return (
+        f"{review['race']} {review['kind']} {review['game']}{day} [{review['status']}{held}] "
+        f"{names}: " + ("; ".join(REASONS[r] for r in why) or "nothing flagged")
+    )

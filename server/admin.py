@@ -1,0 +1,136 @@
+"""The moderators' desk: ``admin`` requests (``solrace admin``), authenticated by the
+server's admin token (``--admin-token``), never by a player's account.
+
+A moderator lists the flagged fair-play reviews (``server/fairplay.py``) and decides
+each: ``clear`` puts a held daily run on the boards or rates a held race; ``void`` takes a
+run off the boards, or a race's rating changes back (a held one simply never counts).
+They can also close or rename an account. Every change is appended to the audit log in
+the store, with the moderator's reason and address.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from typing import Any
+
+from protocol.errors import SolraceError
+from protocol.messages import Admin
+from protocol.race import Now
+from server.config import Settings
+from server.fairplay import (
+    CLEARED,
+    DECISIONS,
+    VOIDED,
+    review_changes,
+    review_runs,
+    with_changes,
+)
+from server.results import logs_keep_s
+from server.store import Store
+
+log = logging.getLogger("solrace.admin")
+
+CHANGES = frozenset({"clear", "void", "close_account", "rename_account"})  # need a reason
+
+
+class AdminError(SolraceError):
+    """An admin request that cannot be done: its code and a sentence saying why."""
+
+
+class AdminDesk:
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.moderation = store.moderation
+        self.token = settings.admin_token
+        self.keep_s = logs_keep_s(settings)
+
+    async def answer(self, request: Admin, moment: Now, address: str) -> dict[str, Any]:
+        """Do what ``request`` asks, if its token is the admin token."""
+        if self.token is None:
+            raise AdminError("this server takes no admin requests (no --admin-token)", "no_admin")
+        if not hmac.compare_digest(request.token.encode(), self.token.encode()):
+            log.warning("an admin request with a wrong token", extra={"address": address})
+            raise AdminError("the admin token is wrong", "not_admin")
+        if request.command in CHANGES and not request.reason:
+            raise AdminError(f"{request.command} needs a reason (for the audit log)", "no_reason")
+        if request.command == "flagged":
+            return {"reviews": await self.moderation.flagged(request.limit)}
+        if request.command == "audit":
+            return {"entries": await self.moderation.audit_log(request.limit)}
+        if request.command == "review":
+            return {"review": await self._review(request)}
+        if request.command in ("clear", "void"):
+            answer = {"review": await self._decide(request, moment)}
+        else:
+            answer = {"account": await self._account(request)}
+        entry = {
+            "at_ms": moment.wall_ms,
+            "command": request.command,
+            "race": request.race,
+            "username": request.username,
+            "new_username": request.new_username,
+            "reason": request.reason,
+            "address": address,
+        }
+        await self.moderation.audit({k: v for k, v in entry.items() if v is not None})
+        log.warning("moderator's action", extra=entry)
+        return answer
+
+    async def _review(self, request: Admin) -> dict[str, Any]:
+        if request.race is None:
+            raise AdminError(f"{request.command} needs the field 'race'", "missing_field")
+        review = await self.moderation.review(request.race)
+        if review is None:
+            raise AdminError(f"race {request.race} has no fair-play review", "no_review")
+        return review
+
+    async def _decide(self, request: Admin, moment: Now) -> dict[str, Any]:
+        """Clear or void a review; the boards and ratings follow."""
+        review = await self._review(request)
+        status = CLEARED if request.command == "clear" else VOIDED
+        was = review["status"]
+        if was not in DECISIONS[status]:
+            raise AdminError(
+                f"race {request.race}'s review is {was}: it cannot be {status}", "not_flagged"
+            )
+        decided = {**review, "status": status, "held": False}
+        decided["decided"] = {"at_ms": moment.wall_ms, "reason": request.reason}
+        kind, game, day = review["kind"], review["game"], review["day"]
+        if status == CLEARED and review["held"]:  # what was held counts now
+            if kind == "daily":
+                for run in review_runs(review):
+                    await self.store.record_daily(game, day, run)
+            else:
+                changed = await self.store.rate_race(
+                    game, review["race"], review_runs(review), moment.wall_ms, self.keep_s
+                )
+                decided = with_changes(decided, changed or {})
+        if not await self.moderation.settle(review["race"], was, decided, self.keep_s):
+            raise AdminError(f"race {request.race}'s review was decided meanwhile", "decided")
+        if status == VOIDED and not review["held"]:  # it was public: it is taken back
+            if kind == "daily":
+                for run in review_runs(review):
+                    await self.moderation.drop_daily_run(game, day, run)
+            else:
+                await self.moderation.take_back_ratings(game, review_changes(review))
+        return decided
+
+    async def _account(self, request: Admin) -> dict[str, Any]:
+        if request.username is None:
+            raise AdminError(f"{request.command} needs the field 'username'", "missing_field")
+        account = await self.store.account(request.username)
+        if account is None:
+            raise AdminError(f"there is no account {request.username}", "no_account")
+        if request.command == "close_account":
+            closed = await self.moderation.close_account(request.username)
+            assert closed is not None
+            return {"username": closed.username, "player": closed.player, "closed": True}
+        if request.new_username is None:
+            raise AdminError("rename_account needs the field 'new_username'", "missing_field")
+        renamed = await self.moderation.rename_account(request.username, request.new_username)
+        if renamed is None:
+            raise AdminError(
+                f"{request.new_username} (or a name that reads like it) is taken", "username_taken"
+            )
+        return {"username": renamed.username, "player": renamed.player, "closed": renamed.closed}

@@ -1,0 +1,96 @@
+"""``solrace admin`` as a real process against a real server: the moderators' token from the
+environment or a file, what a person reads of each answer, and one line with an exit
+status for every refusal."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from harness import member, running_server, url
+
+SOLRACE = Path(sys.executable).parent / "solrace"
+TOKEN = "a-moderator-s-token-of-forty-characters!"
+GAME = "mount_sunflower_easy"
+
+
+async def solrace_admin(
+    server_url: str, *argv: str, token: str | None = TOKEN
+) -> tuple[int, str, str]:
+    """Run ``solrace admin ARGV`` with ``token`` in SOLRACE_ADMIN_TOKEN: (exit status,
+    standard output, standard error)."""
+    env = {k: v for k, v in os.environ.items() if k != "SOLRACE_ADMIN_TOKEN"}
+    if token is not None:
+        env["SOLRACE_ADMIN_TOKEN"] = token
+    process = await asyncio.create_subprocess_exec(
+        str(SOLRACE),
+        "admin",
+        *argv,
+        "--server",
+        server_url,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_a_moderator_reviews_renames_and_reads_the_audit_log(tmp_path: Path) -> None:
+    async with running_server(admin_token=TOKEN) as server:
+        rude = await member(server, "Rude")
+        started = await rude.daily_start(GAME)
+        race = started["race"]["race"]
+        await rude.act(race, started["race"]["you"]["legal"][0])
+        await rude.resign(race)
+        await rude.next_event("result")
+        await asyncio.sleep(0.2)  # the review is written a moment after the result
+        address = url(server)
+
+        status, out, _ = await solrace_admin(address, "flagged")
+        assert (status, out) == (0, "Nothing is waiting.\n")
+        status, out, _ = await solrace_admin(address, "review", race)
+        assert status == 0
+        assert f"{race} daily {GAME}" in out and "[clear]" in out and "nothing flagged" in out
+        assert "Rude (" in out and "1 actions, 0 undos" in out
+
+        token_file = tmp_path / "token"
+        token_file.write_text(TOKEN + "\n")
+        status, out, _ = await solrace_admin(
+            address,
+            "rename",
+            "Rude",
+            "Polite",
+            "--reason",
+            "an insult",
+            "--token-file",
+            str(token_file),
+            token=None,
+        )
+        assert (status, out) == (0, f"Account Polite ({rude.player}).\n")
+        status, out, _ = await solrace_admin(address, "audit")
+        assert status == 0 and out.endswith("rename_account Rude Polite: an insult\n")
+
+
+async def test_every_refusal_is_one_line_and_an_exit_status() -> None:
+    async with running_server(admin_token=TOKEN) as server:
+        address = url(server)
+        status, out, err = await solrace_admin(address, "flagged", token="x" * 40)
+        assert (status, out) == (
+            1,
+            "",
+        ) and err.strip() == "solrace: the admin token is wrong [not_admin]"
+        status, _, err = await solrace_admin(address, "void", "r1", "--reason", "why")
+        assert status == 1 and "[no_review]" in err and len(err.strip().splitlines()) == 1
+        for argv, said in (
+            (("void", "r1"), "--reason is needed"),
+            (("rename", "Ann"), "takes USERNAME NEW_USERNAME"),
+            (("flagged", "--limit", "0"), "--limit must be 1 to 100"),
+        ):
+            status, _, err = await solrace_admin(address, *argv)
+            assert status == 2 and said in err and len(err.strip().splitlines()) == 1
+        status, _, err = await solrace_admin(address, "flagged", token=None)
+        assert status == 2 and "no admin token" in err

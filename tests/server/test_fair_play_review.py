@@ -1,0 +1,229 @@
+"""Fair-play signals through a real server (server/fairplay.py, docs/fairness.md): a
+ranked daily run played on the solver's line at a machine's pace is flagged and held off
+the boards, ordinary play is not; a moderator (``admin`` requests with the server's
+token) clears or voids runs, and every action lands in the audit log. On the in-memory
+store and on a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from harness import (
+    RATED,
+    member,
+    member_at,
+    player,
+    quick_race_played,
+    running_server,
+    url,
+)
+
+from client.api import Client, ServerError
+from protocol.daily import day_of
+from protocol.fairplay import PACE_ACTIONS
+from server.app import RaceServer
+from server.store import Store
+
+GAME = "mount_sunflower_easy"
+TOKEN = "a-moderator-s-token-of-forty-characters!"
+MODERATED = {
+    "hold_flagged": True,
+    "fair_play_solver_nodes": 200_000,
+    "daily_certify": True,  # today's deal is proven winnable: the solver has a line for it
+    "admin_token": TOKEN,
+}
+HUMAN_GAPS_S = [0.22, 0.48, 0.26, 0.7]  # a person pauses, then rushes
+
+
+async def admin(client: Client, command: str, **fields: Any) -> dict[str, Any]:
+    return await client.request("admin", token=TOKEN, command=command, **fields)
+
+
+async def solver_line(server: RaceServer) -> list[str]:
+    """Today's deal chosen and proven, and the line the server compares runs with (found
+    by its worker)."""
+    deal, certified = await server.daily.deal_for(GAME, day_of(int(time.time() * 1000)))
+    assert certified
+    line = await server.daily.line(GAME, deal)
+    assert line is not None and len(line) >= 20
+    return list(line)
+
+
+async def board_names(client: Client) -> list[str]:
+    board = await client.daily_board(GAME, top=10)
+    return [entry["name"] for entry in board["top"]]
+
+
+def on_board(client: Client, name: str) -> Callable[[], Awaitable[bool]]:
+    async def check() -> bool:
+        return name in await board_names(client)
+
+    return check
+
+
+async def until(check: Any, timeout_s: float = 5.0) -> None:
+    """Wait until ``check()`` (a coroutine function) is true: writes land a moment after."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not await check():
+        assert asyncio.get_running_loop().time() < deadline, "it never happened"
+        await asyncio.sleep(0.05)
+
+
+async def play_the_solver_s_line(client: Client, line: list[str]) -> str:
+    started = await client.daily_start(GAME)
+    assert started["ranked"]
+    race: str = started["race"]["race"]
+    for action in line:
+        await client.act(race, action)
+        await asyncio.sleep(0.01)  # a steady machine's pace
+    return race
+
+
+async def play_like_a_person(client: Client, line: list[str]) -> str:
+    """Twenty legal actions of its own (never the solver's first move), with a person's
+    uneven pauses, then it resigns."""
+    started = await client.daily_start(GAME)
+    race: str = started["race"]["race"]
+    legal = [action for action in started["race"]["you"]["legal"] if action != line[0]]
+    for step in range(20):
+        await asyncio.sleep(HUMAN_GAPS_S[step % len(HUMAN_GAPS_S)])
+        legal = (await client.act(race, legal[0], legal=True))["legal"]
+    await client.resign(race)
+    return race
+
+
+async def test_the_solver_s_line_is_held_for_a_moderator_and_ordinary_play_is_not(
+    store: Store,
+) -> None:
+    async with running_server(store, **MODERATED) as server:
+        line = await solver_line(server)
+        solvy, person = await member(server, "Solvy"), await member(server, "Perry")
+        flagged_race = await play_the_solver_s_line(solvy, line)
+        assert (await solvy.next_event("result")).data["ranking"][0]["outcome"] == "finished"
+        held = (await solvy.next_event("held")).data  # told, never why
+        assert held == {"race": flagged_race, "game": GAME, "what": "daily"}
+        ordinary_race = await play_like_a_person(person, line)
+
+        moderator = await player(server, "Mod")
+        await until(on_board(moderator, "Perry"))
+        assert "Solvy" not in await board_names(moderator)  # held off the board
+
+        waiting = (await admin(moderator, "flagged"))["reviews"]
+        assert [review["race"] for review in waiting] == [flagged_race]
+        seen = waiting[0]["players"][solvy.player]
+        assert set(seen["reasons"]) == {"solver_line", "machine_pace"}
+        assert seen["signals"]["line_followed"] == len(line)
+        ordinary = (await admin(moderator, "review", race=ordinary_race))["review"]
+        assert ordinary["status"] == "clear" and not ordinary["held"]
+        signals = ordinary["players"][person.player]["signals"]
+        assert signals["actions"] == 20 and signals["line_followed"] == 0
+
+        cleared = await admin(moderator, "clear", race=flagged_race, reason="a fast player")
+        assert cleared["review"]["status"] == "cleared"
+        assert "Solvy" in await board_names(moderator)  # on the board once cleared
+        assert (await admin(moderator, "flagged"))["reviews"] == []
+        await admin(moderator, "void", race=flagged_race, reason="confessed to a solver")
+        assert "Solvy" not in await board_names(moderator)
+        with pytest.raises(ServerError) as refused:
+            await admin(moderator, "clear", race=flagged_race, reason="again")
+        assert refused.value.code == "not_flagged"
+
+        audit = (await admin(moderator, "audit"))["entries"]
+        assert [(e["command"], e["reason"]) for e in audit] == [
+            ("void", "confessed to a solver"),
+            ("clear", "a fast player"),
+        ]
+
+
+async def test_admin_requests_need_the_server_s_token(store: Store) -> None:
+    async with running_server(store, admin_token=TOKEN) as server:
+        someone = await member(server, "Nosy")
+        for token, code in (("x" * 40, "not_admin"), (TOKEN, None)):
+            try:
+                await someone.request("admin", token=token, command="flagged")
+            except ServerError as error:
+                assert error.code == code
+            else:
+                assert code is None
+        with pytest.raises(ServerError) as refused:
+            await someone.request("admin", token=TOKEN, command="void", race="r1")
+        assert refused.value.code == "no_reason"
+        assert (await someone.request("admin", token=TOKEN, command="audit"))["entries"] == []
+    async with running_server(store) as server:  # no token set: no admin at all
+        someone = await player(server, "Nosy")
+        with pytest.raises(ServerError) as refused:
+            await someone.request("admin", token=TOKEN, command="flagged")
+        assert refused.value.code == "no_admin"
+
+
+async def test_a_closed_account_cannot_sign_in_and_a_renamed_one_signs_in_by_its_new_name(
+    store: Store,
+) -> None:
+    async with running_server(store, admin_token=TOKEN) as server:
+        rude, moderator = await member(server, "Rude"), await player(server, "Mod")
+        started = await rude.daily_start(GAME)
+        await rude.resign(started["race"]["race"])
+        await until(on_board(moderator, "Rude"))
+        renamed = await admin(
+            moderator, "rename_account", username="Rude", new_username="Polite", reason="a slur"
+        )
+        assert renamed["account"]["username"] == "Polite"
+        assert await board_names(moderator) == ["Polite"]  # the board shows the new name
+        with pytest.raises(ServerError) as refused:
+            await Client.signed_in(url(server), "Rude", "Rude's secret pass")
+        assert refused.value.code == "bad_credentials"
+        polite = await Client.signed_in(url(server), "Polite", "Rude's secret pass")
+        assert polite.player == rude.player
+        await member(server, "Lily")
+        with pytest.raises(ServerError) as taken:
+            await admin(
+                moderator, "rename_account", username="Polite", new_username="Li1y", reason="x"
+            )
+        assert taken.value.code == "username_taken"  # a look-alike of a taken name
+
+        await admin(moderator, "close_account", username="Polite", reason="cheating")
+        with pytest.raises(ServerError) as closed:
+            await Client.signed_in(url(server), "Polite", "Rude's secret pass")
+        assert closed.value.code == "account_closed"
+        commands = [entry["command"] for entry in (await admin(moderator, "audit"))["entries"]]
+        assert commands == ["close_account", "rename_account"]
+
+
+async def rating_of(client: Client, player_id: str, game: str) -> dict[str, Any] | None:
+    rating: dict[str, Any] | None = (await client.request("profile", player=player_id))["ratings"][
+        game
+    ]
+    return rating
+
+
+async def test_a_rated_race_at_a_machine_s_pace_is_held_rated_when_cleared_and_undone_when_voided(
+    store: Store,
+) -> None:
+    async with running_server(store, **RATED, hold_flagged=True, admin_token=TOKEN) as server:
+        ann = await member_at(server, "Ann", "10.0.0.1")
+        bob = await member_at(server, "Bob", "10.0.0.2")
+        race = await quick_race_played(ann, bob, "sanibel", actions=PACE_ACTIONS)
+        moderator = await player(server, "Mod")
+
+        async def flagged() -> bool:
+            waiting = (await admin(moderator, "flagged"))["reviews"]
+            return [review["race"] for review in waiting] == [race]
+
+        await until(flagged)
+        for racer in (ann, bob):
+            assert (await racer.next_event("held")).data["what"] == "race"
+        review = (await admin(moderator, "review", race=race))["review"]
+        assert review["kind"] == "race" and review["held"]
+        assert all(seen["reasons"] == ["machine_pace"] for seen in review["players"].values())
+        assert await rating_of(moderator, ann.player, "sanibel") is None  # not rated: held
+
+        await admin(moderator, "clear", race=race, reason="two quick players")
+        cleared = await rating_of(moderator, ann.player, "sanibel")
+        assert cleared is not None and cleared["games"] == 1 and cleared["rating"] != 1500
+        await admin(moderator, "void", race=race, reason="one person, two accounts")
+        voided = await rating_of(moderator, ann.player, "sanibel")
+        assert voided is not None and (voided["rating"], voided["games"]) == (1500, 0)
