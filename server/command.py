@@ -312,7 +312,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             keep_race_logs_days=int(args.keep_race_logs_days),
             keep_identities_days=int(args.keep_identities_days),
             keep_guests_days=int(args.keep_guests_days),
-            admin_token=args.admin_token,
+            admin_token=args.admin_token or None,  # empty: none
             fair_play_solver_nodes=int(args.fair_play_solver_nodes),
             hold_flagged=bool(args.hold_flagged),
             log_level=args.log_level,

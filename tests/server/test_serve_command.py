@@ -150,6 +150,8 @@ BAD_SETTINGS = [
     (["--spill-file", "/nonexistent/dir/spill.jsonl"], "--spill-file"),
     (["--host", "999.1.1.1"], "--host"),
     (["--signing-key", "/nonexistent/signing.pem"], "--signing-key"),
+    (["--admin-token", "short"], "--admin-token"),
+    (["--fair-play-solver-nodes", "-1"], "--fair-play-solver-nodes"),
     (["--signing-key", str(ROOT / "pyproject.toml")], "--signing-key"),
     (["--redis", f"redis://127.0.0.1:{free_port()}/0"], "--redis"),  # nobody listens there
 ]
