@@ -18,6 +18,7 @@ sys.path.insert(0, "tests/support")
 from pathlib import Path
 from redis_server import free_port
 from serve_process import ServeProcess
+from harness import SERVE_QUICKLY
 from client.api import Client
 
 async def once(directory):
