@@ -39,6 +39,13 @@ class RaceError(SolraceError):
     code = "race_error"
 
 
+class BadTransition(RaceError):
+    """A phase change the transition table does not have: a bug, refused with nothing
+    changed (``TRANSITIONS`` is the guard: every change of phase goes through it)."""
+
+    code = "bad_transition"
+
+
 class Phase(StrEnum):
     OPEN = "open"
     COUNTDOWN = "countdown"
@@ -46,13 +53,18 @@ class Phase(StrEnum):
     DONE = "done"
 
 
-# The phases' transitions (h11 style): (phase, event) -> the next phase. Anything else is
-# refused by the method that asked for it before the table is consulted.
+# The phases' transitions (h11 style): (phase, event) -> the next phase; every change of
+# phase goes through it (``Race.move``), and anything missing raises ``BadTransition``.
+# Requests that do not fit the phase are refused with their own codes before it is asked.
 TRANSITIONS: dict[tuple[Phase, str], Phase] = {
     (Phase.OPEN, "schedule_start"): Phase.COUNTDOWN,
     (Phase.COUNTDOWN, "begin"): Phase.RUNNING,
     (Phase.COUNTDOWN, "everyone_done"): Phase.DONE,  # everyone dropped out before the start
     (Phase.RUNNING, "everyone_done"): Phase.DONE,
+    # a finish that could not be stored is taken back, or another node's record says a
+    # racer is not done after all: the race runs on (its end was never told)
+    (Phase.DONE, "taken_back"): Phase.RUNNING,
+    (Phase.COUNTDOWN, "start_taken_back"): Phase.OPEN,  # a start that was not stored
 }
 
 RETIREMENTS = ("resigned", "dropped", "timed_out")  # outcomes a race record must keep
@@ -213,9 +225,15 @@ class Race:
         self.rematch_by: str | None = None  # who asked for it
         self._commitment = ""
 
-    def _move(self, event: str) -> None:
-        """Take the transition ``event`` from the current phase (see ``TRANSITIONS``)."""
-        self.phase = TRANSITIONS[(self.phase, event)]
+    def move(self, event: str) -> None:
+        """Take the transition ``event`` from the current phase (see ``TRANSITIONS``);
+        ``BadTransition`` if the table has none."""
+        following = TRANSITIONS.get((self.phase, event))
+        if following is None:
+            raise BadTransition(
+                f"a race that is {self.phase.value} cannot {event.replace('_', ' ')}"
+            )
+        self.phase = following
 
     # ------------------------------------------------------------------ membership
 
@@ -280,14 +298,14 @@ class Race:
                 raise RaceError("only the race's host can start it", "not_host")
         if self.phase is not Phase.OPEN:
             raise RaceError("this race has already started", "race_started")
-        self._move("schedule_start")
+        self.move("schedule_start")
         self.start_mono = now.mono_ms + self.settings.countdown_ms
         self.start_wall = now.wall_ms + self.settings.countdown_ms
         return self.start_mono
 
     def begin(self) -> None:
         """The start signal: every racer gets the same deal at this moment."""
-        self._move("begin")
+        self.move("begin")
         start = self.rules.start(self.settings.deal)
         for racer in self.racers.values():
             racer.state = start
@@ -393,7 +411,7 @@ class Race:
 
     def _finish_if_all_done(self) -> None:
         if self.live and all(r.outcome for r in self.racers.values()):
-            self._move("everyone_done")
+            self.move("everyone_done")
 
     # ------------------------------------------------------------------ taking back
 
@@ -409,7 +427,7 @@ class Race:
         fresh.progress = fresh.state.position.progress()
         fresh.progress_at = self.start_wall
         if self.phase is Phase.DONE:
-            self.phase = Phase.RUNNING  # the finish taken back was never told
+            self.move("taken_back")  # the finish taken back was never told
         for entry in entries:
             at = Now(self.start_mono + entry.t_ms, self.start_wall + entry.t_ms)
             self.act(player, entry.seq, entry.action, at)

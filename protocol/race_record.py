@@ -74,7 +74,7 @@ def restore(record: dict[str, Any], rules: Rules, log: list[LogEntry], now: Now)
     start_wall = record["start_at_ms"]
     if start_wall is None:
         return race
-    race.phase = Phase.COUNTDOWN
+    race.move("schedule_start")
     race.start_wall = start_wall
     race.start_mono = now.mono_ms - (now.wall_ms - start_wall)
     if Phase(record["phase"]) is Phase.COUNTDOWN and now.wall_ms < start_wall and not log:
@@ -95,8 +95,8 @@ def restore(record: dict[str, Any], rules: Rules, log: list[LogEntry], now: Now)
 def absorb(race: Race, record: dict[str, Any], now: Now) -> list[tuple[str, str]]:
     """Make ``race``'s header (all but the racers' games) what ``record`` says: another
     node changed the race, or a change of this node's that was not stored is taken back.
-    The phase is set from outside ``TRANSITIONS`` here (as by ``restore`` and
-    ``Race.rewind``): the record was made by a race that moved along them. Returns what
+    The phase follows ``TRANSITIONS``, with the transitions that take back a change not
+    stored (a start, a finish). Returns what
     changed (see ``record_changes``), and ``done`` when that ended the race."""
     changes = record_changes(record_of(race), record)
     wanted = {stored["player"]: stored for stored in record["racers"]}
@@ -106,9 +106,11 @@ def absorb(race: Race, record: dict[str, Any], now: Now) -> list[tuple[str, str]
     race.rematch_by = record.get("rematch_by")
     start = record["start_at_ms"]
     if start is None and race.phase is Phase.COUNTDOWN:
-        race.phase, race.start_wall, race.start_mono = Phase.OPEN, None, None
+        race.move("start_taken_back")
+        race.start_wall = race.start_mono = None
     elif start is not None and race.phase is Phase.OPEN:
-        race.phase, race.start_wall = Phase.COUNTDOWN, start
+        race.move("schedule_start")
+        race.start_wall = start
         race.start_mono = now.mono_ms - (now.wall_ms - start)
     for player, stored in wanted.items():
         racer = racers[player]
@@ -122,10 +124,10 @@ def absorb(race: Race, record: dict[str, Any], now: Now) -> list[tuple[str, str]
             racer.outcome = racer.done_at = None
     all_done = bool(racers) and all(r.outcome for r in racers.values())
     if race.live and all_done:
-        race.phase = Phase.DONE
+        race.move("everyone_done")
         changes.append(("done", ""))
     elif race.phase is Phase.DONE and not all_done:
-        race.phase = Phase.RUNNING
+        race.move("taken_back")
     return changes
 
 

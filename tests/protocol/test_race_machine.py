@@ -181,14 +181,39 @@ def test_no_outbound_picture_ever_holds_a_hidden_card(
 
 
 def test_the_phases_follow_the_transition_table_only() -> None:
-    from protocol.race import TRANSITIONS
+    from protocol.race import TRANSITIONS, BadTransition
 
     assert TRANSITIONS[(Phase.OPEN, "schedule_start")] is Phase.COUNTDOWN
     race = make_race(max_players=1, countdown_ms=0)
-    with pytest.raises(KeyError):
+    with pytest.raises(BadTransition) as refused:
         race.begin()  # an open race cannot begin before its countdown
+    assert refused.value.message == "a race that is open cannot begin"
+    assert race.phase is Phase.OPEN  # unchanged
     started(race)
     assert race.phase is Phase.RUNNING
+
+
+def test_nothing_but_the_transition_table_sets_a_race_s_phase() -> None:
+    """Every phase change in the code goes through ``Race.move`` (the table is the guard):
+    no other assignment to a ``phase`` attribute, in the core or the server."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    setters = []
+    for path in [*root.glob("protocol/**/*.py"), *root.glob("server/**/*.py")]:
+        tree = ast.parse(path.read_text())
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(function):
+                targets = node.targets if isinstance(node, ast.Assign) else []
+                targets += [node.target] if isinstance(node, ast.AnnAssign) else []
+                for target in targets:
+                    for element in target.elts if isinstance(target, ast.Tuple) else [target]:
+                        if isinstance(element, ast.Attribute) and element.attr == "phase":
+                            setters.append(f"{path.relative_to(root)}:{function.name}")
+    assert sorted(setters) == ["protocol/race.py:__init__", "protocol/race.py:move"]
 
 
 def test_a_race_is_listed_to_join_only_while_open_public_and_not_full() -> None:
