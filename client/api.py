@@ -25,6 +25,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.datastructures import HeadersLike
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from protocol.errors import SolraceError
 from protocol.messages import (
     Error,
     Event,
@@ -37,14 +38,16 @@ from protocol.messages import (
 from protocol.wire import MSGPACK, PROTOCOL_VERSION, decode_from_server, encode
 
 
-class ServerError(Exception):
-    """The server refused a request: ``code`` is stable, ``message`` is for people."""
+class ServerError(SolraceError):
+    """The server refused a request: ``code`` is stable, ``message`` is for people, ``of``
+    the request it answers."""
 
     def __init__(self, code: str, message: str, of: str | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(message, code)
         self.of = of
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
 
 
 class Client:

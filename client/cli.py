@@ -40,8 +40,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class UsageError(Exception):
+class UsageError(SolraceError):
     """Bad command-line input: printed as one line, exit status 2."""
+
+    code = "usage"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,12 +86,12 @@ def _run(argv: Sequence[str] | None) -> int:
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return USAGE_ERROR
-    except SolraceError as error:
-        print(f"solrace: error: {error.message}", file=sys.stderr)
-        return USAGE_ERROR
     except ServerError as error:
         print(f"solrace: the server refused: {error.message} [{error.code}]", file=sys.stderr)
         return 1
+    except SolraceError as error:
+        print(f"solrace: error: {error.message}", file=sys.stderr)
+        return USAGE_ERROR
     except OSError as error:
         print(
             f"solrace: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "),

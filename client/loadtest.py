@@ -43,6 +43,7 @@ from client.benchprocess import (
     serve_command,
     spawn,
 )
+from protocol.errors import SolraceError
 from protocol.games import rules_for
 from protocol.notation import UNDO
 
@@ -84,12 +85,11 @@ def playouts(game: str, count: int, length: int, seed: int) -> dict[int, list[st
     return found
 
 
-class Refused(RuntimeError):
+class Refused(SolraceError):
     """The server refused a request with ``code``."""
 
     def __init__(self, kind: str, code: str, message: str) -> None:
-        super().__init__(f"{kind}: {code}: {message}")
-        self.code = code
+        super().__init__(f"{kind}: {code}: {message}", code)
 
 
 class Player:

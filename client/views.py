@@ -12,13 +12,17 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
+from protocol.errors import SolraceError
+
 View = dict[str, Any]
 
 _KINDS = {"t": "tableau", "f": "foundations", "r": "reserves"}
 
 
-class ViewMismatch(Exception):
+class ViewMismatch(SolraceError):
     """An event does not fit the view (the view is stale): take a fresh snapshot."""
+
+    code = "view_mismatch"
 
 
 def _pile(view: View, name: str) -> list[str]:

@@ -320,11 +320,11 @@ class Gateway:
         """The error answer to a request that failed with ``error``."""
         if isinstance(error, WireError):
             code, text, request_id, kind = error.code, error.message, None, None
-        elif isinstance(error, SolraceError):  # protocol errors, refused races and moves
-            code, text = error.code, error.message
-        elif isinstance(error, StoreError):
+        elif isinstance(error, StoreError):  # its message is for operators, not players
             log.warning("store error answering a request", exc_info=error)
             code, text = STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
+        elif isinstance(error, SolraceError):  # protocol errors, refused races and moves
+            code, text = error.code, error.message
         else:
             log.exception("request failed", extra={"request": kind}, exc_info=error)
             code = "internal_error"

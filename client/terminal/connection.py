@@ -15,14 +15,17 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from client.api import Client, ServerError
 from client.cli import UsageError
+from protocol.errors import SolraceError
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
 CLOSE_REPLACED = 4001  # another connection resumed this player's session
 RETRY_DELAYS_S = (0.2, 0.5, 1.0, 2.0)  # then every 2 s until the grace period is over
 
 
-class Unreachable(Exception):
+class Unreachable(SolraceError):
     """The server could not be reached, or the session could not be brought back."""
+
+    code = "unreachable"
 
 
 def add_server_argument(parser: argparse.ArgumentParser) -> None:

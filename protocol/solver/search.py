@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from protocol.engine import Rules
+from protocol.errors import SolraceError
 from protocol.games import rules_for
 from protocol.notation import Action, Move
 from protocol.position import Position
@@ -41,8 +42,13 @@ class Solution:
     nodes: int
 
 
-class OutOfBudget(Exception):
-    """The node budget is spent, or ``should_stop`` said to stop."""
+class OutOfBudget(SolraceError):
+    """The node budget is spent, or ``should_stop`` said to stop (caught by the search)."""
+
+    code = "out_of_budget"
+
+    def __init__(self) -> None:
+        super().__init__("the solver's node budget is spent")
 
 
 class Budget:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from protocol.errors import SolraceError
 from protocol.race import LogEntry
 from protocol.ranking import Run
 from protocol.ratings import Rating
@@ -31,8 +32,11 @@ DAYS_KEPT = 400  # a player's ranked daily days remembered for their streak
 CARRIED_MAX = 64  # a racer's log entries carried in one "log" message (more: read the log)
 
 
-class StoreError(Exception):
-    """The store could not do what was asked; the message says why, for an operator."""
+class StoreError(SolraceError):
+    """The store could not do what was asked; the message says why, for an operator (a
+    player is told ``STORE_UNAVAILABLE_SENTENCE``)."""
+
+    code = "store_unavailable"
 
 
 class StoreUnavailable(StoreError):

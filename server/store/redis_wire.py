@@ -21,6 +21,8 @@ from typing import Any
 
 import hiredis
 
+from protocol.errors import SolraceError
+
 Command = tuple[str | int, ...]
 _Awaited = asyncio.Future[list[Any]]
 
@@ -40,11 +42,11 @@ class Address:
     db: int = 0
 
 
-class WireTimeout(TimeoutError):
+class WireTimeout(SolraceError, TimeoutError):
     """The oldest batch waiting had no answer within the connection's deadline."""
 
 
-class WireLost(ConnectionError):
+class WireLost(SolraceError, ConnectionError):
     """The connection went (its waiting batches with it), or Redis refused it as it was
     opened (AUTH, SELECT)."""
 
