@@ -32,23 +32,23 @@ DAYS_KEPT = 400  # a player's ranked daily days remembered for their streak
 CARRIED_MAX = 64  # a racer's log entries carried in one "log" message (more: read the log)
 
 
-class StoreError(SolraceError):
-    """The store could not do what was asked; the message says why, for an operator (a
-    player is told ``STORE_UNAVAILABLE_SENTENCE``)."""
-
-    code = "store_unavailable"
-
-
-class StoreUnavailable(StoreError):
-    """The storage backend cannot be reached (after the store's own retries)."""
-
-
 # What a player is answered when the store could not do what they asked: one code, one
 # sentence, whatever the request (an ``act`` among them)
 STORE_UNAVAILABLE = "store_unavailable"
 STORE_UNAVAILABLE_SENTENCE = (
     "the store is not answering, so nothing was done (a move was not played): send it again shortly"
 )
+
+
+class StoreError(SolraceError):
+    """The store could not do what was asked; the message says why, for an operator (a
+    player is told ``STORE_UNAVAILABLE_SENTENCE``)."""
+
+    code = STORE_UNAVAILABLE
+
+
+class StoreUnavailable(StoreError):
+    """The storage backend cannot be reached (after the store's own retries)."""
 
 
 class Identity(NamedTuple):
