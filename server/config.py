@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from protocol.daily_choice import CERTIFY_BUDGET_S, SOLVER_NODES
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
@@ -54,8 +56,8 @@ class Settings:
     # one, kept in the store (first start of a deployment on Redis, or per process)
     daily_secret: str | None = None
     daily_certify: bool = True  # daily deals must be proven winnable by the solver
-    daily_solver_nodes: int = 200_000  # per candidate deal
-    daily_certify_budget_s: float = 300.0  # one worker core, at most this long per day's deal
+    daily_solver_nodes: int = SOLVER_NODES  # per candidate deal
+    daily_certify_budget_s: float = CERTIFY_BUDGET_S  # one worker core, at most this long a day
     # (Shady Lanes needs minutes; the other games under a second: docs/solver.md)
     shutdown_grace_s: float = 10.0  # time to finish writes on SIGTERM
     # the Ed25519 key (PEM) race logs and boards are signed with; None: one kept in the store

@@ -2,15 +2,17 @@
 and the daily requests (``DailyDesk``).
 
 The candidates come from ``protocol.daily.candidate_deals`` (with the deployment's secret).
-With certification on, the day's deal is the candidate ``first_certified`` proves winnable
-by iterative widening (every candidate gets 8,000 positions, then 4 times more per round
-up to the node budget per candidate; the first win in the order of rounds, the same on
+With certification on, the day's deal is the candidate that ``protocol/daily_choice.py``
+(the choice anyone can re-run) proves winnable by iterative widening (every candidate
+gets 8,000 positions, then 4 times more per round up to the node budget per candidate;
+the first win in the order of rounds, the same on
 every node), within a time budget for the whole search (in one worker process, so the
 server keeps serving and certification never takes more than one core); otherwise, or when
 the time budget runs out, the first candidate, served with ``certified: false``. The
 choice is stored with first-writer-wins, so every server process sharing the store serves
 the same deal; a process that finds a deal already stored checks it once with the same
-solver and budget before calling it certified. The solution is never kept.
+solver and budget before calling it certified. The solution is never stored or sent (the
+fair-play review keeps the solver's line for a deal in this process only).
 """
 
 from __future__ import annotations
@@ -42,16 +44,15 @@ from protocol.daily import (
     parse_day,
     previous_day,
 )
+from protocol.daily_choice import certified_choice, max_candidates, solve_deal, solver_line
 from protocol.fairness import commitment, daily_scope
 from protocol.games import GAMES, rules_for
 from protocol.messages import BestBoard, DailyBoard, DailyStart
 from protocol.notation import parse_action
 from protocol.players import is_bot
 from protocol.race import Now, Phase, RaceError, RaceSettings, daily_deal_shown, run_json
-from protocol.solver import UNKNOWN, WON, Solution, solve
-from protocol.solver.certify import FIRST_NODES, GROWTH, Certified, Uncertified, first_certified
-from protocol.solver.profiles import profile_for
-from protocol.solver.search import screen
+from protocol.solver import UNKNOWN, WON, Solution
+from protocol.solver.certify import Certified, Uncertified
 from server.config import Settings
 from server.director import RaceDirector, new_id
 from server.effects import Effects
@@ -62,12 +63,6 @@ log = logging.getLogger("solrace.daily")
 
 WORKER_NICE = 10  # the certification worker yields to the event loop when cores are short
 PR_SET_PDEATHSIG = 1  # Linux prctl: a signal for this process when its parent dies
-MAX_CANDIDATES = 64  # candidates tried before falling back to an uncertified deal
-# Per game, where the default does not fit: the solver wins about one Shady Lanes candidate
-# in 170 within 32,000 positions and none within 8,000, so that game starts at 32,000 and
-# has candidates for longer than 60 s (docs/solver.md, "The certification study").
-GAME_CANDIDATES = {"shady_lanes": 1024}
-GAME_FIRST_NODES = {"shady_lanes": 32_000}
 SHORT_SECRET = 16  # characters: an operator's secret shorter than this is warned about
 SLOW_TO_PROVE = {"shady_lanes"}
 PREPARE_ORDER = tuple(sorted(GAMES, key=lambda game: game in SLOW_TO_PROVE))
@@ -103,25 +98,10 @@ def _end_with(server: int) -> None:
     os._exit(1)
 
 
-def max_candidates(game: str) -> int:
-    """How many of the day's candidates ``game`` tries before an uncertified deal."""
-    return GAME_CANDIDATES.get(game, MAX_CANDIDATES)
-
-
-def first_nodes(game: str) -> int:
-    """The node budget per candidate of ``game``'s first widening round."""
-    return GAME_FIRST_NODES.get(game, FIRST_NODES)
-
-
 def prove_winnable(game: str, number: int, nodes: int, deadline: float) -> bool:
     """The solver's verdict on deal ``number`` of ``game`` (standard options) is "won",
-    reached within ``nodes`` positions and before ``deadline``."""
-    return _solve(game, number, nodes, lambda: time.monotonic() > deadline).verdict == WON
-
-
-def _solve(game: str, number: int, nodes: int, stop: Callable[[], bool]) -> Solution:
-    rules = rules_for(game)
-    return solve(rules, rules.deal(number), max_nodes=nodes, should_stop=stop, wins_only=True)
+    reached within ``nodes`` positions and before ``deadline`` (on time.monotonic)."""
+    return solve_deal(game, number, nodes, lambda: time.monotonic() > deadline).verdict == WON
 
 
 def certify_candidates(
@@ -132,44 +112,22 @@ def certify_candidates(
     budget_s: float,
     clock: Callable[[], float] = time.monotonic,
 ) -> Certified | Uncertified:
-    """Run in the worker: ``protocol.solver.certify.first_certified`` over ``candidates``
-    (iterative widening from ``first_nodes(game)`` positions each up to ``nodes``), within
-    ``budget_s`` seconds of ``clock`` for them all (the server's: wall time; ``solrace
-    study --dailies`` passes this process's CPU time, to stand for a core of its own). The
-    solver is ``certifier``'s (the real one unless a test gives another)."""
+    """Run in the worker: ``protocol.daily_choice.certified_choice`` over ``candidates``
+    (up to ``nodes`` positions each), within ``budget_s`` seconds of ``clock`` for them
+    all (the server's: wall time; ``solrace study --dailies`` passes its CPU time, to stand
+    for a core of its own). The solver is ``certifier``'s (the real one unless a test gives
+    another)."""
     deadline = clock() + budget_s
 
     def out_of_time() -> bool:
         return clock() >= deadline
 
-    def attempt(number: int, budget: int, stop: Callable[[], bool] | None) -> Solution:
-        if certifier is prove_winnable:
-            return _solve(game, number, budget, out_of_time)
+    def stand_in(number: int, budget: int, stop: Callable[[], bool] | None) -> Solution:
         proven = certifier(game, number, budget, time.monotonic() + deadline - clock())
         return Solution(WON if proven else UNKNOWN, (), budget)
 
-    def look(number: int) -> tuple[int, int]:
-        rules = rules_for(game)
-        return screen(rules, rules.deal(number))
-
-    real = certifier is prove_winnable and profile_for(rules_for(game)).screen_width is not None
-    return first_certified(
-        rules_for(game),
-        candidates,
-        first_nodes=min(first_nodes(game), nodes),
-        growth=GROWTH,
-        max_nodes=nodes,
-        should_stop=out_of_time,
-        attempt=attempt,
-        screen=look if real else None,
-    )
-
-
-def solver_line(game: str, number: int, nodes: int) -> tuple[str, ...] | None:
-    """Run in the worker: the solver's winning line for deal ``number`` of ``game`` within
-    ``nodes`` positions (the same on every node: no time limit), or None."""
-    solution = _solve(game, number, nodes, lambda: False)
-    return solution.actions if solution.verdict == WON else None
+    real = certifier is prove_winnable
+    return certified_choice(game, candidates, nodes, out_of_time, None if real else stand_in)
 
 
 def first_proven(

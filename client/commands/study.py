@@ -30,6 +30,12 @@ from typing import Any
 from client.commands.common import deal_number, rules_from
 from client.commands.solve import add_budget_arguments, positive_int, timed_solve
 from protocol.daily import DAY_MS, candidate_deals, day_start_ms, parse_day
+from protocol.daily_choice import (
+    CERTIFY_BUDGET_S,
+    SOLVER_NODES,
+    certified_choice,
+    max_candidates,
+)
 from protocol.errors import BadGame
 from protocol.games import GAMES, rules_for
 from protocol.solver import UNKNOWN, UNWINNABLE, VERDICTS, WON
@@ -182,22 +188,16 @@ def run(args: argparse.Namespace) -> int:
 def certify_day(game: str, day: str) -> dict[str, Any]:
     """One day's certification of ``game``, exactly as the server's worker runs it (its
     candidates, function and budgets), timed here: the day's row."""
-    from server.config import Settings
-    from server.daily import certify_candidates, max_candidates, prove_winnable
-
-    settings = Settings()
     candidates = list(
         itertools.islice(candidate_deals(game, day, STUDY_SECRET), max_candidates(game))
     )
     started, cpu_started = time.perf_counter(), time.process_time()
-    result = certify_candidates(
-        prove_winnable,
-        game,
-        candidates,
-        settings.daily_solver_nodes,
-        settings.daily_certify_budget_s,
-        clock=time.process_time,  # a core of its own, whatever else the machine runs
-    )
+    deadline = cpu_started + CERTIFY_BUDGET_S  # a core of its own, whatever else runs
+
+    def out_of_time() -> bool:
+        return time.process_time() >= deadline
+
+    result = certified_choice(game, candidates, SOLVER_NODES, out_of_time)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     certified = isinstance(result, Certified)
     return {
@@ -231,8 +231,6 @@ def daily_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run_dailies(args: argparse.Namespace) -> int:
-    from server.config import Settings
-
     if args.game is not None:
         raise BadGame("--dailies takes --games, not a GAME", "bad_game")
     if args.first_day is None:
@@ -244,7 +242,6 @@ def run_dailies(args: argparse.Namespace) -> int:
         for i in range(args.dailies)
     ]
     games = list(dict.fromkeys(args.games or GAMES))
-    settings = Settings()
     results = {}
     for game in games:
         rows = []
@@ -256,8 +253,8 @@ def run_dailies(args: argparse.Namespace) -> int:
         "first_day": days[0],
         "last_day": days[-1],
         "secret": STUDY_SECRET,
-        "nodes_per_candidate": settings.daily_solver_nodes,
-        "budget_s": settings.daily_certify_budget_s,
+        "nodes_per_candidate": SOLVER_NODES,
+        "budget_s": CERTIFY_BUDGET_S,
         "games": results,
     }
     if args.save:
@@ -268,8 +265,8 @@ def run_dailies(args: argparse.Namespace) -> int:
         return 0
     print(
         f"daily certification, {days[0]}..{days[-1]} ({len(days)} days), secret "
-        f"{STUDY_SECRET!r}, up to {settings.daily_solver_nodes:,} positions per candidate, "
-        f"{settings.daily_certify_budget_s:g} s of this process's CPU per day (seconds: CPU)"
+        f"{STUDY_SECRET!r}, up to {SOLVER_NODES:,} positions per candidate, "
+        f"{CERTIFY_BUDGET_S:g} s of this process's CPU per day (seconds: CPU)"
     )
     print(
         f"{'game':<22}{'certified':>10}{'median s':>10}{'p95 s':>8}{'max s':>8}"

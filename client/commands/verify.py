@@ -21,6 +21,7 @@ from client.api import ServerError
 from client.cli import UsageError
 from client.terminal.connection import Link, Unreachable, add_server_argument
 from protocol.daily import candidate_deals, parse_day, seed_matches
+from protocol.daily_choice import certified_choice, max_candidates
 from protocol.errors import BadGame
 from protocol.fairness import commitment, daily_scope
 from protocol.games import GAMES, rules_for
@@ -30,8 +31,6 @@ from protocol.receipts import receipts
 from protocol.signing import signature_problem
 from protocol.solver.certify import Certified
 from protocol.verify import check_log
-from server.config import Settings
-from server.daily import max_candidates
 
 MISMATCH = 1  # exit status when something does not match
 USAGE = 2
@@ -263,12 +262,7 @@ def _choice(data: dict[str, Any], problems: list[str]) -> str:
     deal = int(board["deal"])
     chosen = candidates[0]
     if deal != chosen:  # a certifying server: the first candidate the solver proves
-        from server.daily import certify_candidates, prove_winnable
-
-        settings = Settings()
-        verdict = certify_candidates(
-            prove_winnable, game, candidates, settings.daily_solver_nodes, budget_s=3600.0
-        )
+        verdict = certified_choice(game, candidates)  # node budgets only: no clock
         if not isinstance(verdict, Certified):
             problems.append("no candidate of the day's seed was proven winnable here")
             return "choice: not proven"

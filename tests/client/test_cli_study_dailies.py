@@ -12,10 +12,10 @@ import pytest
 from client.cli import main
 from client.commands.study import STUDY_SECRET
 from protocol.daily import candidate_deals
+from protocol.daily_choice import max_candidates
 from protocol.games import rules_for
 from protocol.replay import replay
 from protocol.solver import solve
-from server.daily import max_candidates
 
 GAMES_RUN = ("sanibel", "mount_sunflower_easy")
 
