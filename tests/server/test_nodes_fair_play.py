@@ -1,0 +1,123 @@
+"""Fair play through two nodes (real ``solrace serve`` processes on one Redis): a run held
+on one node waits for a moderator on the other, whose decision every node's boards and
+ratings follow; a rated race whose racers are on two nodes is reviewed once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import password_for, quick_race_played, winning_actions
+from redis_server import free_port
+from serve_process import ServeProcess
+
+from client.api import Client
+from protocol.daily import day_of
+from protocol.fairplay import PACE_ACTIONS
+from server.store import open_store
+
+GAME, DEAL = "mount_sunflower", 18
+TOKEN = "a-moderator-s-token-of-forty-characters!"
+HELD = (
+    "--no-certify",
+    "--fair-play-solver-nodes",
+    "0",  # judged on pace: no worker process needed
+    "--rank-new-accounts",
+    "--admin-token",
+    TOKEN,
+    "--trusted-proxy",
+    "127.0.0.1",  # the players' own addresses, as behind the balancer
+    "--countdown-ms",
+    "300",
+    "--max-race-ms",
+    "1500",
+    "--rate",
+    "10000",
+    "--burst",
+    "10000",
+)
+
+
+@pytest.fixture
+async def two_nodes(redis_url: str, tmp_path: Path) -> AsyncIterator[tuple[ServeProcess, ...]]:
+    prefix = f"fair-{uuid.uuid4().hex}:"
+    store = open_store(redis_url, prefix=prefix)
+    await store.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
+    await store.close()
+    args = ("--redis", redis_url, "--redis-prefix", prefix, *HELD)
+    with (
+        ServeProcess(free_port(), tmp_path / "a", *args) as a,
+        ServeProcess(free_port(), tmp_path / "b", *args) as b,
+    ):
+        await asyncio.to_thread(a.start)
+        await asyncio.to_thread(b.start)
+        yield a, b
+
+
+async def member_at(node: ServeProcess, name: str, address: str) -> Client:
+    client = await Client.connect(node.url, name, headers={"X-Forwarded-For": address})
+    await client.register(name, password_for(name))
+    return client
+
+
+async def admin(client: Client, command: str, **fields: Any) -> dict[str, Any]:
+    return await client.request("admin", token=TOKEN, command=command, **fields)
+
+
+async def eventually(check: Any, seconds: float = 10) -> Any:
+    deadline = time.monotonic() + seconds
+    while not (answer := await check()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return answer
+
+
+async def test_a_run_held_on_one_node_is_cleared_on_the_other_and_every_board_follows(
+    two_nodes: tuple[ServeProcess, ServeProcess],
+) -> None:
+    a, b = two_nodes
+    fast = await member_at(a, "Fast", "10.0.0.1")
+    started = await fast.daily_start(GAME)
+    assert started["ranked"]
+    for action in winning_actions(GAME, DEAL):  # at a machine's pace
+        await fast.act(started["race"]["race"], action)
+    assert (await fast.next_event("held")).data["what"] == "daily"
+    moderator = await Client.connect(b.url, "Mod")
+
+    async def flagged() -> list[str]:
+        return [review["race"] for review in (await admin(moderator, "flagged"))["reviews"]]
+
+    assert await eventually(flagged) == [started["race"]["race"]]
+    names_on_a = [entry["name"] for entry in (await fast.daily_board(GAME))["top"]]
+    assert names_on_a == []  # held off the board on every node
+    await admin(moderator, "clear", race=started["race"]["race"], reason="a fast player")
+    board_on_a = (await fast.daily_board(GAME))["top"]
+    assert [entry["name"] for entry in board_on_a] == ["Fast"]
+
+
+async def test_a_rated_race_across_two_nodes_is_reviewed_once_and_rated_once_when_cleared(
+    two_nodes: tuple[ServeProcess, ServeProcess],
+) -> None:
+    a, b = two_nodes
+    ann, bob = await member_at(a, "Ann", "10.0.0.1"), await member_at(b, "Bob", "10.0.0.2")
+    race = await quick_race_played(ann, bob, "sanibel", actions=PACE_ACTIONS)
+    for racer in (ann, bob):
+        assert (await racer.next_event("held")).data == {
+            "race": race,
+            "game": "sanibel",
+            "what": "race",
+        }
+    moderator = await Client.connect(a.url, "Mod")
+
+    async def flagged() -> list[str]:
+        return [review["race"] for review in (await admin(moderator, "flagged"))["reviews"]]
+
+    assert await eventually(flagged) == [race]  # both nodes followed it: one review
+    await admin(moderator, "clear", race=race, reason="two quick players")
+    for client in (ann, bob):
+        rating = (await client.request("profile", player=client.player))["ratings"]["sanibel"]
+        assert rating["games"] == 1  # rated once, whichever node cleared it
