@@ -18,7 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from protocol.race import Now
+from protocol.race import Now, Phase
 from server.director import RaceDirector
 from server.effects import Effects
 from server.rooms import Room
@@ -118,10 +118,13 @@ class Relay:
 
     async def _paired(self, player: str, data: dict[str, Any]) -> None:
         """``player`` here was paired by another node: follow the race they are in now,
-        then tell them."""
-        await self.director.find(data["race"]["race"], self.clock())
+        then tell them; and, when it started before this node followed it (no countdown),
+        that it started, with their cards (the start this node will never see)."""
+        room = await self.director.find(data["race"]["race"], self.clock())
         self.run([])  # following it (what finding it left to do)
         self.sessions.push(player, "paired", data)
+        if room.race.phase is Phase.RUNNING and player in room.race.racers:
+            self.sessions.push(player, "started", room.race.racer_view(player))
 
     async def _caught_up(self, room: Room) -> None:
         self.run(await self.director.caught_up(room, self.clock()))

@@ -289,6 +289,28 @@ async def test_players_waiting_on_two_nodes_are_paired_and_race(
     assert await store.pool(GAME) == []
 
 
+async def test_a_player_paired_on_another_node_is_told_the_start_even_without_a_countdown(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """With no countdown the race has started before the other node follows it: its racer
+    there is told ``started`` (their cards) right after ``paired``, as the pairer's is."""
+    args = ("--redis", redis_url, "--redis-prefix", f"now-{uuid.uuid4().hex}:", *FAST)
+    args += ("--countdown-ms", "0")  # the later option wins
+    with (
+        ServeProcess(free_port(), tmp_path / "a", *args) as a,
+        ServeProcess(free_port(), tmp_path / "b", *args) as b,
+    ):
+        await asyncio.to_thread(a.start)
+        await asyncio.to_thread(b.start)
+        ann, bob = await member(a.url, "Ann"), await member(b.url, "Bob")
+        await ann.quick_race(GAME)
+        await bob.quick_race(GAME)
+        race = (await ann.next_event("paired")).data["race"]["race"]
+        for client in (ann, bob):
+            started = (await client.next_event("started", timeout=5)).data
+            assert started["race"] == race and started["you"]["legal"]
+
+
 async def feed_until_result(client: Client, race: str, seconds: float = 30) -> list[Watch]:
     """Every spectator feed item of ``race`` that ``client`` receives, up to its result."""
     items: list[Watch] = []
