@@ -591,6 +591,7 @@ class MemoryStore(Store):
             _, old = heapq.heappop(self._expiring)
             for kept in (self._races, self._results, self._logs):
                 kept.pop(old, None)
+            self.moderation.forget(old)
             for key in [key for key in self._fences if key[0] == old]:
                 del self._fences[key]
         heapq.heappush(self._expiring, (now + (keep_s or float("inf")), race))

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 class MemoryModeration(Moderation):
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
-        self._reviews: dict[str, str] = {}  # race -> review JSON (kept while this process runs)
+        self._reviews: dict[str, str] = {}  # race -> review JSON (forgotten with its race)
         self._flagged: set[str] = set()
         self._audit: list[str] = []
 
@@ -34,6 +34,11 @@ class MemoryModeration(Moderation):
         self._reviews[job.race] = encode_json(job.review)
         if job.review["status"] == "flagged":
             self._flagged.add(job.race)
+
+    def forget(self, race: str) -> None:
+        """``race`` is forgotten: its review goes too, unless it waits for a moderator."""
+        if race not in self._flagged:
+            self._reviews.pop(race, None)
 
     async def review(self, race: str) -> dict[str, Any] | None:
         text = self._reviews.get(race)

@@ -10,7 +10,7 @@ from typing import Any
 from store_contract import GAME, a_record, listed, save
 
 from protocol.race import LogEntry
-from server.jobs import AppendActions, EndRace, SaveIdentity
+from server.jobs import AppendActions, EndRace, KeepReview, SaveIdentity
 from server.store import Fenced, Identity, MemoryStore, Store, race_channel
 from server.store.base import CARRIED_MAX
 from server.store.redis_store import RedisStore
@@ -286,3 +286,13 @@ async def test_the_memory_store_keeps_at_most_its_number_of_ended_races() -> Non
         await store.write([EndRace(f"r{i}", a_record(f"r{i}", "ann"), {"race": f"r{i}"}, 3600)])
     kept = [race for race in (f"r{i}" for i in range(5)) if await store.load_result(race)]
     assert kept == ["r2", "r3", "r4"]
+
+
+async def test_the_memory_store_forgets_a_review_with_its_race_unless_it_is_flagged() -> None:
+    store = MemoryStore(max_ended=2)
+    for i, status in enumerate(("flagged", "clear", "clear", "clear")):
+        review = {"race": f"r{i}", "status": status, "at_ms": i}
+        await store.write([EndRace(f"r{i}", a_record(f"r{i}", "ann"), {"race": f"r{i}"}, 3600)])
+        await store.write([KeepReview(f"r{i}", review, 3600)])
+    kept = [race for race in ("r0", "r1", "r2", "r3") if await store.moderation.review(race)]
+    assert kept == ["r0", "r2", "r3"]  # r1 went with its race; r0 waits for a moderator
