@@ -464,12 +464,20 @@ class RaceDirector:
     # ================================================================== other nodes
 
     async def _catch_up(self, room: Room, moment: Now) -> Effects:
-        """Absorb the race's stored record (another node changed the race)."""
+        """Absorb the race's stored record (another node changed the race), after every
+        racer's logged actions: a record that retires or ends someone was written after
+        their last actions were stored, so they are read first (their "log" messages may
+        still be on their way, and a racer retired or a race over takes no more)."""
         record = await self.store.load_race(room.id)
         if record is None or int(record.get("version", 0)) <= room.version:
             return []
+        effects: Effects = []
+        if room.race.start_mono is not None:
+            for player, racer in list(room.race.racers.items()):
+                logged = await self.store.racer_log(room.id, player, racer.last_seq)
+                effects += apply_logged(room, player, logged, moment, self.settings, self.here)
         room.version = int(record["version"])
-        return self._told(room, absorb(room.race, record, moment), moment)
+        return effects + self._told(room, absorb(room.race, record, moment), moment)
 
     async def caught_up(self, room: Room, moment: Now) -> Effects:
         """``room``'s record has a newer version in the store: absorb it."""

@@ -1,11 +1,14 @@
 """Fair play through two nodes (real ``solrace serve`` processes on one Redis): a run held
 on one node waits for a moderator on the other, whose decision every node's boards and
-ratings follow; a rated race whose racers are on two nodes is reviewed once."""
+ratings follow; a rated race whose racers are on two nodes is reviewed once; a bot is a
+bot on either node, and a log read on one checks against the other's key and receipts."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+import urllib.request
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,6 +22,9 @@ from serve_process import ServeProcess
 from client.api import Client
 from protocol.daily import day_of
 from protocol.fairplay import PACE_ACTIONS
+from protocol.receipts import receipts
+from protocol.signing import signature_problem
+from protocol.verify import check_log
 from server.store import open_store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -121,3 +127,42 @@ async def test_a_rated_race_across_two_nodes_is_reviewed_once_and_rated_once_whe
     for client in (ann, bob):
         rating = (await client.request("profile", player=client.player))["ratings"]["sanibel"]
         assert rating["games"] == 1  # rated once, whichever node cleared it
+
+
+async def test_a_bot_on_one_node_shows_as_a_bot_on_the_other_and_the_log_checks_anywhere(
+    two_nodes: tuple[ServeProcess, ServeProcess],
+) -> None:
+    """Bots, signatures and receipts through two nodes: a bot's race made on node A is
+    listed on B with its bot flag; the person on B races it; the log read on B is signed
+    with the key A publishes, and holds exactly the actions A told the bot it accepted (B
+    ended the race with a replica two actions short when the bot's resignation reached it
+    before their "log" messages: it now reads the logs before a record that retires)."""
+    a, b = two_nodes
+    robo = await Client.connect(a.url, "Robo", bot=True)
+    race = (await robo.create_race(GAME, deal=DEAL))["race"]
+    person = await Client.connect(b.url, "Pat")
+
+    async def listed() -> list[dict[str, Any]]:
+        return [info for info in await person.list_races() if info["race"] == race]
+
+    (info,) = await eventually(listed)
+    assert [(p["name"], p.get("bot", False)) for p in info["players"]] == [("Robo", True)]
+    await person.join_race(race)
+    for client in (robo, person):
+        await client.next_event("started")
+    told = [(await robo.act(race, act))["receipt"] for act in winning_actions(GAME, DEAL)[:4]]
+    for client in (robo, person):
+        await client.resign(race)
+    await person.next_event("result")
+    log = await person.race_log(race)
+    keys = await asyncio.to_thread(published_keys, a.port)
+    assert signature_problem(log, keys) is None
+    (bot_log,) = [racer for racer in log["racers"] if racer["player"] == robo.player]
+    assert bot_log["bot"] is True
+    assert receipts(race, robo.player, bot_log["actions"]) == told  # all four, read on B
+    assert check_log(log) == []  # and B's result agrees with them
+
+
+def published_keys(port: int) -> dict[str, str]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/signing-keys", timeout=5) as got:
+        return {row["key"]: row["public_key"] for row in json.loads(got.read())["keys"]}
