@@ -278,12 +278,7 @@ class RacerScreen:
                     self.adopt(picture, authoritative=True)
                     self.after_resync()
         elif kind == "held":  # the fair-play rule flagged a run of it (docs/fairness.md)
-            counts = "goes on the board" if data["what"] == "daily" else "moves any rating"
-            what = "run" if data["what"] == "daily" else "race"
-            self.say(
-                f"Held for review: a moderator looks at this {what} before it {counts}.",
-                style="yellow",
-            )
+            self.say(held_sentence(data), style="yellow")
         elif kind == "shutdown":
             self.say(f"The server says: {data.get('reason', 'shutting down')}.", style="yellow")
 
@@ -547,12 +542,33 @@ class RacerScreen:
         self.say(render.standings(self.console, players, self.me, self.total, "Final standings"))
 
 
+def held_sentence(data: dict[str, Any]) -> str:
+    """What a ``held`` event tells the player (never why: docs/fairness.md)."""
+    if data["what"] == "daily":
+        return "Held for review: a moderator looks at this run before it goes on the board."
+    return "Held for review: a moderator looks at this race before it moves any rating."
+
+
+def held_after_result(link: Link) -> list[str]:
+    """The ``held`` news that came after the result (the events read meanwhile)."""
+    said = []
+    queue = link.client.queue
+    while not queue.empty():
+        item = queue.get_nowait()
+        if isinstance(item, Event) and item.kind == "held":
+            said.append(held_sentence(item.data))
+    return said
+
+
 async def show_daily_board(console: Console, link: Link, game: str) -> None:
-    """After a daily attempt: the day's board around the player, and when the day ends."""
+    """After a daily attempt: whether the run is held for a moderator (told before the
+    board's answer), the day's board around the player, and when the day ends."""
     try:
         data = await link.client.daily_board(game, top=5, around=2)
     except (ServerError, ConnectionError):
         return  # a courtesy after the attempt: the command ends well without it
+    for sentence in held_after_result(link):
+        console.print(sentence, style="yellow")
     total = rules_for(game).card_total
     entries = [*data["top"], *data["around"], data["me"]]
     title = f"Daily board {data['day']} ({render.count(data['total'], 'player')})"

@@ -556,6 +556,24 @@ async def test_board_lists_a_resigned_daily_attempt_and_the_time_to_the_next_day
     assert [(e["name"], e["finished"], e["actions"]) for e in data["top"]] == [("Cat", False, 1)]
 
 
+async def test_play_daily_says_plainly_when_a_run_is_held_for_a_moderator() -> None:
+    async with running_server(hold_flagged=True) as url:
+        account = ("--account", "Dot", "--register")
+        env = {**os.environ, "SOLRACE_PASSWORD": "Dot's secret pass"}
+        async with solrace("play", "--server", url, *account, "--daily", GAME, env=env) as dot:
+            await dot.expect(r"Daily Mount Sunflower of \d{4}-\d\d-\d\d \(ranked")
+            await dot.expect(re.escape(PROMPT))
+            for _ in range(21):  # typed ahead: played at a machine's pace
+                await dot.type("1")
+            await dot.expect(r"· 21 actions\b")
+            await dot.type("resign")
+            await dot.expect(
+                "Held for review: a moderator looks at this run before it goes on the board."
+            )
+            await dot.expect(r"Daily board .* \(0 players\)")  # not on it while held
+            assert await dot.finish() == 0
+
+
 # ---------------------------------------------------------------------- bad input
 
 
