@@ -28,7 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.command", "run the race server"),
     "deal": ("client.commands.deal", "print the layout of deals by number"),
     "replay": ("client.commands.replay", "replay actions on a deal and print the position"),
-    "bench": ("client.commands.bench", "measure the engine or the server"),
+    "bench": ("bench.command", "measure the engine or the server"),
     "play": ("client.commands.play", "race, or play the daily challenge, in the terminal"),
     "watch": ("client.commands.watch", "watch a race live: every racer's board"),
     "board": ("client.commands.board", "the daily (or all-time) leaderboard of a game"),

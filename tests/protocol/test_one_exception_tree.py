@@ -1,4 +1,4 @@
-"""Every error the server or the client raises descends from one root, ``SolraceError``
+"""Every error the server, the client or a benchmark raises descends from one root, ``SolraceError``
 (``protocol/errors.py``): a caller catches one class, and reads one ``code`` and one
 ``message`` whatever part failed."""
 
@@ -8,6 +8,7 @@ import importlib
 import inspect
 import pkgutil
 
+import bench
 import client
 import protocol
 import server
@@ -16,7 +17,7 @@ from protocol.errors import SolraceError
 
 def test_every_exception_class_of_the_code_descends_from_solrace_error() -> None:
     strays = []
-    for package in (protocol, server, client):
+    for package in (protocol, server, client, bench):
         for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
             module = importlib.import_module(found.name)
             for name, value in vars(module).items():

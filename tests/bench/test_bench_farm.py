@@ -1,4 +1,4 @@
-"""Rating farms against the rules (client/farmbench.py, protocol/rated.py): whatever one
+"""Rating farms against the rules (bench/farmbench.py, protocol/rated.py): whatever one
 person does in a day with a main account and second accounts (races they set up or quick
 races, second accounts resigning at once or playing a few moves, the main finishing or
 not), from one address the main account's rating cannot rise at all, and from an address
@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from client.farmbench import DEFAULT, Farmed, alt, farm_day
+from bench.farmbench import DEFAULT, Farmed, alt, farm_day
 from protocol.rated import PAIR_RACES_A_DAY
 
 MOST_ONE_RACE_GIVES = 200.0  # a new player beating a new player gains about 170

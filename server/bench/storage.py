@@ -33,8 +33,8 @@ from typing import Any
 
 import redis.asyncio as redis
 
-from client.benchprocess import own_redis
-from client.soakbench import wander
+from bench.benchprocess import own_redis
+from bench.soakbench import wander
 from protocol.daily import day_of
 from protocol.games import rules_for
 from protocol.race import Ending, Now, Race, RaceSettings

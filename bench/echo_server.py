@@ -2,7 +2,7 @@
 
 Each binary message is decoded and answered with a result map that carries the request
 back (about the size of a real action result): the least any server on the same stack
-must do per request. Run as ``python -m client.echo_server PORT``.
+must do per request. Run as ``python -m bench.echo_server PORT``.
 """
 
 from __future__ import annotations

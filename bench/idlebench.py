@@ -15,7 +15,7 @@ import asyncio
 import time
 from typing import Any
 
-from client.benchprocess import (
+from bench.benchprocess import (
     SERVE_BANNER,
     free_port,
     health,
@@ -24,7 +24,7 @@ from client.benchprocess import (
     serve_command,
     spawn,
 )
-from client.loadtest import connect_all, greet_all
+from bench.loadtest import connect_all, greet_all
 
 TARGET_KIB = 20.0
 SETTLE_S = 2.0

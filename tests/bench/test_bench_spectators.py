@@ -17,8 +17,8 @@ import pytest
 from harness import running_server, url
 from websockets.asyncio.server import ServerConnection, serve
 
-from client.loadtest import Player
-from client.spectatorbench import open_stamped, print_spectators, received
+from bench.loadtest import Player
+from bench.spectatorbench import open_stamped, print_spectators, received
 from server.config import Settings
 
 SPECTATORS = 20

@@ -1,9 +1,9 @@
 """``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2|signin|
 spectators``: benchmarks that print figures (never timed tests). The server benchmark lives
-in client/loadtest.py (``--nodes``: client/nodebench.py), the memory one in
-client/memorybench.py; soak, recovery, storage, idle, pairing and spectators in
-client/{soak,recovery,storage,idle,pairing,spectator}bench.py; argon2 in
-client/passwordbench.py."""
+in bench/loadtest.py (``--nodes``: bench/nodebench.py), the memory one in
+bench/memorybench.py; soak, recovery, idle, pairing, spectators and farm in
+bench/{soak,recovery,idle,pairing,spectator,farm}bench.py; storage and argon2, which
+measure the server's own parts in this process, in server/bench/{storage,passwords}.py."""
 
 from __future__ import annotations
 
@@ -267,7 +267,7 @@ def run_solver(args: argparse.Namespace) -> int:
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from client.loadtest import print_table, run_bench
+    from bench.loadtest import print_table, run_bench
 
     args.players = 2000 if args.players is None else args.players
     args.rate = 4000 if args.rate is None else args.rate
@@ -296,7 +296,7 @@ def run_server(args: argparse.Namespace) -> int:
 
 
 def run_server_nodes(args: argparse.Namespace) -> int:
-    from client.nodebench import print_nodes, run_nodes
+    from bench.nodebench import print_nodes, run_nodes
 
     if args.nodes < 2:
         raise SystemExit("error: --nodes must be at least 2 (one node is measured in the run)")
@@ -322,7 +322,7 @@ def run_server_nodes(args: argparse.Namespace) -> int:
 
 
 def run_memory(args: argparse.Namespace) -> int:
-    from client.memorybench import measure, print_table
+    from bench.memorybench import measure, print_table
 
     args.races = 10 if args.races is None else args.races
     if args.races < 1 or args.actions < 1 or not 0 <= args.undo_share <= 1:
@@ -338,7 +338,7 @@ def run_memory(args: argparse.Namespace) -> int:
 
 
 def run_soak(args: argparse.Namespace) -> int:
-    from client.soakbench import print_summary, run_soak
+    from bench.soakbench import print_summary, run_soak
 
     options = {
         "minutes": args.minutes,
@@ -364,7 +364,7 @@ def run_soak(args: argparse.Namespace) -> int:
 
 
 def run_recovery(args: argparse.Namespace) -> int:
-    from client.recoverybench import print_result, run_recovery
+    from bench.recoverybench import print_result, run_recovery
 
     if args.racers < 2 or args.racers % 2 or args.actions_before < 1 or args.concurrency < 1:
         raise SystemExit(
@@ -385,7 +385,7 @@ def run_recovery(args: argparse.Namespace) -> int:
 
 
 def run_storage(args: argparse.Namespace) -> int:
-    from client.storagebench import print_table, run_storage
+    from server.bench.storage import print_table, run_storage
 
     races = 1000 if args.races is None else args.races
     if races < 1:
@@ -399,7 +399,7 @@ def run_storage(args: argparse.Namespace) -> int:
 
 
 def run_idle(args: argparse.Namespace) -> int:
-    from client.idlebench import print_result, run_idle
+    from bench.idlebench import print_result, run_idle
 
     if args.connections < 1 or args.wait < 0:
         raise SystemExit("error: --connections must be at least 1, --wait at least 0")
@@ -412,7 +412,7 @@ def run_idle(args: argparse.Namespace) -> int:
 
 
 def run_pairing(args: argparse.Namespace) -> int:
-    from client.pairingbench import print_table, run_pairing
+    from bench.pairingbench import print_table, run_pairing
 
     options = {
         "players": 2000 if args.players is None else args.players,
@@ -432,7 +432,7 @@ def run_pairing(args: argparse.Namespace) -> int:
 
 
 def run_argon2(args: argparse.Namespace) -> int:
-    from client.passwordbench import print_table, run_argon2
+    from server.bench.passwords import print_table, run_argon2
 
     if args.repeat < 1:
         raise SystemExit("error: --repeat must be at least 1")
@@ -445,7 +445,7 @@ def run_argon2(args: argparse.Namespace) -> int:
 
 
 def run_signin(args: argparse.Namespace) -> int:
-    from client.signinbench import print_signin, run_signin_bench
+    from bench.signinbench import print_signin, run_signin_bench
 
     options = {
         "players": 2000 if args.players is None else args.players,
@@ -463,7 +463,7 @@ def run_signin(args: argparse.Namespace) -> int:
 
 
 def run_spectators(args: argparse.Namespace) -> int:
-    from client.spectatorbench import print_spectators, run_spectators
+    from bench.spectatorbench import print_spectators, run_spectators
 
     options = {
         "nodes": 2 if args.nodes is None else args.nodes,
@@ -486,7 +486,7 @@ def run_spectators(args: argparse.Namespace) -> int:
 
 def run_farm(args: argparse.Namespace) -> int:
     """The best rating farm found for a day: one main account and second accounts."""
-    from client.farmbench import best_farm
+    from bench.farmbench import best_farm
 
     races, tries = 40, 2000
     print(f"farm: {races} races a day, {tries} random days per number of second accounts")

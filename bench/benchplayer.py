@@ -10,7 +10,7 @@ from typing import Any
 
 import msgpack
 
-from client.loadtest import Player
+from bench.loadtest import Player
 
 
 class Listener(Player):

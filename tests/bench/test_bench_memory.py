@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from client.memorybench import TARGET_BYTES_PER_ACTION, measure
+from bench.memorybench import TARGET_BYTES_PER_ACTION, measure
 from protocol.games import GAMES
 
 

@@ -10,7 +10,7 @@ saw), got its ``snapshot`` back with its race at the sequence number it had reac
 had one more action accepted (stored, then answered). Racers start reconnecting when the
 new process is up (as clients retrying every 50 ms would, to within 50 ms), at most
 ``concurrency`` connection handshakes at a time; the rest of each racer's way back runs
-concurrently. Racers are lean (``client.benchplayer.Listener``: msgpack on one
+concurrently. Racers are lean (``bench.benchplayer.Listener``: msgpack on one
 websockets connection), not ``client.api.Client``s.
 """
 
@@ -27,9 +27,9 @@ from typing import Any
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidHandshake
 
-from client.benchplayer import Listener
-from client.benchprocess import SERVE_BANNER, free_port, own_redis, serve_command, spawn
-from client.loadtest import connect_many, greet_all, playouts
+from bench.benchplayer import Listener
+from bench.benchprocess import SERVE_BANNER, free_port, own_redis, serve_command, spawn
+from bench.loadtest import connect_many, greet_all, playouts
 
 TARGET_S = 5.0
 SUBPROTOCOL = "solrace.v1.msgpack"

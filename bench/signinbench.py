@@ -1,7 +1,7 @@
 """``solrace bench signin``: what sign-ins cost the players who are racing.
 
 A real ``solrace serve`` (memory store) with the server benchmark's standard paced load
-(2,000 players racing in pairs, 4,000 actions/s in all: ``client/loadtest.py``), measured
+(2,000 players racing in pairs, 4,000 actions/s in all: ``bench/loadtest.py``), measured
 in rounds: the paced phase alone, then again while ``--sign-ins`` sign-ins a second happen
 (each a new connection: hello, ``sign_in`` to one of the accounts registered beforehand,
 close), the two alternating for ``--rounds`` rounds so that a machine whose speed drifts
@@ -22,8 +22,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from client.api import Client, ServerError
-from client.loadtest import (
+from bench.loadtest import (
     DEALS,
     PLAYOUT_LENGTH,
     Figures,
@@ -31,6 +30,7 @@ from client.loadtest import (
     rate_phase,
     solrace_target,
 )
+from client.api import Client, ServerError
 
 ACCOUNTS = 20
 PASSWORD = "bench password"
@@ -84,7 +84,7 @@ async def signing_process(
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "client.signinbench",
+        "bench.signinbench",
         url,
         str(per_s),
         str(seconds),

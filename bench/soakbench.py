@@ -10,7 +10,7 @@ starts a new one (create + join) on the next deal. Every ``every_s`` seconds the
 process's resident memory (VmRSS) is read, with the races it keeps in memory (/healthz);
 the drift is the RSS at the end against the RSS after a warm-up (the first 2 minutes, or
 20% of a shorter run). The rate limits are the server's defaults. With ``mix``, what a real
-server also sees runs beside the pairs (``client/soakmix.py``): a new short-lived guest
+server also sees runs beside the pairs (``bench/soakmix.py``): a new short-lived guest
 every ``1 / GUESTS_PER_S`` seconds playing the daily challenge, ``SPECTATORS`` spectators
 going from live race to live race, and a share of the pairs' races followed by a rematch.
 """
@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from client.benchplayer import Listener
-from client.benchprocess import (
+from bench.benchplayer import Listener
+from bench.benchprocess import (
     SERVE_BANNER,
     free_port,
     health,
@@ -37,8 +37,8 @@ from client.benchprocess import (
     serve_command,
     spawn,
 )
-from client.loadtest import connect_many, greet_all
-from client.soakmix import guests, rematch, spectators
+from bench.loadtest import connect_many, greet_all
+from bench.soakmix import guests, rematch, spectators
 from protocol.engine import Rules
 from protocol.games import rules_for
 from protocol.notation import UNDO

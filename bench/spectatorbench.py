@@ -49,10 +49,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.frames import Frame, Opcode
 from websockets.protocol import Event
 
-from client.benchplayer import Listener
-from client.benchprocess import cpu_seconds, raise_open_files
-from client.loadtest import CONNECT_BATCH, Player, connect_many, own_cpu_seconds, playouts
-from client.nodebench import HELLO_BATCH, SUBPROTOCOL, Node, deployment
+from bench.benchplayer import Listener
+from bench.benchprocess import cpu_seconds, raise_open_files
+from bench.loadtest import CONNECT_BATCH, Player, connect_many, own_cpu_seconds, playouts
+from bench.nodebench import HELLO_BATCH, SUBPROTOCOL, Node, deployment
 from server.config import Settings
 
 TARGET_MS = 20.0  # p99 from the racer's answer to each of 1,000 spectators on another node
@@ -203,7 +203,7 @@ class Swarm:
     """The spectators' process, seen from the command."""
 
     def __init__(self, url: str, count: int) -> None:
-        command = [sys.executable, "-m", "client.spectatorbench", url, str(count)]
+        command = [sys.executable, "-m", "bench.spectatorbench", url, str(count)]
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
-from client.benchprocess import (
+from bench.benchprocess import (
     cpu_seconds,
     free_port,
     metric_samples,
@@ -287,7 +287,7 @@ class Target:
 @asynccontextmanager
 async def echo_target(options: dict[str, Any], pool: dict[int, list[str]]) -> AsyncIterator[Target]:
     port = free_port()
-    process = spawn([sys.executable, "-m", "client.echo_server", str(port)], "echo serving")
+    process = spawn([sys.executable, "-m", "bench.echo_server", str(port)], "echo serving")
     try:
         url = f"ws://127.0.0.1:{port}/"
         players = await connect_all(url, options["players"], None)
@@ -377,7 +377,7 @@ async def spectated_phases(options: dict[str, Any], solrace: Target) -> dict[str
                 *(["nice", "-n", str(niceness)] if niceness else []),
                 sys.executable,
                 "-m",
-                "client.loadtest",
+                "bench.loadtest",
                 solrace.url,
                 solrace.players[0].race,
                 str(options["spectators"]),

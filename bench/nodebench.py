@@ -40,14 +40,12 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from operator import attrgetter
 from typing import Any
 
-from redis.asyncio import Redis
-
-from client.benchplayer import Listener
-from client.benchprocess import (
+from bench.benchplayer import Listener
+from bench.benchprocess import (
     SERVE_BANNER,
     cpu_seconds,
     free_port,
@@ -58,7 +56,7 @@ from client.benchprocess import (
     serve_command,
     spawn,
 )
-from client.loadtest import (
+from bench.loadtest import (
     DEALS,
     PLAYOUT_LENGTH,
     connect_many,
@@ -89,7 +87,7 @@ class Node:
 
 
 class NodePlayer(Listener):
-    """A lean player (``client.benchplayer.Listener``) that knows its node."""
+    """A lean player (``bench.benchplayer.Listener``) that knows its node."""
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
@@ -119,7 +117,6 @@ class Phase:
 class Deployment:
     redis_url: str
     nodes: list[Node]
-    redis: Redis = field(repr=False)
 
 
 @contextmanager
@@ -139,7 +136,6 @@ async def deployment(count: int, redis_choice: str | None) -> AsyncIterator[Depl
     with redis_server(redis_choice) as url:
         prefix = f"bench-nodes-{uuid.uuid4().hex[:8]}:"
         nodes: list[Node] = []
-        redis = Redis.from_url(url)
         try:
             for index in range(count):
                 port = free_port()
@@ -148,7 +144,7 @@ async def deployment(count: int, redis_choice: str | None) -> AsyncIterator[Depl
                 process = spawn(command, SERVE_BANNER)
                 nodes.append(Node(index, port, process, ""))
                 nodes[-1].name = (await asyncio.to_thread(health, port))["node"]
-            yield Deployment(url, nodes, redis)
+            yield Deployment(url, nodes)
         finally:
             for node in nodes:
                 node.process.terminate()
@@ -157,11 +153,16 @@ async def deployment(count: int, redis_choice: str | None) -> AsyncIterator[Depl
                     node.process.wait(20)
                 except subprocess.TimeoutExpired:
                     node.process.kill()
-            await redis.aclose()
 
 
-async def redis_cpu_seconds(redis: Redis) -> float:
-    info = await redis.info("cpu")
+async def redis_cpu_seconds(url: str) -> float:
+    """Redis's own CPU seconds (``INFO cpu``: system and user), asked with ``redis-cli``
+    (installed with redis-server): the bench speaks to Redis through no client library."""
+    asked = await asyncio.create_subprocess_exec(
+        "redis-cli", "-u", url, "INFO", "cpu", stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await asked.communicate()
+    info = dict(line.split(":", 1) for line in out.decode().splitlines() if ":" in line)
     return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
 
 
@@ -220,7 +221,7 @@ async def paced_phase(
     serving: list[Node],
     every: list[Node],
     options: dict[str, Any],
-    redis: Redis,
+    redis_url: str,
 ) -> Phase:
     """``bench server``'s paced phase: every player acts every len(players)/rate seconds
     from a random phase, one request at a time; figures over the window after a warm-up.
@@ -234,7 +235,7 @@ async def paced_phase(
 
     async def readings() -> tuple[list[float], float, float, float]:
         cpu = [cpu_seconds(n.process.pid) for n in every]
-        return cpu, await redis_cpu_seconds(redis), own_cpu_seconds(), time.perf_counter()
+        return cpu, await redis_cpu_seconds(redis_url), own_cpu_seconds(), time.perf_counter()
 
     latencies, (cpu0, redis0, own0, wall0), (cpu1, redis1, own1, wall1) = await paced(
         players, options["rate"], options["seconds"], readings, answered
@@ -317,13 +318,17 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
         await asyncio.sleep(0.5)
         rounds: list[tuple[Phase, Phase, Phase]] = []
         for _ in range(options["rounds"]):
-            one = await paced_phase("1 node", alone, nodes[:1], nodes, options, world.redis)
-            many = await paced_phase(f"{count} nodes", spread, nodes, nodes, options, world.redis)
-            inner = await paced_phase(f"{count} within", within, nodes, nodes, options, world.redis)
+            one = await paced_phase("1 node", alone, nodes[:1], nodes, options, world.redis_url)
+            many = await paced_phase(
+                f"{count} nodes", spread, nodes, nodes, options, world.redis_url
+            )
+            inner = await paced_phase(
+                f"{count} within", within, nodes, nodes, options, world.redis_url
+            )
             rounds.append((one, many, inner))
         acting = [p for p in spread if p.node == 0]
         alone_pace = options | {"rate": options["rate"] * len(acting) / len(spread)}
-        split = await paced_phase("split", acting, nodes[:1], nodes, alone_pace, world.redis)
+        split = await paced_phase("split", acting, nodes[:1], nodes, alone_pace, world.redis_url)
         counted = [0] * count
         for player in alone + spread + within:
             counted[player.node] += player.answered

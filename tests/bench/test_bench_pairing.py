@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 
-from client.pairingbench import simulate
+from bench.pairingbench import simulate
 from protocol.pairing import WINDOW, accepts
 from server import passwords
 
