@@ -3,7 +3,8 @@ spectators``: benchmarks that print figures (never timed tests). The server benc
 in bench/loadtest.py (``--nodes``: bench/nodebench.py), the memory one in
 bench/memorybench.py; soak, recovery, idle, pairing, spectators and farm in
 bench/{soak,recovery,idle,pairing,spectator,farm}bench.py; storage and argon2, which
-measure the server's own parts in this process, in server/bench/{storage,passwords}.py."""
+measure the server's own parts in this process, in server/store/redis_bench.py and
+server/bench/passwords.py."""
 
 from __future__ import annotations
 
@@ -385,12 +386,14 @@ def run_recovery(args: argparse.Namespace) -> int:
 
 
 def run_storage(args: argparse.Namespace) -> int:
-    from server.bench.storage import print_table, run_storage
+    from bench.benchprocess import own_redis
+    from server.store.redis_bench import print_table, run_storage
 
     races = 1000 if args.races is None else args.races
     if races < 1:
         raise SystemExit("error: --races must be at least 1")
-    result = asyncio.run(run_storage({"races": races, "seed": args.seed}))
+    with own_redis(persist=False) as redis:  # a fresh redis-server, nothing on disk
+        result = asyncio.run(run_storage({"races": races, "seed": args.seed}, redis.url))
     if args.json:
         print(json.dumps(result))
     else:

@@ -33,7 +33,6 @@ from typing import Any
 
 import redis.asyncio as redis
 
-from bench.benchprocess import own_redis
 from bench.soakbench import wander
 from protocol.daily import day_of
 from protocol.games import rules_for
@@ -217,42 +216,43 @@ async def measure(
     kind.keys = await key_usage(probe)
 
 
-async def run_storage(options: dict[str, Any]) -> dict[str, Any]:
+async def run_storage(options: dict[str, Any], url: str) -> dict[str, Any]:
+    """The figures, measured on the fresh Redis at ``url`` (the caller's: nothing else
+    may use it)."""
     count = options["races"]
     rng = random.Random(options["seed"])
-    with own_redis(persist=False) as server:
-        store = RedisStore(server.url, prefix=PREFIX)
-        probe = redis.Redis.from_url(server.url, decode_responses=True)
+    store = RedisStore(url, prefix=PREFIX)
+    probe = redis.Redis.from_url(url, decode_responses=True)
 
-        async def race() -> list[Job]:
-            return await race_jobs(store, 2, 200, "race", rng)
+    async def race() -> list[Job]:
+        return await race_jobs(store, 2, 200, "race", rng)
 
-        async def attempt() -> list[Job]:
-            return await race_jobs(store, 1, 150, "daily", rng)
+    async def attempt() -> list[Job]:
+        return await race_jobs(store, 1, 150, "daily", rng)
 
-        async def identity() -> list[Job]:
-            return identity_jobs(rng)
+    async def identity() -> list[Job]:
+        return identity_jobs(rng)
 
-        async def unfinished() -> list[Job]:
-            return await board_entry(store, False, rng)
+    async def unfinished() -> list[Job]:
+        return await board_entry(store, False, rng)
 
-        async def finished() -> list[Job]:
-            return await board_entry(store, True, rng)
+    async def finished() -> list[Job]:
+        return await board_entry(store, True, rng)
 
-        kinds = [
-            (Kind("finished race, 2 racers x 200 actions", "race", 400), race),
-            (Kind("daily-like attempt, 1 racer x 150 actions", "race", 150), attempt),
-            (Kind("identity (resume token)", "identity", 0), identity),
-            (Kind("daily board entry, did not finish", "entry", 0), unfinished),
-            (Kind("daily board entry, finished (+ all-time board)", "entry", 0), finished),
-        ]
-        try:
-            version = (await probe.info("server"))["redis_version"]
-            for kind, unit_jobs in kinds:
-                await measure(store, probe, kind, count, unit_jobs)
-        finally:
-            await store.close()
-            await probe.aclose()
+    kinds = [
+        (Kind("finished race, 2 racers x 200 actions", "race", 400), race),
+        (Kind("daily-like attempt, 1 racer x 150 actions", "race", 150), attempt),
+        (Kind("identity (resume token)", "identity", 0), identity),
+        (Kind("daily board entry, did not finish", "entry", 0), unfinished),
+        (Kind("daily board entry, finished (+ all-time board)", "entry", 0), finished),
+    ]
+    try:
+        version = (await probe.info("server"))["redis_version"]
+        for kind, unit_jobs in kinds:
+            await measure(store, probe, kind, count, unit_jobs)
+    finally:
+        await store.close()
+        await probe.aclose()
     return {"settings": options, "redis_version": version, "kinds": [vars(k) for k, _ in kinds]}
 
 
