@@ -47,6 +47,7 @@ from server.config import Settings
 from server.effects import Effects, Follow, Forget, PostAct, PushAnywhere, StartAt, Write
 from server.fairplay import history_times, review_of, with_changes
 from server.jobs import KeepReview
+from server.node_news import CarriedEntries
 from server.replica import apply_logged, carried_entries
 from server.results import finished, held_news, logs_keep_s, rated_runs, ratings_told
 from server.rooms import Feeding, Room
@@ -495,7 +496,9 @@ class RaceDirector:
         entries = await self.store.racer_log(room.id, player, racer.last_seq)
         return apply_logged(room, player, entries, moment, self.settings, self.here)
 
-    def carried(self, room: Room, player: str, carried: Any, moment: Now) -> Effects | None:
+    def carried(
+        self, room: Room, player: str, carried: CarriedEntries, moment: Now
+    ) -> Effects | None:
         """Apply ``player``'s entries carried in a "log" message without reading the log,
         when they continue this replica's log; None when they do not (``carried_entries``):
         then ``pull``."""

@@ -32,7 +32,7 @@ class Logged:
 
     player: str
     node: str
-    entries: tuple[tuple[int, int, str], ...] | None = None
+    entries: tuple[tuple[int, int, str], ...] | None = None  # CarriedEntries
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +59,7 @@ class Resync:
 
 
 NodeNews = RecordChanged | Logged | Pushed | TakenOver | Resync
+CarriedEntries = tuple[tuple[int, int, str], ...]  # (seq, t_ms, action), in order
 
 
 def logged(node: str, player: str, entries: tuple[LogEntry, ...] | list[LogEntry]) -> Logged:

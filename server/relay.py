@@ -21,6 +21,16 @@ from typing import Any
 from protocol.race import Now, Phase
 from server.director import RaceDirector
 from server.effects import Effects
+from server.node_news import (
+    CarriedEntries,
+    Logged,
+    Pushed,
+    RecordChanged,
+    Resync,
+    TakenOver,
+    decode,
+    encode,
+)
 from server.rooms import Room
 from server.sessions import Sessions
 from server.store import Store, StoreError, node_channel, race_channel
@@ -85,11 +95,12 @@ class Relay:
     # ------------------------------------------------------------------ hearing
 
     def heard(self, channel: str, message: dict[str, Any]) -> None:
-        """A message from another node (ours are ignored)."""
-        if message.get("n") == self.node:
+        """A message from another node (``server/node_news.py``; ours, and anything that
+        is not news, are ignored)."""
+        news = decode(message)
+        if news is None or (not isinstance(news, Resync) and news.node == self.node):
             return
-        kind = message.get("k")
-        if kind == "resync":  # messages may have been missed: read every race again
+        if isinstance(news, Resync):  # messages may have been missed: read every race again
             for race_id in list(self.following):
                 room = self.director.rooms.get(race_id)
                 if room is not None:
@@ -101,20 +112,17 @@ class Relay:
             room = self.director.rooms.get(channel.removeprefix("race:"))
             if room is None:
                 return
-            if kind == "record":
+            if isinstance(news, RecordChanged):
                 self._spawn(self._caught_up(room))
-            elif kind == "log" and isinstance(message.get("p"), str):
-                self._logged(room, message["p"], message.get("e"))
+            elif isinstance(news, Logged):
+                self._logged(room, news.player, news.entries)
         elif channel == node_channel(self.node):
-            whom = message.get("p")
-            if not isinstance(whom, str):
-                return
-            if kind == "taken":
-                self.replaced(whom)
-            elif kind == "push" and message["kind"] == "paired":
-                self._spawn(self._paired(whom, message["data"]))
-            elif kind == "push":
-                self.sessions.push(whom, message["kind"], message["data"])
+            if isinstance(news, TakenOver):
+                self.replaced(news.player)
+            elif isinstance(news, Pushed) and news.kind == "paired":
+                self._spawn(self._paired(news.player, news.data))
+            elif isinstance(news, Pushed):
+                self.sessions.push(news.player, news.kind, news.data)
 
     async def _paired(self, player: str, data: dict[str, Any]) -> None:
         """``player`` here was paired by another node: follow the race they are in now,
@@ -129,7 +137,7 @@ class Relay:
     async def _caught_up(self, room: Room) -> None:
         self.run(await self.director.caught_up(room, self.clock()))
 
-    def _logged(self, room: Room, player: str, carried: Any) -> None:
+    def _logged(self, room: Room, player: str, carried: CarriedEntries | None) -> None:
         """``player``'s log moved on: apply the entries the message carries when they
         continue the replica's log, else (none carried, a gap: a message was missed, a
         pull under way) read the log."""
@@ -175,15 +183,15 @@ class Relay:
         async def tell() -> None:
             node = await self.store.player_node(player)
             if node is not None and node != self.node:
-                message = {"k": "push", "p": player, "kind": kind, "data": data, "n": self.node}
-                await self.store.publish(node_channel(node), message)
+                news = Pushed(player, kind, data, self.node)
+                await self.store.publish(node_channel(node), encode(news))
 
         self._spawn(tell())
 
     def taken(self, player: str, previous: str) -> None:
         """``player``'s session came here from ``previous``: that node lets it go."""
-        message = {"k": "taken", "p": player, "n": self.node}
-        self._spawn(self.store.publish(node_channel(previous), message))
+        news = TakenOver(player, self.node)
+        self._spawn(self.store.publish(node_channel(previous), encode(news)))
 
     def _spawn(self, work: Awaitable[Any]) -> None:
         async def guarded() -> None:

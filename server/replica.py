@@ -14,38 +14,33 @@ the store lost it (``rewrite``). Plain functions of the room: the race director
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from protocol.race import LogEntry, Now, Phase, Race, RaceError
 from protocol.race_record import record_of, restore
 from server.config import Settings
 from server.effects import Effects, PostAct, Push, Write
 from server.jobs import AppendActions
+from server.node_news import CarriedEntries
 from server.rooms import Room
 from server.telling import begin, racer_done
 
 
-def carried_entries(race: Race, player: str, carried: Any) -> list[LogEntry] | None:
-    """``player``'s entries carried in a "log" message (``[seq, t_ms, action]``, stored, in
-    order) that this replica lacks, when they continue its log (seen ones are skipped);
-    None when they do not (a message missed, an action refused between two batches, a
-    replica not started) or do not parse: then the log is read."""
+def carried_entries(race: Race, player: str, carried: CarriedEntries) -> list[LogEntry] | None:
+    """``player``'s entries carried in a ``Logged`` news (stored, in order) that this
+    replica lacks, when they continue its log (seen ones are skipped); None when they do
+    not (a message missed, an action refused between two batches, a replica not started):
+    then the log is read."""
     racer = race.racers.get(player)
     if racer is None or race.start_mono is None or race.start_wall is None:
         return None
     last = racer.last_seq
     entries: list[LogEntry] = []
-    try:
-        for seq, t_ms, action in carried:
-            if not (isinstance(seq, int) and isinstance(t_ms, int) and isinstance(action, str)):
+    for seq, t_ms, action in carried:
+        if seq > last:
+            if seq != last + 1:
                 return None
-            if seq > last:
-                if seq != last + 1:
-                    return None
-                entries.append(LogEntry(player, seq, action, t_ms))
-                last = seq
-    except (TypeError, ValueError):
-        return None
+            entries.append(LogEntry(player, seq, action, t_ms))
+            last = seq
     return entries
 
 

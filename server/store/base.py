@@ -29,7 +29,6 @@ from server.store.account import Account as Account  # kept here for its users
 from server.store.moderation import Moderation
 
 DAYS_KEPT = 400  # a player's ranked daily days remembered for their streak
-CARRIED_MAX = 64  # a racer's log entries carried in one "log" message (more: read the log)
 
 
 # What a player is answered when the store could not do what they asked: one code, one
@@ -87,17 +86,6 @@ class Listed:
 def race_channel(race: str) -> str:
     """The channel on which nodes hear of a race's changes and new actions."""
     return f"race:{race}"
-
-
-def log_message(node: str, player: str, entries: Sequence[LogEntry] = ()) -> dict[str, Any]:
-    """What a node publishes on a race's channel once ``player``'s log holds ``entries``
-    (one batch of theirs, stored): ``{"k": "log", "p", "n"}``, and ``"e"``: the entries
-    as ``[seq, t_ms, action]``, in order, when there are some and at most ``CARRIED_MAX``
-    (else followers read the log)."""
-    message: dict[str, Any] = {"k": "log", "p": player, "n": node}
-    if entries and len(entries) <= CARRIED_MAX:
-        message["e"] = [[entry.seq, entry.t_ms, entry.action] for entry in entries]
-    return message
 
 
 def node_channel(node: str) -> str:

@@ -31,6 +31,7 @@ from server.jobs import (
     RecordDaily,
     RecordHistory,
 )
+from server.node_news import Logged, RecordChanged, decode, encode, logged
 from server.store.base import (
     DAYS_KEPT,
     Account,
@@ -48,7 +49,6 @@ from server.store.base import (
     check_window,
     encode_json,
     log_batches,
-    log_message,
     race_channel,
 )
 from server.store.memory_moderation import MemoryModeration
@@ -271,7 +271,7 @@ class MemoryStore(Store):
             return False
         self._races[race] = encode_json({**record, "version": version + 1})
         self._list(race, listed)
-        self._tell(race_channel(race), {"k": "record", "v": version + 1, "n": self.node})
+        self._tell(race_channel(race), encode(RecordChanged(version + 1, self.node)))
         return True
 
     def _list(self, race: str, listed: Listed) -> None:
@@ -343,12 +343,10 @@ class MemoryStore(Store):
     def _tell(self, channel: str, message: dict[str, Any]) -> None:
         """Hand a message to the listener, after this turn, if its channel is followed."""
         if self.listener is not None and channel in self._subscribed:
-            if (
-                not self.hear_own_logs
-                and message.get("k") == "log"
-                and message.get("n") == self.node
-            ):
-                return  # this node's own
+            if not self.hear_own_logs:
+                news = decode(message)
+                if isinstance(news, Logged) and news.node == self.node:
+                    return  # this node's own
             asyncio.get_running_loop().call_soon(self.listener, channel, message)
 
     async def node_alive(self, node: str, ttl_ms: int) -> None:
@@ -532,7 +530,7 @@ class MemoryStore(Store):
             channel = race_channel(job.race)
             if self.listener is not None and channel in self._subscribed:
                 for player, entries in sorted(_by_player(job.entries).items()):
-                    self._tell(channel, log_message(self.node, player, entries))
+                    self._tell(channel, encode(logged(self.node, player, entries)))
         elif isinstance(job, EndRace):
             stored = _loaded(self._races.get(job.race))
             if stored is None or stored["version"] == job.version:

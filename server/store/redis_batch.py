@@ -27,7 +27,8 @@ from server.jobs import (
     RecordDaily,
     RecordHistory,
 )
-from server.store.base import CARRIED_MAX, DAYS_KEPT, encode_json, race_channel, run_json
+from server.node_news import CARRIED_MAX, Logged, encode
+from server.store.base import DAYS_KEPT, encode_json, race_channel, run_json
 from server.store.redis_keys import RedisKeys
 from server.store.redis_wire import Command
 
@@ -140,7 +141,7 @@ class BatchBuilder:
 
     def append_log_call(self, job: AppendActions, node: str) -> Command:
         """The EVALSHA of ``APPEND_LOG`` that appends ``job``'s entries and publishes, per
-        racer, the message that carries them (``log_message``; the bare hint beyond
+        racer, the message that carries them (``node_news.Logged``; the bare hint beyond
         ``CARRIED_MAX`` entries, or when one is refused). Runs once per player action."""
         race, fence, known, names = job.race, job.fence, self.known_racers, self.keys
         by_player: dict[str, list[LogEntry]] = {}
@@ -183,7 +184,7 @@ class BatchBuilder:
             self._hints_node = node
         hint = self._hints.get(player)
         if hint is None:
-            hint = encode_json({"k": "log", "p": player, "n": node})
+            hint = encode_json(encode(Logged(player, node)))
             if len(self._hints) >= KNOWN_RACERS:
                 del self._hints[next(iter(self._hints))]
             self._hints[player] = hint

@@ -17,6 +17,7 @@ import contextlib
 import json
 from collections.abc import Sequence
 
+from server.node_news import Resync, encode
 from server.store.base import Store, StoreError, encode_json
 from server.store.redis_calls import RedisCalls, reply_error
 from server.store.redis_wire import Address, Subscriber
@@ -91,6 +92,7 @@ class Listening:
         node = self.store.node
         if self.own_node != node or not self.own_start:
             self.own_node = node
+            # sorted keys: "k", then "n", then "p" (``encode_json``), whoever the player
             self.own_start = encode_json({"k": "log", "n": node})[:-1] + ","
         return self.own_start
 
@@ -115,7 +117,7 @@ class Listening:
             except StoreError:
                 continue
             if self.store.listener is not None:
-                self.store.listener("", {"k": "resync"})
+                self.store.listener("", encode(Resync()))
             return
 
     async def close(self) -> None:

@@ -31,6 +31,7 @@ from protocol.race import LogEntry
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
 from server.jobs import AppendActions, Job
+from server.node_news import RecordChanged, encode
 from server.store.base import (
     Account,
     Board,
@@ -249,7 +250,7 @@ class RedisStore(Store):
     async def save_race_if(
         self, race: str, record: dict[str, Any], version: int, listed: Listed
     ) -> bool:
-        message = encode_json({"k": "record", "v": version + 1, "n": self.node})
+        message = encode_json(encode(RecordChanged(version + 1, self.node)))
         channel = self.prefix + race_channel(race)
         args: list[str | int] = [version, encode_json(record), channel, message]
         keys = [self._keys.race(race, "race")]

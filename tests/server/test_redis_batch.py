@@ -23,8 +23,9 @@ from server.jobs import (
     RecordHistory,
     SaveIdentity,
 )
+from server.node_news import CARRIED_MAX, Logged, encode, logged
 from server.store import redis_batch
-from server.store.base import CARRIED_MAX, DAYS_KEPT, encode_json, log_message, run_json
+from server.store.base import DAYS_KEPT, encode_json, run_json
 from server.store.redis_batch import BatchBuilder, Shas
 from server.store.redis_keys import RedisKeys
 from server.store.redis_wire import Command
@@ -67,8 +68,8 @@ def test_an_append_actions_job_becomes_one_evalsha_with_fence_seq_ids_entries_an
     assert commands[0][5:7] == ("p:race:r1", 1)  # the race's channel, one racer
     player, new, carried, hint = racer
     assert (player, new) == ("ann", "1")
-    assert json.loads(str(carried)) == log_message("n1", "ann", entries)
-    assert json.loads(str(hint)) == log_message("n1", "ann")
+    assert json.loads(str(carried)) == encode(logged("n1", "ann", entries))
+    assert json.loads(str(hint)) == encode(Logged("ann", "n1"))
     assert per_entry == [1, "3-4", 'm "7" \u00e9\n', 1_500, 1, "3-5", "u", 1_900]
 
 

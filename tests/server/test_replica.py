@@ -6,8 +6,6 @@ race is then taken as the store has it or written again."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from harness import winning_actions
 
@@ -54,8 +52,10 @@ def played(race: Race, player: str, count: int) -> list[LogEntry]:
     return list(race.racers[player].log)
 
 
-def wire(entries: list[LogEntry]) -> list[list[Any]]:
-    return [[entry.seq, entry.t_ms, entry.action] for entry in entries]
+def wire(entries: list[LogEntry]) -> tuple[tuple[int, int, str], ...]:
+    """The entries as a ``Logged`` news carries them (malformed ones never get this far:
+    tests/server/test_node_news.py)."""
+    return tuple((entry.seq, entry.t_ms, entry.action) for entry in entries)
 
 
 def test_carried_entries_are_taken_only_when_they_continue_the_replica_s_log() -> None:
@@ -65,15 +65,7 @@ def test_carried_entries_are_taken_only_when_they_continue_the_replica_s_log() -
     played(replica, "ann", 1)
     assert carried_entries(replica, "ann", wire(logged)) == logged[1:]  # seen ones skipped
     assert carried_entries(replica, "ann", wire(logged[2:])) is None  # a gap: read the log
-    assert carried_entries(replica, "ann", []) == []
-
-
-@pytest.mark.parametrize(
-    "carried",
-    [[[2, "100", "x"]], [[2, 100, 7]], [[2, 100]], [2, 100, "x"], "junk", None],
-)
-def test_carried_entries_that_do_not_parse_are_read_from_the_log_instead(carried: Any) -> None:
-    assert carried_entries(started(), "ann", carried) is None
+    assert carried_entries(replica, "ann", ()) == []
 
 
 def test_no_carried_entries_are_taken_for_a_stranger_or_before_the_start_signal() -> None:

@@ -11,8 +11,8 @@ from store_contract import GAME, a_record, listed, save
 
 from protocol.race import LogEntry
 from server.jobs import AppendActions, EndRace, KeepReview, SaveIdentity
+from server.node_news import CARRIED_MAX
 from server.store import Fenced, Identity, MemoryStore, Store, race_channel
-from server.store.base import CARRIED_MAX
 from server.store.redis_store import RedisStore
 
 # races

@@ -1,0 +1,65 @@
+"""What nodes tell each other (server/node_news.py): each kind round-trips through its
+wire form, and a malformed message is no news (never trusted, never an exception)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from protocol.race import LogEntry
+from server.node_news import (
+    CARRIED_MAX,
+    Logged,
+    Pushed,
+    RecordChanged,
+    Resync,
+    TakenOver,
+    decode,
+    encode,
+    logged,
+)
+
+EVERY_KIND = [
+    RecordChanged(7, "n1"),
+    Logged("p1", "n1", ((1, 20, "deal"), (2, 35, "t0 1 t3"))),
+    Logged("p1", "n1"),
+    Pushed("p1", "rated", {"race": "r1"}, "n2"),
+    TakenOver("p1", "n2"),
+    Resync(),
+]
+
+
+@pytest.mark.parametrize("news", EVERY_KIND)
+def test_each_kind_of_news_round_trips_through_its_json(news: object) -> None:
+    assert decode(json.loads(json.dumps(encode(news)))) == news  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        None,
+        [],
+        {"k": "record", "n": "n1"},  # no version
+        {"k": "record", "v": "7", "n": "n1"},
+        {"k": "log", "n": "n1"},  # no player
+        {"k": "push", "p": "p1", "n": "n1"},  # no kind
+        {"k": "taken", "p": 3, "n": "n1"},
+        {"k": "gossip", "p": "p1", "n": "n1"},
+        {"k": "log", "p": "p1"},  # no node
+    ],
+)
+def test_a_malformed_message_is_no_news(message: object) -> None:
+    assert decode(message) is None
+
+
+def test_malformed_carried_entries_are_dropped_so_the_log_is_read() -> None:
+    for carried in ([[1, 2]], [[1, "2", "deal"]], [["1", 2, "deal"]], "x", [[1, 2, 3]]):
+        news = decode({"k": "log", "p": "p1", "n": "n1", "e": carried})
+        assert news == Logged("p1", "n1", None)
+
+
+def test_a_batch_is_carried_up_to_its_limit_and_only_hinted_beyond() -> None:
+    batch = [LogEntry("p1", seq, "deal", seq * 10) for seq in range(1, CARRIED_MAX + 2)]
+    assert logged("n1", "p1", batch[:CARRIED_MAX]).entries is not None
+    assert logged("n1", "p1", batch).entries is None
