@@ -1,7 +1,8 @@
 """Fair play through two nodes (real ``solrace serve`` processes on one Redis): a run held
 on one node waits for a moderator on the other, whose decision every node's boards and
 ratings follow; a rated race whose racers are on two nodes is reviewed once; a bot is a
-bot on either node, and a log read on one checks against the other's key and receipts."""
+bot on either node, and a log read on one checks against the other's key and receipts;
+an address's registrations a day are counted across the nodes."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from harness import password_for, quick_race_played, winning_actions
 from redis_server import free_port
 from serve_process import ServeProcess
 
-from client.api import Client
+from client.api import Client, ServerError
 from protocol.daily import day_of
 from protocol.fairplay import PACE_ACTIONS
 from protocol.receipts import receipts
@@ -166,3 +167,15 @@ async def test_a_bot_on_one_node_shows_as_a_bot_on_the_other_and_the_log_checks_
 def published_keys(port: int) -> dict[str, str]:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/signing-keys", timeout=5) as got:
         return {row["key"]: row["public_key"] for row in json.loads(got.read())["keys"]}
+
+
+async def test_one_address_registers_its_three_accounts_a_day_across_both_nodes(
+    two_nodes: tuple[ServeProcess, ServeProcess],
+) -> None:
+    a, b = two_nodes
+    for name, node in (("One", a), ("Two", b), ("Three", a)):
+        await member_at(node, name, "10.0.9.9")
+    with pytest.raises(ServerError) as refused:
+        await member_at(b, "Four", "10.0.9.9")  # the other node counts the same day
+    assert refused.value.code == "auth_rate_limited"
+    await member_at(b, "Five", "10.0.9.10")  # another address may
