@@ -23,8 +23,10 @@ export class BoardsScreen {
       .addEventListener("click", () => this.app.startDaily(this.game));
   }
 
+  /** The board of `game`; without one (the top bar's link), of the game last played. */
   show(game) {
-    if (game && GAMES[game]) this.game = game;
+    const wanted = game || this.app.lastGame;
+    if (wanted && GAMES[wanted]) this.game = wanted;
     for (const tab of document.querySelectorAll("#board-tabs .tab")) {
       const selected = tab.dataset.game === this.game;
       tab.classList.toggle("selected", selected);

@@ -119,6 +119,7 @@ export class RaceScreen {
   adopt(info) {
     const first = this.info === null;
     this.info = { ...(this.info ?? {}), ...info };
+    if (this.info.game) this.app.lastGame = this.info.game; // the boards open on it
     if (info.you) {
       this.seq = Math.max(this.seq, info.you.seq ?? 0);
       if (info.you.view) this.view = copyView(info.you.view);
