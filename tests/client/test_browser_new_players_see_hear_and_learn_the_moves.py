@@ -329,3 +329,18 @@ def test_each_game_s_key_move_is_shown_and_plays_the_move_its_caption_names(
     untouched = {pile for pile in before if pile not in (src, dst, "w")}
     assert {p: before[p] for p in untouched} == {p: after[p] for p in untouched}
     assert example.locator("[role=button]").count() == 0  # shown, not played
+
+
+def test_mount_sunflower_easy_s_rules_say_what_differs_and_point_to_the_rest(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    """Issue 25: Easy's rules repeated Mount Sunflower's but for one sentence."""
+    page = open_page(server.url)
+    page.goto(f"{server.url}#rules=mount_sunflower_easy")
+    rules = page.locator("#rules-text")
+    expect(rules.locator(".sub")).to_contain_text(
+        "Mount Sunflower with one change: Deal is allowed at any time"
+    )
+    expect(rules).not_to_contain_text("A card goes on a card one rank higher")  # not repeated
+    rules.get_by_role("link", name="Mount Sunflower", exact=True).click()
+    expect(rules).to_contain_text("A card goes on a card one rank higher")

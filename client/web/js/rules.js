@@ -70,7 +70,13 @@ const RULES = {
     },
   },
 };
-RULES.mount_sunflower_easy = RULES.mount_sunflower;
+// A variant says what differs from its game, and points there for the rest.
+RULES.mount_sunflower_easy = {
+  ...RULES.mount_sunflower,
+  variantOf: "mount_sunflower",
+  lead:
+    "Mount Sunflower with one change: Deal is allowed at any time while the stock has cards (in Mount Sunflower only while no pile is empty), so the game never locks itself.",
+};
 
 export class RulesScreen {
   constructor(app) {
@@ -93,6 +99,25 @@ export class RulesScreen {
     );
     const rules = RULES[chosen];
     const host = h("div", { class: "example-board" });
+    const base = rules.variantOf;
+    if (base) {
+      fill(
+        document.getElementById("rules-text"),
+        h("h1", {}, `How to play ${GAMES[chosen].title}`),
+        h("p", { class: "sub" }, rules.lead),
+        h(
+          "p",
+          {},
+          "Everything else is as in ",
+          h("a", { href: `#rules=${base}` }, GAMES[base].title),
+          ": the layout, the moves and the options.",
+        ),
+        h("h2", {}, "The key move"),
+        h("figure", { class: "example" }, host, h("figcaption", {}, rules.example.text)),
+      );
+      this.animate(host, chosen, rules.example);
+      return;
+    }
     fill(
       document.getElementById("rules-text"),
       h("h1", {}, `How to play ${GAMES[chosen].title}`),
