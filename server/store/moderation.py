@@ -15,8 +15,6 @@ from protocol.ranking import Run
 from protocol.ratings import Rating
 from server.store.account import Account
 
-MAX_LISTED = 100  # flagged reviews or audit entries answered at most at once
-
 
 class Moderation(ABC):
     @abstractmethod

@@ -36,6 +36,8 @@ def test_a_ranked_run_held_for_review_says_so_where_the_result_is(
     sign_in(page, "Hal")
     register(page, "Hal_p", "Hal's long secret")
     page.get_by_role("button", name="Play today's Mount Sunflower", exact=True).click()
+    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    expect(page.locator("#race-sub")).not_to_contain_text("practice")  # ranked
     type_actions(page, winning_actions(GAME, DEAL))  # all at once: a machine's pace
     expect(page.locator("#results")).to_be_visible(timeout=15_000)
     expect(page.locator("#results-rating")).to_have_text(
