@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from protocol.daily import DAY_MS, day_of
+from protocol.daily import day_of
 from protocol.deals import MAX_DEAL, check_deal_number
 from protocol.games import rules_for
 from protocol.messages import Act, CreateRace, Error, Result, ServerMessage
@@ -41,15 +41,13 @@ from protocol.race import (
     daily_deal_shown,
 )
 from protocol.race_record import absorb, record_changes, record_of, restore
-from protocol.rated import PAIR_RACES_A_DAY, pairs
 from protocol.ratings import DEFAULT, aged, is_provisional
 from server.config import Settings
-from server.effects import Effects, Follow, Forget, PostAct, PushAnywhere, StartAt, Write
-from server.fairplay import history_times, review_of, with_changes
-from server.jobs import KeepReview
+from server.effects import Effects, Follow, Forget, PostAct, PushAnywhere, StartAt
 from server.node_news import CarriedEntries
+from server.rating import rate
 from server.replica import apply_logged, carried_entries
-from server.results import finished, held_news, logs_keep_s, rated_runs, ratings_told
+from server.results import finished
 from server.rooms import Feeding, Room
 from server.store import Listed, Store, StoreError
 from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
@@ -579,39 +577,8 @@ class RaceDirector:
         return told(room, changes, moment, self.settings, self.here)
 
     async def rate(self, room: Room, moment: Now) -> Effects:
-        """Rate ``room``'s finished race, if no node did yet, and tell its rated racers
-        their new ratings (``rated``, wherever they are)."""
-        race = room.race
-        keep_s = logs_keep_s(self.settings)
-        runs = rated_runs(race)
-        day = day_of(moment.wall_ms)
-        accounts = [run.player for run in runs]
-        if await self.store.shared_address(day, accounts):
-            log.info("race not rated: accounts seen on one address", extra={"race": race.id})
-            return []
-        for a, b in pairs(accounts):  # the store's expiring counters count a pair's day
-            if await self.store.failures(f"rated-pair:{day}:{a}:{b}") >= PAIR_RACES_A_DAY:
-                log.info("race not rated: the pair's races today", extra={"race": race.id})
-                return []
-        game = race.settings.game
-        histories = {
-            player: history_times(await self.store.history(player), game, race.id)
-            for player in accounts
-        }
-        # no solver line: a race's deal is random, and solving each would take a core
-        review = review_of(race, runs, moment.wall_ms, None, histories, self.settings.hold_flagged)
-        if review["held"]:
-            log.warning("rated race held for a moderator", extra={"race": race.id})
-            told = [PushAnywhere(player, "held", held_news(race)) for player in accounts]
-            return [Write(KeepReview(race.id, review, keep_s)), *told]
-        changed = await self.store.rate_race(game, race.id, runs, moment.wall_ms, keep_s)
-        if not changed:
-            return []
-        for a, b in pairs(accounts):  # counted once: only the node that rated it
-            await self.store.note_failure(f"rated-pair:{day}:{a}:{b}", 2 * DAY_MS // 1000)
-        log.info("race rated", extra={"race": race.id, "players": sorted(changed)})
-        kept = Write(KeepReview(race.id, with_changes(review, changed), keep_s))
-        return [kept, *ratings_told(race, changed)]
+        """Rate ``room``'s finished race (``server/rating.py``)."""
+        return await rate(self.store, self.settings, room.race, moment)
 
     def live(self) -> Iterable[Room]:
         return (room for room in self.rooms.values() if room.race.live)

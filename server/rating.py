@@ -1,0 +1,56 @@
+"""A finished race's rating step: the store's facts about its accounts (shared
+addresses, the pair's races that day), its fair-play review, then the ratings and the
+news of them. Called by the race director for each race that may count
+(``results.rated``); the store rates a race once, whichever node asks first."""
+
+from __future__ import annotations
+
+import logging
+
+from protocol.daily import DAY_MS, day_of
+from protocol.race import Now, Race
+from protocol.rated import PAIR_RACES_A_DAY, pairs
+from server.config import Settings
+from server.effects import Effects, PushAnywhere, Write
+from server.fairplay import history_times, review_of, with_changes
+from server.jobs import KeepReview
+from server.results import held_news, logs_keep_s, rated_runs, ratings_told
+from server.store import Store
+
+log = logging.getLogger("solrace.director")  # one of the director's steps
+
+
+async def rate(store: Store, settings: Settings, race: Race, moment: Now) -> Effects:
+    """Rate a finished race, if no node did yet, and tell its rated racers their new
+    ratings (``rated``, wherever they are): unless two of its accounts were seen on one
+    address that day, the pair raced enough that day, or its fair-play review holds it
+    for a moderator (``server/fairplay.py``; the review is kept either way)."""
+    keep_s = logs_keep_s(settings)
+    runs = rated_runs(race)
+    day = day_of(moment.wall_ms)
+    accounts = [run.player for run in runs]
+    if await store.shared_address(day, accounts):
+        log.info("race not rated: accounts seen on one address", extra={"race": race.id})
+        return []
+    for a, b in pairs(accounts):  # the store's expiring counters count a pair's day
+        if await store.failures(f"rated-pair:{day}:{a}:{b}") >= PAIR_RACES_A_DAY:
+            log.info("race not rated: the pair's races today", extra={"race": race.id})
+            return []
+    game = race.settings.game
+    histories = {
+        player: history_times(await store.history(player), game, race.id) for player in accounts
+    }
+    # no solver line: a race's deal is random, and solving each would take a core
+    review = review_of(race, runs, moment.wall_ms, None, histories, settings.hold_flagged)
+    if review["held"]:
+        log.warning("rated race held for a moderator", extra={"race": race.id})
+        told = [PushAnywhere(player, "held", held_news(race)) for player in accounts]
+        return [Write(KeepReview(race.id, review, keep_s)), *told]
+    changed = await store.rate_race(game, race.id, runs, moment.wall_ms, keep_s)
+    if not changed:
+        return []
+    for a, b in pairs(accounts):  # counted once: only the node that rated it
+        await store.note_failure(f"rated-pair:{day}:{a}:{b}", 2 * DAY_MS // 1000)
+    log.info("race rated", extra={"race": race.id, "players": sorted(changed)})
+    kept = Write(KeepReview(race.id, with_changes(review, changed), keep_s))
+    return [kept, *ratings_told(race, changed)]
