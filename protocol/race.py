@@ -25,6 +25,10 @@ from protocol.engine import GameState, Rules, View
 from protocol.errors import SolraceError
 from protocol.fairness import commitment, daily_scope, race_scope
 from protocol.notation import Undo, parse_canonical
+from protocol.phases import TRANSITIONS as TRANSITIONS
+from protocol.phases import BadTransition as BadTransition
+from protocol.phases import Phase as Phase
+from protocol.phases import RaceError as RaceError
 from protocol.players import is_bot
 from protocol.ranking import Run, ranked
 from protocol.receipts import first_receipt, next_receipt
@@ -32,40 +36,6 @@ from protocol.replay import replay
 
 REPLY_CACHE = 16  # answers kept per racer for resent actions (only in-flight ones are resent)
 
-
-class RaceError(SolraceError):
-    """A request that does not fit the race's phase or the player's place in it."""
-
-    code = "race_error"
-
-
-class BadTransition(RaceError):
-    """A phase change the transition table does not have: a bug, refused with nothing
-    changed (``TRANSITIONS`` is the guard: every change of phase goes through it)."""
-
-    code = "bad_transition"
-
-
-class Phase(StrEnum):
-    OPEN = "open"
-    COUNTDOWN = "countdown"
-    RUNNING = "running"
-    DONE = "done"
-
-
-# The phases' transitions (h11 style): (phase, event) -> the next phase; every change of
-# phase goes through it (``Race.move``), and anything missing raises ``BadTransition``.
-# Requests that do not fit the phase are refused with their own codes before it is asked.
-TRANSITIONS: dict[tuple[Phase, str], Phase] = {
-    (Phase.OPEN, "schedule_start"): Phase.COUNTDOWN,
-    (Phase.COUNTDOWN, "begin"): Phase.RUNNING,
-    (Phase.COUNTDOWN, "everyone_done"): Phase.DONE,  # everyone dropped out before the start
-    (Phase.RUNNING, "everyone_done"): Phase.DONE,
-    # a finish that could not be stored is taken back, or another node's record says a
-    # racer is not done after all: the race runs on (its end was never told)
-    (Phase.DONE, "taken_back"): Phase.RUNNING,
-    (Phase.COUNTDOWN, "start_taken_back"): Phase.OPEN,  # a start that was not stored
-}
 
 RETIREMENTS = ("resigned", "dropped", "timed_out")  # outcomes a race record must keep
 
