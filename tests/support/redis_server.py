@@ -7,6 +7,8 @@ Tests get it through the fixtures of ``tests/server/conftest.py`` (``redis_url``
 
 from __future__ import annotations
 
+import os
+import random
 import shutil
 import signal
 import socket
@@ -21,11 +23,31 @@ class RedisServerError(RuntimeError):
     """redis-server is missing or did not start."""
 
 
+LOWEST_PORT = 10_000
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
+    """A port of 127.0.0.1 nobody listens on, for a server started later: below the kernel's
+    ephemeral range (so no outgoing connection takes it meanwhile), in this pytest-xdist
+    worker's own slice of that space (so no other worker hands it out), never handed out twice
+    by this process."""
+    ephemeral_low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    ports = list(range(LOWEST_PORT + worker, ephemeral_low, max(workers, 1)))
+    random.shuffle(ports)
+    for port in ports:
+        if port in _handed_out:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
         return port
+    raise RedisServerError("no free port left below the kernel's ephemeral range")
 
 
 def answers_ping(port: int) -> bool:
