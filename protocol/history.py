@@ -21,13 +21,18 @@ when it becomes an earlier state, since no action leads to it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Any, Final, Protocol
 
 from protocol.notation import Action
 from protocol.position import Position
 
-if TYPE_CHECKING:
-    from protocol.engine import Rules
+
+class Rules(Protocol):
+    """What the history needs of a game's rules (``protocol.engine.Rules`` is one): to replay
+    an action from a kept position."""
+
+    def play(self, position: Position, action: Action) -> tuple[Position, Any, int]: ...
+
 
 CHECKPOINT_EVERY: Final = 16  # an undo replays at most 15 actions; 1 position in 16 kept
 _new = object.__new__

@@ -134,7 +134,9 @@ class RaceServer:
             settings.max_race_ms,
             self.executor.run,
         )
-        self.http = HttpRoutes(self)
+        self.http = HttpRoutes(
+            self, self.connection_counts, settings.static_dir, settings.trusted_proxies
+        )
         self.server: Server | None = None
         self.tasks: list[asyncio.Task[Any]] = []
         self.leases: set[str] = set()
@@ -154,6 +156,34 @@ class RaceServer:
                 "feed_fan_out_cpu_seconds_total",
             ),
         )
+
+    # ================================================================== what HTTP may ask
+
+    async def health(self) -> dict[str, Any]:
+        try:
+            store_ok = await asyncio.wait_for(self.store.ping(), 2.0)
+        except Exception:
+            store_ok = False
+        writes_ok = self.writer.healthy
+        return {
+            "status": "ok" if store_ok and writes_ok and not self.stopping else "degraded",
+            "store": "ok" if store_ok else "unavailable",
+            "writes": "ok" if writes_ok else "failing or backing up",
+            "stopping": self.stopping,
+            "players": self.sessions.connected(),
+            "races": len(self.director.rooms),
+            "write_backlog": self.writer.backlog,
+            "node": self.node,
+        }
+
+    def signing_keys(self) -> dict[str, Any]:
+        return self.seal.keys()
+
+    async def daily_secret(self) -> str:
+        return await self.daily.secret_in_use()
+
+    def metrics_text(self) -> bytes:
+        return self.metrics.text()
 
     # ================================================================== lifecycle
 

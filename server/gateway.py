@@ -58,11 +58,11 @@ from protocol.messages import (
     decode_request,
 )
 from protocol.race import Now
-from protocol.wire import JSON, WireError, decode
+from protocol.wire import WireError, decode
 from server.account_desk import AccountDesk, signed_in_answer
-from server.accounts import attempts_bucket
 from server.addresses import client_address, trusted_networks
 from server.admin import AdminDesk, AdminError
+from server.client import Client
 from server.config import Settings
 from server.connection import MessageConnection
 from server.daily import DailyDesk
@@ -73,7 +73,6 @@ from server.metrics import Metrics
 from server.outbox import Outbox
 from server.pairing import PairingDesk
 from server.profiles import ProfileDesk
-from server.ratelimit import FloodGuard, TokenBucket
 from server.session_desk import SessionDesk
 from server.sessions import Session, Sessions, close_soon
 from server.signing import Seal
@@ -92,32 +91,7 @@ PLAYING: frozenset[type[Request]] = frozenset(
     {CreateRace, JoinRace, Rematch, DailyStart, QuickRace}
 )
 
-Handler = Callable[["Client", Session, Any, Now], Awaitable[tuple[dict[str, Any], Effects]]]
-
-
-class Client:
-    """One websocket connection and what it has said so far."""
-
-    def __init__(self, connection: ServerConnection, settings: Settings, now_s: float) -> None:
-        self.connection = connection
-        self.encoding = connection.subprotocol or JSON
-        self.bucket = TokenBucket(settings.rate_per_s, settings.burst, now_s)
-        self.flood = FloodGuard(settings.flood_strikes)
-        self.session: Session | None = None
-        self.closing = False  # closing for abuse: frames are read and dropped
-        self.waiting: asyncio.Task[None] | None = None  # a request being answered by a task
-        # messages read meanwhile, in order (made when first needed: most connections never do)
-        self.queued: deque[tuple[str | bytes, float]] | None = None  # (frame, read at)
-        self.deferred = 0  # answers waiting behind stored actions, to keep their order
-        self.after_answer: Callable[[], None] | None = None  # once this request is answered
-        self.attempts = attempts_bucket(settings)  # register and sign-in attempts
-        # each register or sign-in waiting its turn: whether the bucket let it in on arrival
-        self.attempts_allowed: deque[bool] = deque()
-
-    @property
-    def replaced(self) -> bool:
-        """Another connection has resumed this one's session."""
-        return self.session is not None and self.session.connection is not self.connection
+Handler = Callable[[Client, Session, Any, Now], Awaitable[tuple[dict[str, Any], Effects]]]
 
 
 class Gateway:

@@ -15,34 +15,57 @@ import json
 import mimetypes
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from protocol.daily import CHAIN_DAYS, CHAIN_FIRST_DAY, chain_anchor
-from server.addresses import client_address, forwarded_for, trusted_networks
+from server.addresses import ConnectionCounts, client_address, forwarded_for, trusted_networks
 from server.connection import MessageConnection
-
-if TYPE_CHECKING:
-    from server.app import RaceServer
 
 WEB_ROOT = Path(__file__).resolve().parent.parent / "client" / "web"
 
 
+class NodeStatus(Protocol):
+    """What HTTP may ask of the node, and nothing that changes it."""
+
+    @property
+    def node(self) -> str: ...
+
+    @property
+    def stopping(self) -> bool: ...
+
+    async def health(self) -> dict[str, Any]:
+        """The health report; its "status" is "ok" or "degraded"."""
+        ...
+
+    def signing_keys(self) -> dict[str, Any]: ...
+
+    async def daily_secret(self) -> str: ...
+
+    def metrics_text(self) -> bytes: ...
+
+
 class HttpRoutes:
-    def __init__(self, server: RaceServer) -> None:
-        self.server = server
-        root = server.settings.static_dir
-        self.root = Path(root).resolve() if root else WEB_ROOT
-        self.trusted = trusted_networks(server.settings.trusted_proxies)
+    def __init__(
+        self,
+        status: NodeStatus,
+        counts: ConnectionCounts,
+        static_dir: str | None,
+        trusted_proxies: tuple[str, ...],
+    ) -> None:
+        self.status = status
+        self.counts = counts
+        self.root = Path(static_dir).resolve() if static_dir else WEB_ROOT
+        self.trusted = trusted_networks(trusted_proxies)
 
     async def process_request(
         self, connection: ServerConnection, request: Request
     ) -> Response | None:
         if request.headers.get("Upgrade", "").lower() == "websocket":
-            if self.server.stopping:  # draining: new players go to another node
+            if self.status.stopping:  # draining: new players go to another node
                 body = b"this node is shutting down: connect again\n"
                 return _response(HTTPStatus.SERVICE_UNAVAILABLE, body, "text/plain")
             return self.admit(connection, request)
@@ -50,21 +73,21 @@ class HttpRoutes:
         if path == "/healthz":
             return await self.health()
         if path == "/readyz":  # for a load balancer: take new connections here?
-            ready = not self.server.stopping
-            body = json.dumps({"ready": ready, "node": self.server.node}).encode()
+            ready = not self.status.stopping
+            body = json.dumps({"ready": ready, "node": self.status.node}).encode()
             status = HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE
             return _response(status, body, "application/json")
         if path == "/signing-keys":  # the public keys race logs and boards are signed with
-            body = json.dumps(self.server.seal.keys()).encode()
+            body = json.dumps(self.status.signing_keys()).encode()
             return _response(HTTPStatus.OK, body, "application/json")
         if path == "/daily-chain":  # the anchor every day's seed hashes to, published ahead
-            secret = await self.server.daily.secret_in_use()
+            secret = await self.status.daily_secret()
             body = json.dumps(
                 {"anchor": chain_anchor(secret), "first_day": CHAIN_FIRST_DAY, "days": CHAIN_DAYS}
             ).encode()
             return _response(HTTPStatus.OK, body, "application/json")
         if path == "/metrics":
-            body = self.server.metrics.text()
+            body = self.status.metrics_text()
             return _response(HTTPStatus.OK, body, "text/plain; version=0.0.4")
         return await self.static(path)
 
@@ -74,7 +97,7 @@ class HttpRoutes:
         peer = connection.remote_address
         forwarded = forwarded_for(request.headers.get_all("X-Forwarded-For"))
         address = client_address(str(peer[0]) if peer else "", forwarded, self.trusted)
-        counts = self.server.connection_counts
+        counts = self.counts
         if not counts.admit(address):
             body = (
                 f"too many connections from your address (at most {counts.limit} at once): "
@@ -88,22 +111,7 @@ class HttpRoutes:
         return None
 
     async def health(self) -> Response:
-        server = self.server
-        try:
-            store_ok = await asyncio.wait_for(server.store.ping(), 2.0)
-        except Exception:
-            store_ok = False
-        writes_ok = server.writer.healthy
-        body = {
-            "status": "ok" if store_ok and writes_ok and not server.stopping else "degraded",
-            "store": "ok" if store_ok else "unavailable",
-            "writes": "ok" if writes_ok else "failing or backing up",
-            "stopping": server.stopping,
-            "players": server.sessions.connected(),
-            "races": len(server.director.rooms),
-            "write_backlog": server.writer.backlog,
-            "node": server.node,
-        }
+        body = await self.status.health()
         status = HTTPStatus.OK if body["status"] == "ok" else HTTPStatus.SERVICE_UNAVAILABLE
         return _response(status, json.dumps(body).encode(), "application/json")
 

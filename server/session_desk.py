@@ -12,13 +12,14 @@ fails is raised; the gateway answers it.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol.accounts import is_reserved
 from protocol.messages import Hello, ProtocolError, Welcome
 from protocol.players import is_bot, new_player_id
 from protocol.race import Phase, RaceError
 from protocol.wire import PROTOCOL_VERSION
+from server.client import Client
 from server.config import Settings
 from server.director import RaceDirector
 from server.effects import Effects, Write
@@ -39,9 +40,6 @@ from server.signing import Seal
 from server.spectating import SpectatingDesk
 from server.store import Store
 from server.writer import Writer
-
-if TYPE_CHECKING:
-    from server.gateway import Client
 
 log = logging.getLogger("solrace.gateway")  # its lines as before the desk was split out
 

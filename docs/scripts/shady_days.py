@@ -15,8 +15,9 @@ from client.commands.study import STUDY_SECRET
 from protocol.daily import candidate_deals
 from protocol.games import rules_for
 from protocol.solver import search
+from protocol.solver.context import Budget, OutOfBudget
 from protocol.solver.profiles import profile_for
-from protocol.solver.search import Budget, screen
+from protocol.solver.search import screen
 from protocol.solver.strategies import beam_pass
 from server.daily import max_candidates
 
@@ -33,7 +34,7 @@ def look(n, width):
     except StopIteration as f:
         if f.value[0] is not None:
             ctx.most_home = 104
-    except search.OutOfBudget:
+    except OutOfBudget:
         pass
     return ctx.most_home, ctx.budget.nodes
 

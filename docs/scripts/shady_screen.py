@@ -13,8 +13,8 @@ import sys
 
 from protocol.games import rules_for
 from protocol.solver import search, solve
+from protocol.solver.context import Budget, Context, OutOfBudget
 from protocol.solver.profiles import profile_for
-from protocol.solver.search import Budget, Context, OutOfBudget
 from protocol.solver.strategies import beam_pass
 
 CHECKS = (512, 1024, 2048, 4096, 8192, 16384)

@@ -16,8 +16,8 @@ import time
 from protocol.games import rules_for
 from protocol.notation import Move
 from protocol.position import Position
+from protocol.solver.context import Budget, Context
 from protocol.solver.profiles import profile_for
-from protocol.solver.search import Budget, Context
 
 first, last = int(sys.argv[1]), int(sys.argv[2])
 limit = int(sys.argv[3]) if len(sys.argv) > 3 else 500_000

@@ -12,15 +12,13 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from protocol.errors import IllegalAction
 from protocol.notation import DEAL, Action, Move
 from protocol.position import Position
+from protocol.solver.context import Context
 from protocol.solver.profiles import Draws
-
-if TYPE_CHECKING:
-    from protocol.solver.search import Context
 
 SLICE: Final = 512
 Steps = Generator[None, None, list[Action] | None]

@@ -21,7 +21,7 @@ from protocol.notation import Move, parse_action
 from protocol.position import Position
 from protocol.replay import replay
 from protocol.solver import UNKNOWN, UNWINNABLE, VERDICTS, WON, shorten, solve
-from protocol.solver.search import STOP_CHECK_INTERVAL
+from protocol.solver.context import STOP_CHECK_INTERVAL
 
 WINS = Path(__file__).resolve().parent.parent / "data" / "wins"
 

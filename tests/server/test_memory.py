@@ -14,7 +14,7 @@ import pytest
 from harness import player, running_server
 
 from server import sessions
-from server.gateway import Client
+from server.client import Client
 from server.store.redis_store import RedisStore
 
 SERVER_SIDE = ("server.", "protocol.", "pysol_cards.", "tenacity.")

@@ -1,0 +1,41 @@
+"""One websocket connection as the gateway sees it: its encoding, its rate limits and what
+it has said so far."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+
+from websockets.asyncio.server import ServerConnection
+
+from protocol.wire import JSON
+from server.accounts import attempts_bucket
+from server.config import Settings
+from server.ratelimit import FloodGuard, TokenBucket
+from server.sessions import Session
+
+
+class Client:
+    """One websocket connection and what it has said so far."""
+
+    def __init__(self, connection: ServerConnection, settings: Settings, now_s: float) -> None:
+        self.connection = connection
+        self.encoding = connection.subprotocol or JSON
+        self.bucket = TokenBucket(settings.rate_per_s, settings.burst, now_s)
+        self.flood = FloodGuard(settings.flood_strikes)
+        self.session: Session | None = None
+        self.closing = False  # closing for abuse: frames are read and dropped
+        self.waiting: asyncio.Task[None] | None = None  # a request being answered by a task
+        # messages read meanwhile, in order (made when first needed: most connections never do)
+        self.queued: deque[tuple[str | bytes, float]] | None = None  # (frame, read at)
+        self.deferred = 0  # answers waiting behind stored actions, to keep their order
+        self.after_answer: Callable[[], None] | None = None  # once this request is answered
+        self.attempts = attempts_bucket(settings)  # register and sign-in attempts
+        # each register or sign-in waiting its turn: whether the bucket let it in on arrival
+        self.attempts_allowed: deque[bool] = deque()
+
+    @property
+    def replaced(self) -> bool:
+        """Another connection has resumed this one's session."""
+        return self.session is not None and self.session.connection is not self.connection
