@@ -56,7 +56,7 @@ class AccountDesk:
         )
         guest_token = session.token_hash
         token = await self._account_token(account.player, account.username)
-        await self.store.revoke_tokens(session.player, [guest_token])
+        await self.store.accounts.revoke_tokens(session.player, [guest_token])
         session.account = session.name = account.username
         self.sessions.retoken(session, token)
         return {**signed_in_answer(session, token), "claimed": []}, []
@@ -81,7 +81,7 @@ class AccountDesk:
                 "bot_mismatch",
             )
         token = await self._account_token(account.player, account.username)
-        await self.store.leave_pool(session.player)  # the guest waits no more
+        await self.store.pairing.leave_pool(session.player)  # the guest waits no more
         return account, token
 
     async def registered_today(self, session: Session, moment: Now) -> bool:
@@ -89,16 +89,16 @@ class AccountDesk:
         are practice until tomorrow (a second account made for a day's deal is not ranked)."""
         if session.account is None or self.new_accounts_ranked_today:
             return False
-        account = await self.store.account(session.account)
+        account = await self.store.accounts.account(session.account)
         today_began = day_start_ms(day_of(moment.wall_ms))
         return account is not None and account.created_ms >= today_began
 
     async def sign_out(self, session: Session, request: SignOut) -> dict[str, Any]:
         """Forget this session's token (or all the account's); the gateway then ends the
         session and closes the connection."""
-        await self.store.revoke_tokens(session.player, [session.token_hash])
+        await self.store.accounts.revoke_tokens(session.player, [session.token_hash])
         if request.everywhere:
-            await self.store.revoke_tokens(session.player, None)
+            await self.store.accounts.revoke_tokens(session.player, None)
         return {"signed_out": True, "everywhere": request.everywhere}
 
     def _no_account_yet(self, session: Session) -> None:

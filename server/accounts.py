@@ -90,7 +90,7 @@ class Credentials:
         problem = username_problem(username)
         if problem is not None:
             raise AccountError(problem, "bad_username")
-        if await self.store.count_attempt(f"register-day:{address}", DAY_S) > (
+        if await self.store.limits.count_attempt(f"register-day:{address}", DAY_S) > (
             self.settings.registrations_per_address_day
         ):
             raise AccountError(
@@ -100,7 +100,7 @@ class Credentials:
             )
         hashed = await self._off_loop(hash_password, password)
         account = Account(player, username, hashed, int(time.time() * 1000))
-        if not await self.store.create_account(account):
+        if not await self.store.accounts.create_account(account):
             raise AccountError(
                 f"the username {username!r}, or one that reads like it, is taken",
                 "username_taken",
@@ -111,16 +111,18 @@ class Credentials:
         """The account ``username`` if ``password`` is its password; AccountError
         ``bad_credentials`` otherwise, whether or not the account exists."""
         await self._admit(allowed, f"sign_in:{address}")
-        tries = await self.store.count_attempt(f"sign_in-user:{username_key(username)}", WINDOW_S)
+        tries = await self.store.limits.count_attempt(
+            f"sign_in-user:{username_key(username)}", WINDOW_S
+        )
         if tries > self.settings.auth_per_username:  # guesses from many addresses at once
             raise AccountError(
                 "too many sign-in attempts on this account: wait ten minutes",
                 "auth_rate_limited",
             )
         scopes = (f"user:{username_key(username)}", f"address:{address}")
-        failures = [await self.store.failures(scope) for scope in scopes]
+        failures = [await self.store.limits.failures(scope) for scope in scopes]
         await asyncio.sleep(failure_delay_s(max(failures)))
-        account = await self.store.account(username)
+        account = await self.store.accounts.account(username)
 
         def check() -> bool:
             return verify_password(account.password_hash if account else dummy_hash(), password)
@@ -128,15 +130,15 @@ class Credentials:
         matches = await self._off_loop(check)  # the same work whether or not it exists
         if account is None or not matches:
             for scope in scopes:
-                await self.store.note_failure(scope, FAILURES_KEPT_S)
+                await self.store.limits.note_failure(scope, FAILURES_KEPT_S)
             raise AccountError("the username or the password is wrong", "bad_credentials")
         for scope in scopes:
-            await self.store.clear_failures(scope)
+            await self.store.limits.clear_failures(scope)
         if account.closed:
             raise AccountError("this account was closed by a moderator", "account_closed")
         if needs_rehash(account.password_hash):  # made with older parameters: renew it
             renewed = await self._off_loop(hash_password, password)
-            await self.store.set_password_hash(account.username, renewed)
+            await self.store.accounts.set_password_hash(account.username, renewed)
         return account
 
     async def _admit(self, allowed: bool, scope: str) -> None:
@@ -148,7 +150,7 @@ class Credentials:
                 "auth_rate_limited",
             )
         limit = self.settings.auth_per_address
-        if await self.store.count_attempt(scope, WINDOW_S) > limit:
+        if await self.store.limits.count_attempt(scope, WINDOW_S) > limit:
             raise AccountError(
                 "too many sign-in attempts from your address: wait ten minutes",
                 "auth_rate_limited",

@@ -100,9 +100,9 @@ class AdminDesk:
         if status == CLEARED and review["held"]:  # what was held counts now
             if kind == "daily":
                 for run in review_runs(review):
-                    await self.store.record_daily(game, day, run)
+                    await self.store.days.record_daily(game, day, run)
             else:
-                changed = await self.store.rate_race(
+                changed = await self.store.accounts.rate_race(
                     game, review["race"], review_runs(review), moment.wall_ms, self.keep_s
                 )
                 decided = with_changes(decided, changed or {})
@@ -119,7 +119,7 @@ class AdminDesk:
     async def _account(self, request: Admin) -> dict[str, Any]:
         if request.username is None:
             raise AdminError(f"{request.command} needs the field 'username'", "missing_field")
-        account = await self.store.account(request.username)
+        account = await self.store.accounts.account(request.username)
         if account is None:
             raise AdminError(f"there is no account {request.username}", "no_account")
         if request.command == "close_account":

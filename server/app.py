@@ -193,7 +193,7 @@ class RaceServer:
         self.writer.replay_spill()
         await self.seal.start()
         await self.relay.start()
-        await self.store.node_alive(self.node, LEASE_TTL_MS)
+        await self.store.bus.node_alive(self.node, LEASE_TTL_MS)
         self.tasks = [
             asyncio.create_task(self.writer.run(), name="writer"),
             asyncio.create_task(self.ticker.run(), name="ticker"),
@@ -248,7 +248,7 @@ class RaceServer:
         log.info("connections closed")
         for name in list(self.leases):  # the next process takes the work over at once
             with contextlib.suppress(Exception):
-                await _within("releasing a lease", self.store.release_lease(name, self.node), 1)
+                await _within("releasing a lease", self.store.bus.release_lease(name, self.node), 1)
         self.sessions.stop()
         for task in self.expiring:
             task.cancel()
@@ -271,9 +271,9 @@ class RaceServer:
         async def expire() -> None:
             if self.sessions.get(player) is not None:
                 return  # back (or signed in again) while the store was in trouble
-            if await self.store.player_node(player) not in (self.node, None):
+            if await self.store.bus.player_node(player) not in (self.node, None):
                 return
-            await self.store.leave_pool(player)
+            await self.store.pairing.leave_pool(player)
             self.executor.run(await self.director.drop(player, now()))
 
         dropping = until_the_store_takes_it(expire, "dropping a player", player=player)
@@ -312,12 +312,12 @@ class RaceServer:
         ``daily`` (choose and certify the daily deals, a day ahead)."""
         while True:
             try:
-                await self.store.node_alive(self.node, LEASE_TTL_MS)
+                await self.store.bus.node_alive(self.node, LEASE_TTL_MS)
             except Exception:
                 log.warning("could not say this node is alive", exc_info=True)
             for name in LEASES:
                 try:
-                    held = await self.store.claim_lease(name, self.node, LEASE_TTL_MS)
+                    held = await self.store.bus.claim_lease(name, self.node, LEASE_TTL_MS)
                 except Exception:
                     log.warning("could not renew a lease", exc_info=True, extra={"lease": name})
                     held = False

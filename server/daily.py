@@ -173,7 +173,7 @@ class DailyDeals:
         player is never kept waiting minutes for a proof: they are told to come back."""
         if self.certifier is None:
             return await self.deal_for(game, day)
-        stored = await self.store.daily_deal(game, day)
+        stored = await self.store.days.daily_deal(game, day)
         if stored is not None and (game, stored) in self.verdicts:
             return stored, self.verdicts[(game, stored)]
         task = self.preparing.get((game, day))
@@ -190,11 +190,11 @@ class DailyDeals:
     async def deal_for(self, game: str, day: str) -> tuple[int, bool]:
         """The day's deal of ``game`` and whether it is certified winnable."""
         async with self.locks.setdefault((game, day), asyncio.Lock()):
-            stored = await self.store.daily_deal(game, day)
+            stored = await self.store.days.daily_deal(game, day)
             if stored is None:
                 chosen = await self._choose(game, day)
                 nonce = secrets.token_hex(16)  # its commitment's secret half
-                stored = await self.store.set_daily_deal(game, day, chosen, nonce)
+                stored = await self.store.days.set_daily_deal(game, day, chosen, nonce)
             return stored, await self._proven(game, stored)
 
     async def certify(self, game: str, candidates: list[int]) -> tuple[int, bool]:
@@ -342,13 +342,13 @@ class DailyDesk:
                 "daily_not_ready",
             )
         deal, certified = ready
-        nonce = await self.store.daily_nonce(request.game, day) or ""
+        nonce = await self.store.days.daily_nonce(request.game, day) or ""
         ghost = await self.ghost(player, request.game, day, deal) if request.ghost else None
         attempt = new_id()
         first = (
             account
             and ghost is None
-            and await self.store.claim_daily(request.game, day, player, attempt)
+            and await self.store.days.claim_daily(request.game, day, player, attempt)
         )
         # never a bot on the boards, nor an account made today (made for today's deal?)
         ranked = first and account and not is_bot(player) and not registered_today
@@ -364,7 +364,7 @@ class DailyDesk:
             ranked=ranked,
             nonce=nonce,
         )
-        history = await self.store.history(player) if ranked else None
+        history = await self.store.accounts.history(player) if ranked else None
         room, effects = await self.director.open_room(
             settings, player, name, moment, attempt, account=account
         )
@@ -387,7 +387,7 @@ class DailyDesk:
         and time, and its progress over time (``[t_ms, progress, actions]`` at each change
         of progress, and at its end); never its actions or cards. Only for a player whose
         own ranked run of the day is over (it would show how the deal goes)."""
-        board = await self.store.daily_board(game, day, 1, player, 0)
+        board = await self.store.days.daily_board(game, day, 1, player, 0)
         if board.me is None:
             raise RaceError(
                 "race the day's best once your ranked attempt of the day is over",
@@ -398,7 +398,7 @@ class DailyDesk:
         state = rules.start(deal)
         progress, actions = state.position.progress(), 0
         timeline = [[0, progress, 0]]
-        for entry in await self.store.actions(best.race):
+        for entry in await self.store.races.actions(best.race):
             if entry.player != best.player:
                 continue
             outcome = rules.apply(state, parse_action(entry.action))
@@ -420,9 +420,11 @@ class DailyDesk:
         day is over, the deal and its nonce (anyone can then check the commitment)."""
         today = day_of(moment.wall_ms)
         day = parse_day(request.day) if request.day else today
-        board = await self.store.daily_board(request.game, day, request.top, player, request.around)
-        deal = await self.store.daily_deal(request.game, day)
-        nonce = await self.store.daily_nonce(request.game, day) if deal is not None else None
+        board = await self.store.days.daily_board(
+            request.game, day, request.top, player, request.around
+        )
+        deal = await self.store.days.daily_deal(request.game, day)
+        nonce = await self.store.days.daily_nonce(request.game, day) if deal is not None else None
         shown = daily_deal_shown(day, today) and deal is not None
         options = dict(rules_for(request.game).options)
         secret = await self.deals.secret_in_use()
@@ -447,7 +449,7 @@ class DailyDesk:
         }
 
     async def best_board(self, player: str, request: BestBoard) -> dict[str, Any]:
-        board = await self.store.best_board(request.game, request.top, player, request.around)
+        board = await self.store.days.best_board(request.game, request.top, player, request.around)
         return {"game": request.game, **board_json(board, False)}
 
 

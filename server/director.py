@@ -131,10 +131,10 @@ class RaceDirector:
         """The race rebuilt by replay from its stored record and logs (None: unknown, or
         closed before it began). The one followed here, if there is one, unless
         ``fresh``."""
-        record = await self.store.load_race(race_id)
+        record = await self.store.races.load_race(race_id)
         if record is None or not record.get("racers"):
             return None
-        log_entries = await self.store.actions(race_id)
+        log_entries = await self.store.races.actions(race_id)
         if race_id in self.rooms and not fresh:  # rebuilt meanwhile by another request
             return self.rooms[race_id]
         race = restored(record, log_entries, moment)
@@ -163,13 +163,13 @@ class RaceDirector:
 
     async def race_infos(self, kind: str, moment: Now) -> list[dict[str, Any]]:
         """Race info of every race the store lists as ``kind`` (``open``, ``watchable``)."""
-        return await self.race_infos_of(await self.store.listed_races(kind), moment)
+        return await self.race_infos_of(await self.store.races.listed_races(kind), moment)
 
     async def race_infos_of(self, ids: list[str], moment: Now) -> list[dict[str, Any]]:
         """Race info of races ``ids``: from the replica when it is followed here, else from
         its record."""
         missing = [race for race in ids if race not in self.rooms]
-        records = dict(zip(missing, await self.store.load_races(missing), strict=True))
+        records = dict(zip(missing, await self.store.races.load_races(missing), strict=True))
         infos = []
         for race_id in ids:
             room = self.rooms.get(race_id)
@@ -196,7 +196,7 @@ class RaceDirector:
                 change()
                 after = record_of(room.race)
                 try:
-                    stored = await self.store.save_race_if(
+                    stored = await self.store.races.save_race_if(
                         room.id, after, room.version, listed(room.race)
                     )
                 except StoreError:
@@ -245,7 +245,7 @@ class RaceDirector:
         if not account or settings.mode != "race":
             return None
         rating = aged(
-            (await self.store.ratings(settings.game, [player])).get(player, DEFAULT),
+            (await self.store.accounts.ratings(settings.game, [player])).get(player, DEFAULT),
             moment.wall_ms,
         )
         return Badge(round(rating.rating), is_provisional(rating))
@@ -289,7 +289,7 @@ class RaceDirector:
 
     async def list_races(self, moment: Now) -> dict[str, Any]:
         """Open public races, at most ``MAX_LISTED`` (by id), and how many more there are."""
-        ids = await self.store.listed_races("open")
+        ids = await self.store.races.listed_races("open")
         infos = await self.race_infos_of(ids[:MAX_LISTED], moment)
         listed = [{k: v for k, v in info.items() if k != "spectators"} for info in infos]
         return {"races": listed, "more": max(0, len(ids) - MAX_LISTED)}
@@ -467,13 +467,13 @@ class RaceDirector:
         racer's logged actions: a record that retires or ends someone was written after
         their last actions were stored, so they are read first (their "log" messages may
         still be on their way, and a racer retired or a race over takes no more)."""
-        record = await self.store.load_race(room.id)
+        record = await self.store.races.load_race(room.id)
         if record is None or int(record.get("version", 0)) <= room.version:
             return []
         effects: Effects = []
         if room.race.start_mono is not None:
             for player, racer in list(room.race.racers.items()):
-                logged = await self.store.racer_log(room.id, player, racer.last_seq)
+                logged = await self.store.races.racer_log(room.id, player, racer.last_seq)
                 effects += apply_logged(room, player, logged, moment, self.settings, self.here)
         room.version = int(record["version"])
         return effects + self._told(room, absorb(room.race, record, moment), moment)
@@ -491,7 +491,7 @@ class RaceDirector:
         racer = race.racers.get(player)
         if racer is None or race.start_mono is None or race.start_wall is None:
             return []
-        entries = await self.store.racer_log(room.id, player, racer.last_seq)
+        entries = await self.store.races.racer_log(room.id, player, racer.last_seq)
         return apply_logged(room, player, entries, moment, self.settings, self.here)
 
     def carried(

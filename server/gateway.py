@@ -284,7 +284,7 @@ class Gateway:
         if session is None or session.account is None:
             return
         try:  # after the answer's work is done: a failure here must not answer again
-            await self.store.note_address(
+            await self.store.accounts.note_address(
                 day_of(now().wall_ms), session.player, self.address(client)
             )
         except StoreError:

@@ -44,7 +44,7 @@ class PairingDesk:
             raise RaceError("finish or leave your race before racing someone new", "in_race")
         rating = DEFAULT
         if account:
-            stored = await self.store.ratings(game, [player])
+            stored = await self.store.accounts.ratings(game, [player])
             rating = aged(stored.get(player, DEFAULT), moment.wall_ms)
         entry = {
             "player": player,
@@ -54,7 +54,7 @@ class PairingDesk:
             "account": account,
             "bots": bots,
         }
-        waiting_in = await self.store.join_pool(game, entry)
+        waiting_in = await self.store.pairing.join_pool(game, entry)
         if waiting_in is not None and waiting_in != game:
             title = rules_for(waiting_in).title
             raise RaceError(
@@ -64,20 +64,20 @@ class PairingDesk:
 
     async def cancel(self, player: str) -> dict[str, Any]:
         """``player`` stops waiting (nothing when they were not)."""
-        return {"game": await self.store.leave_pool(player), "waiting": False}
+        return {"game": await self.store.pairing.leave_pool(player), "waiting": False}
 
     async def pair(self, moment: Now) -> Effects:
         """Pair every pool once (the lease holder calls this): open a race for each pair
         and tell both players."""
         effects: Effects = []
         for game in GAMES:
-            entries = await self.store.pool(game)
+            entries = await self.store.pairing.pool(game)
             if not entries:
                 continue
             by_player = {entry["player"]: entry for entry in entries}
             for entry in entries:
                 if moment.wall_ms - entry["joined_ms"] > MAX_WAIT_MS:
-                    await self.store.leave_pool(entry["player"])
+                    await self.store.pairing.leave_pool(entry["player"])
                     del by_player[entry["player"]]
             waiting = [
                 Waiting(
@@ -90,7 +90,7 @@ class PairingDesk:
                 for e in by_player.values()
             ]
             for first, second in matches(waiting, moment.wall_ms):
-                if await self.store.take_pair(game, first.player, second.player):
+                if await self.store.pairing.take_pair(game, first.player, second.player):
                     pair = (by_player[first.player], by_player[second.player])
                     effects += await self._open(game, pair, moment)
         return effects

@@ -28,22 +28,22 @@ class ProfileDesk:
         """The profile of ``player`` (an id) or of the account ``username``; RaceError
         ``player_not_found`` when nothing is known of them."""
         if username is not None:
-            account = await self.store.account(username)
+            account = await self.store.accounts.account(username)
             if account is None:
                 raise RaceError(f"there is no account {username!r}", "player_not_found")
             player = account.player
         assert player is not None
-        name = await self.store.account_of(player)
-        past = await self.store.history(player)
+        name = await self.store.accounts.account_of(player)
+        past = await self.store.accounts.history(player)
         if name is None and not past.recent:
             raise RaceError("nothing is known of this player", "player_not_found")
         today = day_of(moment.wall_ms)
         ratings = {}
         best = {}
         for game in GAMES:
-            rating = (await self.store.ratings(game, [player])).get(player)
+            rating = (await self.store.accounts.ratings(game, [player])).get(player)
             ratings[game] = rating_json(aged(rating, moment.wall_ms)) if rating else None
-            board = await self.store.best_board(game, 1, player, 0)
+            board = await self.store.days.best_board(game, 1, player, 0)
             best[game] = (
                 {"rank": board.me.rank, **run_json(board.me.run, False)} if board.me else None
             )

@@ -29,16 +29,17 @@ async def rate(store: Store, settings: Settings, race: Race, moment: Now) -> Eff
     runs = rated_runs(race)
     day = day_of(moment.wall_ms)
     accounts = [run.player for run in runs]
-    if await store.shared_address(day, accounts):
+    if await store.accounts.shared_address(day, accounts):
         log.info("race not rated: accounts seen on one address", extra={"race": race.id})
         return []
     for a, b in pairs(accounts):  # the store's expiring counters count a pair's day
-        if await store.failures(f"rated-pair:{day}:{a}:{b}") >= PAIR_RACES_A_DAY:
+        if await store.limits.failures(f"rated-pair:{day}:{a}:{b}") >= PAIR_RACES_A_DAY:
             log.info("race not rated: the pair's races today", extra={"race": race.id})
             return []
     game = race.settings.game
     histories = {
-        player: history_times(await store.history(player), game, race.id) for player in accounts
+        player: history_times(await store.accounts.history(player), game, race.id)
+        for player in accounts
     }
     # no solver line: a race's deal is random, and solving each would take a core
     review = review_of(race, runs, moment.wall_ms, None, histories, settings.hold_flagged)
@@ -46,11 +47,11 @@ async def rate(store: Store, settings: Settings, race: Race, moment: Now) -> Eff
         log.warning("rated race held for a moderator", extra={"race": race.id})
         told = [PushAnywhere(player, "held", held_news(race)) for player in accounts]
         return [Write(KeepReview(race.id, review, keep_s)), *told]
-    changed = await store.rate_race(game, race.id, runs, moment.wall_ms, keep_s)
+    changed = await store.accounts.rate_race(game, race.id, runs, moment.wall_ms, keep_s)
     if not changed:
         return []
     for a, b in pairs(accounts):  # counted once: only the node that rated it
-        await store.note_failure(f"rated-pair:{day}:{a}:{b}", 2 * DAY_MS // 1000)
+        await store.limits.note_failure(f"rated-pair:{day}:{a}:{b}", 2 * DAY_MS // 1000)
     log.info("race rated", extra={"race": race.id, "players": sorted(changed)})
     kept = Write(KeepReview(race.id, with_changes(review, changed), keep_s))
     return [kept, *ratings_told(race, changed)]

@@ -62,7 +62,7 @@ class Relay:
         store.listener = self.heard
 
     async def start(self) -> None:
-        await self.store.subscribe([node_channel(self.node)])
+        await self.store.bus.subscribe([node_channel(self.node)])
 
     def stop(self) -> None:
         for task in self.tasks:
@@ -80,7 +80,7 @@ class Relay:
             return
 
         async def follow() -> None:
-            await self.store.subscribe([race_channel(room.id)])
+            await self.store.bus.subscribe([race_channel(room.id)])
             await self._caught_up(room)
             for player in room.race.racers:
                 self._pull(room, player)
@@ -90,7 +90,7 @@ class Relay:
     def unfollow(self, room: Room) -> None:
         if room.id in self.following:
             self.following.discard(room.id)
-            self._spawn(self.store.unsubscribe([race_channel(room.id)]))
+            self._spawn(self.store.bus.unsubscribe([race_channel(room.id)]))
 
     # ------------------------------------------------------------------ hearing
 
@@ -181,17 +181,17 @@ class Relay:
             return
 
         async def tell() -> None:
-            node = await self.store.player_node(player)
+            node = await self.store.bus.player_node(player)
             if node is not None and node != self.node:
                 news = Pushed(player, kind, data, self.node)
-                await self.store.publish(node_channel(node), encode(news))
+                await self.store.bus.publish(node_channel(node), encode(news))
 
         self._spawn(tell())
 
     def taken(self, player: str, previous: str) -> None:
         """``player``'s session came here from ``previous``: that node lets it go."""
         news = TakenOver(player, self.node)
-        self._spawn(self.store.publish(node_channel(previous), encode(news)))
+        self._spawn(self.store.bus.publish(node_channel(previous), encode(news)))
 
     def _spawn(self, work: Awaitable[Any]) -> None:
         async def guarded() -> None:

@@ -126,7 +126,7 @@ class SessionDesk:
         if session is not None:
             _bot_may_be(bot, session.player)
             return session, True, False
-        known = await self.store.identity(token_hash(token)) if token else None
+        known = await self.store.accounts.identity(token_hash(token)) if token else None
         if known is not None:
             _bot_may_be(bot, known.player)
         if known is not None and known.player in self.sessions.by_player:  # another device
@@ -142,7 +142,7 @@ class SessionDesk:
         session.account = known.account if known else None
         session.has_played = known is not None and known.played
         session.write_limit = self.settings.max_write_buffer
-        session.fence = await self.store.next_event_generation(session.player)
+        session.fence = await self.store.bus.next_event_generation(session.player)
         restored = False
         if known is not None:
             session.last_event = session.fence << GENERATION_SHIFT
@@ -151,7 +151,7 @@ class SessionDesk:
             return self._resumed_with(self.sessions.by_player[session.player], token), True, False
         self.sessions.add(session)
         self.writer.submit(self._identity(session))
-        previous = await self.store.take_player(session.player, self.node)
+        previous = await self.store.bus.take_player(session.player, self.node)
         if previous and previous != self.node and self.relay is not None:
             self.relay.taken(session.player, previous)
         return session, False, restored
@@ -220,7 +220,7 @@ class SessionDesk:
         read what the old node wrote up to then. True when they race in any.
         ProtocolError ``replaced`` if a newer session of theirs claimed a log first."""
         moment = now()
-        races = await self.store.player_races(player)
+        races = await self.store.races.player_races(player)
         for race_id in races:
             if race_id not in self.director.rooms:
                 self.metrics.races_rebuilt.inc()
@@ -230,7 +230,7 @@ class SessionDesk:
                 continue
             if room.race.phase is Phase.DONE:
                 continue
-            if not await self.store.claim_racer(race_id, player, fence):
+            if not await self.store.races.claim_racer(race_id, player, fence):
                 raise ProtocolError(
                     "this player's session continues on a newer connection", "replaced"
                 )

@@ -79,7 +79,7 @@ class SpectatingDesk:
     async def _check_daily_done(self, player: str, game: str, day: str, moment: Now) -> None:
         """Only a player whose own ranked attempt at a daily deal has ended may watch
         others play it: watching first would show the deal before their attempt."""
-        attempt = await self.store.ranked_attempt(game, day, player)
+        attempt = await self.store.days.ranked_attempt(game, day, player)
         if attempt is not None:
             try:
                 mine = await self.director.find(attempt, moment)

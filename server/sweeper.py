@@ -49,7 +49,7 @@ class Sweeper:
 
     async def sweep(self, moment: Now) -> None:
         """One round (the lease holder calls it every few seconds)."""
-        for node, alive in (await self.store.nodes()).items():
+        for node, alive in (await self.store.bus.nodes()).items():
             if not alive and node != self.node:
                 await self._dead(node, moment)
         if moment.mono_ms / 1000 - self.limits_checked >= self.limits_every_s:
@@ -57,9 +57,9 @@ class Sweeper:
             await self._time_limits(moment)
 
     async def _dead(self, node: str, moment: Now) -> None:
-        players = [p for p in await self.store.node_players(node) if (node, p) not in self.done]
+        players = [p for p in await self.store.bus.node_players(node) if (node, p) not in self.done]
         if not players:
-            await self.store.forget_node(node)
+            await self.store.bus.forget_node(node)
             self.done = {(n, p) for n, p in self.done if n != node}
             log.info("a lost node's players are seen to", extra={"lost": node})
             return
@@ -67,16 +67,16 @@ class Sweeper:
             since = self.missing.setdefault(player, moment.mono_ms)
             if moment.mono_ms - since < self.grace_ms:
                 continue
-            races = await self.store.player_races(player)
-            await self.store.leave_pool(player)
+            races = await self.store.races.player_races(player)
+            await self.store.pairing.leave_pool(player)
             self.run(await self.director.drop(player, moment, races))
             self.done.add((node, player))
             self.missing.pop(player, None)
             log.info("dropped a player of a lost node", extra={"player": player, "lost": node})
 
     async def _time_limits(self, moment: Now) -> None:
-        races = await self.store.listed_races("live")
-        for race_id, record in zip(races, await self.store.load_races(races), strict=True):
+        races = await self.store.races.listed_races("live")
+        for race_id, record in zip(races, await self.store.races.load_races(races), strict=True):
             start = record.get("start_at_ms") if record else None
             if start is None or moment.wall_ms - start <= self.max_race_ms:
                 continue

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol.accounts import username_key, username_skeleton
 from protocol.ranking import Run
@@ -14,15 +14,15 @@ from protocol.ratings import DEFAULT, Rating
 from server.jobs import KeepReview
 from server.store.account import Account
 from server.store.base import encode_json
+from server.store.memory_accounts import MemoryAccounts
+from server.store.memory_days import MemoryDays
 from server.store.moderation import Moderation, ordered, renamed, taken_back
-
-if TYPE_CHECKING:
-    from server.store.memory import MemoryStore
 
 
 class MemoryModeration(Moderation):
-    def __init__(self, store: MemoryStore) -> None:
-        self.store = store
+    def __init__(self, accounts: MemoryAccounts, days: MemoryDays) -> None:
+        self.accounts = accounts
+        self.days = days
         self._reviews: dict[str, str] = {}  # race -> review JSON (forgotten with its race)
         self._flagged: set[str] = set()
         self._audit: list[str] = []
@@ -56,41 +56,47 @@ class MemoryModeration(Moderation):
         return True
 
     async def drop_daily_run(self, game: str, day: str, run: Run) -> None:
-        state = self.store._days.get((game, day))
-        for board in (state.board if state else None, self.store._best.get(game)):
+        state = self.days.by_day.get((game, day))
+        for board in (state.board if state else None, self.days.best.get(game)):
             if board is not None and (entry := board.get(run.player)) and entry.race == run.race:
                 board.remove(run.player)
 
     async def take_back_ratings(self, game: str, changes: dict[str, tuple[Rating, Rating]]) -> None:
-        kept = self.store._ratings.setdefault(game, {})
+        kept = self.accounts.kept_ratings.setdefault(game, {})
         for player, (before, after) in changes.items():
             kept[player] = taken_back(kept.get(player, DEFAULT), before, after)
 
     async def close_account(self, username: str) -> Account | None:
         key = username_key(username)
-        account = self.store._accounts.get(key)
+        account = self.accounts.by_key.get(key)
         if account is None:
             return None
-        self.store._accounts[key] = dataclasses.replace(account, closed=True)
-        await self.store.revoke_tokens(account.player, None)
-        return self.store._accounts[key]
+        self.accounts.by_key[key] = dataclasses.replace(account, closed=True)
+        await self.accounts.revoke_tokens(account.player, None)
+        return self.accounts.by_key[key]
 
     async def rename_account(self, username: str, new_username: str) -> Account | None:
-        store, old_key, new_key = self.store, username_key(username), username_key(new_username)
-        account = store._accounts[old_key]
+        accounts, old_key, new_key = (
+            self.accounts,
+            username_key(username),
+            username_key(new_username),
+        )
+        account = accounts.by_key[old_key]
         skeleton = username_skeleton(new_key)
-        owner = store._lookalikes.get(skeleton, new_key)
-        if (new_key in store._accounts and new_key != old_key) or owner not in (new_key, old_key):
+        owner = accounts.lookalikes.get(skeleton, new_key)
+        if (new_key in accounts.by_key and new_key != old_key) or owner not in (new_key, old_key):
             return None
-        if store._lookalikes.get(username_skeleton(old_key)) == old_key:
-            del store._lookalikes[username_skeleton(old_key)]
-        del store._accounts[old_key]
+        if accounts.lookalikes.get(username_skeleton(old_key)) == old_key:
+            del accounts.lookalikes[username_skeleton(old_key)]
+        del accounts.by_key[old_key]
         renamed_account = dataclasses.replace(account, username=new_username)
-        store._lookalikes[skeleton] = new_key
-        store._accounts[new_key] = renamed_account
-        store._account_of[account.player] = new_username
-        await store.revoke_tokens(account.player, None)
-        boards = [state.board for state in store._days.values()] + list(store._best.values())
+        accounts.lookalikes[skeleton] = new_key
+        accounts.by_key[new_key] = renamed_account
+        accounts.usernames[account.player] = new_username
+        await accounts.revoke_tokens(account.player, None)
+        boards = [state.board for state in self.days.by_day.values()] + list(
+            self.days.best.values()
+        )
         for board in boards:
             entry = board.get(account.player)
             if entry is not None:

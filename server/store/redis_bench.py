@@ -92,7 +92,7 @@ async def race_jobs(
 
     async def step() -> None:
         nonlocal version
-        assert await store.save_race_if(race.id, record_of(race), version, listed(race))
+        assert await store.races.save_race_if(race.id, record_of(race), version, listed(race))
         version += 1
 
     for player in players:
@@ -157,7 +157,7 @@ async def board_entry(store: RedisStore, finished: bool, rng: random.Random) -> 
     """A ranked daily run: its claim is made here (as ``daily_start`` does); its job."""
     run = daily_run(finished, rng)
     day = day_of(run.at_ms)
-    assert await store.claim_daily(GAME, day, run.player, run.race)
+    assert await store.days.claim_daily(GAME, day, run.player, run.race)
     return [RecordDaily(GAME, day, run)]
 
 

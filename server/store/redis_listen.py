@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 
 from server.node_news import Resync, encode
-from server.store.base import Store, StoreError, encode_json
+from server.store.base import StoreError, Wiring, encode_json
 from server.store.redis_calls import RedisCalls, reply_error
 from server.store.redis_wire import Address, Subscriber
 
@@ -34,7 +34,7 @@ class Listening:
     ``address``; commands on it keep the deadline of ``calls``, and its failures are
     theirs."""
 
-    def __init__(self, store: Store, calls: RedisCalls, address: Address, prefix: str) -> None:
+    def __init__(self, store: Wiring, calls: RedisCalls, address: Address, prefix: str) -> None:
         self.store = store
         self.calls = calls
         self.address = address

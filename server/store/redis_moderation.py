@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from redis.exceptions import WatchError
 
@@ -23,9 +23,9 @@ from protocol.ratings import DEFAULT, Rating
 from server.store.account import Account
 from server.store.base import StoreError, encode_json, run_from_json, run_json
 from server.store.moderation import Moderation, ordered, renamed, taken_back
-
-if TYPE_CHECKING:
-    from server.store.redis_store import RedisStore
+from server.store.redis_accounts import RedisAccounts
+from server.store.redis_calls import RedisCalls
+from server.store.redis_keys import RedisKeys
 
 TRIES = 10  # a watched transaction, when other writes to its keys interleave
 
@@ -58,11 +58,9 @@ return 1
 
 
 class RedisModeration(Moderation):
-    def __init__(self, store: RedisStore) -> None:
-        self.store = store
-        self._keys = store._keys
-        self._redis = store._redis
-        self._call = store._call
+    def __init__(self, calls: RedisCalls, keys: RedisKeys, accounts: RedisAccounts) -> None:
+        self._calls, self._keys, self._redis, self._call = calls, keys, calls.redis, calls.call
+        self.accounts = accounts
         self._settle = self._redis.register_script(SETTLE)
         self._drop_run = self._redis.register_script(DROP_RUN)
 
@@ -97,8 +95,8 @@ class RedisModeration(Moderation):
             key = self._keys.rating(game, player)
             for _ in range(TRIES):
                 async with (
-                    self.store._translated(),
-                    asyncio.timeout(self.store._calls.deadline),
+                    self._calls.translated(),
+                    asyncio.timeout(self._calls.deadline),
                     self._redis.pipeline(transaction=True) as pipe,
                 ):
                     try:
@@ -115,17 +113,21 @@ class RedisModeration(Moderation):
                 raise StoreError(f"{player}'s rating kept changing under it ({TRIES} tries)")
 
     async def close_account(self, username: str) -> Account | None:
-        account = await self.store.account(username)
+        account = await self.accounts.account(username)
         if account is None:
             return None
         key = self._keys.key("account", username_key(username))
         await self._call(self._redis.hset(key, "closed", "1"))
-        await self.store.revoke_tokens(account.player, None)
-        return await self.store.account(username)
+        await self.accounts.revoke_tokens(account.player, None)
+        return await self.accounts.account(username)
 
     async def rename_account(self, username: str, new_username: str) -> Account | None:
-        store, old_key, new_key = self.store, username_key(username), username_key(new_username)
-        account = await store.account(username)
+        accounts, old_key, new_key = (
+            self.accounts,
+            username_key(username),
+            username_key(new_username),
+        )
+        account = await accounts.account(username)
         assert account is not None
         if old_key != new_key:
             renamed_account = dataclasses.replace(account, username=new_username)
@@ -133,7 +135,7 @@ class RedisModeration(Moderation):
             old_claim = self._keys.key("lookalike", old_skeleton)
             if username_skeleton(new_key) == old_skeleton:  # the claim stays, for the new name
                 await self._call(self._redis.set(old_claim, new_key))
-            if not await store.create_account(renamed_account):
+            if not await accounts.create_account(renamed_account):
                 return None
             await self._call(self._redis.delete(self._keys.key("account", old_key)))
             if await self._call(self._redis.get(old_claim)) == old_key:
@@ -147,8 +149,8 @@ class RedisModeration(Moderation):
         )
         if account.closed:  # create_account writes no such field
             await self._call(self._redis.hset(self._keys.key("account", new_key), "closed", "1"))
-        await store.revoke_tokens(account.player, None)
-        days = (await store.history(account.player)).days
+        await accounts.revoke_tokens(account.player, None)
+        days = (await accounts.history(account.player)).days
         boards = [self._keys.best(game) for game in GAMES]
         boards += [self._keys.daily_board(game, day) for game in GAMES for day in days]
         for _, members, runs in boards:
@@ -157,7 +159,7 @@ class RedisModeration(Moderation):
             if record:
                 run = renamed(run_from_json(record), account.player, new_username)
                 await self._call(self._redis.hset(runs, member, run_json(run)))
-        return await store.account(new_username)
+        return await accounts.account(new_username)
 
     async def audit(self, entry: dict[str, Any]) -> None:
         await self._call(self._redis.lpush(self._keys.audit(), encode_json(entry)))

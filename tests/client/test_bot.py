@@ -50,7 +50,7 @@ async def test_bots_play_the_daily_challenge_each_on_their_own() -> None:
     store = MemoryStore()
     now = int(time.time() * 1000)
     for day in (day_of(now), day_of(now - DAY_MS)):  # bots are guests: yesterday's daily
-        await store.set_daily_deal("mount_sunflower_easy", day, 1)
+        await store.days.set_daily_deal("mount_sunflower_easy", day, 1)
     async with running_server(store) as server:
         results = await run_bots(
             url(server), ["d1", "d2"], daily="mount_sunflower_easy", pace_s=0, nodes=20_000

@@ -201,7 +201,11 @@ def test_cancelling_a_quick_race_leaves_the_pool(server: ServerThread, open_page
     expect(eve.locator("#quick-waiting")).to_be_visible()
     expect(eve.get_by_role("button", name="Race someone now at Sanibel")).to_be_disabled()
     eve_id = player_id(eve)
-    pool = lambda: [entry["player"] for entry in server.call(server.store.pool("shady_lanes"))]  # noqa: E731
+
+    def pool() -> list[str]:
+        waiting = server.call(server.store.pairing.pool("shady_lanes"))
+        return [entry["player"] for entry in waiting]
+
     assert pool() == [eve_id]
     eve.reload()  # the tab remembers the wait: still waiting, with its Cancel
     expect(eve.locator("#quick-waiting")).to_be_visible()

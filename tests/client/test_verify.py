@@ -71,7 +71,7 @@ async def test_a_past_day_checks_out_against_its_commitment_and_a_reordered_boar
 ) -> None:
     store, saved = MemoryStore(), tmp_path / "day.json"
     today = day_of(int(time.time() * 1000))
-    await store.set_daily_deal(GAME, today, DEAL, "cd" * 16)
+    await store.days.set_daily_deal(GAME, today, DEAL, "cd" * 16)
     async with running_server(store) as server:
         for name, actions in (("Ann", 40), ("Bob", None), ("Cy", 10)):
             async with await member(server, name) as client:

@@ -25,10 +25,10 @@ async def test_signing_in_stores_the_account_s_token_and_leaves_the_guest_sessio
             session, SignIn(1, "Ann", password_for("Ann")), attempts_bucket(TEST_SETTINGS), "ip"
         )
         assert account.username == "Ann"
-        assert await server.store.identity(token_hash(token)) == Identity(
+        assert await server.store.accounts.identity(token_hash(token)) == Identity(
             account.player, "Ann", "Ann"
         )
-        assert await server.store.pool(GAME) == []  # the guest waits no more
+        assert await server.store.pairing.pool(GAME) == []  # the guest waits no more
         assert server.sessions.by_player[guest.player] is session  # the gateway ends it
         assert session.account is None
         await guest.close()

@@ -316,7 +316,7 @@ async def test_a_guest_plays_yesterday_s_deal_and_only_an_account_s_first_of_tod
     account's first attempt of today is ranked."""
     now = int(time.time() * 1000)
     today, yesterday = day_of(now), day_of(now - DAY_MS)
-    await store.set_daily_deal(GAME, today, DEAL)
+    await store.days.set_daily_deal(GAME, today, DEAL)
     async with running_server(store) as server:
         guest = await player(server, "Gus")
         first = await guest.daily_start(GAME)
@@ -358,7 +358,7 @@ async def test_a_password_is_never_logged_nor_stored_in_clear(
     server_side = [r for r in caplog.records if not r.name.startswith("websockets.client")]
     logged = "\n".join(f"{r.getMessage()} {r.args} {r.__dict__}" for r in server_side)
     assert server_side and secret not in logged and "x" * 200 not in logged
-    account = await store.account("ann")
+    account = await store.accounts.account("ann")
     assert account is not None and secret not in account.password_hash
     assert secret not in repr(account)
     if isinstance(store, RedisStore):
@@ -387,10 +387,10 @@ async def test_a_hash_made_with_older_parameters_is_renewed_at_the_next_sign_in(
     store: Store,
 ) -> None:
     old = PasswordHasher(time_cost=1, memory_cost=8 * 1024, parallelism=1)
-    await store.create_account(Account("pann", "Ann", old.hash("a long secret")))
+    await store.accounts.create_account(Account("pann", "Ann", old.hash("a long secret")))
     async with running_server(store) as server, await player(server, "x") as someone:
         assert (await someone.sign_in("Ann", "a long secret"))["player"] == "pann"
-    renewed = await store.account("Ann")
+    renewed = await store.accounts.account("Ann")
     assert renewed is not None and not needs_rehash(renewed.password_hash)
     assert verify_password(renewed.password_hash, "a long secret")
 
@@ -502,7 +502,7 @@ async def test_an_account_made_before_today_is_ranked_today(store: Store) -> Non
     from server.store import Account
 
     yesterday = int(time.time() * 1000) - DAY_MS
-    await store.create_account(
+    await store.accounts.create_account(
         Account("p0123456789ab", "Old", hash_password("a long secret"), yesterday)
     )
     async with running_server(store, new_accounts_ranked_today=False) as server:

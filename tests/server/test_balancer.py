@@ -126,7 +126,7 @@ async def test_a_node_killed_behind_the_balancer_is_carried_on_by_the_other(
         store = open_store(redis_url, prefix=prefix)
         try:
             for racer in (ann_racer, bob_racer):
-                logged = await store.racer_log(race, racer.client.player)
+                logged = await store.races.racer_log(race, racer.client.player)
                 assert [entry.action for entry in logged] == racer.acked
         finally:
             await store.close()

@@ -126,4 +126,4 @@ async def test_a_race_between_a_person_and_a_bot_is_never_rated(store: Store) ->
         await quick_race_played(ann, robo, GAME, bots=True)
         with pytest.raises(TimeoutError):
             await ann.next_event("rated", timeout=0.5)
-        assert await store.ratings(GAME, [ann.player, robo.player]) == {}
+        assert await store.accounts.ratings(GAME, [ann.player, robo.player]) == {}

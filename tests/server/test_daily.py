@@ -32,7 +32,7 @@ GAME, DEAL = "mount_sunflower", 18
 async def test_three_players_play_the_daily_challenge_and_are_ranked(store: Store) -> None:
     wins = winning_actions(GAME, DEAL)
     today = day_of(int(time.time() * 1000))
-    await store.set_daily_deal(GAME, today, DEAL)  # a deal the test can win
+    await store.days.set_daily_deal(GAME, today, DEAL)  # a deal the test can win
     async with running_server(store) as server:
         ann, bob, cy = [await member(server, n) for n in ("Ann", "Bob", "Cy")]
         attempts = {}
@@ -113,7 +113,7 @@ async def test_the_day_deal_is_the_rule_s_first_candidate_and_is_stored_once() -
         started = await ann.daily_start("sanibel")
         today = started["day"]
         expected = next(candidate_deals("sanibel", today, day_seed(secret, today)))
-        assert await store.daily_deal("sanibel", today) == expected
+        assert await store.days.daily_deal("sanibel", today) == expected
         assert started["certified"] is False  # this test server does not certify
         room = server.director.rooms[started["race"]["race"]]
         assert room.race.settings.deal == expected
@@ -138,7 +138,7 @@ async def test_a_certified_daily_deal_is_proven_winnable_and_its_solution_is_nev
                 assert error.code == "daily_not_ready"
                 await asyncio.sleep(0.1)
         assert started["certified"] is True
-        deal = await server.store.daily_deal("sanibel", started["day"])
+        deal = await server.store.days.daily_deal("sanibel", started["day"])
         assert deal is not None and deal in list(
             itertools.islice(
                 candidate_deals(
@@ -190,7 +190,7 @@ def deals_in(message: object) -> list[object]:
 async def test_no_message_shows_a_daily_deal_or_its_nonce_while_its_day_runs() -> None:
     store = MemoryStore()
     today = day_of(int(time.time() * 1000))
-    await store.set_daily_deal(GAME, today, DEAL)
+    await store.days.set_daily_deal(GAME, today, DEAL)
     async with running_server(store) as server:
         ann, bob = await member(server, "Ann"), await member(server, "Bob")
         seen: list[object] = []
@@ -217,7 +217,7 @@ async def test_without_a_configured_secret_nobody_can_work_out_the_day_s_deal() 
     for store in stores:  # two processes, each with its own memory
         async with running_server(store) as server, await player(server, "Ann") as ann:
             today = (await ann.daily_start("sanibel"))["day"]
-            deals.append(await store.daily_deal("sanibel", today))
+            deals.append(await store.days.daily_deal("sanibel", today))
     assert next(candidate_deals("sanibel", today, "")) not in deals
     assert deals[0] != deals[1]  # a random secret per process
 
@@ -231,7 +231,7 @@ async def test_with_redis_a_random_secret_is_made_on_first_start_and_kept(redis_
             today = (await ann.daily_start("sanibel"))["day"]
             secret = await server.daily.secret_in_use()
             secrets_used.append(secret)
-            assert await store.daily_deal("sanibel", today) == next(
+            assert await store.days.daily_deal("sanibel", today) == next(
                 candidate_deals("sanibel", today, day_seed(secret, today))
             )
     assert secrets_used[0] == secrets_used[1]
@@ -315,12 +315,12 @@ async def test_the_lease_holder_fixes_today_s_yesterday_s_and_tomorrow_s_deals_a
     days = [day_of(now_ms), day_of(now_ms - DAY_MS), day_of(now_ms + DAY_MS)]
     async with running_server(store):
         for _ in range(200):  # nobody asked: the daily lease holder does it at its start
-            fixed = [await store.daily_deal(g, d) for g in GAMES for d in days]
+            fixed = [await store.days.daily_deal(g, d) for g in GAMES for d in days]
             if None not in fixed:
                 break
             await asyncio.sleep(0.02)
     assert None not in fixed
-    nonces = [await store.daily_nonce(g, d) for g in GAMES for d in days]
+    nonces = [await store.days.daily_nonce(g, d) for g in GAMES for d in days]
     assert all(nonces)  # each committed with its nonce
 
 

@@ -81,7 +81,7 @@ async def everything_asked(
 async def test_nobody_gets_a_card_of_today_s_deal_before_their_own_ranked_attempt(
     store: Store,
 ) -> None:
-    await store.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
+    await store.days.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
     async with running_server(store) as server:
         await walk_every_path(url(server), url(server), server.port)
 
@@ -92,7 +92,7 @@ async def test_nobody_on_another_node_gets_a_card_of_it_either(
     """The account plays on one node, everyone else asks the other (real processes)."""
     prefix = f"leaks-{uuid.uuid4().hex}:"
     store = open_store(redis_url, prefix=prefix)
-    await store.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
+    await store.days.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
     await store.close()
     args = ("--redis", redis_url, "--redis-prefix", prefix, "--rank-new-accounts", *SERVE_QUICKLY)
     with (

@@ -86,7 +86,7 @@ async def test_a_day_s_deal_is_committed_once_for_everyone_and_opened_when_the_d
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     today = day_of(int(time.time() * 1000))
-    await store.set_daily_deal(GAME, today, DEAL, "ab" * 16)
+    await store.days.set_daily_deal(GAME, today, DEAL, "ab" * 16)
     async with running_server(store) as server:
         ann, bob = await member(server, "Ann"), await member(server, "Bob")
         board = await ann.daily_board(GAME)

@@ -188,8 +188,8 @@ async def test_a_batch_sent_again_after_noscript_still_lists_its_racers(redis_ur
     await store._redis.script_flush()
     entry = LogEntry("ann", 1, "deal", 5)
     assert await store.write([AppendActions("r1", (entry,))]) == [None]
-    assert await store.racers_logged("r1") == ["ann"]
-    assert await store.actions("r1") == [entry]
+    assert await store.races.racers_logged("r1") == ["ann"]
+    assert await store.races.actions("r1") == [entry]
     await store.purge()
     await store.close()
 

@@ -18,7 +18,7 @@ GAME, DEAL = "mount_sunflower", 18
 
 
 async def test_after_the_ranked_attempt_the_day_s_best_run_comes_as_a_ghost(store: Store) -> None:
-    await store.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
+    await store.days.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
     wins = winning_actions(GAME, DEAL)
     async with running_server(store) as server:
         ann, bob = await member(server, "Ann"), await member(server, "Bob")
@@ -48,7 +48,7 @@ async def test_after_the_ranked_attempt_the_day_s_best_run_comes_as_a_ghost(stor
 
 
 async def test_no_ghost_before_the_ranked_attempt_is_over(store: Store) -> None:
-    await store.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
+    await store.days.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
     async with running_server(store) as server:
         cy, gus = await member(server, "Cy"), await player(server, "Gus")
         for client in (cy, gus):

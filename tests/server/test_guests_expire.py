@@ -69,8 +69,11 @@ async def test_the_memory_store_forgets_a_token_when_its_time_is_up() -> None:
     store = MemoryStore()
     await store.write([SaveIdentity("short", "p1", "Ann", keep_s=1)])
     await store.write([SaveIdentity("long", "p2", "Bob", keep_s=DAY)])
-    assert (await store.identity("short")) is not None
+    assert (await store.accounts.identity("short")) is not None
     await asyncio.sleep(1.1)
-    assert await store.identity("short") is None and await store.identity("long") is not None
+    assert (
+        await store.accounts.identity("short") is None
+        and await store.accounts.identity("long") is not None
+    )
     await store.write([SaveIdentity("later", "p3", "Cy", keep_s=DAY)])  # prunes the old one
-    assert "short" not in store._identities and "short" not in store._identity_until
+    assert "short" not in store.accounts.identities and "short" not in store.accounts.identity_until

@@ -79,11 +79,11 @@ async def test_finished_races_on_redis_leave_nothing_of_them_in_the_server(
             ann, bob = await player(server, "Ann"), await player(server, "Bob")
             ended = await race_to_the_end(ann, bob, (3, 4, 5))
             await asyncio.sleep(0.2)  # the records are written, the races let go
-            records = [await store.load_race(race) or {} for race in ended]
+            records = [await store.races.load_race(race) or {} for race in ended]
             assert [record.get("phase") for record in records] == ["done"] * 3
             assert not server.director.rooms and not server.director.races_of
             assert not server.relay.following and not server.relay.pulling
-            assert not [key for key in store._builder.known_racers if key[0] in ended]
+            assert not [key for key in store._sender.builder.known_racers if key[0] in ended]
             for client in (ann, bob):
                 await client.close()
     finally:

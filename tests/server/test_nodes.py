@@ -40,7 +40,7 @@ async def two_nodes(
     store = open_store(redis_url, prefix=prefix)
     now = int(time.time() * 1000)
     for day in {day_of(now), day_of(now + DAY_MS)}:
-        await store.set_daily_deal(GAME, day, DEAL)
+        await store.days.set_daily_deal(GAME, day, DEAL)
     args = ("--redis", redis_url, "--redis-prefix", prefix, "--grace-ms", "2000", *FAST)
     with (
         ServeProcess(free_port(), tmp_path / "a", *args) as a,
@@ -121,7 +121,7 @@ async def test_players_on_two_nodes_race_one_race_with_a_spectator_on_either(
     for client in (ann, bob):
         await client.next_event("started", where=lambda d: d["race"] == rematch)
     for racer in (ann_racer, bob_racer):
-        logged = [e.action for e in await store.racer_log(race, racer.client.player)]
+        logged = [e.action for e in await store.races.racer_log(race, racer.client.player)]
         assert logged == racer.acked
     for client in (ann, bob, cy, dee):
         await client.close()
@@ -154,7 +154,7 @@ async def test_a_player_who_moves_to_another_node_takes_the_session_and_the_old_
     for seq, action in enumerate(wins[21:], start=22):
         reply = await moved.act(race, action, seq=seq)
     assert reply["outcome"] == "finished"
-    logged = [e.action for e in await store.racer_log(race, ann.player)]
+    logged = [e.action for e in await store.races.racer_log(race, ann.player)]
     assert logged == wins  # every action once, whichever node wrote it
     await moved.close()
     await ann.close()
@@ -182,7 +182,7 @@ async def test_two_resumes_at_once_leave_one_session(
     for action in wins[10:]:
         reply = await winner.act(race, action)
     assert reply["outcome"] == "finished"
-    assert [e.action for e in await store.racer_log(race, ann.player)] == wins
+    assert [e.action for e in await store.races.racer_log(race, ann.player)] == wins
     for twin in twins:
         await twin.close()
 
@@ -216,7 +216,9 @@ async def test_a_node_killed_mid_race_is_carried_on_by_the_other(
     assert [entry["player"] for entry in result["ranking"]] == [ann.player, bob.player]
     await dee.next_event("result")  # the spectator on the surviving node saw the end
     for racer in (ann_racer, bob_racer):
-        assert [e.action for e in await store.racer_log(race, racer.client.player)] == racer.acked
+        assert [
+            e.action for e in await store.races.racer_log(race, racer.client.player)
+        ] == racer.acked
     for client in (ann, bob, dee):
         await client.close()
 
@@ -286,7 +288,7 @@ async def test_players_waiting_on_two_nodes_are_paired_and_race(
     await bob.resign(race)
     results = [(await c.next_event("result")).data for c in (ann, bob)]
     assert results[0]["ranking"] == results[1]["ranking"]
-    assert await store.pool(GAME) == []
+    assert await store.pairing.pool(GAME) == []
 
 
 async def test_a_player_paired_on_another_node_is_told_the_start_even_without_a_countdown(

@@ -54,7 +54,7 @@ HELD = (
 async def two_nodes(redis_url: str, tmp_path: Path) -> AsyncIterator[tuple[ServeProcess, ...]]:
     prefix = f"fair-{uuid.uuid4().hex}:"
     store = open_store(redis_url, prefix=prefix)
-    await store.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
+    await store.days.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
     await store.close()
     args = ("--redis", redis_url, "--redis-prefix", prefix, *HELD)
     with (

@@ -47,7 +47,7 @@ async def test_a_profile_shows_ratings_races_won_and_the_latest_races(store: Sto
 
 async def test_a_profile_shows_the_daily_streak_and_best_daily_run(store: Store) -> None:
     today = day_of(int(time.time() * 1000))
-    await store.set_daily_deal(GAME, today, DEAL)
+    await store.days.set_daily_deal(GAME, today, DEAL)
     async with running_server(store) as server:
         ann = await member(server, "Ann")
         before = await ann.profile(ann.player)

@@ -31,7 +31,7 @@ async def test_two_players_waiting_in_a_pool_are_paired_and_their_race_starts(
         for client in (ann, bob):
             started = (await client.next_event("started")).data
             assert started["race"] == race["race"] and started["you"]["view"]
-        assert await store.pool(GAME) == []
+        assert await store.pairing.pool(GAME) == []
 
 
 async def test_a_player_waits_in_one_pool_and_may_cancel(store: Store) -> None:
@@ -44,7 +44,7 @@ async def test_a_player_waits_in_one_pool_and_may_cancel(store: Store) -> None:
         assert await gus.quick_cancel() == {"game": GAME, "waiting": False}
         assert await gus.quick_cancel() == {"game": None, "waiting": False}
         await gus.quick_race("sanibel")
-        assert [e["player"] for e in await store.pool("sanibel")] == [gus.player]
+        assert [e["player"] for e in await store.pairing.pool("sanibel")] == [gus.player]
 
 
 async def test_a_racing_player_cannot_wait_for_another_race() -> None:
@@ -61,10 +61,10 @@ async def test_a_player_who_does_not_come_back_leaves_the_pool(store: Store) -> 
         await ann.quick_race(GAME)
         await ann.close()
         for _ in range(100):
-            if not await store.pool(GAME):
+            if not await store.pairing.pool(GAME):
                 break
             await asyncio.sleep(0.05)
-        assert await store.pool(GAME) == []
+        assert await store.pairing.pool(GAME) == []
 
 
 async def test_a_quick_race_between_accounts_is_rated(store: Store) -> None:

@@ -51,17 +51,17 @@ async def store_and_prefix(redis_url: str) -> AsyncIterator[tuple[Store, str]]:
 
 async def stored_result(store: Store, race: str, seconds: float = 10) -> dict[str, object]:
     deadline = time.monotonic() + seconds
-    while (result := await store.load_result(race)) is None:
+    while (result := await store.races.load_result(race)) is None:
         assert time.monotonic() < deadline, "the result was never stored"
         await asyncio.sleep(0.05)
     return result
 
 
 async def as_its_log_replays(store: Store, race: str) -> list[dict[str, object]]:
-    record = await store.load_race(race)
+    record = await store.races.load_race(race)
     assert record is not None
     moment = Now(10**9, int(time.time() * 1000))
-    rebuilt = restore(record, rules_for(GAME), await store.actions(race), moment)
+    rebuilt = restore(record, rules_for(GAME), await store.races.actions(race), moment)
     ranking: list[dict[str, object]] = rebuilt.result()["ranking"]
     return ranking
 
@@ -93,7 +93,7 @@ async def test_a_race_past_its_limit_ends_with_the_unfinished_timed_out_and_is_r
         ]
         assert (await stored_result(store, race))["ranking"] == result["ranking"]
         assert await as_its_log_replays(store, race) == result["ranking"]
-        assert race not in await store.live_races()
+        assert race not in await store.races.live_races()
         for client in (ann, bob, cy):
             await client.close()
 
@@ -112,7 +112,7 @@ async def test_the_limit_is_kept_after_the_process_that_started_the_race_is_kill
         await Racer(ann, race).play(wins[:10])
         server.kill()  # nothing of the race is left in any process: only in Redis
         await asyncio.to_thread(server.start)
-        assert race in await store.live_races()
+        assert race in await store.races.live_races()
         await ann.reconnect()  # Bob never comes back; his minute of grace is not over
         # the killed process held the timers lease: it lapses, the new process takes it
         result = (await ann.next_event("result", timeout=LIMIT_MS / 1000 + 20)).data

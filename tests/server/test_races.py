@@ -76,7 +76,7 @@ async def test_two_players_race_one_deal_to_the_end_and_are_ranked_with_a_resume
         assert ranking[0]["time_ms"] == first["time_ms"] < ranking[1]["time_ms"]
         assert ranking[0]["actions"] == ranking[1]["actions"] == counted_actions(wins)
         assert results[0].data["deal"] == str(DEAL)
-        log = await server.store.actions(race)
+        log = await server.store.races.actions(race)
         assert len(log) == 2 * len(wins)
         for client in (ann, bob):
             await client.close()
@@ -221,14 +221,14 @@ async def test_a_finished_race_can_be_replayed_from_its_stored_log() -> None:
             await ann.act(race, action)
         await ann.next_event("result")
         await asyncio.sleep(0.05)
-        record = await server.store.load_race(race)
-        log = await server.store.actions(race)
+        record = await server.store.races.load_race(race)
+        log = await server.store.races.actions(race)
         assert record is not None
         settings = record["settings"]
         rules = rules_for(settings["game"], settings["options"])
         final = replay(rules, int(settings["deal"]), [entry.action for entry in log])
         assert rules.is_won(final.position)
-        stored = await server.store.load_result(race)
+        stored = await server.store.races.load_result(race)
         assert stored is not None and stored["ranking"][0]["actions"] == counted_actions(wins)
 
 

@@ -52,7 +52,7 @@ async def test_a_real_race_between_accounts_moves_the_winner_up_and_the_loser_do
         winner, loser = (entry["player"] for entry in result["ranking"])
         assert ratings[winner]["change"] > 0 > ratings[loser]["change"]
         assert all(r["provisional"] and r["games"] == 1 for r in ratings.values())
-        stored = await store.ratings(GAME, [winner, loser])
+        stored = await store.accounts.ratings(GAME, [winner, loser])
         assert round(stored[winner].rating) == ratings[winner]["rating"]
 
 
@@ -70,7 +70,7 @@ async def test_races_players_chose_aborted_or_on_one_address_move_no_rating(
         await quick_race_played(ann, twin, GAME)
         with pytest.raises(TimeoutError):  # nobody is told of a rating
             await ann.next_event("rated", timeout=0.5)
-        assert await store.ratings(GAME, [ann.player, alt.player, twin.player]) == {}
+        assert await store.accounts.ratings(GAME, [ann.player, alt.player, twin.player]) == {}
 
 
 async def test_two_accounts_have_at_most_three_rated_races_a_day(store: Store) -> None:
@@ -83,7 +83,9 @@ async def test_two_accounts_have_at_most_three_rated_races_a_day(store: Store) -
         await quick_race_played(ann, bob, GAME)
         with pytest.raises(TimeoutError):
             await ann.next_event("rated", timeout=0.5)
-        assert (await store.ratings(GAME, [ann.player]))[ann.player].games == PAIR_RACES_A_DAY
+        assert (await store.accounts.ratings(GAME, [ann.player]))[
+            ann.player
+        ].games == PAIR_RACES_A_DAY
 
 
 async def test_a_guest_is_neither_rated_nor_shown_a_rating() -> None:
@@ -93,7 +95,7 @@ async def test_a_guest_is_neither_rated_nor_shown_a_rating() -> None:
         standings = {p["name"]: p for p in (await ann.snapshot(race))["players"]}
         assert (standings["Gus"]["account"], standings["Gus"]["rating"]) == (False, None)
         assert (standings["Ann"]["account"], standings["Ann"]["rating"]) == (True, 1500)
-        assert await server.store.ratings(GAME, [ann.player, gus.player]) == {}
+        assert await server.store.accounts.ratings(GAME, [ann.player, gus.player]) == {}
 
 
 def finished_race(players: list[str]) -> list[Run]:
@@ -108,9 +110,11 @@ def finished_race(players: list[str]) -> list[Run]:
 
 async def test_a_race_is_rated_once_whoever_asks_again(store: Store) -> None:
     runs = finished_race(["a", "b", "c"])
-    first = await store.rate_race(GAME, "r1", runs, 10_000, 60)
+    first = await store.accounts.rate_race(GAME, "r1", runs, 10_000, 60)
     assert first is not None and set(first) == {"a", "b", "c"}
     assert all(before == DEFAULT for before, _ in first.values())
-    assert await store.rate_race(GAME, "r1", runs, 10_000, 60) is None  # another node, later
-    after = await store.ratings(GAME, ["a", "b", "c", "nobody"])
+    assert (
+        await store.accounts.rate_race(GAME, "r1", runs, 10_000, 60) is None
+    )  # another node, later
+    after = await store.accounts.ratings(GAME, ["a", "b", "c", "nobody"])
     assert after == {p: new for p, (_, new) in first.items()}

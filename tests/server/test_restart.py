@@ -47,7 +47,7 @@ async def store_and_server(
     store = open_store(redis_url, prefix=prefix)
     now = int(time.time() * 1000)
     for day in {day_of(now), day_of(now + DAY_MS)}:  # the test may cross midnight
-        await store.set_daily_deal(GAME, day, DEAL)
+        await store.days.set_daily_deal(GAME, day, DEAL)
     args = ("--redis", redis_url, "--redis-prefix", prefix, *SERVE_QUICKLY)
     fast = ("--countdown-ms", "100", "--rate", "10000", "--burst", "10000", "--rank-new-accounts")
     serving = ServeProcess(free_port(), tmp_path, *args, *fast)
@@ -70,7 +70,7 @@ def view_after(actions: list[str]) -> dict[str, object]:
 
 
 async def stored_actions(store: Store, race: str, player: str) -> list[str]:
-    return [entry.action for entry in await store.actions(race) if entry.player == player]
+    return [entry.action for entry in await store.races.actions(race) if entry.player == player]
 
 
 @pytest.mark.parametrize("how", ["kill -9", "SIGTERM"])
@@ -223,7 +223,7 @@ async def test_sigterm_during_a_redis_outage_exits_in_its_time_and_loses_nothing
         assert finished["outcome"] == "finished"
         store = open_store(redis.url)
         try:
-            assert [e.action for e in await store.actions(race)] == racer.acked == wins
+            assert [e.action for e in await store.races.actions(race)] == racer.acked == wins
         finally:
             await store.close()
         await ann.close()
@@ -239,12 +239,12 @@ async def test_a_result_told_just_before_a_crash_is_stored_by_the_next_node(
     await asyncio.to_thread(server.start)
     await ann.reconnect()  # the race is found again; over by its log, its end is written
     for _ in range(100):
-        result = await store.load_result(race)
+        result = await store.races.load_result(race)
         if result is not None:
             break
         await asyncio.sleep(0.05)
     assert result is not None and result["ranking"][0]["time_ms"] == finished["time_ms"]
-    assert race not in await store.live_races()
+    assert race not in await store.races.live_races()
     await ann.close()
 
 
@@ -276,13 +276,16 @@ async def test_a_rolling_restart_while_fifty_players_race_ends_every_race_ranked
         assert await stored_actions(store, racer.race, racer.client.player) == racer.acked
     for race in races:
         for _ in range(100):
-            result = await store.load_result(race)
+            result = await store.races.load_result(race)
             if result is not None:
                 break
             await asyncio.sleep(0.05)
         assert result is not None
         rebuilt = restore(
-            await store.load_race(race) or {}, rules_for(GAME), await store.actions(race), NOW
+            await store.races.load_race(race) or {},
+            rules_for(GAME),
+            await store.races.actions(race),
+            NOW,
         )
         assert result["ranking"] == rebuilt.result()["ranking"]  # as its log replays
         times = [entry["time_ms"] for entry in result["ranking"]]
@@ -468,7 +471,7 @@ def test_at_exit_tasks_busy_with_redis_end_though_python_3_11_drops_some_cancels
 
         async def renewing() -> None:
             while True:
-                await store.claim_lease("timers", "node", 1000)
+                await store.bus.claim_lease("timers", "node", 1000)
 
         tasks = [asyncio.create_task(renewing(), name=f"renewing {i}") for i in range(20)]
         await asyncio.sleep(0.05)  # all of them talking to Redis
@@ -494,7 +497,7 @@ async def test_stopping_ends_the_server_s_tasks_busy_with_redis_within_the_step(
 
         async def renewing() -> None:
             while True:
-                await store.claim_lease("other", server.node, 1000)
+                await store.bus.claim_lease("other", server.node, 1000)
 
         server.tasks += [asyncio.create_task(renewing(), name="renewing") for _ in range(20)]
         await asyncio.sleep(0.05)

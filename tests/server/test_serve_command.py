@@ -79,10 +79,10 @@ async def test_sigterm_tells_players_finishes_writes_and_exits_cleanly(redis_url
             process.kill()
     store = open_store(redis_url, prefix=prefix)
     try:
-        board = await store.daily_board("mount_sunflower", attempt["day"], top=5)
+        board = await store.days.daily_board("mount_sunflower", attempt["day"], top=5)
         assert [entry.run.player for entry in board.top] == [ann.player]
         assert board.top[0].run.actions == 1 and not board.top[0].run.finished
-        assert len(await store.actions(race)) == 1
+        assert len(await store.races.actions(race)) == 1
     finally:
         await store.close()
     assert attempt["day"] == day_of(board.top[0].run.at_ms)

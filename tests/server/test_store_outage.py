@@ -77,10 +77,10 @@ async def test_while_redis_is_down_nothing_is_played_or_changed_and_all_goes_on_
         assert (await asyncio.to_thread(health, server.port))["status"] == "ok"
     reader = open_store(redis.url, prefix="outage:")
     try:
-        stored = await reader.load_result(race)
+        stored = await reader.races.load_result(race)
         assert stored is not None and stored["ranking"] == result["ranking"]
-        assert [e.action for e in await reader.actions(race)] == wins[:51]
-        assert await reader.live_races() == []
+        assert [e.action for e in await reader.races.actions(race)] == wins[:51]
+        assert await reader.races.live_races() == []
     finally:
         await reader.close()
 
@@ -126,9 +126,9 @@ async def test_a_redis_at_its_memory_limit_refuses_what_it_cannot_store_and_goes
         await ann.resign(race)
         await ann.next_event("result")
         await until(lambda: server.writer.backlog == 0)
-        stored = await server.store.load_result(race)
+        stored = await server.store.races.load_result(race)
         assert stored is not None and stored["ranking"][0]["outcome"] == "resigned"
-        assert [e.action for e in await server.store.actions(race)] == wins[:21]
+        assert [e.action for e in await server.store.races.actions(race)] == wins[:21]
     await admin.close()
 
 
@@ -157,7 +157,7 @@ async def test_a_task_busy_with_redis_ends_at_its_first_cancel(redis_url: str) -
 
     async def renewing() -> None:
         while True:
-            await store.claim_lease("timers", "node", 1000)
+            await store.bus.claim_lease("timers", "node", 1000)
 
     try:
         for eighths_of_ms in range(40):  # cancelled at 40 moments of its loop

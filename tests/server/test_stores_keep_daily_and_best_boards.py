@@ -16,30 +16,30 @@ from server.store import Store
 
 
 async def test_daily_deal_is_absent_until_one_is_set(store: Store) -> None:
-    assert await store.daily_deal(GAME, DAY) is None
+    assert await store.days.daily_deal(GAME, DAY) is None
 
 
 async def test_the_first_daily_deal_written_wins(store: Store) -> None:
-    assert await store.set_daily_deal(GAME, DAY, 123_456) == 123_456
-    assert await store.set_daily_deal(GAME, DAY, 777) == 123_456
-    assert await store.daily_deal(GAME, DAY) == 123_456
+    assert await store.days.set_daily_deal(GAME, DAY, 123_456) == 123_456
+    assert await store.days.set_daily_deal(GAME, DAY, 777) == 123_456
+    assert await store.days.daily_deal(GAME, DAY) == 123_456
 
 
 async def test_concurrent_daily_deal_writers_all_get_the_one_stored(store: Store) -> None:
     numbers = list(range(40_000, 40_020))
-    answers = await asyncio.gather(*(store.set_daily_deal(GAME, DAY, n) for n in numbers))
-    stored = await store.daily_deal(GAME, DAY)
+    answers = await asyncio.gather(*(store.days.set_daily_deal(GAME, DAY, n) for n in numbers))
+    stored = await store.days.daily_deal(GAME, DAY)
     assert stored in numbers
     assert answers == [stored] * len(numbers)
 
 
 async def test_daily_deals_are_kept_per_game_and_day(store: Store) -> None:
-    await store.set_daily_deal(GAME, DAY, 1)
-    await store.set_daily_deal("shady_lanes", DAY, 2)
-    await store.set_daily_deal(GAME, NEXT_DAY, 10**20 - 1)
-    assert await store.daily_deal(GAME, DAY) == 1
-    assert await store.daily_deal("shady_lanes", DAY) == 2
-    assert await store.daily_deal(GAME, NEXT_DAY) == 10**20 - 1
+    await store.days.set_daily_deal(GAME, DAY, 1)
+    await store.days.set_daily_deal("shady_lanes", DAY, 2)
+    await store.days.set_daily_deal(GAME, NEXT_DAY, 10**20 - 1)
+    assert await store.days.daily_deal(GAME, DAY) == 1
+    assert await store.days.daily_deal("shady_lanes", DAY) == 2
+    assert await store.days.daily_deal(GAME, NEXT_DAY) == 10**20 - 1
 
 
 # claims
@@ -53,52 +53,52 @@ async def test_the_first_daily_secret_proposed_is_kept_and_later_ones_get_it(
 
 
 async def test_the_first_claim_is_ranked_and_later_attempts_are_practice(store: Store) -> None:
-    assert await store.claim_daily(GAME, DAY, "ann", "a1") is True
-    assert await store.claim_daily(GAME, DAY, "ann", "a2") is False
-    assert await store.claim_daily(GAME, DAY, "ann", "a3") is False
-    assert await store.ranked_attempt(GAME, DAY, "ann") == "a1"
+    assert await store.days.claim_daily(GAME, DAY, "ann", "a1") is True
+    assert await store.days.claim_daily(GAME, DAY, "ann", "a2") is False
+    assert await store.days.claim_daily(GAME, DAY, "ann", "a3") is False
+    assert await store.days.ranked_attempt(GAME, DAY, "ann") == "a1"
 
 
 async def test_claiming_the_ranked_attempt_again_still_says_it_is_ranked(store: Store) -> None:
-    assert await store.claim_daily(GAME, DAY, "ann", "a1") is True
-    assert await store.claim_daily(GAME, DAY, "ann", "a2") is False
-    assert await store.claim_daily(GAME, DAY, "ann", "a1") is True
+    assert await store.days.claim_daily(GAME, DAY, "ann", "a1") is True
+    assert await store.days.claim_daily(GAME, DAY, "ann", "a2") is False
+    assert await store.days.claim_daily(GAME, DAY, "ann", "a1") is True
 
 
 async def test_twenty_concurrent_claims_give_exactly_one_ranked_attempt(store: Store) -> None:
     attempts = [f"attempt-{i}" for i in range(20)]
-    answers = await asyncio.gather(*(store.claim_daily(GAME, DAY, "ann", a) for a in attempts))
+    answers = await asyncio.gather(*(store.days.claim_daily(GAME, DAY, "ann", a) for a in attempts))
     assert answers.count(True) == 1
-    assert await store.ranked_attempt(GAME, DAY, "ann") == attempts[answers.index(True)]
+    assert await store.days.ranked_attempt(GAME, DAY, "ann") == attempts[answers.index(True)]
 
 
 async def test_claims_are_kept_per_player_game_and_day(store: Store) -> None:
-    assert await store.claim_daily(GAME, DAY, "ann", "a1")
-    assert await store.claim_daily(GAME, DAY, "bob", "b1")
-    assert await store.claim_daily("shady_lanes", DAY, "ann", "a2")
-    assert await store.claim_daily(GAME, NEXT_DAY, "ann", "a3")
-    assert await store.ranked_attempt(GAME, DAY, "ann") == "a1"
-    assert await store.ranked_attempt(GAME, DAY, "carl") is None
+    assert await store.days.claim_daily(GAME, DAY, "ann", "a1")
+    assert await store.days.claim_daily(GAME, DAY, "bob", "b1")
+    assert await store.days.claim_daily("shady_lanes", DAY, "ann", "a2")
+    assert await store.days.claim_daily(GAME, NEXT_DAY, "ann", "a3")
+    assert await store.days.ranked_attempt(GAME, DAY, "ann") == "a1"
+    assert await store.days.ranked_attempt(GAME, DAY, "carl") is None
 
 
 # recording daily runs
 
 
 async def test_a_run_is_recorded_only_for_the_claimed_attempt(store: Store) -> None:
-    await store.claim_daily(GAME, DAY, "ann", "a1")
-    assert await store.record_daily(GAME, DAY, a_run("ann", race="a2")) is False
-    assert await store.record_daily(GAME, DAY, a_run("bob", race="b1")) is False
-    assert (await store.daily_board(GAME, DAY, top=10)).total == 0
-    assert await store.record_daily(GAME, DAY, a_run("ann", race="a1")) is True
-    assert players((await store.daily_board(GAME, DAY, top=10)).top) == ["ann"]
+    await store.days.claim_daily(GAME, DAY, "ann", "a1")
+    assert await store.days.record_daily(GAME, DAY, a_run("ann", race="a2")) is False
+    assert await store.days.record_daily(GAME, DAY, a_run("bob", race="b1")) is False
+    assert (await store.days.daily_board(GAME, DAY, top=10)).total == 0
+    assert await store.days.record_daily(GAME, DAY, a_run("ann", race="a1")) is True
+    assert players((await store.days.daily_board(GAME, DAY, top=10)).top) == ["ann"]
 
 
 async def test_a_run_is_recorded_only_once_per_player_and_day(store: Store) -> None:
     first = a_run("ann", race="a1", time_ms=90_000)
     assert await record(store, first)
     faster = a_run("ann", race="a1", time_ms=10_000, at_ms=EPOCH_MS + 5)
-    assert await store.record_daily(GAME, DAY, faster) is False
-    board = await store.daily_board(GAME, DAY, top=10, player="ann")
+    assert await store.days.record_daily(GAME, DAY, faster) is False
+    board = await store.days.daily_board(GAME, DAY, top=10, player="ann")
     assert board.total == 1
     assert board.me is not None and board.me.run == first
 
@@ -106,20 +106,20 @@ async def test_a_run_is_recorded_only_once_per_player_and_day(store: Store) -> N
 async def test_recording_the_same_run_again_changes_nothing(store: Store) -> None:
     run = a_run("ann")
     assert await record(store, run)
-    assert await store.record_daily(GAME, DAY, run) is True
-    board = await store.daily_board(GAME, DAY, top=10)
+    assert await store.days.record_daily(GAME, DAY, run) is True
+    board = await store.days.daily_board(GAME, DAY, top=10)
     assert [entry.run for entry in board.top] == [run]
 
 
 async def test_past_days_stay_on_their_own_boards(store: Store) -> None:
     await record(store, a_run("ann"), DAY)
     await record(store, a_run("bob"), NEXT_DAY)
-    assert players((await store.daily_board(GAME, DAY, top=5)).top) == ["ann"]
-    assert players((await store.daily_board(GAME, NEXT_DAY, top=5)).top) == ["bob"]
+    assert players((await store.days.daily_board(GAME, DAY, top=5)).top) == ["ann"]
+    assert players((await store.days.daily_board(GAME, NEXT_DAY, top=5)).top) == ["bob"]
 
 
 async def test_a_day_nobody_played_has_an_empty_board(store: Store) -> None:
-    board = await store.daily_board(GAME, DAY, top=10, player="ann", around=3)
+    board = await store.days.daily_board(GAME, DAY, top=10, player="ann", around=3)
     assert board.total == 0
     assert (board.top, board.around, board.me) == ([], [], None)
 
@@ -136,7 +136,12 @@ async def test_ties_in_time_fall_to_actions_then_to_who_finished_first(store: St
     ]
     for run in runs:
         await record(store, run)
-    assert players((await store.daily_board(GAME, DAY, top=10)).top) == ["dan", "cat", "bob", "ann"]
+    assert players((await store.days.daily_board(GAME, DAY, top=10)).top) == [
+        "dan",
+        "cat",
+        "bob",
+        "ann",
+    ]
 
 
 async def test_runs_that_did_not_finish_follow_by_progress_then_time(store: Store) -> None:
@@ -148,7 +153,12 @@ async def test_runs_that_did_not_finish_follow_by_progress_then_time(store: Stor
     ]
     for run in runs:
         await record(store, run)
-    assert players((await store.daily_board(GAME, DAY, top=10)).top) == ["cat", "dan", "bob", "ann"]
+    assert players((await store.days.daily_board(GAME, DAY, top=10)).top) == [
+        "cat",
+        "dan",
+        "bob",
+        "ann",
+    ]
 
 
 async def test_the_board_order_is_the_total_order_of_runs(store: Store) -> None:
@@ -167,7 +177,7 @@ async def test_the_board_order_is_the_total_order_of_runs(store: Store) -> None:
     ]
     for run in runs:
         await record(store, run)
-    board = await store.daily_board(GAME, DAY, top=len(runs))
+    board = await store.days.daily_board(GAME, DAY, top=len(runs))
     assert board.total == len(runs)
     assert [entry.run for entry in board.top] == ranked(runs)
     assert [entry.rank for entry in board.top] == list(range(1, len(runs) + 1))
@@ -179,7 +189,7 @@ async def test_actions_beyond_the_encoded_range_tie_and_fall_to_who_finished_fir
     # protocol/ranking.py: up to 16,383 actions keep their order; more tie.
     await record(store, a_run("ann", actions=20_000, at_ms=EPOCH_MS + 1))
     await record(store, a_run("bob", actions=17_000, at_ms=EPOCH_MS + 2))
-    assert players((await store.daily_board(GAME, DAY, top=10)).top) == ["ann", "bob"]
+    assert players((await store.days.daily_board(GAME, DAY, top=10)).top) == ["ann", "bob"]
 
 
 # board windows
@@ -195,7 +205,7 @@ async def ten_ranked_runs(store: Store) -> list[Run]:
 
 async def test_the_board_gives_top_the_window_around_me_me_and_the_total(store: Store) -> None:
     runs = await ten_ranked_runs(store)
-    board = await store.daily_board(GAME, DAY, top=3, player="p05", around=2)
+    board = await store.days.daily_board(GAME, DAY, top=3, player="p05", around=2)
     assert board.total == 10
     assert [(e.rank, e.run) for e in board.top] == [(1, runs[0]), (2, runs[1]), (3, runs[2])]
     assert [(e.rank, e.run.player) for e in board.around] == [
@@ -211,8 +221,8 @@ async def test_the_board_gives_top_the_window_around_me_me_and_the_total(store: 
 
 async def test_the_window_around_me_stops_at_the_edges_of_the_board(store: Store) -> None:
     await ten_ranked_runs(store)
-    first = await store.daily_board(GAME, DAY, top=0, player="p01", around=2)
-    last = await store.daily_board(GAME, DAY, top=0, player="p10", around=2)
+    first = await store.days.daily_board(GAME, DAY, top=0, player="p01", around=2)
+    last = await store.days.daily_board(GAME, DAY, top=0, player="p10", around=2)
     assert [e.rank for e in first.around] == [1, 2, 3]
     assert [e.rank for e in last.around] == [8, 9, 10]
     assert first.top == last.top == []
@@ -220,22 +230,22 @@ async def test_the_window_around_me_stops_at_the_edges_of_the_board(store: Store
 
 async def test_with_no_window_around_me_is_just_me(store: Store) -> None:
     await ten_ranked_runs(store)
-    board = await store.daily_board(GAME, DAY, top=1, player="p07")
+    board = await store.days.daily_board(GAME, DAY, top=1, player="p07")
     assert board.me is not None and board.me.rank == 7
     assert board.around == [board.me]
 
 
 async def test_a_player_without_an_entry_has_no_me_and_nothing_around(store: Store) -> None:
     await ten_ranked_runs(store)
-    board = await store.daily_board(GAME, DAY, top=20, player="nobody", around=3)
+    board = await store.days.daily_board(GAME, DAY, top=20, player="nobody", around=3)
     assert (board.total, len(board.top), board.around, board.me) == (10, 10, [], None)
 
 
 async def test_a_negative_window_is_refused(store: Store) -> None:
     with pytest.raises(ValueError):
-        await store.daily_board(GAME, DAY, top=-1)
+        await store.days.daily_board(GAME, DAY, top=-1)
     with pytest.raises(ValueError):
-        await store.best_board(GAME, top=3, player="ann", around=-2)
+        await store.days.best_board(GAME, top=3, player="ann", around=-2)
 
 
 # the all-time board
@@ -245,15 +255,15 @@ async def test_a_finished_daily_run_is_offered_to_the_all_time_board(store: Stor
     finished = a_run("ann", time_ms=70_000)
     await record(store, finished)
     await record(store, a_run("bob", finished=False, progress=90))
-    board = await store.best_board(GAME, top=10)
+    board = await store.days.best_board(GAME, top=10)
     assert [entry.run for entry in board.top] == [finished]
 
 
 async def test_a_better_run_replaces_the_players_stored_run(store: Store) -> None:
-    assert await store.offer_best(GAME, a_run("ann", time_ms=80_000, at_ms=EPOCH_MS))
+    assert await store.days.offer_best(GAME, a_run("ann", time_ms=80_000, at_ms=EPOCH_MS))
     better = a_run("ann", time_ms=80_000, actions=99, at_ms=EPOCH_MS + 9, race="r2", name="A")
-    assert await store.offer_best(GAME, better) is True
-    board = await store.best_board(GAME, top=10, player="ann")
+    assert await store.days.offer_best(GAME, better) is True
+    board = await store.days.best_board(GAME, top=10, player="ann")
     assert board.total == 1
     assert board.me == board.top[0]
     assert board.me is not None and board.me.run == better
@@ -261,29 +271,29 @@ async def test_a_better_run_replaces_the_players_stored_run(store: Store) -> Non
 
 async def test_an_equal_later_run_does_not_displace_the_earlier_one(store: Store) -> None:
     earlier = a_run("ann", time_ms=80_000, at_ms=EPOCH_MS)
-    await store.offer_best(GAME, earlier)
+    await store.days.offer_best(GAME, earlier)
     equal = a_run("ann", time_ms=80_000, at_ms=EPOCH_MS + 1, race="r2", name="Other name")
-    assert await store.offer_best(GAME, equal) is False
-    assert [e.run for e in (await store.best_board(GAME, top=10)).top] == [earlier]
+    assert await store.days.offer_best(GAME, equal) is False
+    assert [e.run for e in (await store.days.best_board(GAME, top=10)).top] == [earlier]
 
 
 async def test_a_worse_run_does_not_displace_the_stored_one(store: Store) -> None:
     stored = a_run("ann", time_ms=80_000)
-    await store.offer_best(GAME, stored)
-    assert await store.offer_best(GAME, a_run("ann", time_ms=80_001, actions=1)) is False
-    assert [e.run for e in (await store.best_board(GAME, top=10)).top] == [stored]
+    await store.days.offer_best(GAME, stored)
+    assert await store.days.offer_best(GAME, a_run("ann", time_ms=80_001, actions=1)) is False
+    assert [e.run for e in (await store.days.best_board(GAME, top=10)).top] == [stored]
 
 
 async def test_a_run_that_did_not_finish_never_enters_the_all_time_board(store: Store) -> None:
-    assert await store.offer_best(GAME, a_run("ann", finished=False, progress=103)) is False
-    assert (await store.best_board(GAME, top=10, player="ann")).total == 0
+    assert await store.days.offer_best(GAME, a_run("ann", finished=False, progress=103)) is False
+    assert (await store.days.best_board(GAME, top=10, player="ann")).total == 0
 
 
 async def test_replacing_a_run_moves_the_player_on_the_all_time_board(store: Store) -> None:
-    await store.offer_best(GAME, a_run("ann", time_ms=50_000))
-    await store.offer_best(GAME, a_run("bob", time_ms=60_000))
-    await store.offer_best(GAME, a_run("bob", time_ms=40_000, race="r2"))
-    board = await store.best_board(GAME, top=10, player="ann", around=1)
+    await store.days.offer_best(GAME, a_run("ann", time_ms=50_000))
+    await store.days.offer_best(GAME, a_run("bob", time_ms=60_000))
+    await store.days.offer_best(GAME, a_run("bob", time_ms=40_000, race="r2"))
+    board = await store.days.best_board(GAME, top=10, player="ann", around=1)
     assert players(board.top) == ["bob", "ann"]
     assert board.me is not None and board.me.rank == 2
     assert players(board.around) == ["bob", "ann"]
@@ -303,7 +313,7 @@ async def test_fifty_concurrent_offers_leave_the_best_whole_run(store: Store) ->
         )
         for i, t in enumerate(times)
     ]
-    await asyncio.gather(*(store.offer_best(GAME, run) for run in runs))
-    board = await store.best_board(GAME, top=10)
+    await asyncio.gather(*(store.days.offer_best(GAME, run) for run in runs))
+    board = await store.days.best_board(GAME, top=10)
     assert board.total == 1
     assert board.top[0].run == min(runs, key=Run.sort_key)

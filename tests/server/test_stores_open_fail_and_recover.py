@@ -30,8 +30,8 @@ async def test_a_working_store_answers_ping(store: Store) -> None:
 async def test_a_burst_of_more_calls_than_the_store_has_connections_is_served_whole(
     store: Store,
 ) -> None:
-    await store.set_daily_deal(GAME, DAY, 7)
-    deals = await asyncio.gather(*(store.daily_deal(GAME, DAY) for _ in range(500)))
+    await store.days.set_daily_deal(GAME, DAY, 7)
+    deals = await asyncio.gather(*(store.days.daily_deal(GAME, DAY) for _ in range(500)))
     assert deals == [7] * 500  # none refused: a call waits for a free connection
 
 
@@ -50,7 +50,7 @@ async def test_an_unreachable_redis_raises_store_unavailable_without_the_passwor
     url = f"redis://user:s3cret@127.0.0.1:{free_port()}/0"
     redis_store = RedisStore(url, prefix=fresh_prefix())
     with pytest.raises(StoreUnavailable, match="cannot be reached") as raised:
-        await redis_store.load_race("r1")
+        await redis_store.races.load_race("r1")
     assert "s3cret" not in str(raised.value)
     assert await redis_store.ping() is False
     await redis_store.close()
@@ -64,7 +64,7 @@ async def test_a_redis_that_never_answers_raises_store_unavailable_by_the_deadli
         redis_store = RedisStore(url, prefix=fresh_prefix(), deadline=0.5)
         started = time.monotonic()
         with pytest.raises(StoreUnavailable, match="cannot be reached"):
-            await redis_store.load_result("r1")
+            await redis_store.races.load_result("r1")
         assert time.monotonic() - started < 1.5
         await redis_store.close()
 
@@ -91,31 +91,31 @@ async def test_the_redis_store_fails_fast_while_redis_is_down_and_recovers_after
 ) -> None:
     server = redis_server_factory()
     redis_store = RedisStore(server.url, prefix=fresh_prefix())
-    assert await redis_store.claim_daily(GAME, DAY, "ann", "a1")
+    assert await redis_store.days.claim_daily(GAME, DAY, "ann", "a1")
     server.kill()
 
     started = time.monotonic()
     with pytest.raises(StoreUnavailable, match=f"127.0.0.1:{server.port}"):
-        await redis_store.claim_daily(GAME, DAY, "bob", "b1")
+        await redis_store.days.claim_daily(GAME, DAY, "bob", "b1")
     assert time.monotonic() - started < 5
 
     server.start()  # the same port; its data is gone (no persistence) and so are its scripts
     assert await redis_store.ping() is True
-    assert await redis_store.claim_daily(GAME, DAY, "bob", "b1") is True
+    assert await redis_store.days.claim_daily(GAME, DAY, "bob", "b1") is True
     assert await record(redis_store, a_run("cat"))
-    assert players((await redis_store.daily_board(GAME, DAY, top=5)).top) == ["cat"]
+    assert players((await redis_store.days.daily_board(GAME, DAY, top=5)).top) == ["cat"]
     await redis_store.close()
 
 
 async def test_recording_a_daily_run_on_redis_is_one_atomic_script_call(redis_url: str) -> None:
     store = RedisStore(redis_url, prefix=fresh_prefix())
     run = a_run("ann")
-    await store.record_daily(GAME, "2024-04-30", a_run("bob"))  # Redis has the script loaded
-    await store.claim_daily(GAME, DAY, "ann", run.race)
+    await store.days.record_daily(GAME, "2024-04-30", a_run("bob"))  # Redis has the script loaded
+    await store.days.claim_daily(GAME, DAY, "ann", run.race)
     calls = await script_calls(store)
-    assert await store.record_daily(GAME, DAY, run)
+    assert await store.days.record_daily(GAME, DAY, run)
     assert await script_calls(store) == calls + 1  # the day's board and the all-time one
-    assert "ann" in players((await store.best_board(GAME, 10)).top)
+    assert "ann" in players((await store.days.best_board(GAME, 10)).top)
     await store.purge()
     await store.close()
 
@@ -128,26 +128,26 @@ async def script_calls(store: RedisStore) -> int:
 async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url: str) -> None:
     store = RedisStore(redis_url, prefix=fresh_prefix())
     run = a_run("ann")
-    await store.set_daily_deal(GAME, DAY, 7)
-    await store.claim_daily(GAME, DAY, "ann", run.race)
-    await store.record_daily(GAME, DAY, run)
+    await store.days.set_daily_deal(GAME, DAY, 7)
+    await store.days.claim_daily(GAME, DAY, "ann", run.race)
+    await store.days.record_daily(GAME, DAY, run)
     await store.daily_secret("s")
     record = a_record("r1", "ann")
     entries = (LogEntry("ann", 1, "deal", 5),)
     await store.write([SaveIdentity("h", "ann", "Ann", keep_s=100)])
-    await store.create_account(Account("ann", "Ann", "$argon2id$..."))
+    await store.accounts.create_account(Account("ann", "Ann", "$argon2id$..."))
     await store.write([SaveIdentity("h2", "ann", "Ann", keep_s=100, account="Ann")])
-    await store.count_attempt("sign_in:127.0.0.1", 600)
-    await store.note_failure("user:ann", 900)
-    await store.rate_race(GAME, "r0", [a_run("ann"), a_run("bob")], EPOCH_MS, 60)
+    await store.limits.count_attempt("sign_in:127.0.0.1", 600)
+    await store.limits.note_failure("user:ann", 900)
+    await store.accounts.rate_race(GAME, "r0", [a_run("ann"), a_run("bob")], EPOCH_MS, 60)
     entry = {"player": "ann", "name": "Ann", "rating": 1500.0, "joined_ms": 0, "account": True}
-    await store.join_pool(GAME, entry)
+    await store.pairing.join_pool(GAME, entry)
     await save(store, "r1", "ann")
     await store.write([AppendActions("r1", entries)])
-    await store.next_event_generation("ann")
-    await store.claim_lease("timers", "node", 10_000)
-    await store.node_alive("node", 10_000)
-    await store.take_player("ann", "node")
+    await store.bus.next_event_generation("ann")
+    await store.bus.claim_lease("timers", "node", 10_000)
+    await store.bus.node_alive("node", 10_000)
+    await store.bus.take_player("ann", "node")
     live = {  # owned: removed when the race ends (EndRace), or kept on purpose, bounded
         "races:live",
         "nodes",
@@ -182,9 +182,9 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
 async def test_a_redis_that_forgot_the_scripts_still_takes_a_batch(redis_url: str) -> None:
     store = RedisStore(redis_url, prefix=fresh_prefix())
     run = a_run("ann")
-    await store.claim_daily(GAME, DAY, "ann", run.race)
+    await store.days.claim_daily(GAME, DAY, "ann", run.race)
     await store._redis.script_flush()  # as after a restart of Redis
     assert await store.write([RecordDaily(GAME, DAY, run)]) == [None]
-    assert players((await store.daily_board(GAME, DAY, 10)).top) == ["ann"]
+    assert players((await store.days.daily_board(GAME, DAY, 10)).top) == ["ann"]
     await store.purge()
     await store.close()

@@ -68,7 +68,7 @@ async def test_a_failed_write_refuses_the_actions_after_it_and_keeps_the_rest() 
     store.failing = False
     await writer.drain(1)
     assert told[-1] == "record" and writer.healthy
-    assert await store.identity("hash") == Identity("ann", "Ann", None)
+    assert await store.accounts.identity("hash") == Identity("ann", "Ann", None)
     running.cancel()
 
 
@@ -97,7 +97,7 @@ async def test_writes_left_at_shutdown_are_spilled_and_written_first_by_the_next
     assert later.replay_spill() == 1
     running = asyncio.create_task(later.run())
     await later.drain(1)
-    assert await store.identity("hash") == Identity("ann", "Ann", None)
+    assert await store.accounts.identity("hash") == Identity("ann", "Ann", None)
     assert not spill.exists()
     running.cancel()
 
@@ -120,8 +120,8 @@ async def test_nodes_sharing_a_spill_folder_each_spill_to_their_own_file_and_one
     assert first.replay_spill() == 2 and second.replay_spill() == 0  # each file taken once
     running = asyncio.create_task(first.run())
     await first.drain(1)
-    assert await store.identity("hash-node-a") == Identity("node-a", "node-a", None)
-    assert await store.identity("hash-node-b") == Identity("node-b", "node-b", None)
+    assert await store.accounts.identity("hash-node-a") == Identity("node-a", "node-a", None)
+    assert await store.accounts.identity("hash-node-b") == Identity("node-b", "node-b", None)
     assert list(tmp_path.iterdir()) == []
     running.cancel()
 
@@ -152,8 +152,8 @@ async def test_a_batch_in_flight_at_shutdown_is_spilled_too(tmp_path: Path) -> N
     assert later.replay_spill() == 2
     running = asyncio.create_task(later.run())
     assert await later.drain(5)
-    assert await store.identity("hash") == Identity("ann", "Ann", None)
-    assert await store.identity("hash2") == Identity("bob", "Bob", None)
+    assert await store.accounts.identity("hash") == Identity("ann", "Ann", None)
+    assert await store.accounts.identity("hash2") == Identity("bob", "Bob", None)
     running.cancel()
 
 
@@ -163,7 +163,7 @@ async def test_a_job_fenced_off_by_a_newer_node_is_dropped_not_retried_for_ever(
     """Node A writes Bob's log again (a lost race rewritten) with the fence it knew, but
     node B has taken Bob over since: the store refuses that job for good (``Fenced``), so
     it is dropped, and Ann's actions behind it are written, not refused for ever."""
-    assert await store.claim_racer("r1", "bob", 2)  # node B's newer session of Bob
+    assert await store.races.claim_racer("r1", "bob", 2)  # node B's newer session of Bob
     writer = Writer(store, first_pause_s=0.01)
     running = asyncio.create_task(writer.run())
     told: list[str] = []
@@ -177,4 +177,4 @@ async def test_a_job_fenced_off_by_a_newer_node_is_dropped_not_retried_for_ever(
     await asyncio.wait_for(writer.idle.wait(), 5)
     running.cancel()
     assert told == ["ann 1 stored", "ann 2 stored"]
-    assert [e.player for e in await store.actions("r1")] == ["ann", "ann"]
+    assert [e.player for e in await store.races.actions("r1")] == ["ann", "ann"]

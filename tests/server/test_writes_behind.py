@@ -57,7 +57,7 @@ async def setup(
     store = open_store(redis.url, prefix=prefix)
     now = int(time.time() * 1000)
     for day in {day_of(now), day_of(now + DAY_MS)}:  # the test may cross midnight
-        await store.set_daily_deal(GAME, day, DEAL)
+        await store.days.set_daily_deal(GAME, day, DEAL)
     await store.close()
     tripwire = await Tripwire(redis.port).start()
     args = ("--redis", tripwire.url, "--redis-prefix", prefix, "--drain-s", str(DRAIN_S), *FAST)
@@ -103,11 +103,11 @@ async def stored(
     written."""
     deadline = time.monotonic() + seconds
     while True:
-        result = await store.load_result(attempt)
-        board = await store.daily_board(GAME, day_of(int(time.time() * 1000)), 10, player)
+        result = await store.races.load_result(attempt)
+        board = await store.days.daily_board(GAME, day_of(int(time.time() * 1000)), 10, player)
         if result is not None and board.me is not None:
             assert board.me.run.race == attempt
-            best = await store.best_board(GAME, 10, player)
+            best = await store.days.best_board(GAME, 10, player)
             assert best.me is not None and best.me.run.race == attempt
             return result, board.total
         assert time.monotonic() < deadline, "the result or the daily run was never stored"
@@ -196,7 +196,7 @@ async def test_a_result_refused_by_a_full_redis_is_stored_once_memory_is_freed(
     assert health[1]["status"] == "degraded" and health[1]["writes"] != "ok"
     store = setup.store()
     try:
-        assert await store.load_result(attempt) is None  # refused, not written
+        assert await store.races.load_result(attempt) is None  # refused, not written
         await not_told_before_stored(dee)
         admin.config_set("maxmemory", "0")
         told = (await dee.next_event("result", timeout=15)).data  # once stored
@@ -238,13 +238,13 @@ async def test_a_head_to_head_result_spilled_at_sigterm_in_an_outage_is_stored_b
     store = setup.store()
     try:
         deadline = time.monotonic() + 15
-        while (result := await store.load_result(race)) is None:
+        while (result := await store.races.load_result(race)) is None:
             assert time.monotonic() < deadline, "the spilled result was never stored"
             await asyncio.sleep(0.05)
         assert [entry["player"] for entry in result["ranking"]] == [ann.player, bob.player]
-        assert race not in await store.live_races()
+        assert race not in await store.races.live_races()
         for player in (ann.player, bob.player):
-            assert race not in await store.player_races(player)
+            assert race not in await store.races.player_races(player)
     finally:
         await store.close()
     for client in (ann, bob):

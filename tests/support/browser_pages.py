@@ -55,7 +55,7 @@ class ServerThread(server_thread.ServerThread):
             now = int(time.time() * 1000)
             for game, number in daily.items():
                 for day in {day_of(now), day_of(now + DAY_MS)}:  # the test may cross midnight
-                    await store.set_daily_deal(game, day, number)
+                    await store.days.set_daily_deal(game, day, number)
 
         super().__init__(settings, before_start=preset)
 

@@ -41,8 +41,8 @@ def a_run(
 
 async def record(store: Store, run: Run, day: str = DAY) -> bool:
     """Claim the run's attempt as the player's ranked one, then record the run."""
-    assert await store.claim_daily(GAME, day, run.player, run.race)
-    return await store.record_daily(GAME, day, run)
+    assert await store.days.claim_daily(GAME, day, run.player, run.race)
+    return await store.days.record_daily(GAME, day, run)
 
 
 def players(entries: list[Entry]) -> list[str]:
@@ -58,4 +58,4 @@ def listed(*players: str, joinable: bool = False, watchable: bool = False) -> Li
 
 
 async def save(store: Store, race: str, *players: str, version: int = 0) -> bool:
-    return await store.save_race_if(race, a_record(race, *players), version, listed(*players))
+    return await store.races.save_race_if(race, a_record(race, *players), version, listed(*players))

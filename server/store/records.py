@@ -1,0 +1,60 @@
+"""The shapes the store's roles hand back: who a token names, a player's past, where a
+race is listed, a board and its entries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from protocol.ranking import Run
+
+
+class Identity(NamedTuple):
+    """Who a resume token names: the player, their name, and their account's username
+    (None for a guest)."""
+
+    player: str
+    name: str
+    account: str | None = None
+    played: bool = False  # a guest who has played (a race, a daily attempt, a pool)
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """A player's past: their latest races and runs (newest first), per game the
+    head-to-head races played and won, and the days of their ranked daily runs (in order,
+    the last 400)."""
+
+    recent: list[dict[str, Any]]
+    played: dict[str, int]
+    won: dict[str, int]
+    days: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """Where a race is listed: ``live`` (not over), ``open`` (anyone may join it),
+    ``watchable`` (live and public); and its racers (each finds their live races)."""
+
+    live: bool
+    open: bool
+    watchable: bool
+    racers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One run on a board and its rank (1 = best)."""
+
+    rank: int
+    run: Run
+
+
+@dataclass(frozen=True)
+class Board:
+    """One consistent view of a leaderboard."""
+
+    total: int  # number of entries on the board
+    top: list[Entry]  # the best ``top`` entries
+    around: list[Entry]  # ranks rank-``around`` .. rank+``around`` of ``player`` ([] if none)
+    me: Entry | None  # the player's own entry, if any

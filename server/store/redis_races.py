@@ -1,0 +1,131 @@
+"""The Redis store's races role: records (changed by a compare-and-set script that also
+tells the race's channel), listings, the racers' logs (read and claimed by ``RacerLogs``)
+and results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from protocol.race import LogEntry
+from server.jobs import AppendActions, Job
+from server.node_news import RecordChanged, encode
+from server.store.base import StoreError, Wiring, encode_json, log_batches, race_channel
+from server.store.records import Listed
+from server.store.redis_calls import RedisCalls
+from server.store.redis_keys import RedisKeys
+from server.store.redis_logs import RacerLogs
+from server.store.redis_scripts import SAVE_RACE_IF
+from server.store.roles import Races
+
+
+class RedisRaces(Races):
+    def __init__(
+        self,
+        calls: RedisCalls,
+        keys: RedisKeys,
+        wiring: Wiring,
+        logs: RacerLogs,
+        write: Callable[[Sequence[Job]], Awaitable[list[StoreError | None]]],
+    ) -> None:
+        self._calls, self._keys, self._redis = calls, keys, calls.redis
+        self._call, self._pipeline = calls.call, calls.pipeline
+        self._wiring = wiring
+        self._logs = logs
+        self.write = write
+        self.prefix = keys.prefix
+        self._save_race_if = self._redis.register_script(SAVE_RACE_IF)
+
+    async def save_race(self, race: str, record: dict[str, Any]) -> None:
+        key = self._keys.race(race, "race")
+        items: list[str | int] = ["r", encode_json(record)]
+        if "version" in record:
+            items += ["v", int(record["version"])]
+        await self._call(self._redis.hset(key, items=items))
+
+    async def load_race(self, race: str) -> dict[str, Any] | None:
+        stored = await self._call(self._redis.hmget(self._keys.race(race, "race"), "v", "r"))
+        return _record(*stored)
+
+    async def save_race_if(
+        self, race: str, record: dict[str, Any], version: int, listed: Listed
+    ) -> bool:
+        message = encode_json(encode(RecordChanged(version + 1, self._wiring.node)))
+        channel = self.prefix + race_channel(race)
+        args: list[str | int] = [version, encode_json(record), channel, message]
+        keys = [self._keys.race(race, "race")]
+        if not await self._call(self._save_race_if(keys=keys, args=args)):
+            return False
+        await self._call(self._list(race, listed))
+        return True
+
+    async def _list(self, race: str, listed: Listed) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for kind, on in (("live", listed.live), ("open", listed.open)):
+                key = self._keys.key("races", kind)
+                pipe.sadd(key, race) if on else pipe.srem(key, race)
+            key = self._keys.key("races", "watchable")
+            pipe.sadd(key, race) if listed.watchable else pipe.srem(key, race)
+            for player in listed.racers:
+                key = self._keys.player(player, "races")
+                pipe.sadd(key, race) if listed.live else pipe.srem(key, race)
+            await pipe.execute()
+
+    async def load_races(self, races: Sequence[str]) -> list[dict[str, Any] | None]:
+        if not races:
+            return []
+        async with self._pipeline() as pipe:
+            for race in races:
+                pipe.hmget(self._keys.race(race, "race"), "v", "r")
+            stored = await pipe.execute()
+        return [_record(*pair) for pair in stored]
+
+    async def listed_races(self, kind: str) -> list[str]:
+        return sorted(await self._call(self._redis.smembers(self._keys.key("races", kind))))
+
+    async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
+        jobs = [AppendActions(race, tuple(batch)) for race, batch in log_batches(entries).items()]
+        if jobs:
+            for error in await self.write(jobs):
+                if error is not None:
+                    raise error
+
+    async def racer_log(self, race: str, player: str, after_seq: int = 0) -> list[LogEntry]:
+        return await self._logs.read(race, player, after_seq)
+
+    async def racers_logged(self, race: str) -> list[str]:
+        return sorted(await self._call(self._redis.smembers(self._keys.race(race, "racers"))))
+
+    async def claim_racer(self, race: str, player: str, fence: int) -> bool:
+        return await self._logs.claim(race, player, fence)
+
+    async def save_result(self, race: str, result: dict[str, Any]) -> None:
+        await self._call(self._redis.set(self._keys.race(race, "result"), encode_json(result)))
+
+    async def load_result(self, race: str) -> dict[str, Any] | None:
+        return _loaded(await self._call(self._redis.get(self._keys.race(race, "result"))))
+
+    async def live_races(self) -> list[str]:
+        return await self.listed_races("live")
+
+    async def player_races(self, player: str) -> list[str]:
+        key = self._keys.player(player, "races")
+        return sorted(await self._call(self._redis.smembers(key)))
+
+
+def _record(version: str | None, text: str | None) -> dict[str, Any] | None:
+    """A race record as stored (a hash of its version and JSON), with its version."""
+    if text is None:
+        return None
+    record: dict[str, Any] = json.loads(text)
+    if version is not None:
+        record["version"] = int(version)
+    return record
+
+
+def _loaded(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    value: dict[str, Any] = json.loads(text)
+    return value
