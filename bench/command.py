@@ -1,6 +1,7 @@
 """``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2|signin|
 spectators``: benchmarks that print figures (never timed tests). The server benchmark lives
-in bench/loadtest.py (``--nodes``: bench/nodebench.py), the memory one in
+in bench/loadtest.py (``--nodes``: bench/nodebench.py), the engine and solver ones in
+bench/enginebench.py, the memory one in
 bench/memorybench.py; soak, recovery, idle, pairing, spectators and farm in
 bench/{soak,recovery,idle,pairing,spectator,farm}bench.py; storage and argon2, which
 measure the server's own parts in this process, in server/store/redis_bench.py and
@@ -11,14 +12,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
-import time
 
-from client.commands.solve import deadline
-from protocol.engine import Rules
+from bench.enginebench import measure_engine, measure_solver
 from protocol.games import GAMES, rules_for
-from protocol.notation import UNDO, Action
-from protocol.solver import WON, solve
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -167,62 +163,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
-def measure_engine(rules: Rules, seconds: float, seed: int) -> dict[str, float]:
-    """Random playouts of 400 actions from deals 1, 2, ...: applied (validated) actions per
-    second and full legal-action enumerations per second, timed apart."""
-    rng = random.Random(seed)
-    apply_time = enumerate_time = 0.0
-    applied = enumerated = 0
-    clock = time.perf_counter
-    deal = 0
-    while apply_time + enumerate_time < seconds:
-        deal += 1
-        state = rules.start(deal)
-        for _ in range(400):
-            t0 = clock()
-            legal = rules.legal_actions(state)
-            t1 = clock()
-            enumerate_time += t1 - t0
-            enumerated += 1
-            choices: list[Action] = [a for a in legal if a is not UNDO]
-            if not choices:
-                break
-            action = rng.choice(choices)
-            t0 = clock()
-            state = rules.apply(state, action).state
-            apply_time += clock() - t0
-            applied += 1
-    return {
-        "apply_per_s": round(applied / apply_time),
-        "enumerate_per_s": round(enumerated / enumerate_time),
-    }
-
-
-SOLVER_NODES_PER_DEAL = 50_000
-
-
-def measure_solver(rules: Rules, seconds: float) -> dict[str, float]:
-    """Solve deals 1, 2, ... with a budget of SOLVER_NODES_PER_DEAL positions each until
-    ``seconds`` are spent: positions generated per second (the search alone: wins are not
-    shortened here), and the deals tried and won."""
-    spent = 0.0
-    nodes = deals = won = 0
-    while spent < seconds:
-        deals += 1
-        t0 = time.perf_counter()
-        solution = solve(
-            rules,
-            rules.deal(deals),
-            max_nodes=SOLVER_NODES_PER_DEAL,
-            should_stop=deadline(seconds - spent),
-            shortened=False,
-        )
-        spent += time.perf_counter() - t0
-        nodes += solution.nodes
-        won += solution.verdict == WON
-    return {"positions_per_s": round(nodes / spent), "deals": deals, "won": won}
-
-
 def run(args: argparse.Namespace) -> int:
     runners = {
         "server": run_server,
@@ -297,7 +237,8 @@ def run_server(args: argparse.Namespace) -> int:
 
 
 def run_server_nodes(args: argparse.Namespace) -> int:
-    from bench.nodebench import print_nodes, run_nodes
+    from bench.nodebench import run_nodes
+    from bench.nodereport import print_nodes
 
     if args.nodes < 2:
         raise SystemExit("error: --nodes must be at least 2 (one node is measured in the run)")
@@ -466,7 +407,8 @@ def run_signin(args: argparse.Namespace) -> int:
 
 
 def run_spectators(args: argparse.Namespace) -> int:
-    from bench.spectatorbench import print_spectators, run_spectators
+    from bench.spectatorbench import run_spectators
+    from bench.spectatorreport import print_spectators
 
     options = {
         "nodes": 2 if args.nodes is None else args.nodes,

@@ -15,6 +15,7 @@ import asyncio
 import time
 from typing import Any
 
+from bench.benchplayer import connect_all, greet_all
 from bench.benchprocess import (
     SERVE_BANNER,
     free_port,
@@ -24,7 +25,6 @@ from bench.benchprocess import (
     serve_command,
     spawn,
 )
-from bench.loadtest import connect_all, greet_all
 
 TARGET_KIB = 20.0
 SETTLE_S = 2.0

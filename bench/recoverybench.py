@@ -27,9 +27,8 @@ from typing import Any
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidHandshake
 
-from bench.benchplayer import Listener
+from bench.benchplayer import Listener, connect_many, greet_all, playouts
 from bench.benchprocess import SERVE_BANNER, free_port, own_redis, serve_command, spawn
-from bench.loadtest import connect_many, greet_all, playouts
 
 TARGET_S = 5.0
 SUBPROTOCOL = "solrace.v1.msgpack"

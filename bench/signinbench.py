@@ -22,14 +22,8 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from bench.loadtest import (
-    DEALS,
-    PLAYOUT_LENGTH,
-    Figures,
-    playouts,
-    rate_phase,
-    solrace_target,
-)
+from bench.benchplayer import playouts
+from bench.loadtest import DEALS, PLAYOUT_LENGTH, Figures, rate_phase, solrace_target
 from client.api import Client, ServerError
 
 ACCOUNTS = 20

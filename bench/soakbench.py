@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bench.benchplayer import Listener
+from bench.benchplayer import Listener, connect_many, greet_all
 from bench.benchprocess import (
     SERVE_BANNER,
     free_port,
@@ -37,7 +37,6 @@ from bench.benchprocess import (
     serve_command,
     spawn,
 )
-from bench.loadtest import connect_many, greet_all
 from bench.soakmix import guests, rematch, spectators
 from protocol.engine import Rules
 from protocol.games import rules_for

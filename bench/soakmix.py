@@ -13,8 +13,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from bench.benchplayer import Listener
-from bench.loadtest import connect_many
+from bench.benchplayer import Listener, connect_many
 
 GUEST_GAME = "mount_sunflower"
 GUEST_ACTIONS = 5

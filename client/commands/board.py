@@ -14,8 +14,8 @@ from client.terminal.connection import Link, Unreachable, add_server_argument, c
 from client.terminal.render import make_console
 from protocol.daily import day_of, next_day_start_ms, parse_day
 from protocol.errors import BadGame
+from protocol.fields import MAX_BOARD_TOP
 from protocol.games import GAMES, rules_for
-from protocol.messages import MAX_BOARD_TOP
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

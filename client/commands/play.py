@@ -24,8 +24,8 @@ from client.terminal.connection import (
 from client.terminal.lines import LineReader
 from client.terminal.racer import RacerScreen, show_daily_board
 from client.terminal.render import make_console
+from protocol.fields import MAX_PLAYERS
 from protocol.games import GAMES, rules_for
-from protocol.messages import MAX_PLAYERS
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

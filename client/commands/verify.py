@@ -24,8 +24,8 @@ from protocol.daily import candidate_deals, parse_day, seed_matches
 from protocol.daily_choice import certified_choice, max_candidates
 from protocol.errors import BadGame
 from protocol.fairness import commitment, daily_scope
+from protocol.fields import MAX_BOARD_TOP
 from protocol.games import GAMES, rules_for
-from protocol.messages import MAX_BOARD_TOP
 from protocol.ranking import Run, ranked
 from protocol.receipts import receipts
 from protocol.signing import signature_problem

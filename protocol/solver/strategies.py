@@ -18,7 +18,7 @@ from protocol.errors import IllegalAction
 from protocol.notation import DEAL, Action, Move
 from protocol.position import Position
 from protocol.solver.context import Context
-from protocol.solver.profiles import Draws
+from protocol.solver.profile import Draws
 
 SLICE: Final = 512
 Steps = Generator[None, None, list[Action] | None]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bench.nodebench import print_nodes
+from bench.nodereport import print_nodes
 
 PLAYERS = 8
 

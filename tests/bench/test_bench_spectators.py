@@ -17,8 +17,9 @@ import pytest
 from harness import running_server, url
 from websockets.asyncio.server import ServerConnection, serve
 
-from bench.loadtest import Player
-from bench.spectatorbench import open_stamped, print_spectators, received
+from bench.benchplayer import Player
+from bench.spectatorbench import open_stamped
+from bench.spectatorreport import print_spectators, received
 from server.config import Settings
 
 SPECTATORS = 20

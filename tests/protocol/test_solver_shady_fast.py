@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from protocol.games import rules_for
 from protocol.notation import TABLEAU, Action, Move
 from protocol.position import Position
-from protocol.solver.profiles import ShadyLanesProfile, _ranked, out_of_order, profile_for
+from protocol.solver.profile import out_of_order, ranked
+from protocol.solver.profiles import profile_for
+from protocol.solver.shady_profile import ShadyLanesProfile
 
 RULES = rules_for("shady_lanes")
 
@@ -39,7 +41,7 @@ def reference_ranked(profile: ShadyLanesProfile, position: Position) -> list[Act
             return 25
         return 40 if pile[-2] in targets else -10
 
-    return _ranked(moves, score)
+    return ranked(moves, score)
 
 
 def walk(seed: int, steps: int) -> list[Position]:
