@@ -32,20 +32,25 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from protocol.daily import day_of
 from protocol.race import Now
 from protocol.wire import SUBPROTOCOLS
+from server.account_desk import AccountDesk
 from server.addresses import ConnectionCounts
+from server.admin import AdminDesk
 from server.config import Settings
 from server.connection import MessageConnection
 from server.daily import DailyDeals, DailyDesk
 from server.director import RaceDirector
 from server.executor import Executor, now
 from server.gateway import Gateway
+from server.handlers import Handlers
 from server.http import HttpRoutes
 from server.metrics import Metrics
 from server.outbox import Outbox
-from server.pairing import PAIR_EVERY_S
+from server.pairing import PAIR_EVERY_S, PairingDesk
+from server.profiles import ProfileDesk
 from server.relay import Relay
 from server.retrying import until_the_store_takes_it
 from server.rooms import Feeding, Room
+from server.session_desk import SessionDesk
 from server.sessions import Sessions
 from server.signing import Seal
 from server.spectating import SpectatingDesk
@@ -90,18 +95,45 @@ class RaceServer:
         self.daily_desk = DailyDesk(store, self.daily, self.director)
         self.seal = Seal(store, settings.signing_key_path)
         self.connection_counts = ConnectionCounts(settings.connections_per_address)
-        self.gateway = Gateway(
+        self.session_desk = SessionDesk(
             settings,
             store,
             self.sessions,
             self.director,
-            self.daily_desk,
             self.spectating,
             self.executor,
             self.writer,
             self.outbox,
             self.metrics,
             self.seal,
+        )
+        self.account_desk = AccountDesk(store, settings, self.sessions, self.director, self.writer)
+        self.pairing = PairingDesk(store, self.director, settings.countdown_ms)
+        self.handlers = Handlers(
+            settings,
+            store,
+            self.sessions,
+            self.director,
+            self.daily_desk,
+            self.spectating,
+            self.session_desk,
+            self.account_desk,
+            self.pairing,
+            ProfileDesk(store),
+            AdminDesk(store, settings),
+            self.seal,
+        )
+        self.gateway = Gateway(
+            settings,
+            self.sessions,
+            self.spectating,
+            self.executor,
+            self.writer,
+            self.outbox,
+            self.metrics,
+            self.session_desk,
+            self.handlers,
+            self.director,
         )
         self.ticker = Ticker(
             settings.feed_interval_ms,
@@ -115,17 +147,17 @@ class RaceServer:
             ),
             observe=self.metrics.tick_seconds.observe,
         )
-        self.gateway.session_desk.node = self.node
+        self.session_desk.node = self.node
         self.relay = Relay(
             self.node,
             store,
             self.director,
             self.sessions,
             self.executor.run,
-            self.gateway.session_desk.let_go,
+            self.session_desk.let_go,
             now,
         )
-        self.executor.relay = self.gateway.session_desk.relay = self.relay
+        self.executor.relay = self.session_desk.relay = self.relay
         self.sweeper = Sweeper(
             self.node,
             store,
@@ -256,7 +288,7 @@ class RaceServer:
         self.relay.stop()
         await _within("stopping tasks", _ended(self.tasks))
         self.daily.close()
-        self.gateway.accounts.close()
+        self.account_desk.close()
         await _within("closing the store", self.store.close())
         self.ticker.stop_gc_policy()
         log.info("stopped")
@@ -302,7 +334,7 @@ class RaceServer:
             if "timers" not in self.leases:
                 continue
             try:
-                self.executor.run(await self.gateway.pairing.pair(now()))
+                self.executor.run(await self.pairing.pair(now()))
             except Exception:
                 log.warning("pairing the quick-race pools failed", exc_info=True)
 

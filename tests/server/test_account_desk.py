@@ -21,7 +21,7 @@ async def test_signing_in_stores_the_account_s_token_and_leaves_the_guest_sessio
         guest = await player(server, "Gus")
         await guest.quick_race(GAME)
         session = server.sessions.by_player[guest.player]
-        account, token = await server.gateway.accounts.sign_in(
+        account, token = await server.account_desk.sign_in(
             session, SignIn(1, "Ann", password_for("Ann")), attempts_bucket(TEST_SETTINGS), "ip"
         )
         assert account.username == "Ann"
@@ -43,9 +43,7 @@ async def test_a_racing_guest_is_refused_before_an_attempt_is_counted() -> None:
         left = attempts.tokens
         session = server.sessions.by_player[guest.player]
         with pytest.raises(AccountError) as refused:
-            await server.gateway.accounts.sign_in(
-                session, SignIn(1, "Ann", "secret!"), attempts, "ip"
-            )
+            await server.account_desk.sign_in(session, SignIn(1, "Ann", "secret!"), attempts, "ip")
         assert refused.value.code == "in_race"
         assert attempts.tokens == left  # no attempt counted, nothing hashed
         await guest.close()

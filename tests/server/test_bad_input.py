@@ -260,7 +260,7 @@ async def test_a_request_the_server_fails_on_is_answered_internal_error_and_chan
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     store = MemoryStore()
-    saving = store.save_race_if
+    saving = store.races.save_race_if
 
     async def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise RuntimeError("a bug while saving the race")
@@ -273,7 +273,7 @@ async def test_a_request_the_server_fails_on_is_answered_internal_error_and_chan
         await player(server, "ann") as ann,
         await player(server, "bob") as bob,
     ):
-        store.save_race_if = broken  # type: ignore[method-assign]
+        store.races.save_race_if = broken  # type: ignore[method-assign]
         connection = await raw(server)
         error = await answer(connection, create(7))
         assert (error["code"], error["id"], error["of"]) == ("internal_error", 7, "create_race")
@@ -282,7 +282,7 @@ async def test_a_request_the_server_fails_on_is_answered_internal_error_and_chan
         assert await ann.list_races() == [] and await bob.list_live() == []
         mine = await answer(connection, json.dumps({"type": "my_races", "id": 9}))
         assert mine["races"] == []
-        store.save_race_if = saving  # type: ignore[method-assign]
+        store.races.save_race_if = saving  # type: ignore[method-assign]
         again = await answer(connection, create(8))
         assert again["type"] == "result" and again["id"] == 8  # the connection goes on
         assert [r["race"] for r in await ann.list_races()] == [again["race"]["race"]]

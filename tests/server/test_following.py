@@ -41,13 +41,13 @@ def count_log_reads(server: RaceServer) -> list[tuple[str, str, int]]:
     """Every ``racer_log`` call ``server``'s store gets from now on."""
     reads: list[tuple[str, str, int]] = []
     store = server.store
-    read = store.racer_log
+    read = store.races.racer_log
 
     async def counted(race: str, player: str, after_seq: int = 0) -> list[LogEntry]:
         reads.append((race, player, after_seq))
         return await read(race, player, after_seq)
 
-    store.racer_log = counted  # type: ignore[method-assign]
+    store.races.racer_log = counted  # type: ignore[method-assign]
     return reads
 
 

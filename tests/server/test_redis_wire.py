@@ -175,6 +175,6 @@ def test_the_wire_module_does_not_import_redis_py() -> None:
 
 def test_of_the_server_only_the_redis_store_modules_import_redis_py() -> None:
     importing = [path for path in sorted((ROOT / "server").rglob("*.py")) if redis_py_imports(path)]
-    assert ROOT / "server/store/redis_store.py" in importing
+    assert ROOT / "server/store/redis_calls.py" in importing
     assert all(path.parent == ROOT / "server/store" for path in importing), importing
     assert all(path.name.startswith("redis_") for path in importing), importing

@@ -1,0 +1,315 @@
+"""What each request but ``hello`` and ``act`` asks of the desks: one handler per request
+type (``Handlers.table``), each ``(client, session, request, moment) -> (answer data,
+effects)``. The gateway calls them and carries the effects out; the desks are built by the
+server (``server/app.py``) and handed in."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from protocol.daily import day_of
+from protocol.messages import (
+    Admin,
+    BestBoard,
+    CreateRace,
+    DailyBoard,
+    DailyStart,
+    JoinRace,
+    LeaveRace,
+    ListLive,
+    ListRaces,
+    MyRaces,
+    Profile,
+    ProtocolError,
+    QuickCancel,
+    QuickRace,
+    RaceLog,
+    Register,
+    Rematch,
+    Request,
+    Resign,
+    SignIn,
+    SignOut,
+    Snapshot,
+    Spectate,
+    StartRace,
+    Unspectate,
+)
+from protocol.race import Now
+from server.account_desk import AccountDesk, signed_in_answer
+from server.addresses import client_address, trusted_networks
+from server.admin import AdminDesk, AdminError
+from server.client import Client
+from server.config import Settings
+from server.connection import MessageConnection
+from server.daily import DailyDesk
+from server.director import RaceDirector
+from server.effects import Effects
+from server.pairing import PairingDesk
+from server.profiles import ProfileDesk
+from server.session_desk import SessionDesk
+from server.sessions import Session, Sessions, close_soon
+from server.signing import Seal
+from server.spectating import SpectatingDesk
+from server.store import Store, StoreError
+
+log = logging.getLogger("solrace.gateway")
+
+CLOSE_SIGNED_OUT = 4003  # the player signed out
+
+Handler = Callable[[Client, Session, Any, Now], Awaitable[tuple[dict[str, Any], Effects]]]
+
+
+class Handlers:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        sessions: Sessions,
+        director: RaceDirector,
+        daily: DailyDesk,
+        spectating: SpectatingDesk,
+        session_desk: SessionDesk,
+        accounts: AccountDesk,
+        pairing: PairingDesk,
+        profiles: ProfileDesk,
+        admin_desk: AdminDesk,
+        seal: Seal,
+    ) -> None:
+        self.store = store
+        self.sessions = sessions
+        self.director = director
+        self.daily = daily
+        self.spectating = spectating
+        self.session_desk = session_desk
+        self.accounts = accounts
+        self.pairing = pairing
+        self.profiles = profiles
+        self.admin_desk = admin_desk
+        self.seal = seal
+        self.trusted = trusted_networks(settings.trusted_proxies)
+        self.table: dict[type[Request], Handler] = {
+            Register: self.register,
+            SignIn: self.sign_in,
+            SignOut: self.sign_out,
+            CreateRace: self.create_race,
+            ListRaces: self.list_races,
+            MyRaces: self.my_races,
+            JoinRace: self.join_race,
+            StartRace: self.start_race,
+            LeaveRace: self.leave_race,
+            Resign: self.resign,
+            Rematch: self.rematch,
+            Snapshot: self.snapshot,
+            RaceLog: self.race_log,
+            DailyStart: self.daily_start,
+            DailyBoard: self.daily_board,
+            BestBoard: self.best_board,
+            QuickRace: self.quick_race,
+            QuickCancel: self.quick_cancel,
+            Profile: self.profile,
+            ListLive: self.list_live,
+            Spectate: self.spectate,
+            Unspectate: self.unspectate,
+            Admin: self.admin,
+        }
+
+    async def seen(self, client: Client, moment: Now) -> None:
+        """An account's address is noted for the day: two accounts seen on one address
+        are never rated against each other that day (``protocol/rated.py``). Best effort:
+        the store being down loses a note, never the request's answer."""
+        session = client.session
+        if session is None or session.account is None:
+            return
+        try:  # after the answer's work is done: a failure here must not answer again
+            await self.store.accounts.note_address(
+                day_of(moment.wall_ms), session.player, self.address(client)
+            )
+        except StoreError:
+            log.warning("could not note an account's address", extra={"player": session.player})
+
+    # ================================================================== accounts
+
+    async def register(
+        self, client: Client, session: Session, request: Register, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        answer = await self.accounts.register(
+            session, request, client.attempts_allowed.popleft(), self.address(client)
+        )
+        await self.seen(client, moment)
+        return answer
+
+    async def sign_in(
+        self, client: Client, session: Session, request: SignIn, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        """This connection continues as the account (resuming its session, wherever it
+        was); the guest session ends, so a guest who is racing must finish first."""
+        account, token = await self.accounts.sign_in(
+            session, request, client.attempts_allowed.popleft(), self.address(client)
+        )
+        signed_in, resumed, restored = await self.session_desk.session_for(token, account.username)
+        self._end(session)  # only once the account's session is there: a failure keeps it
+        self.session_desk.attach(client, signed_in)
+        await self.seen(client, moment)
+        client.after_answer = lambda: self.session_desk.catch_up(signed_in, resumed, restored, None)
+        return signed_in_answer(signed_in, token), []
+
+    async def sign_out(
+        self, client: Client, session: Session, request: SignOut, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        """Forget this token (or all the account's), then end the session and close."""
+        answer = await self.accounts.sign_out(session, request)
+
+        def close() -> None:
+            self._end(session)
+            self.sessions.expire(session.player)
+            close_soon(client.connection, CLOSE_SIGNED_OUT, "signed out")
+
+        client.after_answer = close
+        return answer, []
+
+    def _end(self, session: Session) -> None:
+        """Forget ``session`` here and stop its watching (its player is not coming back
+        on it)."""
+        self.spectating.left(session)
+        self.sessions.remove(session)
+
+    def address(self, client: Client) -> str:
+        """The client's address, by the trusted proxy's word if it came through one."""
+        connection = client.connection
+        peer = connection.remote_address
+        forwarded = connection.forwarded_for if isinstance(connection, MessageConnection) else None
+        return client_address(str(peer[0]) if peer else "", forwarded, self.trusted)
+
+    # ================================================================== requests
+
+    async def create_race(
+        self, client: Client, session: Session, request: CreateRace, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.create_race(
+            session.player, session.name, request, moment, session.account is not None
+        )
+
+    async def list_races(
+        self, client: Client, session: Session, request: ListRaces, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.list_races(moment), []
+
+    async def my_races(
+        self, client: Client, session: Session, request: MyRaces, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return self.director.my_races(session.player), []
+
+    async def join_race(
+        self, client: Client, session: Session, request: JoinRace, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.join_race(
+            session.player, session.name, request.race, moment, session.account is not None
+        )
+
+    async def start_race(
+        self, client: Client, session: Session, request: StartRace, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.start_race(session.player, request.race, moment)
+
+    async def leave_race(
+        self, client: Client, session: Session, request: LeaveRace, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.leave_race(session.player, request.race, moment)
+
+    async def resign(
+        self, client: Client, session: Session, request: Resign, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.resign(session.player, request.race, moment)
+
+    async def rematch(
+        self, client: Client, session: Session, request: Rematch, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.rematch(
+            session.player, session.name, request.race, moment, session.account is not None
+        )
+
+    async def snapshot(
+        self, client: Client, session: Session, request: Snapshot, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        room = await self.director.find(request.race, moment)
+        return self.director.snapshot(session.player, room, room.id in session.watching), []
+
+    async def race_log(
+        self, client: Client, session: Session, request: RaceLog, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        log = await self.director.race_log(session.player, request.race, moment)
+        return {"log": self.seal.sign(log)}, []
+
+    async def daily_start(
+        self, client: Client, session: Session, request: DailyStart, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        data, effects = await self.daily.daily_start(
+            session.player,
+            session.name,
+            session.account is not None,
+            request,
+            moment,
+            await self.accounts.registered_today(session, moment),
+        )
+        return data, effects
+
+    async def daily_board(
+        self, client: Client, session: Session, request: DailyBoard, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return self.seal.sign(await self.daily.daily_board(session.player, request, moment)), []
+
+    async def best_board(
+        self, client: Client, session: Session, request: BestBoard, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.daily.best_board(session.player, request), []
+
+    async def quick_race(
+        self, client: Client, session: Session, request: QuickRace, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        account = session.account is not None
+        return await self.pairing.join(
+            session.player, session.name, account, request.game, moment, request.bots
+        ), []
+
+    async def quick_cancel(
+        self, client: Client, session: Session, request: QuickCancel, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.pairing.cancel(session.player), []
+
+    async def profile(
+        self, client: Client, session: Session, request: Profile, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        if (request.player is None) == (request.username is None):
+            raise ProtocolError("profile needs a 'player' or a 'username' (one)", "missing_field")
+        return await self.profiles.profile(request.player, request.username, moment), []
+
+    async def admin(
+        self, client: Client, session: Session, request: Admin, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        """A moderator's request (``server/admin.py``); its tries share the connection's
+        budget of sign-in attempts, so the admin token cannot be guessed quickly."""
+        if not client.attempts_allowed.popleft():
+            raise AdminError("too many attempts: wait a minute", "rate_limited")
+        return await self.admin_desk.answer(request, moment, self.address(client)), []
+
+    async def list_live(
+        self, client: Client, session: Session, request: ListLive, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.spectating.list_live(moment), []
+
+    async def spectate(
+        self, client: Client, session: Session, request: Spectate, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        answer = await self.spectating.spectate(session, request, moment)
+        if answer["race"]["phase"] == "done":  # no feed: said once the answer is out
+            ended = {"race": request.race, "reason": "over"}
+            client.after_answer = lambda: session.push("watch_ended", ended)
+        return answer, []
+
+    async def unspectate(
+        self, client: Client, session: Session, request: Unspectate, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return self.spectating.unspectate(session, request), []
