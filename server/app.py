@@ -29,7 +29,6 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
-from protocol.daily import day_of
 from protocol.race import Now
 from protocol.wire import SUBPROTOCOLS
 from server.account_desk import AccountDesk
@@ -39,13 +38,14 @@ from server.config import Settings
 from server.connection import MessageConnection
 from server.daily import DailyDeals, DailyDesk
 from server.director import RaceDirector
+from server.duties import LEASE_TTL_MS, Duties
 from server.executor import Executor, now
 from server.gateway import Gateway
 from server.handlers import Handlers
 from server.http import HttpRoutes
 from server.metrics import Metrics
 from server.outbox import Outbox
-from server.pairing import PAIR_EVERY_S, PairingDesk
+from server.pairing import PairingDesk
 from server.profiles import ProfileDesk
 from server.relay import Relay
 from server.retrying import until_the_store_takes_it
@@ -65,10 +65,8 @@ log = logging.getLogger("solrace.server")
 FRAMES_NEVER_LOGGED = logging.getLogger("solrace.websockets")
 FRAMES_NEVER_LOGGED.setLevel(logging.WARNING)
 
-LEASE_TTL_MS = 10_000  # a lease lapses this long after its holder stops renewing it
 STOP_STEP_S = 3.0  # a shutdown step (beyond its own timeouts) gets this long, then is left
 CANCEL_AGAIN_S = 0.05  # a task still running this long after a cancel is cancelled again
-LEASES = ("timers", "daily")  # work done once per deployment
 
 
 class RaceServer:
@@ -166,15 +164,15 @@ class RaceServer:
             settings.max_race_ms,
             self.executor.run,
         )
+        self.duties = Duties(
+            self.node, store, settings, self.daily, self.sweeper, self.pairing, self.executor
+        )
         self.http = HttpRoutes(
             self, self.connection_counts, settings.static_dir, settings.trusted_proxies
         )
         self.server: Server | None = None
         self.tasks: list[asyncio.Task[Any]] = []
-        self.leases: set[str] = set()
         self.expiring: set[asyncio.Task[None]] = set()
-        self.prepared_for = ""  # the day the daily lease holder last prepared deals on
-        self.preparing: asyncio.Task[None] | None = None
         self.stopping = False
         self.metrics.watch(
             self._readings,
@@ -229,8 +227,8 @@ class RaceServer:
         self.tasks = [
             asyncio.create_task(self.writer.run(), name="writer"),
             asyncio.create_task(self.ticker.run(), name="ticker"),
-            asyncio.create_task(self._hold_leases(), name="leases"),
-            asyncio.create_task(self._pair(), name="pairing"),
+            asyncio.create_task(self.duties.hold_leases(), name="leases"),
+            asyncio.create_task(self.duties.pair(), name="pairing"),
         ]
         self.server = await serve(
             self.gateway.handle,
@@ -278,7 +276,7 @@ class RaceServer:
         closing = self.settings.close_timeout_s + STOP_STEP_S
         await _within("closing connections", self.server.wait_closed(), closing)
         log.info("connections closed")
-        for name in list(self.leases):  # the next process takes the work over at once
+        for name in list(self.duties.leases):  # the next process takes the work over at once
             with contextlib.suppress(Exception):
                 await _within("releasing a lease", self.store.bus.release_lease(name, self.node), 1)
         self.sessions.stop()
@@ -286,7 +284,7 @@ class RaceServer:
             task.cancel()
         self.executor.stop()
         self.relay.stop()
-        await _within("stopping tasks", _ended(self.tasks))
+        await _within("stopping tasks", _ended([*self.tasks, *self.duties.running()]))
         self.daily.close()
         self.account_desk.close()
         await _within("closing the store", self.store.close())
@@ -312,60 +310,6 @@ class RaceServer:
         task = asyncio.create_task(dropping)
         self.expiring.add(task)
         task.add_done_callback(self.expiring.discard)
-
-    # ================================================================== once per deployment
-
-    def _prepare_days(self) -> None:
-        """The daily lease holder prepares today's and tomorrow's deals once a day (and at
-        once when it takes the lease over), so nobody waits for a proof at midnight."""
-        today = day_of(now().wall_ms)
-        if self.prepared_for == today:
-            return
-        if self.preparing is not None and not self.preparing.done():
-            return
-        self.prepared_for = today
-        self.preparing = asyncio.create_task(self.daily.prepare_ahead(now().wall_ms))
-        self.tasks.append(self.preparing)
-
-    async def _pair(self) -> None:
-        """The ``timers`` lease holder pairs the quick-race pools, often: players wait."""
-        while True:
-            await asyncio.sleep(PAIR_EVERY_S)
-            if "timers" not in self.leases:
-                continue
-            try:
-                self.executor.run(await self.pairing.pair(now()))
-            except Exception:
-                log.warning("pairing the quick-race pools failed", exc_info=True)
-
-    async def _hold_leases(self) -> None:
-        """Say this node is alive, and claim and renew the leases of work done once per
-        deployment: ``timers`` (the sweeper: lost nodes' players, races' time limits) and
-        ``daily`` (choose and certify the daily deals, a day ahead)."""
-        while True:
-            try:
-                await self.store.bus.node_alive(self.node, LEASE_TTL_MS)
-            except Exception:
-                log.warning("could not say this node is alive", exc_info=True)
-            for name in LEASES:
-                try:
-                    held = await self.store.bus.claim_lease(name, self.node, LEASE_TTL_MS)
-                except Exception:
-                    log.warning("could not renew a lease", exc_info=True, extra={"lease": name})
-                    held = False
-                if held and name not in self.leases:
-                    self.leases.add(name)
-                    log.info("lease taken", extra={"lease": name, "node": self.node})
-                elif not held:
-                    self.leases.discard(name)
-            if "daily" in self.leases:
-                self._prepare_days()
-            if "timers" in self.leases:
-                try:
-                    await self.sweeper.sweep(now())
-                except Exception:
-                    log.warning("sweeping lost nodes and time limits failed", exc_info=True)
-            await asyncio.sleep(self.settings.sweep_every_s)
 
     # ================================================================== readings
 

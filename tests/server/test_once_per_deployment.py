@@ -16,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from redis_server import free_port
 from serve_process import ServeProcess
 
-from server.app import LEASE_TTL_MS
+from server.duties import LEASE_TTL_MS
 from server.store import Store, open_store
 
 LEASES = ("timers", "daily")

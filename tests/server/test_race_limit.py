@@ -23,7 +23,7 @@ from client.api import Client
 from protocol.games import rules_for
 from protocol.race import Now
 from protocol.race_record import restore
-from server.app import LEASE_TTL_MS
+from server.duties import LEASE_TTL_MS
 from server.store import Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18

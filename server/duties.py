@@ -1,0 +1,101 @@
+"""The work done once per deployment, by whichever node holds its lease (``LEASES``):
+``timers`` (the sweeper: lost nodes' players, races' time limits; and quick pairing) and
+``daily`` (choose and certify the daily deals, a day ahead). Every node says it is alive
+as it renews its leases."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Final
+
+from protocol.daily import day_of
+from server.config import Settings
+from server.daily import DailyDeals
+from server.executor import Executor, now
+from server.pairing import PAIR_EVERY_S, PairingDesk
+from server.store import Store
+from server.sweeper import Sweeper
+
+log = logging.getLogger("solrace.server")
+
+LEASES: Final = ("timers", "daily")
+LEASE_TTL_MS: Final = 10_000  # a lease lapses this long after its holder stops renewing it
+
+
+class Duties:
+    def __init__(
+        self,
+        node: str,
+        store: Store,
+        settings: Settings,
+        daily: DailyDeals,
+        sweeper: Sweeper,
+        pairing: PairingDesk,
+        executor: Executor,
+    ) -> None:
+        self.node = node
+        self.store = store
+        self.settings = settings
+        self.daily = daily
+        self.sweeper = sweeper
+        self.pairing = pairing
+        self.executor = executor
+        self.leases: set[str] = set()  # the leases this node holds
+        self.prepared_for = ""  # the day the daily lease holder last prepared deals on
+        self.preparing: asyncio.Task[None] | None = None
+
+    def prepare_days(self) -> None:
+        """The daily lease holder prepares today's and tomorrow's deals once a day (and at
+        once when it takes the lease over), so nobody waits for a proof at midnight."""
+        today = day_of(now().wall_ms)
+        if self.prepared_for == today:
+            return
+        if self.preparing is not None and not self.preparing.done():
+            return
+        self.prepared_for = today
+        self.preparing = asyncio.create_task(self.daily.prepare_ahead(now().wall_ms))
+
+    async def pair(self) -> None:
+        """The ``timers`` lease holder pairs the quick-race pools, often: players wait."""
+        while True:
+            await asyncio.sleep(PAIR_EVERY_S)
+            if "timers" not in self.leases:
+                continue
+            try:
+                self.executor.run(await self.pairing.pair(now()))
+            except Exception:
+                log.warning("pairing the quick-race pools failed", exc_info=True)
+
+    async def hold_leases(self) -> None:
+        """Say this node is alive, and claim and renew the leases of work done once per
+        deployment: ``timers`` (the sweeper: lost nodes' players, races' time limits) and
+        ``daily`` (choose and certify the daily deals, a day ahead)."""
+        while True:
+            try:
+                await self.store.bus.node_alive(self.node, LEASE_TTL_MS)
+            except Exception:
+                log.warning("could not say this node is alive", exc_info=True)
+            for name in LEASES:
+                try:
+                    held = await self.store.bus.claim_lease(name, self.node, LEASE_TTL_MS)
+                except Exception:
+                    log.warning("could not renew a lease", exc_info=True, extra={"lease": name})
+                    held = False
+                if held and name not in self.leases:
+                    self.leases.add(name)
+                    log.info("lease taken", extra={"lease": name, "node": self.node})
+                elif not held:
+                    self.leases.discard(name)
+            if "daily" in self.leases:
+                self.prepare_days()
+            if "timers" in self.leases:
+                try:
+                    await self.sweeper.sweep(now())
+                except Exception:
+                    log.warning("sweeping lost nodes and time limits failed", exc_info=True)
+            await asyncio.sleep(self.settings.sweep_every_s)
+
+    def running(self) -> list[asyncio.Task[None]]:
+        """The task preparing deals, if one was started (stopped with the server's)."""
+        return [] if self.preparing is None else [self.preparing]
