@@ -74,6 +74,7 @@ class Rules(ABC):
     tableau_piles: ClassVar[int]
     reserve_piles: ClassVar[int] = 0
     has_waste: ClassVar[bool] = True
+    variant_of: ClassVar[str | None] = None  # the game whose rules this one changes a little
     option_defaults: ClassVar[Mapping[str, Any]] = {"undo": True}
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:

@@ -396,6 +396,8 @@ class Welcome:
     account: str | None = None  # the account's username; None for a guest
     # the key race logs and boards are signed with: {algorithm, key, public_key}
     signing_key: dict[str, str] | None = None
+    # the games played here: {game, title, decks, options, variant_of} (``protocol.games``)
+    games: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
 @dataclass(slots=True)  # not frozen: like a request, it lives only while it is sent

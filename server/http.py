@@ -1,7 +1,7 @@
 """Plain HTTP on the websocket port: ``GET /healthz`` (is all well: the store, the writes),
 ``GET /readyz`` (may a load balancer send new connections here: not while shutting down),
-``GET /metrics``, ``GET /signing-keys`` (the public keys of signed results) and the
-browser client's files.
+``GET /metrics``, ``GET /games`` (the games served here), ``GET /signing-keys`` (the
+public keys of signed results) and the browser client's files.
 
 A request that asks to upgrade to a websocket goes on to the handshake; anything else is
 answered here.
@@ -22,9 +22,11 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from protocol.daily import CHAIN_DAYS, CHAIN_FIRST_DAY, chain_anchor
+from protocol.games import catalog
 from server.addresses import ConnectionCounts, client_address, forwarded_for, trusted_networks
 from server.connection import MessageConnection
 
+GAMES_JSON = json.dumps(catalog()).encode()
 WEB_ROOT = Path(__file__).resolve().parent.parent / "client" / "web"
 
 
@@ -86,6 +88,8 @@ class HttpRoutes:
                 {"anchor": chain_anchor(secret), "first_day": CHAIN_FIRST_DAY, "days": CHAIN_DAYS}
             ).encode()
             return _response(HTTPStatus.OK, body, "application/json")
+        if path == "/games":  # the games served here, as every welcome lists them
+            return _response(HTTPStatus.OK, GAMES_JSON, "application/json")
         if path == "/metrics":
             body = self.status.metrics_text()
             return _response(HTTPStatus.OK, body, "text/plain; version=0.0.4")

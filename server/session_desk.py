@@ -15,6 +15,7 @@ import logging
 from typing import Any
 
 from protocol.accounts import is_reserved
+from protocol.games import catalog
 from protocol.messages import Hello, ProtocolError, Welcome
 from protocol.players import is_bot, new_player_id
 from protocol.race import Phase, RaceError
@@ -40,6 +41,8 @@ from server.signing import Seal
 from server.spectating import SpectatingDesk
 from server.store import Store
 from server.writer import Writer
+
+GAME_CATALOG = catalog()  # the same for every welcome
 
 log = logging.getLogger("solrace.gateway")  # its lines as before the desk was split out
 
@@ -105,6 +108,7 @@ class SessionDesk:
                 self.node,
                 session.account,
                 self.seal.current(),
+                GAME_CATALOG,
             )
         )
         self.catch_up(session, resumed, restored, request.last_event)

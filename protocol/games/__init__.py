@@ -1,4 +1,5 @@
-"""The registry of games, keyed by their stable names."""
+"""The registry of games, keyed by their stable names: the one list of the games, which
+the server also hands every client in its welcome (``catalog``)."""
 
 from __future__ import annotations
 
@@ -26,3 +27,18 @@ def rules_for(game: str, options: Mapping[str, Any] | None = None) -> Rules:
             "unknown_game",
         )
     return cls(options)
+
+
+def catalog() -> list[dict[str, Any]]:
+    """Every game as a client is told of it: its name, title, decks, options with their
+    defaults, and the game it is a variant of (None for none), in the registry's order."""
+    return [
+        {
+            "game": game.name,
+            "title": game.title,
+            "decks": game.decks,
+            "options": dict(game.option_defaults),
+            "variant_of": game.variant_of,
+        }
+        for game in GAMES.values()
+    ]

@@ -8,4 +8,5 @@ from protocol.games.mount_sunflower import MountSunflower
 class MountSunflowerEasy(MountSunflower):
     name = "mount_sunflower_easy"
     title = "Mount Sunflower Easy"
+    variant_of = "mount_sunflower"
     deal_needs_full_tableau = False

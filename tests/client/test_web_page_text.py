@@ -16,3 +16,11 @@ def test_the_name_screen_counts_the_games_the_server_serves() -> None:
     counted = re.findall(r"the (\w+) games", PAGE.read_text())
     assert counted, "the name screen says how many games there are"
     assert [NUMBERS[word] for word in counted] == [len(GAMES)] * len(counted)
+
+
+def test_the_page_lists_no_game_of_its_own_the_server_s_list_fills_it() -> None:
+    page = PAGE.read_text()
+    games = PAGE.parent / "js" / "games.js"
+    for game, rules in GAMES.items():
+        assert f'data-game="{game}"' not in page and f'value="{game}"' not in page
+        assert rules.title not in games.read_text()

@@ -4,12 +4,16 @@ player, keepalive, and what happens to a player who never comes back."""
 from __future__ import annotations
 
 import asyncio
+import json
+import urllib.request
+from typing import Any
 
 import pytest
 from harness import player, running_server, url
 from websockets.asyncio.client import connect
 
 from client.api import Client, ServerError
+from protocol.games import GAMES, catalog
 from protocol.messages import Event
 from server.outbox import Outbox
 from server.sessions import Session, Sessions
@@ -131,3 +135,32 @@ async def test_an_old_session_s_grace_period_or_removal_leaves_a_newer_one_of_it
     assert expired == []  # the player is still here
     sessions.remove(old)
     assert sessions.get("p1") is newer and sessions.by_token[newer.token_hash] is newer
+
+
+async def test_the_welcome_lists_every_game_with_its_title_decks_and_options() -> None:
+    async with running_server() as server, await player(server, "Ann") as ann:
+        assert ann.welcome is not None
+        listed = {entry["game"]: entry for entry in ann.welcome.games}
+        assert list(listed) == list(GAMES)
+        assert listed["sanibel"] == {
+            "game": "sanibel",
+            "title": "Sanibel",
+            "decks": 2,
+            "options": {"undo": True, "down": 3, "up": 7},
+            "variant_of": None,
+        }
+        assert listed["mount_sunflower_easy"]["variant_of"] == "mount_sunflower"
+        assert listed["mount_sunflower"]["decks"] == 1
+
+
+async def test_get_games_answers_the_list_the_welcome_carries() -> None:
+    async with running_server() as server, await player(server, "Ann") as ann:
+
+        def get() -> Any:
+            url = f"http://127.0.0.1:{server.port}/games"
+            with urllib.request.urlopen(url, timeout=5) as response:
+                return response.headers["Content-Type"], json.loads(response.read())
+
+        kind, games = await asyncio.to_thread(get)
+        assert ann.welcome is not None
+        assert kind.startswith("application/json") and games == ann.welcome.games == catalog()

@@ -9,24 +9,29 @@ export class BoardsScreen {
   constructor(app) {
     this.app = app;
     this.root = document.getElementById("screen-boards");
-    this.game = "mount_sunflower_easy";
+    this.game = null; // the first of the server's games until one is asked for or played
     this.nextDayMs = null;
     this.timer = null;
+    document
+      .getElementById("board-play")
+      .addEventListener("click", () => this.app.startDaily(this.game));
+  }
+
+  /** A tab per game of the server's. */
+  showGames() {
     fill(
       document.getElementById("board-tabs"),
       Object.entries(GAMES).map(([game, { title }]) =>
         h("a", { class: "tab", href: `#boards=${game}`, role: "tab", dataset: { game } }, title),
       ),
     );
-    document
-      .getElementById("board-play")
-      .addEventListener("click", () => this.app.startDaily(this.game));
   }
 
   /** The board of `game`; without one (the top bar's link), of the game last played. */
   show(game) {
     const wanted = game || this.app.lastGame;
     if (wanted && GAMES[wanted]) this.game = wanted;
+    this.game ??= Object.keys(GAMES)[0];
     for (const tab of document.querySelectorAll("#board-tabs .tab")) {
       const selected = tab.dataset.game === this.game;
       tab.classList.toggle("selected", selected);

@@ -1,11 +1,22 @@
-// The four games as the client shows them: names, card counts, options and table layouts.
+// The games as the client shows them: the list the server sends in its welcome (names,
+// titles, decks, options), and how each game's table is laid out.
 
-export const GAMES = {
-  sanibel: { title: "Sanibel", cards: 104 },
-  shady_lanes: { title: "Shady Lanes", cards: 104 },
-  mount_sunflower: { title: "Mount Sunflower", cards: 52 },
-  mount_sunflower_easy: { title: "Mount Sunflower Easy", cards: 52 },
-};
+/** game -> { title, decks, cards, options, variantOf }, in the server's order. */
+export const GAMES = {};
+
+/** Learn the server's games from its welcome (`welcome.games`). */
+export function learnGames(list) {
+  for (const game of Object.keys(GAMES)) delete GAMES[game];
+  for (const entry of list ?? []) {
+    GAMES[entry.game] = {
+      title: entry.title,
+      decks: entry.decks,
+      cards: 52 * entry.decks,
+      options: entry.options,
+      variantOf: entry.variant_of,
+    };
+  }
+}
 
 export function gameTitle(game) {
   return GAMES[game]?.title ?? game;
@@ -13,6 +24,11 @@ export function gameTitle(game) {
 
 export function cardCount(game) {
   return GAMES[game]?.cards ?? 52;
+}
+
+/** Whether a game is dealt with two decks (the table and the replay's shapes follow). */
+export function twoDecks(game) {
+  return (GAMES[game]?.decks ?? 1) === 2;
 }
 
 /** "3 down / 7 up, undo off" — the options that differ from a plain game. */

@@ -27,9 +27,33 @@ export class LobbyScreen {
       if (id) this.app.navigate(`#race=${id}`);
     });
     document.getElementById("refresh-races").addEventListener("click", () => this.refresh());
+  }
+
+  /** The lists of games (daily, quick races, a new race's choice), from the server's. */
+  showGames() {
+    const games = Object.entries(GAMES);
+    fill(
+      document.getElementById("quick-games"),
+      games.map(([game, { title }]) =>
+        h(
+          "button",
+          {
+            type: "button",
+            class: "primary small",
+            dataset: { game },
+            "aria-label": `Race someone now at ${title}`,
+          },
+          title,
+        ),
+      ),
+    );
+    fill(
+      this.form.elements.game,
+      games.map(([game, { title }]) => h("option", { value: game }, title)),
+    );
     fill(
       document.getElementById("daily-games"),
-      Object.entries(GAMES).map(([game, { title }]) =>
+      games.map(([game, { title }]) =>
         h(
           "li",
           { class: "daily-game", dataset: { game } },
@@ -101,9 +125,10 @@ export class LobbyScreen {
     }
   }
 
+  /** The layout's rounds are asked for only of a game that has them (Sanibel). */
   showOptions() {
-    const sanibel = this.form.elements.game.value === "sanibel";
-    document.getElementById("sanibel-options").hidden = !sanibel;
+    const options = GAMES[this.form.elements.game.value]?.options ?? {};
+    document.getElementById("sanibel-options").hidden = options.down === undefined;
   }
 
   tick() {
@@ -196,7 +221,7 @@ export class LobbyScreen {
     const fields = this.form.elements;
     const game = fields.game.value;
     const options = { undo: fields.undo.checked };
-    if (game === "sanibel") {
+    if (GAMES[game]?.options.down !== undefined) {
       options.down = Number(fields.down.value);
       options.up = Number(fields.up.value);
     }

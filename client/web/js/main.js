@@ -7,6 +7,7 @@
 
 import { BoardsScreen } from "./boards.js";
 import { Connection } from "./connection.js";
+import { GAMES, learnGames } from "./games.js";
 import { leaveRaces, stillPlaying } from "./leaving.js";
 import { LobbyScreen } from "./lobby.js";
 import { RaceScreen } from "./race.js";
@@ -50,6 +51,7 @@ class App {
       replay: new ReplayScreen(this),
       rules: new RulesScreen(this),
     };
+    this.loadGames();
     this.account = null; // the account panel and quick races: loaded when the session begins
     this.quick = null;
     this.setting("labels-toggle", "labels", (on) => document.body.classList.toggle("pile-names", on));
@@ -140,11 +142,35 @@ class App {
     }
   }
 
+  /** The server's games (`GET /games`, the list every welcome carries too); the screen
+   * shown meanwhile is drawn again with them. */
+  async loadGames() {
+    try {
+      const answer = await fetch("games");
+      if (!answer.ok) return; // the welcome brings them
+      learnGames(await answer.json());
+    } catch {
+      return; // offline: the welcome brings them
+    }
+    this.showGames();
+    if (this.currentName === "rules") this.route();
+  }
+
+  showGames() {
+    this.screens.lobby.showGames();
+    this.screens.boards.showGames();
+  }
+
   onWelcome(welcome) {
     remembered.token = welcome.token;
     remembered.name = welcome.name;
     document.body.dataset.welcomed = "true";
     document.getElementById("player-name").textContent = welcome.name;
+    if (!Object.keys(GAMES).length && welcome.games?.length) {
+      learnGames(welcome.games); // the page could not ask for them: the welcome says them too
+      this.showGames();
+      if (this.currentName === "rules") this.route();
+    }
     this.loadPlayers().then(() => this.account.draw());
     if (!this.welcomed) {
       this.welcomed = true;

@@ -16,9 +16,10 @@ export class QuickRace {
     this.since = 0;
     this.rating = null;
     this.message = document.getElementById("quick-message");
-    for (const button of document.querySelectorAll("#quick-games button")) {
-      button.addEventListener("click", () => this.join(button.dataset.game));
-    }
+    document.getElementById("quick-games").addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-game]");
+      if (button) this.join(button.dataset.game);
+    });
     document.getElementById("quick-cancel").addEventListener("click", () => this.cancel());
     setInterval(() => this.game && this.draw(), 1000);
     let kept = null;

@@ -4,7 +4,7 @@
 
 import { Board } from "./board.js";
 import { fill, h } from "./dom.js";
-import { GAMES } from "./games.js";
+import { GAMES, gameTitle } from "./games.js";
 
 const COMMON = [
   "Foundations are built up in suit from Ace to King. Any Ace starts any empty foundation, and a card on a foundation never comes back.",
@@ -86,14 +86,16 @@ export class RulesScreen {
   }
 
   show(game) {
-    const chosen = RULES[game] ? game : "sanibel";
+    const chosen = RULES[game] ? game : (Object.keys(GAMES)[0] ?? Object.keys(RULES)[0]);
     fill(
       document.getElementById("rules-tabs"),
-      Object.keys(RULES).map((name) =>
+      Object.keys(GAMES)
+        .filter((name) => RULES[name])
+        .map((name) =>
         h(
           "a",
           { href: `#rules=${name}`, class: name === chosen ? "tab selected" : "tab", "aria-current": name === chosen ? "page" : null },
-          GAMES[name].title,
+          gameTitle(name),
         ),
       ),
     );
@@ -103,13 +105,13 @@ export class RulesScreen {
     if (base) {
       fill(
         document.getElementById("rules-text"),
-        h("h1", {}, `How to play ${GAMES[chosen].title}`),
+        h("h1", {}, `How to play ${gameTitle(chosen)}`),
         h("p", { class: "sub" }, rules.lead),
         h(
           "p",
           {},
           "Everything else is as in ",
-          h("a", { href: `#rules=${base}` }, GAMES[base].title),
+          h("a", { href: `#rules=${base}` }, gameTitle(base)),
           ": the layout, the moves and the options.",
         ),
         h("h2", {}, "The key move"),
@@ -120,7 +122,7 @@ export class RulesScreen {
     }
     fill(
       document.getElementById("rules-text"),
-      h("h1", {}, `How to play ${GAMES[chosen].title}`),
+      h("h1", {}, `How to play ${gameTitle(chosen)}`),
       h("p", { class: "sub" }, rules.lead),
       h("h2", {}, "The layout"),
       h("p", {}, rules.layout),
