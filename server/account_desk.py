@@ -68,7 +68,9 @@ class AccountDesk:
         ``session``, who must finish their races first and waits in no pool after; the
         gateway then ends the guest session and continues as the account."""
         self._no_account_yet(session)
-        if any(room.race.phase is not Phase.DONE for room in self.director.racing(session.player)):
+        if any(
+            room.race.phase is not Phase.DONE for room in self.director.races.racing(session.player)
+        ):
             raise AccountError(
                 "finish or leave your races as a guest before you sign in", "in_race"
             )

@@ -47,6 +47,7 @@ from server.metrics import Metrics
 from server.outbox import Outbox
 from server.pairing import PairingDesk
 from server.profiles import ProfileDesk
+from server.race_service import RaceService
 from server.relay import Relay
 from server.retrying import until_the_store_takes_it
 from server.rooms import Feeding, Room
@@ -82,11 +83,12 @@ class RaceServer:
         self.outbox = Outbox(max(settings.max_write_buffer, settings.spectator_write_buffer))
         self.feeding = Feeding()
         self.writer = Writer(store, settings.spill_path, node=self.node)
-        self.director = RaceDirector(settings, store, self.feeding)
+        self.races = RaceService(settings, store, self.feeding, lambda e: self.executor.run(e))
+        self.director = RaceDirector(settings, store, self.races)
         self.sessions = Sessions(settings.grace_ms, self._expire)
-        self.director.here = lambda player: self.sessions.get(player) is not None
-        self.spectating = SpectatingDesk(settings, store, self.director, self.outbox, self.feeding)
-        self.executor = Executor(self.director, self.spectating, self.sessions, self.writer)
+        self.races.here = lambda player: self.sessions.get(player) is not None
+        self.spectating = SpectatingDesk(settings, store, self.races, self.outbox, self.feeding)
+        self.executor = Executor(self.races, self.spectating, self.sessions, self.writer)
         store.node = self.node
         store.hear_own_logs = False  # its racers' actions: it applied them already
         self.daily = DailyDeals(store, settings)
@@ -97,7 +99,7 @@ class RaceServer:
             settings,
             store,
             self.sessions,
-            self.director,
+            self.races,
             self.spectating,
             self.executor,
             self.writer,
@@ -149,7 +151,7 @@ class RaceServer:
         self.relay = Relay(
             self.node,
             store,
-            self.director,
+            self.races,
             self.sessions,
             self.executor.run,
             self.session_desk.let_go,
@@ -292,7 +294,7 @@ class RaceServer:
         log.info("stopped")
 
     def _look_after(self, room: Room, moment: Now) -> None:
-        self.executor.run(self.director.look_after(room, moment))
+        self.executor.run(self.races.look_after(room, moment))
 
     def _expire(self, player: str) -> None:
         """A player did not come back within the grace period: unless they went to
@@ -318,7 +320,7 @@ class RaceServer:
         return {
             "players_connected": self.sessions.connected(),
             "sessions": len(self.sessions.by_player),
-            "live_races": sum(1 for _ in self.director.live()),
+            "live_races": sum(1 for _ in self.races.live()),
             "races_in_memory": len(self.director.rooms),
             "spectators": sum(len(room.spectators) for room in self.director.rooms.values()),
             "feed_fan_outs": self.spectating.fan_outs.count,

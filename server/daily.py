@@ -324,7 +324,7 @@ class DailyDesk:
         is its first of the day; a guest's at yesterday's (revealed, its day over), never
         ranked: no card of today's deal reaches anyone before their own ranked attempt."""
         day = day_of(moment.wall_ms) if account else previous_day(day_of(moment.wall_ms))
-        for room in self.director.racing(player):
+        for room in self.director.races.racing(player):
             settings = room.race.settings
             if (
                 settings.mode == "daily"

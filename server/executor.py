@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from protocol.messages import Error, ServerMessage
 from protocol.race import Now
-from server.director import ActDecision, RaceDirector
+from server.director import ActDecision
 from server.effects import (
     Effects,
     Follow,
@@ -30,6 +30,7 @@ from server.effects import (
     Write,
 )
 from server.jobs import AppendActions
+from server.race_service import RaceService
 from server.relay import Relay
 from server.replica import let_go, reconciled, rewrite, undo_unstored
 from server.retrying import until_the_store_takes_it
@@ -52,12 +53,12 @@ def now() -> Now:
 class Executor:
     def __init__(
         self,
-        director: RaceDirector,
+        races: RaceService,
         spectating: SpectatingDesk,
         sessions: Sessions,
         writer: Writer,
     ) -> None:
-        self.director = director
+        self.races = races
         self.spectating = spectating
         self.sessions = sessions
         self.writer = writer
@@ -71,9 +72,6 @@ class Executor:
         and the rest, once the writes are done, however long the store takes (nothing is
         told before it is stored; the writes are never dropped). Returns a future done
         when all is carried out, or None when it was at once (nothing to write)."""
-        if self.director.later:
-            effects = [*self.director.later, *effects]
-            self.director.later = []
         writes = [effect for effect in effects if type(effect) is Write]
         if not writes:
             if first is not None:
@@ -126,7 +124,7 @@ class Executor:
                 effect.room.start_handle = loop.call_later(delay_s, self.begin, effect.room)
             elif kind is Forget:
                 assert isinstance(effect, Forget)
-                self.director.forget(effect.room)
+                self.races.forget(effect.room)
                 self.spectating.forgotten(effect.room, effect.reason)
                 if self.relay is not None:
                     self.relay.unfollow(effect.room)
@@ -153,7 +151,7 @@ class Executor:
         once, so another node following it may have done it meanwhile)."""
 
         async def rate() -> None:
-            self.run(await self.director.rate(room, now()))
+            self.run(await self.races.rate(room, now()))
 
         await until_the_store_takes_it(rate, "rating a race", race=room.id)
 
@@ -180,13 +178,13 @@ class Executor:
             return
         job = AppendActions(room.id, (entry,), fence)
         if self.writer.at_once(job):  # the memory store: stored already
-            self.director.stored(room, entry)
+            self.races.stored(room, entry)
             send(decision.reply)
             self.run(decision.effects)
             return
 
         def written() -> None:
-            self.director.stored(room, entry)
+            self.races.stored(room, entry)
             send(decision.reply)
             self.run(decision.effects)
 
@@ -214,7 +212,7 @@ class Executor:
             while True:
                 await self.writer.idle.wait()
                 try:
-                    rebuilt = await self.director.rebuild(room.id, now(), fresh=True)
+                    rebuilt = await self.races.rebuild(room.id, now(), fresh=True)
                 except StoreError:
                     await asyncio.sleep(RECONCILE_PAUSE_S)
                     continue

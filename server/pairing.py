@@ -40,7 +40,7 @@ class PairingDesk:
         """``player`` waits in ``game``'s pool with their rating (a guest's is the new
         player's 1500), paired with a bot only if ``bots`` (a person asked for one).
         Refused while they race, or wait in another game's pool."""
-        if any(room.race.phase is not Phase.DONE for room in self.director.racing(player)):
+        if any(room.race.phase is not Phase.DONE for room in self.director.races.racing(player)):
             raise RaceError("finish or leave your race before racing someone new", "in_race")
         rating = DEFAULT
         if account:

@@ -19,7 +19,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from protocol.race import Now, Phase
-from server.director import RaceDirector
 from server.effects import Effects
 from server.node_news import (
     CarriedEntries,
@@ -31,6 +30,7 @@ from server.node_news import (
     decode,
     encode,
 )
+from server.race_service import RaceService
 from server.rooms import Room
 from server.sessions import Sessions
 from server.store import Store, StoreError, node_channel, race_channel
@@ -43,7 +43,7 @@ class Relay:
         self,
         node: str,
         store: Store,
-        director: RaceDirector,
+        races: RaceService,
         sessions: Sessions,
         run: Callable[[Effects], object],
         replaced: Callable[[str], None],
@@ -51,7 +51,7 @@ class Relay:
     ) -> None:
         self.node = node
         self.store = store
-        self.director = director
+        self.races = races
         self.sessions = sessions
         self.run = run
         self.replaced = replaced
@@ -102,14 +102,14 @@ class Relay:
             return
         if isinstance(news, Resync):  # messages may have been missed: read every race again
             for race_id in list(self.following):
-                room = self.director.rooms.get(race_id)
+                room = self.races.rooms.get(race_id)
                 if room is not None:
                     self._spawn(self._caught_up(room))
                     for player in room.race.racers:
                         self._pull(room, player)
             return
         if channel.startswith("race:"):
-            room = self.director.rooms.get(channel.removeprefix("race:"))
+            room = self.races.rooms.get(channel.removeprefix("race:"))
             if room is None:
                 return
             if isinstance(news, RecordChanged):
@@ -128,14 +128,14 @@ class Relay:
         """``player`` here was paired by another node: follow the race they are in now,
         then tell them; and, when it started before this node followed it (no countdown),
         that it started, with their cards (the start this node will never see)."""
-        room = await self.director.find(data["race"]["race"], self.clock())
-        self.run([])  # following it (what finding it left to do)
+        room, found = await self.races.find(data["race"]["race"], self.clock())
+        self.run(found)  # following it
         self.sessions.push(player, "paired", data)
         if room.race.phase is Phase.RUNNING and player in room.race.racers:
             self.sessions.push(player, "started", room.race.racer_view(player))
 
     async def _caught_up(self, room: Room) -> None:
-        self.run(await self.director.caught_up(room, self.clock()))
+        self.run(await self.races.caught_up(room, self.clock()))
 
     def _logged(self, room: Room, player: str, carried: CarriedEntries | None) -> None:
         """``player``'s log moved on: apply the entries the message carries when they
@@ -143,7 +143,7 @@ class Relay:
         pull under way) read the log."""
         if carried is not None and (room.id, player) not in self.pulling:
             try:  # here, in the store's listener: a failure must not stop it hearing
-                effects = self.director.carried(room, player, carried, self.clock())
+                effects = self.races.carried(room, player, carried, self.clock())
                 if effects is not None:
                     self.run(effects)
                     return
@@ -163,7 +163,7 @@ class Relay:
         async def pull() -> None:
             try:
                 while True:
-                    self.run(await self.director.pull(room, player, self.clock()))
+                    self.run(await self.races.pull(room, player, self.clock()))
                     if not self.pulling.get(key):
                         return
                     self.pulling[key] = False

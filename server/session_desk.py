@@ -22,12 +22,12 @@ from protocol.race import Phase, RaceError
 from protocol.wire import PROTOCOL_VERSION
 from server.client import Client
 from server.config import Settings
-from server.director import RaceDirector
 from server.effects import Effects, Write
 from server.executor import Executor, now
 from server.jobs import SaveIdentity
 from server.metrics import Metrics
 from server.outbox import Outbox
+from server.race_service import RaceService
 from server.relay import Relay
 from server.sessions import (
     GENERATION_SHIFT,
@@ -56,7 +56,7 @@ class SessionDesk:
         settings: Settings,
         store: Store,
         sessions: Sessions,
-        director: RaceDirector,
+        races: RaceService,
         spectating: SpectatingDesk,
         executor: Executor,
         writer: Writer,
@@ -68,7 +68,7 @@ class SessionDesk:
         self.settings = settings
         self.store = store
         self.sessions = sessions
-        self.director = director
+        self.races = races
         self.spectating = spectating
         self.executor = executor
         self.writer = writer
@@ -226,20 +226,20 @@ class SessionDesk:
         moment = now()
         races = await self.store.races.player_races(player)
         for race_id in races:
-            if race_id not in self.director.rooms:
+            if race_id not in self.races.rooms:
                 self.metrics.races_rebuilt.inc()
             try:
-                room = await self.director.find(race_id, moment)
+                room, found = await self.races.find(race_id, moment)
             except RaceError:
                 continue
+            self.executor.run(found)
             if room.race.phase is Phase.DONE:
                 continue
             if not await self.store.races.claim_racer(race_id, player, fence):
                 raise ProtocolError(
                     "this player's session continues on a newer connection", "replaced"
                 )
-            self.executor.run(await self.director.pull(room, player, moment))
-        self.executor.run([])  # what finding the races left to do
+            self.executor.run(await self.races.pull(room, player, moment))
         return bool(races)
 
     def let_go(self, player: str) -> None:
@@ -256,7 +256,7 @@ class SessionDesk:
         log.info("session moved to another node", extra={"player": player})
 
     def _snapshot_of(self, player: str) -> dict[str, Any]:
-        return {"races": [room.race.racer_view(player) for room in self.director.racing(player)]}
+        return {"races": [room.race.racer_view(player) for room in self.races.racing(player)]}
 
 
 def _bot_may_be(bot: bool, player: str) -> None:

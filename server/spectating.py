@@ -18,8 +18,9 @@ from typing import Any
 from protocol.messages import Spectate, Unspectate
 from protocol.race import Now, Phase, RaceError
 from server.config import Settings
-from server.director import RaceDirector
+from server.effects import Effects
 from server.outbox import Outbox
+from server.race_service import RaceService
 from server.rooms import FanOutStats, Feeding, Room
 from server.sessions import Session
 from server.store import Store
@@ -32,13 +33,13 @@ class SpectatingDesk:
         self,
         settings: Settings,
         store: Store,
-        director: RaceDirector,
+        races: RaceService,
         outbox: Outbox,
         feeding: Feeding,
     ) -> None:
         self.settings = settings
         self.store = store
-        self.director = director
+        self.races = races
         self.outbox = outbox
         self.feeding = feeding  # rooms whose feed has something to send
         feeding.soon = self.soon
@@ -48,10 +49,14 @@ class SpectatingDesk:
 
     async def list_live(self, moment: Now) -> dict[str, Any]:
         """Live public races of every node (spectators: those watching from this node)."""
-        return {"races": await self.director.race_infos("watchable", moment)}
+        return {"races": await self.races.race_infos("watchable", moment)}
 
-    async def spectate(self, session: Session, request: Spectate, moment: Now) -> dict[str, Any]:
-        room = await self.director.find(request.race, moment)
+    async def spectate(
+        self, session: Session, request: Spectate, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        """Watch a race: its spectator view (a finished race's, and no feed); with what
+        finding the race left to do."""
+        room, found = await self.races.find(request.race, moment)
         race = room.race
         race.may_watch(session.player)
         if race.settings.mode == "daily" and race.settings.day is not None:
@@ -61,11 +66,11 @@ class SpectatingDesk:
                     "others play it: sign in",
                     "spectate_refused",
                 )
-            await self._check_daily_done(
+            found += await self._check_daily_done(
                 session.player, race.settings.game, race.settings.day, moment
             )
         if race.phase is Phase.DONE:
-            return {"race": over_view(room)}
+            return {"race": over_view(room)}, found
         if room.id not in session.watching and len(session.watching) >= MAX_WATCHED:
             raise RaceError(
                 f"you watch {len(session.watching)} races already, the most at once: "
@@ -74,19 +79,19 @@ class SpectatingDesk:
             )
         room.watch(session)
         session.watching.add(room.id)
-        return {"race": room.spectator_snapshot()}
+        return {"race": room.spectator_snapshot()}, found
 
-    async def _check_daily_done(self, player: str, game: str, day: str, moment: Now) -> None:
+    async def _check_daily_done(self, player: str, game: str, day: str, moment: Now) -> Effects:
         """Only a player whose own ranked attempt at a daily deal has ended may watch
         others play it: watching first would show the deal before their attempt."""
         attempt = await self.store.days.ranked_attempt(game, day, player)
         if attempt is not None:
             try:
-                mine = await self.director.find(attempt, moment)
+                mine, found = await self.races.find(attempt, moment)
             except RaceError:
-                mine = None  # not kept any more: long over
-            if mine is None or mine.race.phase is Phase.DONE:
-                return
+                return []  # not kept any more: long over
+            if mine.race.phase is Phase.DONE:
+                return found
         raise RaceError(
             "finish your own attempt at this daily challenge before watching others",
             "spectate_refused",
@@ -98,7 +103,7 @@ class SpectatingDesk:
 
     def stop_watching(self, session: Session, race_id: str) -> None:
         session.watching.discard(race_id)
-        room = self.director.rooms.get(race_id)
+        room = self.races.rooms.get(race_id)
         if room is not None:
             room.unwatch(session)
 

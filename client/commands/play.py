@@ -13,7 +13,7 @@ from typing import Any
 from client.api import ServerError
 from client.cli import UsageError
 from client.commands.common import deal_number
-from client.terminal import render
+from client.terminal import entering, racer_events, render
 from client.terminal.connection import (
     Link,
     Unreachable,
@@ -120,22 +120,22 @@ async def play(args: argparse.Namespace, options: dict[str, Any], deal: int | No
         screen = RacerScreen(console, link, LineReader())
         try:
             if args.account:
-                await screen.sign_in(args.account, password(), register=args.register)
+                await entering.sign_in(screen, args.account, password(), register=args.register)
             if args.race:
-                await screen.join(args.race)
+                await entering.join(screen, args.race)
             elif args.create:
-                await screen.create(args.create, options, deal, args.players or 2)
+                await entering.create(screen, args.create, options, deal, args.players or 2)
             elif args.quick:
-                await screen.quick(args.quick)
+                await entering.quick(screen, args.quick)
             else:
-                await screen.daily(args.daily)
+                await entering.daily(screen, args.daily)
         except ServerError as error:
             return render.failure(f"{error.message} [{error.code}]")
         except BrokenPipeError:
             raise  # our standard output closed, not the connection (client.cli handles it)
         except ConnectionError as error:
             return render.failure(f"the connection failed: {error}")
-        status = await screen.run()
+        status = await racer_events.run(screen)
         if args.daily and screen.result is not None:
             await show_daily_board(console, link, args.daily)
         return status

@@ -25,7 +25,7 @@ from client.terminal.lines import LineReader
 from client.views import View, ViewMismatch, after_action
 from protocol.engine import Rules
 from protocol.games import rules_for
-from protocol.messages import Event, Watch
+from protocol.messages import Event
 
 T = TypeVar("T")
 RATE_RETRIES = 5  # a refused request is sent again this many times...
@@ -106,190 +106,7 @@ class RacerScreen:
         for standing in self.players:
             self.shown[standing["player"]] = (standing["progress"], standing["outcome"])
 
-    async def create(
-        self, game: str, options: dict[str, Any], deal: int | None, players: int
-    ) -> None:
-        info = await self.link.client.create_race(
-            game, options=options or None, deal=deal, max_players=players
-        )
-        self.adopt(info)
-        assert self.rules is not None
-        self.say(
-            f"Race {self.race_id} created: {self.rules.title} "
-            f"({self.rules.describe_options()}), {players} racer{'s' if players > 1 else ''}."
-        )
-        self.say_seal()
-        if players > 1:
-            self.say(f"Others join with:  {self.join_command(self.race_id)}")
-            self.say("It starts when it is full; type 'start' to start it sooner.")
-
-    def say_seal(self) -> None:
-        """The deal's commitment, before play: the reveal at the end can be checked
-        against it (docs/fairness.md)."""
-        self.say(f"Deal sealed before play: {self.info['commitment']}", style="dim")
-
-    def join_command(self, race_id: str) -> str:
-        """The command that joins ``race_id``, always with this server's URL: the others'
-        default (their SOLRACE_SERVER, or 127.0.0.1) may well be another server."""
-        return shlex.join(["solrace", "play", "--race", race_id, "--server", self.link.client.url])
-
-    async def join(self, race_id: str) -> None:
-        self.adopt(await self.link.client.join_race(race_id))
-        assert self.rules is not None
-        names = ", ".join(map(render.shown_name, self.players))
-        self.say(
-            f"Joined race {self.race_id}: {self.rules.title} ({self.rules.describe_options()}); "
-            f"racers {names} ({len(self.players)}/{self.info['max_players']})."
-        )
-        self.say_seal()
-
-    async def sign_in(self, username: str, password: str, register: bool = False) -> None:
-        client = self.link.client
-        if register:
-            await client.register(username, password)
-            self.say(f"Account {username} created; you are signed in.")
-        else:
-            await client.sign_in(username, password)
-            self.say(f"Signed in as {client.name}.")
-
-    async def quick(self, game: str) -> None:
-        """Wait in the game's pool until paired, then race."""
-        client = self.link.client
-        waiting = await client.quick_race(game)
-        title = rules_for(game).title
-        self.say(f"Waiting for someone to race at {title} (your rating {waiting['rating']})...")
-        paired = await client.next_event("paired", timeout=QUICK_WAIT_S)
-        self.adopt(paired.data["race"])
-        others = [render.shown_name(p) for p in self.players if p["player"] != client.player]
-        self.say(f"Paired with {', '.join(others)}: race {self.race_id} starts soon.")
-
-    async def daily(self, game: str) -> None:
-        data = await self.link.client.daily_start(game)
-        self.adopt(data["race"])
-        assert self.rules is not None
-        kind = (
-            "ranked"
-            if data["ranked"]
-            else f"practice on yesterday's deal ({data['day']}): a guest never sees today's; "
-            "sign in with --account to play today's, ranked"
-            if self.link.client.account is None
-            else "practice: only your first attempt of the day counts"
-        )
-        proven = "; proven winnable" if data["certified"] else ""
-        self.unproven = not data["certified"]
-        self.say(
-            f"Daily {self.rules.title} of {data['day']} ({kind}{proven}). Your clock is running."
-        )
-        self.say_seal()
-        if self.view is not None:
-            self.draw()
-
     # ------------------------------------------------------------------ the loop
-
-    async def run(self) -> int:
-        """Serve events and typed lines until the race's result; the exit status."""
-        events: asyncio.Task[Event | Watch | None] = asyncio.create_task(
-            self.link.client.queue.get()
-        )
-        line: asyncio.Future[str | None] = asyncio.ensure_future(self.lines.next())
-        try:
-            while self.result is None and not self.leaving:
-                closed = self.closed
-                waiting: set[asyncio.Future[Any]] = {events, line, closed}
-                done, _ = await asyncio.wait(
-                    waiting,
-                    timeout=1.0 if self.final_players is not None else None,
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-                if not done and self.final_players is not None:
-                    self.show_final(self.final_players)
-                    break
-                if events in done:
-                    item = events.result()
-                    if item is None:
-                        return 1
-                    events = asyncio.create_task(self.link.client.queue.get())
-                    if isinstance(item, Event):
-                        await self.on_event(item)
-                if line in done:
-                    text = line.result()
-                    if text is None:
-                        line = asyncio.get_running_loop().create_future()  # no more input
-                        await self.on_end_of_input()
-                    else:
-                        line = asyncio.ensure_future(self.lines.next())
-                        await self.on_line(text)
-                if closed in done and closed is self.closed and self.result is None:
-                    await self.recover()
-        except Unreachable as error:
-            return render.failure(str(error))
-        finally:
-            for task in (events, line, self.countdown):
-                if task is not None:
-                    task.cancel()
-        return self.status
-
-    async def on_event(self, event: Event) -> None:
-        kind, data = event.kind, event.data
-        race = data.get("race")
-        race_id = race.get("race") if isinstance(race, dict) else race
-        if kind != "snapshot" and kind != "shutdown" and race_id != self.race_id:
-            return  # about another race (an earlier one, say)
-        if kind in ("joined", "left"):
-            before = {p["player"] for p in self.players}
-            self.adopt(data["race"])
-            after = {p["player"]: render.shown_name(p) for p in self.players}
-            for player, name in after.items():
-                if player not in before:
-                    self.say(f"{name} joined ({len(after)}/{self.info['max_players']}).")
-            if kind == "left":
-                self.say(f"A racer left ({len(after)}/{self.info['max_players']}).")
-        elif kind == "countdown":
-            self.info.update(phase="countdown", start_at_ms=data["start_at_ms"])
-            if self.countdown is not None:
-                self.countdown.cancel()
-            self.countdown = asyncio.create_task(self.count_down(data["start_at_ms"]))
-        elif kind == "started":
-            if self.countdown is not None:
-                self.countdown.cancel()
-            seen = self.view is not None and self.info.get("phase") == "running"
-            self.adopt(data)
-            if seen:
-                return  # a daily attempt: its first answer showed the start already
-            self.say("Go!", style="bold green")
-            if self.resign_at_start:
-                await self.resign()
-            else:
-                self.draw()
-        elif kind == "standings":
-            self.update_players(data["players"])
-        elif kind == "result":
-            self.result = data
-            self.show_result(data)
-        elif kind == "rematch":
-            by = next(
-                (render.shown_name(p) for p in self.players if p["player"] == data["by"]),
-                "A racer",
-            )
-            self.say(f"{by} asks for a rematch: {self.join_command(data['rematch'])}")
-        elif kind == "snapshot":
-            for picture in data["races"]:
-                if picture["race"] == self.race_id:
-                    self.adopt(picture, authoritative=True)
-                    self.after_resync()
-        elif kind == "held":  # the fair-play rule flagged a run of it (docs/fairness.md)
-            self.say(held_sentence(data), style="yellow")
-        elif kind == "shutdown":
-            self.say(f"The server says: {data.get('reason', 'shutting down')}.", style="yellow")
-
-    async def count_down(self, start_at_ms: int) -> None:
-        left = start_at_ms - self.link.server_now_ms()
-        self.say(f"The race starts in {max(left, 0) / 1000:.1f} s.")
-        while left > 1000:
-            await asyncio.sleep((left % 1000 or 1000) / 1000)
-            left = start_at_ms - self.link.server_now_ms()
-            if left > 0:
-                self.say(f"{(left + 999) // 1000}...")
 
     def update_players(self, players: list[dict[str, Any]]) -> None:
         """New standings: say who moved up or finished (not every action)."""
@@ -523,23 +340,11 @@ class RacerScreen:
         else:
             self.say(question.rstrip())
 
-    def show_result(self, result: dict[str, Any]) -> None:
-        self.say(render.ranking(self.console, result["ranking"], self.me, self.total))
-        for entry in result["ranking"]:
-            if entry["player"] == self.me:
-                self.say(f"You placed {render.ordinal(entry['rank'])} of {len(result['ranking'])}.")
-        if result.get("deal"):
-            assert self.rules is not None
-            self.say(
-                f"Deal number {result['deal']} (see it: solrace deal {self.rules.name} "
-                f"{result['deal']})."
-            )
-        if result.get("nonce"):
-            verify = ["solrace", "verify", "race", result["race"], "--server", self.link.client.url]
-            self.say(f"Check every move of this race:  {shlex.join(verify)}")
 
-    def show_final(self, players: list[dict[str, Any]]) -> None:
-        self.say(render.standings(self.console, players, self.me, self.total, "Final standings"))
+def join_command(url: str, race_id: str) -> str:
+    """The command that joins ``race_id`` at the server ``url``, always with its URL: the
+    others' default (their SOLRACE_SERVER, or 127.0.0.1) may well be another server."""
+    return shlex.join(["solrace", "play", "--race", race_id, "--server", url])
 
 
 def held_sentence(data: dict[str, Any]) -> str:

@@ -39,8 +39,8 @@ from protocol.games import rules_for
 from protocol.race import Ending, Now, Race, RaceSettings
 from protocol.race_record import record_of
 from protocol.ranking import Run
-from server.director import listed
 from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveIdentity
+from server.race_service import listed
 from server.sessions import token_hash
 from server.store.redis_store import RedisStore
 

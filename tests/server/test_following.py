@@ -129,7 +129,7 @@ async def test_a_message_that_fails_to_apply_leaves_the_follower_hearing_and_rea
     a, b = two_servers
     ann, bob, race = await cross_node_race(a, b)
     reads = count_log_reads(b)
-    carried = b.director.carried
+    carried = b.races.carried
     failed: list[int] = []
 
     def failing_once(*args: Any) -> Any:
@@ -138,7 +138,7 @@ async def test_a_message_that_fails_to_apply_leaves_the_follower_hearing_and_rea
             raise RuntimeError("a bug")
         return carried(*args)
 
-    b.director.carried = failing_once  # type: ignore[method-assign]
+    b.races.carried = failing_once  # type: ignore[method-assign]
     ann_racer = Racer(ann, race)
     await ann_racer.play(winning_actions(GAME, DEAL)[:5])
     assert await replica_reaches(b, race, ann.player, 5)

@@ -11,7 +11,6 @@ import { GAMES, learnGames } from "./games.js";
 import { leaveRaces, stillPlaying } from "./leaving.js";
 import { LobbyScreen } from "./lobby.js";
 import { RaceScreen } from "./race.js";
-import { ReplayScreen } from "./replay.js";
 import { RulesScreen } from "./rules.js";
 import { remembered } from "./storage.js";
 import { WatchScreen } from "./watch.js";
@@ -48,7 +47,6 @@ class App {
       race: new RaceScreen(this),
       boards: new BoardsScreen(this),
       watch: new WatchScreen(this),
-      replay: new ReplayScreen(this),
       rules: new RulesScreen(this),
     };
     this.loadGames();
@@ -264,7 +262,7 @@ class App {
       return;
     }
     if (key !== "watch" && this.screens.watch.raceId) this.screens.watch.stop();
-    if (key !== "replay") this.screens.replay.hide();
+    if (key !== "replay") this.screens.replay?.hide();
     if (key !== "rules") this.screens.rules.hide();
     if (key === "race" && id) {
       this.show("race");
@@ -274,7 +272,7 @@ class App {
       this.screens.watch.open(id);
     } else if (key === "replay" && id) {
       this.show("replay");
-      if (this.screens.replay.raceId !== id) this.screens.replay.open(id);
+      this.openReplay(id);
     } else if (key === "rules") {
       this.show("rules");
       this.screens.rules.show(id || null);
@@ -288,6 +286,17 @@ class App {
       this.show("lobby");
       this.screens.lobby.show();
     }
+  }
+
+  /** The replay screen (and the deals' mechanics) is loaded when first opened. */
+  async openReplay(id) {
+    if (!this.screens.replay) {
+      const { ReplayScreen } = await import("./replay.js");
+      this.screens.replay ??= new ReplayScreen(this);
+    }
+    if (this.currentName !== "replay") return;
+    this.current = this.screens.replay;
+    if (this.screens.replay.raceId !== id) this.screens.replay.open(id);
   }
 
   /** The profile screen is loaded when first opened: the first load stays small. */

@@ -1,0 +1,278 @@
+"""The races this node follows, and the one way a race itself changes: ``RaceService``.
+
+It keeps a replica of every race this node follows (a ``Room``: the pure ``Race`` and what
+the server adds): the races of its players, those they watch, and those it was asked
+about; it rebuilds one from the store when asked of a race it does not follow. A change of
+the race itself (join, leave, start, retire, rematch, a time limit) is one atomic step in
+the store (``step``: ``save_race_if`` on the record's version, retried on the newer record
+another node wrote). It absorbs other nodes' changes and logged actions, and counts what is
+stored. Every call returns what it leaves to do as effects; only what a failed step found
+on its way (another node's change, absorbed) is handed to ``carry_out`` at once, as the
+step raises.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from protocol.games import rules_for
+from protocol.race import LogEntry, Now, Phase, Race, RaceError, RaceSettings
+from protocol.race_record import absorb, record_changes, record_of, restore
+from server.config import Settings
+from server.effects import Effects, Follow, Forget, StartAt
+from server.node_news import CarriedEntries
+from server.rating import rate
+from server.replica import apply_logged, carried_entries
+from server.results import finished
+from server.rooms import Feeding, Room
+from server.store import Listed, Store, StoreError
+from server.telling import standings, told
+
+log = logging.getLogger("solrace.director")
+
+STEP_TRIES = 3  # a race step tried again on a newer record before giving up (race_busy)
+
+
+class RaceService:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        feeding: Feeding,
+        carry_out: Callable[[Effects], Any],
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.feeding = feeding  # rooms whose spectator feed has work (the spectating desk's)
+        self.carry_out = carry_out  # the executor's: what a failed step found on its way
+        self.rooms: dict[str, Room] = {}
+        self.races_of: dict[str, set[str]] = {}  # player -> races followed that they are in
+        # whether a player's session is on this node (the server's sessions say): only
+        # those are sent standings; others' nodes send them theirs
+        self.here: Callable[[str], bool] = lambda player: True
+
+    def room(self, race_id: str) -> Room:
+        """A race followed here; RaceError ``race_not_found`` if it is not."""
+        room = self.rooms.get(race_id)
+        if room is None:
+            raise RaceError(f"there is no race {race_id}", "race_not_found")
+        return room
+
+    async def find(self, race_id: str, moment: Now) -> tuple[Room, Effects]:
+        """A race followed here, else rebuilt from the store: a live one is followed from
+        now on (``adopt``), a finished one is only shown; with what that leaves to do.
+        RaceError if there is none."""
+        room = self.rooms.get(race_id)
+        if room is not None:
+            return room, []
+        rebuilt = await self.rebuild(race_id, moment)
+        if rebuilt is None:
+            raise RaceError(f"there is no race {race_id}", "race_not_found")
+        effects: Effects = []
+        if rebuilt.id not in self.rooms:
+            if rebuilt.race.phase is not Phase.DONE:
+                effects = self.adopt(rebuilt, moment)
+            elif not rebuilt.stored:  # over by its log, its end never written: write it
+                effects = finished(rebuilt, moment, self.settings)
+        return self.rooms.get(race_id, rebuilt), effects
+
+    async def rebuild(self, race_id: str, moment: Now, fresh: bool = False) -> Room | None:
+        """The race rebuilt by replay from its stored record and logs (None: unknown, or
+        closed before it began). The one followed here, if there is one, unless
+        ``fresh``."""
+        record = await self.store.races.load_race(race_id)
+        if record is None or not record.get("racers"):
+            return None
+        log_entries = await self.store.races.actions(race_id)
+        if race_id in self.rooms and not fresh:  # rebuilt meanwhile by another request
+            return self.rooms[race_id]
+        race = restored(record, log_entries, moment)
+        room = Room(race, moment.mono_ms, self.feeding)
+        room.version = int(record.get("version", 0))
+        room.durable = {player: len(racer.log) for player, racer in race.racers.items()}
+        if race.phase is Phase.DONE and record["phase"] == Phase.DONE.value:
+            room.done_mono, room.stored = moment.mono_ms, True
+        return room
+
+    def adopt(self, room: Room, moment: Now) -> Effects:
+        """Follow a rebuilt live race from now on: its timers are armed again."""
+        race = room.race
+        self.rooms[room.id] = room
+        for player in race.racers:
+            self.races_of.setdefault(player, set()).add(room.id)
+        effects: Effects = [Follow(room)]
+        if race.phase is Phase.COUNTDOWN and race.start_mono is not None:
+            effects.append(StartAt(room, race.start_mono))
+        log.info("race rebuilt", extra={"race": room.id, "phase": race.phase.value})
+        return effects
+
+    def racing(self, player: str) -> list[Room]:
+        """The rooms of ``player``'s races followed here, by race id."""
+        return [self.rooms[race] for race in sorted(self.races_of.get(player, ()))]
+
+    async def race_infos(self, kind: str, moment: Now) -> list[dict[str, Any]]:
+        """Race info of every race the store lists as ``kind`` (``open``, ``watchable``)."""
+        return await self.race_infos_of(await self.store.races.listed_races(kind), moment)
+
+    async def race_infos_of(self, ids: list[str], moment: Now) -> list[dict[str, Any]]:
+        """Race info of races ``ids``: from the replica when it is followed here, else from
+        its record."""
+        missing = [race for race in ids if race not in self.rooms]
+        records = dict(zip(missing, await self.store.races.load_races(missing), strict=True))
+        infos = []
+        for race_id in ids:
+            room = self.rooms.get(race_id)
+            if room is not None:
+                infos.append({**room.race.public_info(), "spectators": len(room.spectators)})
+                continue
+            record = records[race_id]
+            if record is not None and record.get("racers"):
+                race = restored(record, [], moment)
+                infos.append({**race.public_info(), "spectators": 0})
+        return infos
+
+    async def step(self, room: Room, moment: Now, change: Callable[[], None]) -> Effects:
+        """Make a change of the race itself (``change`` mutates ``room.race``; a RaceError
+        from it changes nothing) and store it as the record's next version, in one atomic
+        step; what it tells. When another node changed the race first, the change is taken
+        back, the stored race absorbed, and the change tried again on it. When the store
+        cannot be reached, the change is taken back and the StoreError raised: nothing
+        changed (what absorbing another node's change told is carried out all the same)."""
+        caught: Effects = []  # what absorbing other nodes' changes told
+        async with room.lock:
+            for _ in range(STEP_TRIES):
+                before = record_of(room.race)
+                change()
+                after = record_of(room.race)
+                try:
+                    stored = await self.store.races.save_race_if(
+                        room.id, after, room.version, listed(room.race)
+                    )
+                except StoreError:
+                    absorb(room.race, before, moment)
+                    self.carry_out(caught)
+                    raise
+                if stored:
+                    room.version += 1
+                    return caught + self._told(room, record_changes(before, after), moment)
+                absorb(room.race, before, moment)
+                caught += await self._catch_up(room, moment)
+        self.carry_out(caught)
+        raise RaceError("the race kept changing under this request: try again", "race_busy")
+
+    def stored(self, room: Room, entry: LogEntry) -> None:
+        """``entry`` of ``room``'s log is written."""
+        room.durable[entry.player] = room.durable.get(entry.player, 0) + 1
+
+    async def _catch_up(self, room: Room, moment: Now) -> Effects:
+        """Absorb the race's stored record (another node changed the race), after every
+        racer's logged actions: a record that retires or ends someone was written after
+        their last actions were stored, so they are read first (their "log" messages may
+        still be on their way, and a racer retired or a race over takes no more)."""
+        record = await self.store.races.load_race(room.id)
+        if record is None or int(record.get("version", 0)) <= room.version:
+            return []
+        effects: Effects = []
+        if room.race.start_mono is not None:
+            for player, racer in list(room.race.racers.items()):
+                logged = await self.store.races.racer_log(room.id, player, racer.last_seq)
+                effects += apply_logged(room, player, logged, moment, self.settings, self.here)
+        room.version = int(record["version"])
+        return effects + self._told(room, absorb(room.race, record, moment), moment)
+
+    async def caught_up(self, room: Room, moment: Now) -> Effects:
+        """``room``'s record has a newer version in the store: absorb it."""
+        async with room.lock:
+            return await self._catch_up(room, moment)
+
+    async def pull(self, room: Room, player: str, moment: Now) -> Effects:
+        """Apply ``player``'s actions that another node logged and this replica lacks,
+        at their own times, as if they had been played here (standings, the spectator
+        feed, a finish follow)."""
+        race = room.race
+        racer = race.racers.get(player)
+        if racer is None or race.start_mono is None or race.start_wall is None:
+            return []
+        entries = await self.store.races.racer_log(room.id, player, racer.last_seq)
+        return apply_logged(room, player, entries, moment, self.settings, self.here)
+
+    def carried(
+        self, room: Room, player: str, carried: CarriedEntries, moment: Now
+    ) -> Effects | None:
+        """Apply ``player``'s entries carried in a "log" message without reading the log,
+        when they continue this replica's log; None when they do not (``carried_entries``):
+        then ``pull``."""
+        entries = carried_entries(room.race, player, carried)
+        if entries is None:
+            return None
+        return apply_logged(room, player, entries, moment, self.settings, self.here)
+
+    def timed_out(self, room: Room, moment: Now) -> bool:
+        race = room.race
+        return (
+            race.phase is Phase.RUNNING
+            and race.start_mono is not None
+            and moment.mono_ms - race.start_mono > self.settings.max_race_ms
+        )
+
+    def look_after(self, room: Room, moment: Now) -> Effects:
+        """Standings for idle racers; letting the race go when it is done."""
+        race = room.race
+        effects: Effects = []
+        if race.phase is Phase.RUNNING and len(race.racers) > 1:
+            idle_since = moment.mono_ms - self.settings.standings_interval_ms
+            effects += standings(room, moment, self.here, idle_since=idle_since)
+        if (
+            room.done_mono is not None
+            and room.stored
+            and not room.pending
+            and not room.sending
+            and moment.mono_ms - room.done_mono >= (self.settings.done_race_keep_ms or 0)
+        ):
+            effects.append(Forget(room, "forgotten"))
+        return effects
+
+    def forget(self, room: Room) -> None:
+        """Stop following ``room`` (the spectating desk tells its spectators)."""
+        self.rooms.pop(room.id, None)
+        self.feeding.discard(room)
+        for player in room.race.racers:
+            races = self.races_of.get(player)
+            if races is not None:
+                races.discard(room.id)
+                if not races:
+                    del self.races_of[player]
+
+    def _told(self, room: Room, changes: list[tuple[str, str]], moment: Now) -> Effects:
+        """Changes of the race itself (made here, or absorbed): ``races_of`` follows who
+        joined or left, and ``telling.told`` says what they tell."""
+        for kind, player in changes:
+            if kind == "joined":
+                self.races_of.setdefault(player, set()).add(room.id)
+            elif kind == "left":
+                races = self.races_of.get(player)
+                if races is not None:
+                    races.discard(room.id)
+        return told(room, changes, moment, self.settings, self.here)
+
+    async def rate(self, room: Room, moment: Now) -> Effects:
+        """Rate ``room``'s finished race (``server/rating.py``)."""
+        return await rate(self.store, self.settings, room.race, moment)
+
+    def live(self) -> Iterable[Room]:
+        return (room for room in self.rooms.values() if room.race.live)
+
+
+def restored(record: dict[str, Any], log_entries: list[LogEntry], moment: Now) -> Race:
+    """The race of a stored ``record``, its racers' positions replayed from ``log_entries``."""
+    settings = RaceSettings.from_dict(record["settings"])
+    return restore(record, rules_for(settings.game, settings.options), log_entries, moment)
+
+
+def listed(race: Race) -> Listed:
+    """Where the store lists ``race`` now."""
+    live = race.phase is not Phase.DONE and bool(race.racers)
+    public = race.settings.public
+    return Listed(live, race.joinable, live and race.live and public, tuple(race.racers))
