@@ -30,9 +30,7 @@ from protocol.phases import BadTransition as BadTransition
 from protocol.phases import Phase as Phase
 from protocol.phases import RaceError as RaceError
 from protocol.players import is_bot
-from protocol.ranking import Run, ranked
 from protocol.receipts import first_receipt, next_receipt
-from protocol.replay import replay
 
 REPLY_CACHE = 16  # answers kept per racer for resent actions (only in-flight ones are resent)
 
@@ -405,78 +403,7 @@ class Race:
             fresh.outcome, fresh.done_at = old.outcome, old.done_at
         self._finish_if_all_done()
 
-    # ------------------------------------------------------------------ results
-
-    def runs(self) -> list[Run]:
-        """Every racer's run, in the total order of protocol/ranking.py."""
-        runs = []
-        for racer in self.racers.values():
-            finished = racer.outcome is Ending.FINISHED
-            runs.append(
-                Run(
-                    player=racer.player,
-                    name=racer.name,
-                    race=self.id,
-                    game=self.settings.game,
-                    deal=self.settings.deal,
-                    finished=finished,
-                    time_ms=racer.time_ms if racer.time_ms is not None else racer.progress_ms,
-                    actions=racer.actions,
-                    progress=racer.progress,
-                    at_ms=(racer.done_at or 0) if finished else racer.progress_at,
-                )
-            )
-        return ranked(runs)
-
-    def result(self, today: str | None = None) -> dict[str, Any]:
-        """The final ranking, best first, with each racer's outcome; the deal's
-        commitment, and the deal number and nonce (in it and in each entry) only when
-        ``deal_shown``, else null."""
-        outcomes = {p: r.outcome and r.outcome.value for p, r in self.racers.items()}
-        shown = self.deal_shown(today)
-        return {
-            "race": self.id,
-            "deal": str(self.settings.deal) if shown else None,
-            "nonce": self.settings.nonce if shown else None,
-            "commitment": self.commitment,
-            "ranking": [
-                {"rank": i + 1, **run_json(run, shown), "outcome": outcomes[run.player]}
-                for i, run in enumerate(self.runs())
-            ],
-        }
-
     # ------------------------------------------------------------------ what people see
-
-    def public_log(self, today: str | None = None) -> dict[str, Any]:
-        """The race's public log (the ``race_log`` answer): its settings, the deal's
-        commitment, every racer's actions with the server's times, and the result; the
-        deal and nonce only when ``deal_shown`` (``protocol/verify.py`` checks it)."""
-        settings, shown = self.settings, self.deal_shown(today)
-        return {
-            "race": self.id,
-            "mode": settings.mode,
-            "game": settings.game,
-            "options": settings.options,
-            "day": settings.day,
-            "scope": settings.scope(self.id),
-            "commitment": self.commitment,
-            "deal": str(settings.deal) if shown else None,
-            "nonce": settings.nonce if shown else None,
-            "start_at_ms": self.start_wall,
-            "settings": settings.public_dict(),
-            "racers": [
-                {
-                    "player": racer.player,
-                    "name": racer.name,
-                    "bot": is_bot(racer.player),
-                    "outcome": racer.outcome and racer.outcome.value,
-                    "done_at": racer.done_at,
-                    "actions": [[e.seq, e.action, e.t_ms] for e in racer.log],
-                }
-                for racer in self.racers.values()
-            ],
-            "result": self.result(today),
-        }
 
     def deal_shown(self, today: str | None = None) -> bool:
         """The deal number may be shown now (see ``deal_shown``)."""
@@ -497,54 +424,9 @@ class Race:
             )
         return self._commitment
 
-    def public_info(self) -> dict[str, Any]:
-        """The race as anyone may see it: settings, phase, racers' standings, the deal's
-        commitment. No cards, and the deal number only when ``deal_shown``."""
-        return {
-            "race": self.id,
-            **self.settings.public_dict(),
-            "commitment": self.commitment,
-            "deal": str(self.settings.deal) if self.deal_shown() else None,
-            "host": self.host,
-            "phase": self.phase.value,
-            "start_at_ms": self.start_wall,
-            "players": self.standings(),
-        }
-
     def standings(self) -> list[dict[str, Any]]:
         """Every racer's standing, in joining order."""
         return [r.standing() for r in self.racers.values()]
-
-    def racer_view(self, player: str) -> dict[str, Any]:
-        """What ``player`` sees: the race, their own cards and legal actions, and only the
-        standings of the others."""
-        racer = self.racer(player)
-        picture = self.public_info()
-        picture["you"] = {"seq": racer.last_seq}
-        if racer.state is not None:
-            picture["you"].update(self._cards(racer.state))
-        return picture
-
-    def spectator_view(self, states: dict[str, GameState] | None = None) -> dict[str, Any]:
-        """What a spectator sees: the race and every racer's face-up cards (from ``states``
-        when given, e.g. the positions a spectator delay ago)."""
-        picture = self.public_info()
-        for standing in picture["players"]:
-            state = (states or {}).get(standing["player"]) or self.racers[standing["player"]].state
-            if state is not None:
-                standing["view"] = view_json(self.rules.view(state))
-        return picture
-
-    def state_after(self, player: str, count: int) -> GameState:
-        """``player``'s state after their first ``count`` accepted actions (replayed)."""
-        actions = self.racer(player).log.actions()[:count]
-        return replay(self.rules, self.settings.deal, actions)
-
-    def _cards(self, state: GameState) -> dict[str, Any]:
-        return {
-            "view": view_json(self.rules.view(state)),
-            "legal": [str(a) for a in self.rules.legal_actions(state)],
-        }
 
     def racer(self, player: str) -> Racer:
         """The racer ``player``; RaceError if they are not in this race."""
@@ -567,14 +449,6 @@ def deal_shown(settings: RaceSettings, phase: Phase, today: str | None = None) -
 def daily_deal_shown(day: str | None, today: str | None) -> bool:
     """A daily deal of ``day`` may be shown on ``today``: its day is over."""
     return day is not None and today is not None and day < today
-
-
-def run_json(run: Run, deal_shown: bool) -> dict[str, Any]:
-    """A run on the wire: its deal number only when it may be shown (else null)."""
-    data = {**run.as_dict(), "bot": is_bot(run.player)}
-    if not deal_shown:
-        data["deal"] = None
-    return data
 
 
 def view_json(view: View) -> dict[str, Any]:

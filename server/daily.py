@@ -50,7 +50,8 @@ from protocol.games import GAMES, rules_for
 from protocol.messages import BestBoard, DailyBoard, DailyStart
 from protocol.notation import parse_action
 from protocol.players import is_bot
-from protocol.race import Now, Phase, RaceError, RaceSettings, daily_deal_shown, run_json
+from protocol.race import Now, Phase, RaceError, RaceSettings, daily_deal_shown
+from protocol.race_views import racer_view, run_json
 from protocol.solver import UNKNOWN, WON, Solution
 from protocol.solver.certify import Certified, Uncertified
 from server.config import Settings
@@ -372,7 +373,7 @@ class DailyDesk:
             room.histories = {player: history_times(history, request.game, attempt)}
             room.solver_line = self.deals.line_soon(request.game, deal)
         return {
-            "race": room.race.racer_view(player),
+            "race": racer_view(room.race, player),
             "day": day,
             "ranked": ranked,
             "claimable": False,  # guests play yesterday's: nothing to claim (older clients)

@@ -32,6 +32,7 @@ from protocol.race import (
     RaceSettings,
     daily_deal_shown,
 )
+from protocol.race_views import public_info, public_log, racer_view
 from protocol.ratings import DEFAULT, aged, is_provisional
 from server.config import Settings
 from server.effects import Effects, Follow, PostAct, PushAnywhere
@@ -138,7 +139,7 @@ class RaceDirector:
         )
         self._room_for_another(player)
         room, effects = await self.open_room(settings, player, name, moment, account=account)
-        return {"race": room.race.public_info()}, effects
+        return {"race": public_info(room.race)}, effects
 
     def _room_for_another(self, player: str) -> None:
         """RaceError ``too_many_races`` when ``player`` holds ``MAX_OPEN_RACES`` races
@@ -161,7 +162,7 @@ class RaceDirector:
     def my_races(self, player: str) -> dict[str, Any]:
         return {
             "races": [
-                room.race.racer_view(player)
+                racer_view(room.race, player)
                 for room in self.races.racing(player)
                 if room.race.phase is not Phase.DONE
             ]
@@ -170,10 +171,10 @@ class RaceDirector:
     async def join_race(
         self, player: str, name: str, race_id: str, moment: Now, account: bool = False
     ) -> Answer:
-        room, found = await self.races.find(race_id, moment)
+        room = await self.races.find(race_id, moment)
         if player in room.race.racers:
             room.race.join(player, name)  # refused if it started; else nothing to do
-            return {"race": room.race.public_info()}, found
+            return {"race": public_info(room.race)}, []
         self._room_for_another(player)
         badge = await self.badge(player, account, room.race.settings, moment)
 
@@ -183,27 +184,27 @@ class RaceDirector:
                 room.race.schedule_start(None, moment)
 
         effects = await self.races.step(room, moment, join)
-        return {"race": room.race.public_info()}, found + effects
+        return {"race": public_info(room.race)}, effects
 
     async def start_race(self, player: str, race_id: str, moment: Now) -> Answer:
-        room, found = await self.races.find(race_id, moment)
+        room = await self.races.find(race_id, moment)
 
         def start() -> None:
             room.race.schedule_start(player, moment)
 
         effects = await self.races.step(room, moment, start)
-        return {"race": room.race.public_info()}, found + effects
+        return {"race": public_info(room.race)}, effects
 
     async def leave_race(self, player: str, race_id: str, moment: Now) -> Answer:
-        room, found = await self.races.find(race_id, moment)
+        room = await self.races.find(race_id, moment)
         effects = await self.races.step(room, moment, lambda: room.race.leave(player))
-        return {"race": room.id}, found + effects
+        return {"race": room.id}, effects
 
     async def resign(self, player: str, race_id: str, moment: Now) -> Answer:
-        room, found = await self.races.find(race_id, moment)
+        room = await self.races.find(race_id, moment)
         room.race.racer(player)
         effects = await self.retire(room, player, Ending.RESIGNED, moment)
-        return {"race": room.id, "outcome": Ending.RESIGNED.value}, found + effects
+        return {"race": room.id, "outcome": Ending.RESIGNED.value}, effects
 
     async def retire(self, room: Room, player: str, ending: Ending, moment: Now) -> Effects:
         """``player`` stops in ``room``'s race without finishing (an open race lets them
@@ -220,16 +221,14 @@ class RaceDirector:
     async def rematch(
         self, player: str, name: str, race_id: str, moment: Now, account: bool = False
     ) -> Answer:
-        room, found = await self.races.find(race_id, moment)
+        room = await self.races.find(race_id, moment)
         old = room.race
         old.racer(player)
         if old.phase is not Phase.DONE or old.settings.mode != "race":
             raise RaceError("a rematch follows a finished race", "race_not_finished")
-        existing, found_too = await self._rematch_room(old.rematch, moment)
-        found += found_too
+        existing = await self._rematch_room(old.rematch, moment)
         if existing is not None and existing.race.phase is Phase.OPEN:
-            data, effects = await self.join_race(player, name, existing.id, moment, account)
-            return data, found + effects
+            return await self.join_race(player, name, existing.id, moment, account)
         settings = RaceSettings(
             game=old.settings.game,
             options=old.settings.options,
@@ -242,7 +241,6 @@ class RaceDirector:
             nonce=secrets.token_hex(16),
         )
         new, effects = await self.open_room(settings, player, name, moment, account=account)
-        effects = found + effects
 
         def point() -> None:
             old.rematch, old.rematch_by = new.id, player
@@ -250,21 +248,21 @@ class RaceDirector:
         effects += await self.races.step(room, moment, point)
         offer = {"race": old.id, "rematch": new.id, "by": player}
         effects += [PushAnywhere(p, "rematch", offer) for p in old.racers if p != player]
-        return {"race": new.race.public_info()}, effects
+        return {"race": public_info(new.race)}, effects
 
-    async def _rematch_room(self, race_id: str | None, moment: Now) -> tuple[Room | None, Effects]:
+    async def _rematch_room(self, race_id: str | None, moment: Now) -> Room | None:
         if race_id is None:
-            return None, []
+            return None
         try:
             return await self.races.find(race_id, moment)
         except RaceError:
-            return None, []
+            return None
 
-    async def race_log(self, player: str, race_id: str, moment: Now) -> Answer:
+    async def race_log(self, player: str, race_id: str, moment: Now) -> dict[str, Any]:
         """A finished race's public log (see ``protocol/verify.py``). A daily run's log is
         its player's once it is over, and anyone's once its day is over; its deal and
         nonce only then (the deal would show every card)."""
-        room, found = await self.races.find(race_id, moment)
+        room = await self.races.find(race_id, moment)
         race = room.race
         if race.phase is not Phase.DONE:
             raise RaceError("a race's log is shown once it is over", "race_not_finished")
@@ -275,16 +273,16 @@ class RaceDirector:
                 "other players' runs of a daily challenge are shown once its day is over",
                 "log_refused",
             )
-        return race.public_log(today), found
+        return public_log(race, today)
 
     def snapshot(self, player: str, room: Room, watching: bool) -> dict[str, Any]:
         """A racer gets their racer view, a spectator the spectator view, anyone else the
         race info."""
         if player in room.race.racers:
-            return {"race": room.race.racer_view(player)}
+            return {"race": racer_view(room.race, player)}
         if watching:
             return {"race": room.spectator_snapshot()}
-        return {"race": room.race.public_info()}
+        return {"race": public_info(room.race)}
 
     # ================================================================== the hot path
 
@@ -332,10 +330,9 @@ class RaceDirector:
         effects: Effects = []
         for race_id in sorted({*self.races_of.get(player, ()), *races}):
             try:
-                room, found = await self.races.find(race_id, moment)
+                room = await self.races.find(race_id, moment)
             except RaceError:
                 continue
-            effects += found
             if room.race.phase is not Phase.DONE and player in room.race.racers:
                 effects += await self.retire(room, player, Ending.DROPPED, moment)
         return effects

@@ -234,14 +234,14 @@ class Handlers:
     async def snapshot(
         self, client: Client, session: Session, request: Snapshot, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        room, found = await self.director.races.find(request.race, moment)
-        return self.director.snapshot(session.player, room, room.id in session.watching), found
+        room = await self.director.races.find(request.race, moment)
+        return self.director.snapshot(session.player, room, room.id in session.watching), []
 
     async def race_log(
         self, client: Client, session: Session, request: RaceLog, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        log, found = await self.director.race_log(session.player, request.race, moment)
-        return {"log": self.seal.sign(log)}, found
+        log = await self.director.race_log(session.player, request.race, moment)
+        return {"log": self.seal.sign(log)}, []
 
     async def daily_start(
         self, client: Client, session: Session, request: DailyStart, moment: Now
@@ -303,11 +303,11 @@ class Handlers:
     async def spectate(
         self, client: Client, session: Session, request: Spectate, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        answer, found = await self.spectating.spectate(session, request, moment)
+        answer = await self.spectating.spectate(session, request, moment)
         if answer["race"]["phase"] == "done":  # no feed: said once the answer is out
             ended = {"race": request.race, "reason": "over"}
             client.after_answer = lambda: session.push("watch_ended", ended)
-        return answer, found
+        return answer, []
 
     async def unspectate(
         self, client: Client, session: Session, request: Unspectate, moment: Now

@@ -17,6 +17,7 @@ from protocol.games import GAMES, rules_for
 from protocol.pairing import Waiting, matches
 from protocol.players import is_bot
 from protocol.race import Now, Phase, RaceError, RaceSettings
+from protocol.race_views import public_info
 from protocol.ratings import DEFAULT, aged
 from server.director import RaceDirector
 from server.effects import Effects, PushAnywhere
@@ -116,7 +117,7 @@ class PairingDesk:
         _, joined = await self.director.join_race(
             guest["player"], guest["name"], room.id, moment, guest["account"]
         )
-        info = room.race.public_info()
+        info = public_info(room.race)
         log.info("paired", extra={"race": room.id, "players": [host["player"], guest["player"]]})
         told = [PushAnywhere(p["player"], "paired", {"race": info}) for p in pair]
         return [*effects, *joined, *told]

@@ -10,7 +10,8 @@ from typing import Any
 from protocol.daily import day_of
 from protocol.games import GAMES
 from protocol.players import is_bot
-from protocol.race import Now, RaceError, run_json
+from protocol.race import Now, RaceError
+from protocol.race_views import run_json
 from protocol.ratings import aged
 from server.results import rating_json
 from server.store import Store

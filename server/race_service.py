@@ -6,9 +6,11 @@ about; it rebuilds one from the store when asked of a race it does not follow. A
 the race itself (join, leave, start, retire, rematch, a time limit) is one atomic step in
 the store (``step``: ``save_race_if`` on the record's version, retried on the newer record
 another node wrote). It absorbs other nodes' changes and logged actions, and counts what is
-stored. Every call returns what it leaves to do as effects; only what a failed step found
-on its way (another node's change, absorbed) is handed to ``carry_out`` at once, as the
-step raises.
+stored. Every call returns what it leaves to do as effects, but for what the request that
+asked cannot be trusted to carry out, as it may fail after it: following a race adopted
+(``find``), and what a failed step found on its way (another node's change, absorbed).
+Those are handed to ``carry_out`` (the executor's) at once; nothing waits for a later
+run.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from protocol.games import rules_for
 from protocol.race import LogEntry, Now, Phase, Race, RaceError, RaceSettings
 from protocol.race_record import absorb, record_changes, record_of, restore
+from protocol.race_views import public_info
 from server.config import Settings
 from server.effects import Effects, Follow, Forget, StartAt
 from server.node_news import CarriedEntries
@@ -60,23 +63,24 @@ class RaceService:
             raise RaceError(f"there is no race {race_id}", "race_not_found")
         return room
 
-    async def find(self, race_id: str, moment: Now) -> tuple[Room, Effects]:
+    async def find(self, race_id: str, moment: Now) -> Room:
         """A race followed here, else rebuilt from the store: a live one is followed from
-        now on (``adopt``), a finished one is only shown; with what that leaves to do.
-        RaceError if there is none."""
+        now on (``adopt``), a finished one is only shown (its end written if it never
+        was). What that takes is carried out at once (``carry_out``), whatever becomes of
+        the request that asked: a race adopted is always followed. RaceError if there is
+        none."""
         room = self.rooms.get(race_id)
         if room is not None:
-            return room, []
+            return room
         rebuilt = await self.rebuild(race_id, moment)
         if rebuilt is None:
             raise RaceError(f"there is no race {race_id}", "race_not_found")
-        effects: Effects = []
         if rebuilt.id not in self.rooms:
             if rebuilt.race.phase is not Phase.DONE:
-                effects = self.adopt(rebuilt, moment)
+                self.carry_out(self.adopt(rebuilt, moment))
             elif not rebuilt.stored:  # over by its log, its end never written: write it
-                effects = finished(rebuilt, moment, self.settings)
-        return self.rooms.get(race_id, rebuilt), effects
+                self.carry_out(finished(rebuilt, moment, self.settings))
+        return self.rooms.get(race_id, rebuilt)
 
     async def rebuild(self, race_id: str, moment: Now, fresh: bool = False) -> Room | None:
         """The race rebuilt by replay from its stored record and logs (None: unknown, or
@@ -125,12 +129,12 @@ class RaceService:
         for race_id in ids:
             room = self.rooms.get(race_id)
             if room is not None:
-                infos.append({**room.race.public_info(), "spectators": len(room.spectators)})
+                infos.append({**public_info(room.race), "spectators": len(room.spectators)})
                 continue
             record = records[race_id]
             if record is not None and record.get("racers"):
                 race = restored(record, [], moment)
-                infos.append({**race.public_info(), "spectators": 0})
+                infos.append({**public_info(race), "spectators": 0})
         return infos
 
     async def step(self, room: Room, moment: Now, change: Callable[[], None]) -> Effects:

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from protocol.race import Now, Phase
+from protocol.race_views import racer_view
 from server.effects import Effects
 from server.node_news import (
     CarriedEntries,
@@ -128,11 +129,10 @@ class Relay:
         """``player`` here was paired by another node: follow the race they are in now,
         then tell them; and, when it started before this node followed it (no countdown),
         that it started, with their cards (the start this node will never see)."""
-        room, found = await self.races.find(data["race"]["race"], self.clock())
-        self.run(found)  # following it
+        room = await self.races.find(data["race"]["race"], self.clock())
         self.sessions.push(player, "paired", data)
         if room.race.phase is Phase.RUNNING and player in room.race.racers:
-            self.sessions.push(player, "started", room.race.racer_view(player))
+            self.sessions.push(player, "started", racer_view(room.race, player))
 
     async def _caught_up(self, room: Room) -> None:
         self.run(await self.races.caught_up(room, self.clock()))

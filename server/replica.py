@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from protocol.race import LogEntry, Now, Phase, Race, RaceError
 from protocol.race_record import record_of, restore
+from protocol.race_views import racer_view
 from server.config import Settings
 from server.effects import Effects, PostAct, Push, Write
 from server.jobs import AppendActions
@@ -105,7 +106,7 @@ def reconciled(room: Room, rebuilt: Room) -> Effects:
     room.race, room.durable, room.suspect = rebuilt.race, rebuilt.durable, False
     room.version = rebuilt.version
     return [
-        Push(player, "snapshot", {"races": [room.race.racer_view(player)]})
+        Push(player, "snapshot", {"races": [racer_view(room.race, player)]})
         for player in room.race.racers
     ]
 

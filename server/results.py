@@ -12,6 +12,7 @@ from typing import Any
 
 from protocol.race import Now, Race
 from protocol.race_record import record_of
+from protocol.race_views import race_result, race_runs
 from protocol.ranking import Run
 from protocol.rated import unrated_because
 from protocol.ratings import Rating, is_provisional
@@ -33,7 +34,7 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
     room.done_mono = moment.mono_ms
     if room.start_handle is not None:
         room.start_handle.cancel()
-    result = race.result()
+    result = race_result(race)
     race_settings = race.settings
     end = EndRace(race.id, record_of(race), result, logs_keep_s(settings), room.version)
     effects: Effects = [
@@ -62,7 +63,7 @@ def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:
     """A ranked daily run's review (``server/fairplay.py``) is kept, and the run goes on
     the day's board unless it is flagged and held for a moderator."""
     race = room.race
-    run = race.runs()[0]
+    run = race_runs(race)[0]
     review = review_of(
         race, [run], moment.wall_ms, room.solver_line(), room.histories, settings.hold_flagged
     )
@@ -131,7 +132,7 @@ def rated(race: Race) -> bool:
 
 def rated_runs(race: Race) -> list[Run]:
     """The runs a rated race rates: its accounts' (a guest has no badge)."""
-    return [run for run in race.runs() if race.racers[run.player].badge is not None]
+    return [run for run in race_runs(race) if race.racers[run.player].badge is not None]
 
 
 def ratings_told(race: Race, changed: dict[str, tuple[Rating, Rating]]) -> Effects:

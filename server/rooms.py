@@ -19,6 +19,7 @@ from typing import Any
 from protocol.engine import GameState
 from protocol.messages import Watch, encode_server
 from protocol.race import Race
+from protocol.race_views import spectator_view, state_after
 from protocol.wire import encode
 from server.outbox import Outbox, frame_bytes
 from server.sessions import Session
@@ -201,8 +202,8 @@ class Room:
         for player, racer in race.racers.items():
             shown = self.released_entries.get(player, 0)
             if racer.state is not None and shown < len(racer.log):
-                states[player] = race.state_after(player, shown)
-        picture = race.spectator_view(states)
+                states[player] = state_after(race, player, shown)
+        picture = spectator_view(race, states)
         for standing in picture["players"]:
             standing.update(self.shown.get(standing["player"], NOTHING_SHOWN))
         picture["phase"] = self.shown_phase

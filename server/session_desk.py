@@ -19,6 +19,7 @@ from protocol.games import catalog
 from protocol.messages import Hello, ProtocolError, Welcome
 from protocol.players import is_bot, new_player_id
 from protocol.race import Phase, RaceError
+from protocol.race_views import racer_view
 from protocol.wire import PROTOCOL_VERSION
 from server.client import Client
 from server.config import Settings
@@ -229,10 +230,9 @@ class SessionDesk:
             if race_id not in self.races.rooms:
                 self.metrics.races_rebuilt.inc()
             try:
-                room, found = await self.races.find(race_id, moment)
+                room = await self.races.find(race_id, moment)
             except RaceError:
                 continue
-            self.executor.run(found)
             if room.race.phase is Phase.DONE:
                 continue
             if not await self.store.races.claim_racer(race_id, player, fence):
@@ -256,7 +256,7 @@ class SessionDesk:
         log.info("session moved to another node", extra={"player": player})
 
     def _snapshot_of(self, player: str) -> dict[str, Any]:
-        return {"races": [room.race.racer_view(player) for room in self.races.racing(player)]}
+        return {"races": [racer_view(room.race, player) for room in self.races.racing(player)]}
 
 
 def _bot_may_be(bot: bool, player: str) -> None:

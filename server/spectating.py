@@ -17,8 +17,8 @@ from typing import Any
 
 from protocol.messages import Spectate, Unspectate
 from protocol.race import Now, Phase, RaceError
+from protocol.race_views import spectator_view
 from server.config import Settings
-from server.effects import Effects
 from server.outbox import Outbox
 from server.race_service import RaceService
 from server.rooms import FanOutStats, Feeding, Room
@@ -51,12 +51,8 @@ class SpectatingDesk:
         """Live public races of every node (spectators: those watching from this node)."""
         return {"races": await self.races.race_infos("watchable", moment)}
 
-    async def spectate(
-        self, session: Session, request: Spectate, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        """Watch a race: its spectator view (a finished race's, and no feed); with what
-        finding the race left to do."""
-        room, found = await self.races.find(request.race, moment)
+    async def spectate(self, session: Session, request: Spectate, moment: Now) -> dict[str, Any]:
+        room = await self.races.find(request.race, moment)
         race = room.race
         race.may_watch(session.player)
         if race.settings.mode == "daily" and race.settings.day is not None:
@@ -66,11 +62,11 @@ class SpectatingDesk:
                     "others play it: sign in",
                     "spectate_refused",
                 )
-            found += await self._check_daily_done(
+            await self._check_daily_done(
                 session.player, race.settings.game, race.settings.day, moment
             )
         if race.phase is Phase.DONE:
-            return {"race": over_view(room)}, found
+            return {"race": over_view(room)}
         if room.id not in session.watching and len(session.watching) >= MAX_WATCHED:
             raise RaceError(
                 f"you watch {len(session.watching)} races already, the most at once: "
@@ -79,19 +75,19 @@ class SpectatingDesk:
             )
         room.watch(session)
         session.watching.add(room.id)
-        return {"race": room.spectator_snapshot()}, found
+        return {"race": room.spectator_snapshot()}
 
-    async def _check_daily_done(self, player: str, game: str, day: str, moment: Now) -> Effects:
+    async def _check_daily_done(self, player: str, game: str, day: str, moment: Now) -> None:
         """Only a player whose own ranked attempt at a daily deal has ended may watch
         others play it: watching first would show the deal before their attempt."""
         attempt = await self.store.days.ranked_attempt(game, day, player)
         if attempt is not None:
             try:
-                mine, found = await self.races.find(attempt, moment)
+                mine = await self.races.find(attempt, moment)
             except RaceError:
-                return []  # not kept any more: long over
+                return  # not kept any more: long over
             if mine.race.phase is Phase.DONE:
-                return found
+                return
         raise RaceError(
             "finish your own attempt at this daily challenge before watching others",
             "spectate_refused",
@@ -171,4 +167,4 @@ def over_view(room: Room) -> dict[str, Any]:
     more, so no delay holds them back) and no feed (``feed_seq`` 0; nobody new is counted
     as watching): the same whether the race is still in memory or read back from the
     store. ``watch_ended`` (``over``) follows the answer."""
-    return {**room.race.spectator_view(), "feed_seq": 0, "spectators": 0}
+    return {**spectator_view(room.race), "feed_seq": 0, "spectators": 0}

@@ -80,7 +80,6 @@ class Sweeper:
             start = record.get("start_at_ms") if record else None
             if start is None or moment.wall_ms - start <= self.max_race_ms:
                 continue
-            room, found = await self.director.races.find(race_id, moment)
-            self.run(found)
+            room = await self.director.races.find(race_id, moment)
             if room.race.phase is Phase.RUNNING and self.director.races.timed_out(room, moment):
                 self.run(await self.director.time_out(room, moment))

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from protocol.race import Now, Phase, view_json
+from protocol.race_views import public_info, racer_view
 from server.config import Settings
 from server.effects import Effects, Post, Push, StartAt
 from server.results import closed, finished
@@ -34,11 +35,11 @@ def told(
     effects: Effects = []
     for kind, player in changes:
         if kind == "joined":
-            info = {"race": race.public_info()}
+            info = {"race": public_info(race)}
             effects += tell_racers(room, "joined", info, but=player)
         elif kind == "left":
             if race.racers:
-                effects += tell_racers(room, "left", {"race": race.public_info()})
+                effects += tell_racers(room, "left", {"race": public_info(race)})
         elif kind == "countdown" and race.start_mono is not None:
             announce = {
                 "race": room.id,
@@ -70,7 +71,7 @@ def begin(room: Room) -> Effects:
     if race.phase is not Phase.COUNTDOWN:
         return []  # everyone left or dropped during the countdown, or begun already
     race.begin()
-    effects: Effects = [Push(player, "started", race.racer_view(player)) for player in race.racers]
+    effects: Effects = [Push(player, "started", racer_view(race, player)) for player in race.racers]
     first = next(iter(race.racers.values())).state
     assert first is not None
     effects.append(Post(room, "started", {"view": view_json(race.rules.view(first))}))

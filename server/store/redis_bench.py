@@ -38,6 +38,7 @@ from protocol.daily import day_of
 from protocol.games import rules_for
 from protocol.race import Ending, Now, Race, RaceSettings
 from protocol.race_record import record_of
+from protocol.race_views import race_result
 from protocol.ranking import Run
 from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveIdentity
 from server.race_service import listed
@@ -116,7 +117,7 @@ async def race_jobs(
     end = Now(start.mono_ms + late + 1000, start.wall_ms + late + 1000)
     for player in players:
         race.retire(player, Ending.RESIGNED, end)
-    jobs.append(EndRace(race.id, record_of(race), race.result(), KEEP_RACE_S, version))
+    jobs.append(EndRace(race.id, record_of(race), race_result(race), KEEP_RACE_S, version))
     return jobs
 
 

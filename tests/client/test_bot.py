@@ -24,6 +24,7 @@ from protocol.cards import HIDDEN, deck
 from protocol.daily import DAY_MS, day_of
 from protocol.games import GAMES, rules_for
 from protocol.race import view_json
+from protocol.race_views import race_result
 from server.store import MemoryStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
@@ -35,7 +36,7 @@ async def test_two_bots_finish_a_race_against_the_real_server() -> None:
         results = await run_bots(url(server), ["b1", "b2"], create=create, pace_s=0)
         assert [r["outcome"] for r in results] == ["finished", "finished"]
         race_id = results[0]["race"]
-        result = server.director.rooms[race_id].race.result()
+        result = race_result(server.director.rooms[race_id].race)
         assert [r["outcome"] for r in result["ranking"]] == ["finished", "finished"]
 
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from protocol.fairness import commitment, commitment_bytes, daily_scope, race_scope
 from protocol.games import rules_for
 from protocol.race import Ending, Now, Race, RaceSettings
+from protocol.race_views import public_info, public_log, race_result
 from protocol.verify import check_log
 
 WINS = Path(__file__).resolve().parents[1] / "data" / "wins"
@@ -98,13 +99,13 @@ def test_a_race_shows_its_commitment_from_the_start_and_reveals_what_it_hides_at
     settings = RaceSettings(game="sanibel", options=rules.options, deal=99, nonce=NONCE)
     race = Race("r9", settings, rules, host="ann")
     race.join("ann", "Ann")
-    info = race.public_info()
+    info = public_info(race)
     assert info["commitment"] == commitment("sanibel", "race:r9", rules.options, 99, NONCE)
     assert info["deal"] is None and NONCE not in str(info)
     race.schedule_start(None, Now(0, 0))
     race.begin()
     race.retire("ann", Ending.RESIGNED, Now(5000, 5000))
-    result = race.result()
+    result = race_result(race)
     assert (result["deal"], result["nonce"]) == ("99", NONCE)
     assert result["commitment"] == info["commitment"]
 
@@ -113,16 +114,16 @@ def test_a_daily_run_commits_to_the_day_not_the_run_and_hides_its_nonce_all_day(
     race = finished_race(mode="daily", day="2026-12-01")
     scope = daily_scope("2026-12-01")
     assert race.commitment == commitment("mount_sunflower", scope, race.settings.options, 18, NONCE)
-    log = race.public_log(today="2026-12-01")
+    log = public_log(race, today="2026-12-01")
     assert (log["deal"], log["nonce"], log["result"]["nonce"]) == (None, None, None)
     assert check_log(log) == [
         "the log does not show the deal and its nonce yet (its day is not over)"
     ]
-    assert check_log(race.public_log(today="2026-12-02")) == []
+    assert check_log(public_log(race, today="2026-12-02")) == []
 
 
 def test_a_finished_race_s_log_replays_to_its_result() -> None:
-    log = finished_race().public_log()
+    log = public_log(finished_race())
     assert [r["outcome"] for r in log["racers"]] == ["finished", "resigned", "dropped"]
     assert [e["name"] for e in log["result"]["ranking"]] == ["Ann", "Bob", "Cy"]
     assert log["racers"][0]["actions"][5][1] == "undo"  # the undo is in the log, as played
@@ -145,7 +146,7 @@ def test_a_race_where_a_player_is_stuck_replays_to_stuck() -> None:
         assert race.act("ann", seq, str(choose(rules.legal_actions(state))), Now(seq, seq)).ok
         if race.racers["ann"].outcome is not None:
             break
-    log = race.public_log()
+    log = public_log(race)
     assert log["racers"][0]["outcome"] == "stuck"
     assert check_log(log) == []
     log["racers"][0]["actions"].pop()
@@ -153,7 +154,7 @@ def test_a_race_where_a_player_is_stuck_replays_to_stuck() -> None:
 
 
 def tampered(change: str) -> dict[str, Any]:
-    log = copy.deepcopy(finished_race().public_log())
+    log = copy.deepcopy(public_log(finished_race()))
     ann, bob = log["racers"][0], log["racers"][1]
     ranking = log["result"]["ranking"]
     match change:

@@ -14,6 +14,7 @@ from races import WIN, make_race, started
 from protocol.cards import name
 from protocol.engine import GameState
 from protocol.race import Ending, Now, Phase, RaceError, view_json
+from protocol.race_views import public_info, race_runs, racer_view, spectator_view
 
 CARD = re.compile(r"^(A|[2-9]|10|J|Q|K)[CSHD]$")
 
@@ -96,7 +97,7 @@ def test_did_not_finish_racers_rank_after_finishers_by_progress() -> None:
     race.racers["bob"].progress, race.racers["cy"].progress = 3, 9
     for player in ("ann", "bob", "cy"):
         race.retire(player, Ending.RESIGNED, Now(2000, 2000))
-    assert [run.player for run in race.runs()] == ["cy", "bob", "ann"]
+    assert [run.player for run in race_runs(race)] == ["cy", "bob", "ann"]
     assert race.phase is Phase.DONE
 
 
@@ -116,12 +117,12 @@ def test_a_stuck_player_with_undo_off_did_not_finish() -> None:
 
 def test_a_random_deal_number_is_shown_only_once_the_race_is_done() -> None:
     race = started(make_race(max_players=1))
-    assert race.public_info()["deal"] is None
+    assert public_info(race)["deal"] is None
     race.retire("ann", Ending.RESIGNED, Now(2000, 2000))
-    assert race.public_info()["deal"] == "18"
+    assert public_info(race)["deal"] == "18"
     daily = started(make_race(max_players=1, mode="daily", day="2026-11-29"))
     daily.retire("ann", Ending.RESIGNED, Now(2000, 2000))
-    assert daily.public_info()["deal"] is None  # the day is not over
+    assert public_info(daily)["deal"] is None  # the day is not over
 
 
 def hidden_cards(state: GameState) -> set[str]:
@@ -167,14 +168,14 @@ def test_no_outbound_picture_ever_holds_a_hidden_card(
         for viewer in ("ann", "bob"):
             own = race.racers[viewer].state
             assert own is not None
-            picture = race.racer_view(viewer)
+            picture = racer_view(race, viewer)
             assert picture["you"]["view"] == view_json(rules.view(own))
             assert not cards_in(picture) & hidden_cards(own)
-        spectator = race.spectator_view()
+        spectator = spectator_view(race)
         for standing in spectator["players"]:
             state = race.racers[standing["player"]].state
             assert state is not None and standing["view"] == view_json(rules.view(state))
-        assert not cards_in(race.public_info())
+        assert not cards_in(public_info(race))
 
 
 # ---------------------------------------------------------------------- policy and phases
@@ -255,4 +256,4 @@ def test_rewinding_a_racer_takes_back_their_actions_after_a_count() -> None:
     started(copy, at=0)
     for i, action in enumerate(wins[:12]):
         copy.act("ann", i + 1, action, Now(10 + i, 10 + i))
-    assert race.racer_view("ann")["you"] == copy.racer_view("ann")["you"]
+    assert racer_view(race, "ann")["you"] == racer_view(copy, "ann")["you"]

@@ -11,6 +11,7 @@ import pytest
 
 from protocol.games import rules_for
 from protocol.race import Badge, Ending, Now, Race, RaceSettings
+from protocol.race_views import racer_view
 from protocol.rated import MIN_ACTIONS, pairs, unrated_because
 
 GAME = "sanibel"
@@ -39,7 +40,7 @@ def a_race(
     race.begin()
     for player in players:
         for seq in range(1, actions + 1):
-            legal = race.racer_view(player)["you"]["legal"]
+            legal = racer_view(race, player)["you"]["legal"]
             at = Now(START.mono_ms + seq * 100, START.wall_ms + seq * 100)
             assert race.act(player, seq, legal[0], at).ok
     return race

@@ -8,6 +8,7 @@ from harness import winning_actions
 from races import make_race, started
 
 from protocol.race import Now
+from protocol.race_views import public_log
 from protocol.receipts import receipts
 
 GAME, DEAL = "mount_sunflower", 18
@@ -23,7 +24,7 @@ def test_every_answer_s_receipt_is_the_hash_of_the_log_up_to_it() -> None:
             told.append(result.reply["receipt"])
         else:
             assert "receipt" not in result.reply  # a refused action is not in the log
-    log = race.public_log()["racers"][0]["actions"]
+    log = public_log(race)["racers"][0]["actions"]
     assert receipts("r1", "ann", log) == told
     assert receipts("r1", "ann", log[:-1]) == told[:-1]
     assert receipts("r1", "ann", [*log[:2], log[3], log[2], *log[4:]])[-1] != told[-1]

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from races import make_race, started
 
 from protocol.race import Ending, Now
+from protocol.race_views import public_log
 from protocol.signing import Signer, signature_problem
 from protocol.verify import BadLog, check_log
 
@@ -35,7 +36,7 @@ def a_valid_log() -> dict[str, Any]:
     for seq, action in enumerate(wins[:2], start=1):
         assert race.act("bob", seq, action, Now(seq * 15, seq * 15)).ok
     race.retire("bob", Ending.RESIGNED, Now(5_000, 5_000))
-    log = race.public_log()
+    log = public_log(race)
     assert check_log(log) == []
     return json.loads(json.dumps(log))
 

@@ -99,7 +99,7 @@ async def test_an_account_s_daily_attempt_shows_it_plays_with_an_account(store: 
             races[account] = started["race"]["race"]
     async with running_server(store) as server:  # read back from the store after a restart
         for account, race in races.items():
-            room, _ = await server.races.find(race, now())
+            room = await server.races.find(race, now())
             assert [r.standing()["account"] for r in room.race.racers.values()] == [account]
 
 

@@ -23,6 +23,7 @@ from client.api import Client
 from protocol.games import rules_for
 from protocol.race import Now
 from protocol.race_record import restore
+from protocol.race_views import race_result
 from server.duties import LEASE_TTL_MS
 from server.store import Store, open_store
 
@@ -62,7 +63,7 @@ async def as_its_log_replays(store: Store, race: str) -> list[dict[str, object]]
     assert record is not None
     moment = Now(10**9, int(time.time() * 1000))
     rebuilt = restore(record, rules_for(GAME), await store.races.actions(race), moment)
-    ranking: list[dict[str, object]] = rebuilt.result()["ranking"]
+    ranking: list[dict[str, object]] = race_result(rebuilt)["ranking"]
     return ranking
 
 

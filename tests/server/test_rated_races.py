@@ -14,6 +14,7 @@ from harness import RATED, member, member_at, player, quick_race_played, running
 from client.api import Client
 from protocol.games import rules_for
 from protocol.race import Now, Race, RaceSettings
+from protocol.race_views import race_runs
 from protocol.ranking import Run
 from protocol.rated import PAIR_RACES_A_DAY
 from protocol.ratings import DEFAULT
@@ -105,7 +106,7 @@ def finished_race(players: list[str]) -> list[Run]:
         race.join(p, p)
     race.schedule_start(None, Now(0, 0))
     race.begin()
-    return race.runs()
+    return race_runs(race)
 
 
 async def test_a_race_is_rated_once_whoever_asks_again(store: Store) -> None:

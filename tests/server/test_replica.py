@@ -12,6 +12,7 @@ from harness import winning_actions
 from protocol.games import rules_for
 from protocol.race import LogEntry, Now, Phase, Race, RaceSettings
 from protocol.race_record import record_of, restore
+from protocol.race_views import racer_view
 from server.config import Settings
 from server.effects import Post, PostAct, Push, Write
 from server.jobs import AppendActions
@@ -144,7 +145,7 @@ def test_the_race_read_back_replaces_the_replica_and_every_racer_gets_a_snapshot
     assert room.race is rebuilt.race and room.durable == {"ann": 2} and room.version == 5
     assert not room.suspect
     assert effects == [
-        Push(player, "snapshot", {"races": [rebuilt.race.racer_view(player)]})
+        Push(player, "snapshot", {"races": [racer_view(rebuilt.race, player)]})
         for player in ("ann", "bob")
     ]
 

@@ -10,6 +10,7 @@ from typing import Any
 from protocol.games import rules_for
 from protocol.race import Badge, Ending, Now, Phase, Race, RaceSettings
 from protocol.race_record import record_of
+from protocol.race_views import race_result, race_runs, racer_view
 from protocol.ratings import DEFAULT, Rating
 from server.config import Settings
 from server.effects import Forget, Post, Push, PushAnywhere, Rate, Write
@@ -41,7 +42,7 @@ def ended(race: Race) -> Room:
     race.schedule_start(None, START)
     race.begin()
     last = list(race.racers)[-1]
-    legal = race.racer_view(last)["you"]["legal"]
+    legal = racer_view(race, last)["you"]["legal"]
     assert race.act(last, 1, legal[0], Now(START.mono_ms + 500, START.wall_ms + 500)).ok
     for player in race.racers:
         race.retire(player, Ending.RESIGNED, Now(START.mono_ms + 900, START.wall_ms + 900))
@@ -58,7 +59,7 @@ def played_to_the_clock(race: Race) -> Room:
     race.begin()
     for count, player in enumerate(race.racers, start=3):
         for seq in range(1, count + 1):
-            legal = race.racer_view(player)["you"]["legal"]
+            legal = racer_view(race, player)["you"]["legal"]
             at = Now(START.mono_ms + seq * 100, START.wall_ms + seq * 100)
             assert race.act(player, seq, legal[0], at).ok
     race.time_out(Now(START.mono_ms + 9000, START.wall_ms + 9000))
@@ -71,7 +72,7 @@ def played_to_the_clock(race: Race) -> Room:
 def test_a_finished_race_is_written_first_then_told_then_rated_and_kept_in_histories() -> None:
     room = played_to_the_clock(race_of(Badge(1500, True), Badge(1600, False)))
     effects = finished(room, END, SETTINGS)
-    result = room.race.result()
+    result = race_result(room.race)
     assert [type(effect) for effect in effects] == [Write, Push, Push, Post, Rate, Write, Write]
     written = effects[0]
     assert isinstance(written, Write)
@@ -110,7 +111,7 @@ def test_a_ranked_daily_run_is_recorded_for_its_day_and_counts_no_race() -> None
     assert [type(effect) for effect in effects] == [Write, Push, Post, Write, Write, Write]
     review, daily, history = (effect.job for effect in effects[3:] if isinstance(effect, Write))
     assert isinstance(review, KeepReview) and review.review["status"] == "clear"
-    assert daily == RecordDaily(GAME, "2024-05-01", room.race.runs()[0])
+    assert daily == RecordDaily(GAME, "2024-05-01", race_runs(room.race)[0])
     assert isinstance(history, RecordHistory)
     assert (history.day, history.counted, history.won) == ("2024-05-01", False, False)
 
@@ -125,7 +126,7 @@ def test_an_unranked_daily_attempt_records_no_run_and_no_streak_day() -> None:
 
 def test_each_racer_s_history_line_is_their_place_outcome_and_figures() -> None:
     race = ended(race_of(Badge(1500, True), None, None, max_players=3)).race
-    result = race.result()
+    result = race_result(race)
     jobs = histories(race, result, END, 77)
     assert [job.player for job in jobs] == ["ann", "bob", "cy"]  # the ranking's order
     assert [(job.counted, job.won) for job in jobs] == [(True, True), (True, False), (True, False)]
@@ -149,7 +150,7 @@ def test_each_racer_s_history_line_is_their_place_outcome_and_figures() -> None:
 
 def test_a_race_for_one_counts_in_nobody_s_races_played() -> None:
     race = ended(race_of(Badge(1500, True))).race
-    (job,) = histories(race, race.result(), END, 77)
+    (job,) = histories(race, race_result(race), END, 77)
     assert (job.counted, job.won) == (False, False)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from protocol.games import rules_for
 from protocol.race import Ending, Now, Phase, Race, RaceSettings
 from protocol.race_record import record_changes, record_of
+from protocol.race_views import public_info
 from server.config import Settings
 from server.effects import Forget, Post, Push, StartAt, Write
 from server.rooms import Feeding, Room
@@ -45,7 +46,7 @@ def test_a_joiner_s_fellow_racers_hear_of_them_and_a_leaver_s_of_their_going() -
     before = record_of(room.race)
     room.race.join("cy", "Cy")
     changes = record_changes(before, record_of(room.race))
-    info = {"race": room.race.public_info()}
+    info = {"race": public_info(room.race)}
     assert told(room, changes, START, SETTINGS, everywhere) == [
         Push("ann", "joined", info),
         Push("bob", "joined", info),
@@ -53,7 +54,7 @@ def test_a_joiner_s_fellow_racers_hear_of_them_and_a_leaver_s_of_their_going() -
     before = record_of(room.race)
     room.race.leave("bob")
     changes = record_changes(before, record_of(room.race))
-    info = {"race": room.race.public_info()}
+    info = {"race": public_info(room.race)}
     left = told(room, changes, START, SETTINGS, everywhere)
     assert left == [Push("ann", "left", info), Push("cy", "left", info)]
 
