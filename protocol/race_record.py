@@ -1,6 +1,7 @@
 """A race's stored form, pure: what storage keeps of a race besides its action log
 (``record_of``), the race rebuilt from it (``restore``), a replica made to match another
-node's record (``absorb``) and what a record changed (``record_changes``).
+node's record (``absorb``) and what a record changed (``record_changes``: frozen change
+classes, ``RaceChange``, the closed set of what can change in a race itself).
 
 The race's rules stay ``protocol/race.py``'s: ``restore`` replays the log through
 ``Race.act``, and a record keeps only what no action shows (the settings with the deal,
@@ -9,7 +10,7 @@ the host, the phase and start signal, the racers and their retirements, the rema
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from protocol.engine import Rules
@@ -92,12 +93,12 @@ def restore(record: dict[str, Any], rules: Rules, log: list[LogEntry], now: Now)
     return race
 
 
-def absorb(race: Race, record: dict[str, Any], now: Now) -> list[tuple[str, str]]:
+def absorb(race: Race, record: dict[str, Any], now: Now) -> list[RaceChange]:
     """Make ``race``'s header (all but the racers' games) what ``record`` says: another
     node changed the race, or a change of this node's that was not stored is taken back.
     The phase follows ``TRANSITIONS``, with the transitions that take back a change not
     stored (a start, a finish). Returns what
-    changed (see ``record_changes``), and ``done`` when that ended the race."""
+    changed (see ``record_changes``), and ``Done`` when that ended the race."""
     changes = record_changes(record_of(race), record)
     wanted = {stored["player"]: stored for stored in record["racers"]}
     racers = {p: race.racers.get(p) or stored_racer(wanted[p]) for p in wanted}
@@ -125,33 +126,84 @@ def absorb(race: Race, record: dict[str, Any], now: Now) -> list[tuple[str, str]
     all_done = bool(racers) and all(r.outcome for r in racers.values())
     if race.live and all_done:
         race.move("everyone_done")
-        changes.append(("done", ""))
+        changes.append(Done())
     elif race.phase is Phase.DONE and not all_done:
         race.move("taken_back")
     return changes
 
 
-def record_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, str]]:
-    """What a race's header changed from one record to another, as (kind, player or
-    value) pairs in the order they happen: ``left``, ``joined``, ``host``, ``countdown``
-    (a start signal set), ``open`` (one taken back), ``retired``, ``unretired``,
-    ``rematch``."""
+@dataclass(frozen=True, slots=True)
+class Left:
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class HostChanged:
+    host: str
+
+
+@dataclass(frozen=True, slots=True)
+class Countdown:
+    """A start signal was set."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reopened:
+    """A start signal was taken back: the race is open again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retired:
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unretired:
+    """A retirement that was not stored, taken back."""
+
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rematched:
+    rematch: str  # the rematch's race ("" when it was taken back)
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """Absorbing a record ended the race."""
+
+
+RaceChange = (
+    Left | Joined | HostChanged | Countdown | Reopened | Retired | Unretired | Rematched | Done
+)
+
+
+def record_changes(before: dict[str, Any], after: dict[str, Any]) -> list[RaceChange]:
+    """What a race's header changed from one record to another, in the order it happens:
+    who left, who joined, the host, a start signal set or taken back, who retired or had a
+    retirement taken back, the rematch."""
     old = {stored["player"]: stored for stored in before["racers"]}
     new = {stored["player"]: stored for stored in after["racers"]}
-    changes = [("left", player) for player in old if player not in new]
-    changes += [("joined", player) for player in new if player not in old]
+    changes: list[RaceChange] = [Left(player) for player in old if player not in new]
+    changes += [Joined(player) for player in new if player not in old]
     if before["host"] != after["host"]:
-        changes.append(("host", after["host"]))
+        changes.append(HostChanged(after["host"]))
     if before["start_at_ms"] is None and after["start_at_ms"] is not None:
-        changes.append(("countdown", ""))
+        changes.append(Countdown())
     elif before["start_at_ms"] is not None and after["start_at_ms"] is None:
-        changes.append(("open", ""))
+        changes.append(Reopened())
     for player, stored in new.items():
         was = old.get(player, {}).get("outcome")
         if stored["outcome"] is not None and was is None:
-            changes.append(("retired", player))
+            changes.append(Retired(player))
         elif stored["outcome"] is None and was is not None:
-            changes.append(("unretired", player))
+            changes.append(Unretired(player))
     if before.get("rematch") != after.get("rematch"):
-        changes.append(("rematch", after.get("rematch") or ""))
+        changes.append(Rematched(after.get("rematch") or ""))
     return changes

@@ -21,7 +21,15 @@ from typing import Any
 
 from protocol.games import rules_for
 from protocol.race import LogEntry, Now, Phase, Race, RaceError, RaceSettings
-from protocol.race_record import absorb, record_changes, record_of, restore
+from protocol.race_record import (
+    Joined,
+    Left,
+    RaceChange,
+    absorb,
+    record_changes,
+    record_of,
+    restore,
+)
 from protocol.race_views import public_info
 from server.config import Settings
 from server.effects import Effects, Follow, Forget, StartAt
@@ -249,14 +257,14 @@ class RaceService:
                 if not races:
                     del self.races_of[player]
 
-    def _told(self, room: Room, changes: list[tuple[str, str]], moment: Now) -> Effects:
+    def _told(self, room: Room, changes: list[RaceChange], moment: Now) -> Effects:
         """Changes of the race itself (made here, or absorbed): ``races_of`` follows who
         joined or left, and ``telling.told`` says what they tell."""
-        for kind, player in changes:
-            if kind == "joined":
-                self.races_of.setdefault(player, set()).add(room.id)
-            elif kind == "left":
-                races = self.races_of.get(player)
+        for change in changes:
+            if isinstance(change, Joined):
+                self.races_of.setdefault(change.player, set()).add(room.id)
+            elif isinstance(change, Left):
+                races = self.races_of.get(change.player)
                 if races is not None:
                     races.discard(room.id)
         return told(room, changes, moment, self.settings, self.here)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from protocol.race import Now, Phase, view_json
+from protocol.race_record import Countdown, Joined, Left, RaceChange, Retired
 from protocol.race_views import public_info, racer_view
 from server.config import Settings
 from server.effects import Effects, Post, Push, StartAt
@@ -24,7 +25,7 @@ from server.rooms import Room
 
 def told(
     room: Room,
-    changes: list[tuple[str, str]],
+    changes: list[RaceChange],
     moment: Now,
     settings: Settings,
     here: Callable[[str], bool],
@@ -33,14 +34,14 @@ def told(
     racers and spectators followed here are told, timers, the end."""
     race = room.race
     effects: Effects = []
-    for kind, player in changes:
-        if kind == "joined":
+    for change in changes:
+        if isinstance(change, Joined):
             info = {"race": public_info(race)}
-            effects += tell_racers(room, "joined", info, but=player)
-        elif kind == "left":
+            effects += tell_racers(room, "joined", info, but=change.player)
+        elif isinstance(change, Left):
             if race.racers:
                 effects += tell_racers(room, "left", {"race": public_info(race)})
-        elif kind == "countdown" and race.start_mono is not None:
+        elif isinstance(change, Countdown) and race.start_mono is not None:
             announce = {
                 "race": room.id,
                 "start_at_ms": race.start_wall,
@@ -48,7 +49,8 @@ def told(
             }
             effects += tell_racers(room, "countdown", announce)
             effects += [Post(room, "countdown", announce), StartAt(room, race.start_mono)]
-        elif kind == "retired":
+        elif isinstance(change, Retired):
+            player = change.player
             racer = race.racers[player]
             outcome = racer.outcome.value if racer.outcome else None
             room.standings_version += 1

@@ -9,7 +9,16 @@ from hypothesis import strategies as st
 from races import WIN, make_race, started
 
 from protocol.race import Ending, Now, Phase, Race, view_json
-from protocol.race_record import absorb, record_of, restore
+from protocol.race_record import (
+    Countdown,
+    Done,
+    Joined,
+    Retired,
+    Unretired,
+    absorb,
+    record_of,
+    restore,
+)
 from protocol.race_views import race_result, racer_view, spectator_view
 
 # ---------------------------------------------------------------------- rebuilt by replay
@@ -90,7 +99,7 @@ def test_a_race_absorbs_what_another_node_stored_and_says_what_changed() -> None
     there.join("bob", "Bob")
     there.schedule_start(None, Now(0, 50_000))
     changes = absorb(here, record_of(there), Now(7_000, 50_000))
-    assert changes == [("joined", "bob"), ("countdown", "")]
+    assert changes == [Joined("bob"), Countdown()]
     assert (here.phase, here.start_wall, here.start_mono) == (Phase.COUNTDOWN, 51_000, 8_000)
     assert list(here.racers) == ["ann", "bob"]
 
@@ -100,7 +109,7 @@ def test_a_change_that_was_not_stored_is_taken_back_by_absorbing_the_record_befo
     before = record_of(race)
     race.retire("ann", Ending.RESIGNED, Now(2000, 2000))
     assert race.phase is Phase.DONE
-    assert absorb(race, before, Now(2001, 2001)) == [("unretired", "ann")]
+    assert absorb(race, before, Now(2001, 2001)) == [Unretired("ann")]
     assert race.phase is Phase.RUNNING and race.racers["ann"].outcome is None
 
 
@@ -108,5 +117,5 @@ def test_absorbing_the_last_retirement_ends_the_race() -> None:
     here = started(make_race(max_players=2, countdown_ms=0))
     there = restore(record_of(here), here.rules, [], Now(5000, 5000))
     there.retire("ann", Ending.DROPPED, Now(5000, 5000))
-    assert absorb(here, record_of(there), Now(5000, 5000)) == [("retired", "ann"), ("done", "")]
+    assert absorb(here, record_of(there), Now(5000, 5000)) == [Retired("ann"), Done()]
     assert here.phase is Phase.DONE and here.racers["ann"].outcome is Ending.DROPPED
