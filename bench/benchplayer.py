@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
+from protocol.engine import Rules
 from protocol.errors import SolraceError
 from protocol.games import rules_for
 from protocol.notation import UNDO
@@ -32,17 +33,24 @@ def playouts(game: str, count: int, length: int, seed: int) -> dict[int, list[st
     deal = 0
     while len(found) < count:
         deal += 1
-        state, actions = rules.start(deal), list[str]()
-        while len(actions) < length:
-            legal = [a for a in rules.legal_actions(state) if a is not UNDO]
-            if not legal:
-                break
-            action = rng.choice(legal)
-            state = rules.apply(state, action).state
-            actions.append(str(action))
+        actions = wander(rules, deal, length, rng)
         if len(actions) == length:
-            found[deal] = actions
+            found[deal] = list(actions)
     return found
+
+
+def wander(rules: Rules, deal: int, longest: int, rng: random.Random) -> tuple[str, ...]:
+    """A random walk of legal actions (no undo) from ``deal``'s start: ``longest`` of them,
+    or fewer where none is left."""
+    state, actions = rules.start(deal), list[str]()
+    while len(actions) < longest:
+        legal = [a for a in rules.legal_actions(state) if a is not UNDO]
+        if not legal:
+            break
+        action = rng.choice(legal)
+        state = rules.apply(state, action).state
+        actions.append(str(action))
+    return tuple(actions)
 
 
 class Refused(SolraceError):

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bench.benchplayer import Listener, connect_many, greet_all
+from bench.benchplayer import Listener, connect_many, greet_all, wander
 from bench.benchprocess import (
     SERVE_BANNER,
     free_port,
@@ -38,9 +38,7 @@ from bench.benchprocess import (
     spawn,
 )
 from bench.soakmix import guests, rematch, spectators
-from protocol.engine import Rules
 from protocol.games import rules_for
-from protocol.notation import UNDO
 from protocol.solver import WON, solve
 
 WARMUP_S = 120.0  # the first 2 minutes...
@@ -77,18 +75,6 @@ def books(count: int, longest: int, seed: int) -> list[Book]:
             wanders = tuple(wander(rules, deal, longest, rng) for _ in range(2))
             found.append(Book(deal, solution.actions, wanders))
     return found
-
-
-def wander(rules: Rules, deal: int, longest: int, rng: random.Random) -> tuple[str, ...]:
-    state, actions = rules.start(deal), list[str]()
-    while len(actions) < longest:
-        legal = [a for a in rules.legal_actions(state) if a is not UNDO]
-        if not legal:
-            break
-        action = rng.choice(legal)
-        state = rules.apply(state, action).state
-        actions.append(str(action))
-    return tuple(actions)
 
 
 @dataclass

@@ -83,12 +83,31 @@ class RaceServer:
         self.outbox = Outbox(max(settings.max_write_buffer, settings.spectator_write_buffer))
         self.feeding = Feeding()
         self.writer = Writer(store, settings.spill_path, node=self.node)
-        self.races = RaceService(settings, store, self.feeding, lambda e: self.executor.run(e))
+        # The parts that call each other back are given callables that look the other
+        # part up when called (``self.executor``, ``self.session_desk``): each is built
+        # once, and nothing is set on it afterwards.
+        self.races = RaceService(
+            settings,
+            store,
+            self.feeding,
+            carry_out=lambda effects: self.executor.run(effects),
+            here=lambda player: self.sessions.get(player) is not None,
+        )
         self.director = RaceDirector(settings, store, self.races)
         self.sessions = Sessions(settings.grace_ms, self._expire)
-        self.races.here = lambda player: self.sessions.get(player) is not None
+        self.relay = Relay(
+            self.node,
+            store,
+            self.races,
+            self.sessions,
+            lambda effects: self.executor.run(effects),
+            lambda player: self.session_desk.let_go(player),
+            now,
+        )
         self.spectating = SpectatingDesk(settings, store, self.races, self.outbox, self.feeding)
-        self.executor = Executor(self.races, self.spectating, self.sessions, self.writer)
+        self.executor = Executor(
+            self.races, self.spectating, self.sessions, self.writer, self.relay
+        )
         store.node = self.node
         store.hear_own_logs = False  # its racers' actions: it applied them already
         self.daily = DailyDeals(store, settings)
@@ -106,6 +125,8 @@ class RaceServer:
             self.outbox,
             self.metrics,
             self.seal,
+            self.node,
+            self.relay,
         )
         self.account_desk = AccountDesk(store, settings, self.sessions, self.director, self.writer)
         self.pairing = PairingDesk(store, self.director, settings.countdown_ms)
@@ -147,17 +168,6 @@ class RaceServer:
             ),
             observe=self.metrics.tick_seconds.observe,
         )
-        self.session_desk.node = self.node
-        self.relay = Relay(
-            self.node,
-            store,
-            self.races,
-            self.sessions,
-            self.executor.run,
-            self.session_desk.let_go,
-            now,
-        )
-        self.executor.relay = self.session_desk.relay = self.relay
         self.sweeper = Sweeper(
             self.node,
             store,

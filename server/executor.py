@@ -57,12 +57,13 @@ class Executor:
         spectating: SpectatingDesk,
         sessions: Sessions,
         writer: Writer,
+        relay: Relay,
     ) -> None:
         self.races = races
         self.spectating = spectating
         self.sessions = sessions
         self.writer = writer
-        self.relay: Relay | None = None  # set once built (it needs this executor's ``run``)
+        self.relay = relay
         self.reconciling: set[asyncio.Task[None]] = set()
 
     def run(
@@ -126,18 +127,13 @@ class Executor:
                 assert isinstance(effect, Forget)
                 self.races.forget(effect.room)
                 self.spectating.forgotten(effect.room, effect.reason)
-                if self.relay is not None:
-                    self.relay.unfollow(effect.room)
+                self.relay.unfollow(effect.room)
             elif kind is Follow:
                 assert isinstance(effect, Follow)
-                if self.relay is not None:
-                    self.relay.follow(effect.room)
+                self.relay.follow(effect.room)
             elif kind is PushAnywhere:
                 assert isinstance(effect, PushAnywhere)
-                if self.relay is not None:
-                    self.relay.push_anywhere(effect.player, effect.kind, effect.data)
-                else:
-                    self.sessions.push(effect.player, effect.kind, effect.data)
+                self.relay.push_anywhere(effect.player, effect.kind, effect.data)
             elif kind is Rate:
                 assert isinstance(effect, Rate)
                 task = asyncio.create_task(self._rate(effect.room))

@@ -53,6 +53,7 @@ class RaceService:
         store: Store,
         feeding: Feeding,
         carry_out: Callable[[Effects], Any],
+        here: Callable[[str], bool] = lambda player: True,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -62,7 +63,7 @@ class RaceService:
         self.races_of: dict[str, set[str]] = {}  # player -> races followed that they are in
         # whether a player's session is on this node (the server's sessions say): only
         # those are sent standings; others' nodes send them theirs
-        self.here: Callable[[str], bool] = lambda player: True
+        self.here = here
 
     def room(self, race_id: str) -> Room:
         """A race followed here; RaceError ``race_not_found`` if it is not."""

@@ -64,6 +64,8 @@ class SessionDesk:
         outbox: Outbox,
         metrics: Metrics,
         seal: Seal,
+        node: str,
+        relay: Relay,
     ) -> None:
         self.seal = seal
         self.settings = settings
@@ -77,8 +79,8 @@ class SessionDesk:
         self.metrics = metrics
         self.durable_identities = settings.keep_identities_days * 86_400
         self.played_guests = settings.keep_guests_days * 86_400
-        self.node = ""  # this node's name (set by the server)
-        self.relay: Relay | None = None  # set once built
+        self.node = node
+        self.relay = relay
 
     async def hello(self, client: Client, request: Hello) -> None:
         """Open a session: resume the one this token names (in this process, or restored
@@ -157,7 +159,7 @@ class SessionDesk:
         self.sessions.add(session)
         self.writer.submit(self._identity(session))
         previous = await self.store.bus.take_player(session.player, self.node)
-        if previous and previous != self.node and self.relay is not None:
+        if previous and previous != self.node:
             self.relay.taken(session.player, previous)
         return session, False, restored
 

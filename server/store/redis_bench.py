@@ -33,7 +33,7 @@ from typing import Any
 
 import redis.asyncio as redis
 
-from bench.soakbench import wander
+from bench.benchplayer import wander
 from protocol.daily import day_of
 from protocol.games import rules_for
 from protocol.race import Ending, Now, Race, RaceSettings
