@@ -272,7 +272,9 @@ def test_a_finisher_is_told_their_place_and_time_and_who_still_plays(
     )
     finish_time = ann.locator("#clock").inner_text()
     assert re.fullmatch(r"\d+:\d\d\.\d", finish_time)
-    expect(note).to_have_text(f"You finished — 1st so far, {finish_time} — waiting for Bob")
+    expect(note).to_have_text(
+        f"Cleared! You finished — 1st so far, {finish_time} — waiting for Bob"
+    )
     screenshot(ann, "finished-waiting.png")
 
     resign(bob)  # the race is over: the ranking takes the note's place

@@ -1,17 +1,17 @@
 // A small celebration when a player clears the table, and optional sounds (off unless the
-// player switches them on). With prefers-reduced-motion the suits do not fly: the
-// celebration is a still banner.
+// player switches them on). The words ("Cleared!") are the page's own, in the note or the
+// result, so nothing is drawn over them; with prefers-reduced-motion no suit flies.
 
 import { h } from "./dom.js";
 
 const SUITS = ["♠", "♥", "♦", "♣"];
 
-/** Suits burst over `root` for two seconds, with a "Cleared!" banner. */
+/** Suits fly up over `root` for two seconds (they catch no click and hide nothing for
+ * long). */
 export function celebrate(root) {
   const burst = h(
     "div",
     { class: "celebration", "aria-hidden": "true" },
-    h("span", { class: "celebration-text" }, "Cleared!"),
     Array.from({ length: 24 }, (_, i) =>
       h(
         "span",

@@ -45,7 +45,10 @@ export class Controls {
     const running = info.phase === "running" && Boolean(view);
     const done = Boolean(this.race.myStanding()?.outcome) || info.phase === "done";
     const live = running && !done;
-    this.el.controls.hidden = !running && info.phase !== "countdown" && !done;
+    // Shown while they can be used (or soon: the countdown); gone once my race is over,
+    // so the result comes first.
+    this.el.controls.hidden = !live && info.phase !== "countdown";
+    this.el["keys-hint"].hidden = done;
     for (const id of [
       "deal-button",
       "auto-button",

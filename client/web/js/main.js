@@ -222,6 +222,7 @@ class App {
 
   show(name) {
     const next = this.screens[name] ?? null;
+    if (name !== this.currentName) this.notice(""); // a notice is about the screen it came on
     if (this.current && this.current !== next) this.current.hide?.();
     for (const section of document.querySelectorAll("main > section")) {
       section.hidden = section.id !== `screen-${name}`;
@@ -331,12 +332,7 @@ class App {
       if (!(await this.leaveMyRaces())) return;
       const answer = await this.conn.request("daily_start", { game, ghost: ghost || null });
       const { race, ...daily } = answer;
-      this.openRace(race, daily);
-      if (!daily.ranked && !this.conn.account) {
-        this.notice(`Practice on yesterday's deal (${daily.day}): sign in to play today's, ranked.`);
-      } else if (!daily.ranked) {
-        this.notice("Practice: only your first attempt of the day is ranked.");
-      }
+      this.openRace(race, daily); // a practice attempt says so under its title
     } catch (error) {
       this.notice(error.message);
     }

@@ -61,7 +61,7 @@ export class ProfileScreen {
       document.getElementById("profile-body"),
       h("h2", {}, "Games"),
       table(
-        ["Game", "Rating", "Won / played", "Best daily", "Today"],
+        ["Game", ["Rating", "num"], ["Won / played", "num"], "Best daily", "Today"],
         Object.keys(GAMES).map((game) => {
           const rating = profile.ratings?.[game];
           const races = profile.races?.[game] ?? { played: 0, won: 0 };
@@ -79,12 +79,14 @@ export class ProfileScreen {
       ),
       h("h2", {}, mine ? "My history" : "Recent races"),
       profile.recent?.length
-        ? table(["Race", "Place", "Result", "Replay"], profile.recent.map(recentRow))
+        ? table(["Race", ["Place", "num"], "Result", "Replay"], profile.recent.map(recentRow))
         : h("p", { class: "none" }, "No races or daily runs yet."),
     );
   }
 }
 
+/** A table whose `head` names its columns: a text, or [text, class] ("num": right-aligned,
+ * as the column's figures are). */
 function table(head, rows) {
   return h(
     "div",
@@ -92,7 +94,18 @@ function table(head, rows) {
     h(
       "table",
       { class: "ranking profile-table" },
-      h("thead", {}, h("tr", {}, head.map((text) => h("th", { scope: "col" }, text)))),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          head.map((cell) => {
+            const [text, kind] = Array.isArray(cell) ? cell : [cell, null];
+            return h("th", { scope: "col", class: kind }, text);
+          }),
+        ),
+      ),
       h("tbody", {}, rows),
     ),
   );

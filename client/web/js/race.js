@@ -318,7 +318,8 @@ export class RaceScreen {
       : info.mode === "daily"
         ? `day ${info.day}`
         : "secret deal";
-    const practice = info.mode === "daily" && info.ranked === false ? " · practice" : "";
+    const guest = !this.app.conn?.account;
+    const practice = info.mode === "daily" && info.ranked === false ? ` · ${practiceText(guest)}` : "";
     fill(this.el["race-sub"], `${deal} · ${optionsText(info.game, info.options)}${practice}`);
     fill(this.el["race-seal"], sealText(info.commitment));
     this.controls.drawExample(info);
@@ -409,4 +410,12 @@ export class RaceScreen {
     clock.dataset.startAt = info.start_at_ms ?? "";
     drawGhost(this.el, info, this.daily, mine, now);
   }
+}
+
+/** Why a daily attempt is practice: a guest plays yesterday's deal; an account has had
+ * its ranked attempt of the day. */
+function practiceText(guest) {
+  return guest
+    ? "practice on yesterday's deal: sign in to play today's, ranked"
+    : "practice: only your first attempt of the day is ranked";
 }

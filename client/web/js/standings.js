@@ -100,7 +100,8 @@ export function drawDoneNote(note, players, mine, over) {
     return;
   }
   const place = 1 + players.filter((p) => finishedBefore(p, mine)).length;
-  fill(note, `You finished — ${ordinal(place)} so far, ${clockText(mine.time_ms)} — ${waiting}`);
+  const time = clockText(mine.time_ms);
+  fill(note, `Cleared! You finished — ${ordinal(place)} so far, ${time} — ${waiting}`);
 }
 
 /** Whether racer `a` finished ahead of `b` (the order of the ranking, as far as known). */
