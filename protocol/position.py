@@ -104,6 +104,12 @@ class Position(NamedTuple):
         layout["foundations"] = [names(p) for p in self.foundations]
         return layout
 
+    def revealed_json(self) -> dict[str, Any]:
+        """``view_json`` and the face-down cards too (``face_down_cards``, each pile's
+        bottom first): for a deal everyone may know, once it is revealed."""
+        down = [names(p[:d]) for p, d in zip(self.tableau, self.face_down, strict=True)]
+        return {**self.view_json(), "face_down_cards": down}
+
     def view_json(self) -> dict[str, Any]:
         """What any viewer may see: face-up cards only, with counts of the hidden ones.
 

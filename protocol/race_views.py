@@ -141,3 +141,15 @@ def run_json(run: Run, deal_shown: bool) -> dict[str, Any]:
     if not deal_shown:
         data["deal"] = None
     return data
+
+
+def revealed_views(race: Race, today: str | None = None) -> dict[str, dict[str, Any]] | None:
+    """Every racer's last cards, the face-down ones too, once the deal may be shown (anyone
+    can deal it then, see ``Race.deal_shown``); None before."""
+    if not race.deal_shown(today):
+        return None
+    return {
+        player: {**racer.state.position.revealed_json(), "can_undo": False}
+        for player, racer in race.racers.items()
+        if racer.state is not None
+    }

@@ -12,7 +12,7 @@ from typing import Any
 
 from protocol.race import Now, Race
 from protocol.race_record import record_of
-from protocol.race_views import race_result, race_runs
+from protocol.race_views import race_result, race_runs, revealed_views
 from protocol.ranking import Run
 from protocol.rated import unrated_because
 from protocol.ratings import Rating, is_provisional
@@ -35,12 +35,13 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
     if room.start_handle is not None:
         room.start_handle.cancel()
     result = race_result(race)
+    revealed = revealed_views(race)  # the deal shown: spectators see every card
     race_settings = race.settings
     end = EndRace(race.id, record_of(race), result, logs_keep_s(settings), room.version)
     effects: Effects = [
         Write(end, room.mark_stored),
         *[Push(player, "result", result) for player in race.racers],
-        Post(room, "result", result),
+        Post(room, "result", result if revealed is None else {**result, "revealed": revealed}),
     ]
     if race_settings.mode == "daily" and race_settings.ranked and race_settings.day is not None:
         effects += daily_run(room, moment, settings)

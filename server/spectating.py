@@ -17,7 +17,7 @@ from typing import Any
 
 from protocol.messages import Spectate, Unspectate
 from protocol.race import Now, Phase, RaceError
-from protocol.race_views import spectator_view
+from protocol.race_views import revealed_views, spectator_view
 from server.config import Settings
 from server.outbox import Outbox
 from server.race_service import RaceService
@@ -167,4 +167,9 @@ def over_view(room: Room) -> dict[str, Any]:
     more, so no delay holds them back) and no feed (``feed_seq`` 0; nobody new is counted
     as watching): the same whether the race is still in memory or read back from the
     store. ``watch_ended`` (``over``) follows the answer."""
-    return {**spectator_view(room.race), "feed_seq": 0, "spectators": 0}
+    view = spectator_view(room.race)
+    revealed = revealed_views(room.race) or {}  # once the deal is shown, every card
+    for standing in view["players"]:
+        if standing["player"] in revealed:
+            standing["view"] = revealed[standing["player"]]
+    return {**view, "feed_seq": 0, "spectators": 0}

@@ -231,3 +231,36 @@ async def test_a_race_just_over_is_shown_final_alike_on_both_stores_and_its_watc
         ended = await cy.next_event("watch_ended")
         assert ended.data == {"race": race, "reason": "over"}
         assert "view" not in (await cy.snapshot(race))["players"][0]  # not watching
+
+
+async def test_once_the_deal_is_revealed_spectators_see_every_racer_s_face_down_cards() -> None:
+    rules = rules_for(GAME)
+    async with running_server(countdown_ms=0) as server:
+        ann, bob, cy = [await player(server, n) for n in ("Ann", "Bob", "Cy")]
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        await cy.spectate(race)
+        for client in (ann, bob):
+            await client.next_event("started")
+        first = winning_actions(GAME, DEAL)[0]
+        await ann.act(race, first)
+        for client in (ann, bob):
+            await client.resign(race)
+        result = await cy.next_event("result")
+        assert result.data["deal"] == str(DEAL)  # a race's deal is revealed at its end
+        states = {ann.player: rules.apply(rules.start(DEAL), parse_action(first)).state}
+        states[bob.player] = rules.start(DEAL)
+        for racer, state in states.items():
+            down = [
+                [name(card) for card in pile[:count]]
+                for pile, count in zip(
+                    state.position.tableau, state.position.face_down, strict=True
+                )
+            ]
+            view = result.data["revealed"][racer]
+            assert view["face_down_cards"] == down and view["face_down"] == [len(p) for p in down]
+        watched = await cy.spectate(race)  # the race over, watched afresh: the same
+        for standing in watched["players"]:
+            assert standing["view"] == result.data["revealed"][standing["player"]]
+        for client in (ann, bob, cy):
+            await client.close()

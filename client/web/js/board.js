@@ -239,8 +239,16 @@ export class Board {
       },
     });
     element.append(pileTag(pile));
+    const revealed = view.face_down_cards?.[index]; // the deal shown: they may be seen now
     for (let i = 0; i < down; i += 1) {
-      element.append(cardBack({ "--d": String(i), "--u": "0" }));
+      const style = { "--d": String(i), "--u": "0" };
+      if (revealed) {
+        const card = this.cardFace(revealed[i], { index: -1, focusable: false, covered: true, style });
+        card.classList.add("revealed");
+        element.append(card);
+      } else {
+        element.append(cardBack(style));
+      }
     }
     up.forEach((card, i) => {
       element.append(

@@ -145,6 +145,10 @@ export class WatchScreen {
       case "result":
         this.info.phase = "done";
         this.result = item;
+        for (const [player, view] of Object.entries(item.revealed ?? {})) {
+          const p = racer(player);
+          if (p) p.view = view; // the deal is shown: every card, face-down ones too
+        }
         break;
       default:
         return;
