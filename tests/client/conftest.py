@@ -10,6 +10,7 @@ import os
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from browser_pages import DEAL, DESKTOP, GAME, SETTINGS, ServerThread
@@ -51,14 +52,15 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
-    """``open_page(url, viewport=DESKTOP)``: a page in a fresh context (a new player). At
+    """``open_page(url, viewport=DESKTOP, **options)``: a page in a fresh context (a new
+    player; ``options`` for Playwright's context, e.g. ``has_touch``). At
     the end every context is closed, and a page whose scripts threw an uncaught error fails
     the test."""
     contexts: list[BrowserContext] = []
     errors: list[str] = []
 
-    def open_one(url: str, viewport: dict[str, int] = DESKTOP) -> Page:
-        context = browser.new_context(viewport=viewport)
+    def open_one(url: str, viewport: dict[str, int] = DESKTOP, **options: Any) -> Page:
+        context = browser.new_context(viewport=viewport, **options)
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()

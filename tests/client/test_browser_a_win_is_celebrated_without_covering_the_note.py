@@ -45,6 +45,6 @@ def test_the_cleared_banner_never_covers_the_finished_note(
     expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "running")
     type_actions(ann, winning_actions(GAME, DEAL))
     note = ann.locator("#done-note")
-    expect(note).to_contain_text("Cleared! You finished")
+    expect(note).to_contain_text("Cleared! You finished", timeout=20_000)
     boxes = ann.evaluate(BOXES)
     assert not [t for t in boxes["texts"] if overlapping(t, boxes["note"])], boxes

@@ -28,6 +28,7 @@ def test_a_won_race_on_a_phone_shows_its_result_without_the_spent_controls(
     expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
     expect(page.locator("#controls")).to_be_visible()
     type_actions(page, winning_actions(GAME, DEAL))
+    expect(page.locator("#results")).to_be_visible(timeout=20_000)
     title = page.locator("#results-title")
     expect(title).to_have_text("You won!")
     expect(page.locator("#controls")).to_be_hidden()

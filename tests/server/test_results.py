@@ -10,7 +10,7 @@ from typing import Any
 from protocol.games import rules_for
 from protocol.race import Badge, Ending, Now, Phase, Race, RaceSettings
 from protocol.race_record import record_of
-from protocol.race_views import race_result, race_runs, racer_view
+from protocol.race_views import race_result, race_runs, racer_view, revealed_views
 from protocol.ratings import DEFAULT, Rating
 from server.config import Settings
 from server.effects import Forget, Post, Push, PushAnywhere, Rate, Write
@@ -83,7 +83,8 @@ def test_a_finished_race_is_written_first_then_told_then_rated_and_kept_in_histo
     assert room.stored  # once written, the race may be let go
     told = [(e.player, e.kind, e.data) for e in effects if isinstance(e, Push)]
     assert told == [("ann", "result", result), ("bob", "result", result)]
-    assert effects[3] == Post(room, "result", result)
+    # spectators also get every racer's cards, face-down ones too: the deal is shown now
+    assert effects[3] == Post(room, "result", {**result, "revealed": revealed_views(room.race)})
     assert effects[4] == Rate(room)
     kept = [effect.job for effect in effects[5:] if isinstance(effect, Write)]
     assert kept == histories(room.race, result, END, 3 * 86_400)

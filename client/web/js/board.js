@@ -220,8 +220,11 @@ export class Board {
 
   tableauPile(pile, view, column) {
     const index = Number(pile.slice(1));
-    const down = view.face_down[index];
-    const up = view.tableau[index];
+    // Once the deal is shown (a finished race's spectators), the face-down cards are dealt
+    // face up too, dimmed, fanned with the others so each can be read.
+    const revealed = view.face_down_cards?.[index] ?? [];
+    const down = view.face_down[index] - revealed.length;
+    const up = [...revealed, ...view.tableau[index]];
     const fan =
       up.length > 1
         ? Math.max(MIN_FAN, Math.min(UP_STEP, (MAX_FAN - 1 - down * DOWN_STEP) / (up.length - 1)))
@@ -230,7 +233,7 @@ export class Board {
       class: "pile fan pile-t",
       dataset: { pile },
       role: "group",
-      "aria-label": `${pileName(pile)}: ${down} face-down, ${up.length} face-up`,
+      "aria-label": `${pileName(pile)}: ${view.face_down[index]} face-down, ${view.tableau[index].length} face-up`,
       style: {
         "grid-column": String(column + 1),
         "--down": String(down),
@@ -239,26 +242,18 @@ export class Board {
       },
     });
     element.append(pileTag(pile));
-    const revealed = view.face_down_cards?.[index]; // the deal shown: they may be seen now
     for (let i = 0; i < down; i += 1) {
-      const style = { "--d": String(i), "--u": "0" };
-      if (revealed) {
-        const card = this.cardFace(revealed[i], { index: -1, focusable: false, covered: true, style });
-        card.classList.add("revealed");
-        element.append(card);
-      } else {
-        element.append(cardBack(style));
-      }
+      element.append(cardBack({ "--d": String(i), "--u": "0" }));
     }
     up.forEach((card, i) => {
-      element.append(
-        this.cardFace(card, {
-          index: i,
-          focusable: true,
-          covered: i < up.length - 1,
-          style: { "--d": String(down), "--u": String(i) },
-        }),
-      );
+      const face = this.cardFace(card, {
+        index: i - revealed.length,
+        focusable: i >= revealed.length,
+        covered: i < up.length - 1,
+        style: { "--d": String(down), "--u": String(i) },
+      });
+      if (i < revealed.length) face.classList.add("revealed");
+      element.append(face);
     });
     if (down === 0 && up.length === 0) {
       element.classList.add("empty");
