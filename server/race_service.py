@@ -58,19 +58,12 @@ class RaceService:
         self.settings = settings
         self.store = store
         self.feeding = feeding  # rooms whose spectator feed has work (the spectating desk's)
-        self.carry_out = carry_out  # the executor's: what a failed step found on its way
+        self.carry_out = carry_out  # the executor's: what no request may be left to carry out
         self.rooms: dict[str, Room] = {}
         self.races_of: dict[str, set[str]] = {}  # player -> races followed that they are in
         # whether a player's session is on this node (the server's sessions say): only
         # those are sent standings; others' nodes send them theirs
         self.here = here
-
-    def room(self, race_id: str) -> Room:
-        """A race followed here; RaceError ``race_not_found`` if it is not."""
-        room = self.rooms.get(race_id)
-        if room is None:
-            raise RaceError(f"there is no race {race_id}", "race_not_found")
-        return room
 
     async def find(self, race_id: str, moment: Now) -> Room:
         """A race followed here, else rebuilt from the store: a live one is followed from
