@@ -60,7 +60,6 @@ from server.writer import Writer
 log = logging.getLogger("solrace.gateway")
 
 CLOSE_POLICY = 1008  # flooding
-CLOSE_SIGNED_OUT = 4003  # the player signed out
 MAX_QUEUED = 16  # messages queued behind a waiting request before reading pauses
 # requests by which a player starts to play (a guest's token is kept longer from then on)
 PLAYING: frozenset[type[Request]] = frozenset(
