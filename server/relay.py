@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from protocol.race import Now, Phase
@@ -193,15 +193,19 @@ class Relay:
         news = TakenOver(player, self.node)
         self._spawn(self.store.bus.publish(node_channel(previous), encode(news)))
 
-    def _spawn(self, work: Awaitable[Any]) -> None:
-        async def guarded() -> None:
-            try:
-                await work
-            except StoreError as error:
-                log.warning("news from another node not handled", extra={"error": str(error)})
-            except Exception:
-                log.exception("a message between nodes failed")
-
-        task = asyncio.ensure_future(guarded())
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run ``work`` as a task of the relay's (cancelled by ``stop``: one cancelled before
+        it began is closed, never left unawaited); its failure is logged."""
+        task = asyncio.ensure_future(work)
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Future[Any]) -> None:
+        self.tasks.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        if isinstance(error, StoreError):
+            log.warning("news from another node not handled", extra={"error": str(error)})
+        elif error is not None:
+            log.error("a message between nodes failed", exc_info=error)
