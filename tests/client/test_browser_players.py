@@ -27,7 +27,7 @@ from browser_pages import (
     wait_for_board,
 )
 from harness import winning_actions
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 OpenPage = Callable[..., Page]
 PHONE = {"width": 390, "height": 844}
@@ -192,6 +192,51 @@ def test_two_players_who_race_someone_now_meet_in_a_race_that_starts_by_itself(
     expect(replay).to_have_attribute("data-race", race)
     expect(replay).to_have_attribute("data-ready", "true")
     assert not problems, "\n".join(problems)
+
+
+PLAYERS_PART = re.compile(r"/js/(account|quick)\.js$")
+
+
+def players_part_held(page: Page) -> Callable[[], None]:
+    """Hold the lobby's lazily loaded players' part (account.js, quick.js) on its way: what
+    is clicked meanwhile must wait for it. Returns what lets it load."""
+    held: list[Route] = []
+    page.route(PLAYERS_PART, lambda route: held.append(route))
+
+    def release() -> None:
+        deadline = time.monotonic() + 5
+        while len(held) < 2 and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+        for route in held:
+            route.continue_()
+
+    return release
+
+
+def test_a_quick_race_asked_before_its_part_has_loaded_is_not_lost(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    gus = open_page(server.url)
+    release = players_part_held(gus)
+    sign_in(gus, "Gus")
+    quick_race(gus, "Sanibel")  # a quick finger: the click comes before quick.js
+    release()
+    expect(gus.locator("#quick-waiting")).to_be_visible()
+    expect(gus.locator("#quick-text")).to_contain_text("Looking for a Sanibel opponent")
+    gus.locator("#quick-panel").get_by_role("button", name="Cancel").click()  # the pool as found
+    expect(gus.locator("#quick-waiting")).to_be_hidden()
+
+
+def test_an_account_made_before_its_part_has_loaded_is_made_in_place(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    hal = open_page(server.url)
+    release = players_part_held(hal)
+    sign_in(hal, "Hal")
+    account_form(hal, "hal", "a-long-password", "Create account")
+    release()
+    signed_in_as(hal, "hal")
+    assert "password" not in hal.url  # never sent as a plain form in the address
 
 
 def test_cancelling_a_quick_race_leaves_the_pool(server: ServerThread, open_page: OpenPage) -> None:

@@ -18,10 +18,6 @@ export class AccountPanel {
     this.app = app;
     this.form = document.getElementById("account-form");
     this.message = document.getElementById("account-message");
-    this.form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      this.send(event.submitter?.value === "sign_in" ? "sign_in" : "register");
-    });
     document
       .getElementById("account-sign-out")
       .addEventListener("click", () => this.app.signOut());

@@ -52,6 +52,7 @@ class App {
     this.loadGames();
     this.account = null; // the account panel and quick races: loaded when the session begins
     this.quick = null;
+    this.wirePlayers();
     this.setting("labels-toggle", "labels", (on) => document.body.classList.toggle("pile-names", on));
     this.setting("sound-toggle", "sound", (on) => {
       this.sound = on;
@@ -190,6 +191,25 @@ class App {
       },
     );
     return this.players;
+  }
+
+  /**
+   * The players' part's controls are there before its code: what they are asked meanwhile
+   * waits for it (a form sent by the browser itself would put the password in the address).
+   */
+  wirePlayers() {
+    document.getElementById("quick-games").addEventListener("click", async (event) => {
+      const button = event.target.closest("button[data-game]");
+      if (!button) return;
+      await this.loadPlayers();
+      this.quick.join(button.dataset.game);
+    });
+    document.getElementById("account-form").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const type = event.submitter?.value === "sign_in" ? "sign_in" : "register";
+      await this.loadPlayers();
+      this.account.send(type);
+    });
   }
 
   /** Signed in or registered on this connection: the lobby shows the account's. */

@@ -16,10 +16,6 @@ export class QuickRace {
     this.since = 0;
     this.rating = null;
     this.message = document.getElementById("quick-message");
-    document.getElementById("quick-games").addEventListener("click", (event) => {
-      const button = event.target.closest("button[data-game]");
-      if (button) this.join(button.dataset.game);
-    });
     document.getElementById("quick-cancel").addEventListener("click", () => this.cancel());
     setInterval(() => this.game && this.draw(), 1000);
     let kept = null;
