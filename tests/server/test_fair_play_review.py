@@ -83,17 +83,24 @@ async def play_the_solver_s_line(client: Client, line: list[str]) -> str:
     return race
 
 
-async def play_like_a_person(client: Client, line: list[str]) -> str:
-    """Twenty legal actions of its own (never the solver's first move), with a person's
-    uneven pauses, then it resigns."""
+async def play_like_a_person(client: Client, line: list[str]) -> tuple[str, int]:
+    """Twenty legal actions of its own, with a person's uneven pauses, then it resigns: it
+    leaves the solver's line at its first choice (a deal may open with one legal action,
+    the line's). The race and how many of the line's moves it made."""
     started = await client.daily_start(GAME)
     race: str = started["race"]["race"]
-    legal = [action for action in started["race"]["you"]["legal"] if action != line[0]]
+    legal: list[str] = started["race"]["you"]["legal"]
+    on_line = 0
     for step in range(20):
         await asyncio.sleep(HUMAN_GAPS_S[step % len(HUMAN_GAPS_S)])
-        legal = (await client.act(race, legal[0], legal=True))["legal"]
+        if on_line == step:  # still on the line: step off it if it can
+            action = next((a for a in legal if a != line[step]), line[step])
+            on_line += action == line[step]
+        else:
+            action = legal[0]
+        legal = (await client.act(race, action, legal=True))["legal"]
     await client.resign(race)
-    return race
+    return race, on_line
 
 
 async def test_the_solver_s_line_is_held_for_a_moderator_and_ordinary_play_is_not(
@@ -106,7 +113,7 @@ async def test_the_solver_s_line_is_held_for_a_moderator_and_ordinary_play_is_no
         assert (await solvy.next_event("result")).data["ranking"][0]["outcome"] == "finished"
         held = (await solvy.next_event("held")).data  # told, never why
         assert held == {"race": flagged_race, "game": GAME, "what": "daily"}
-        ordinary_race = await play_like_a_person(person, line)
+        ordinary_race, forced_on_line = await play_like_a_person(person, line)
 
         moderator = await player(server, "Mod")
         await until(on_board(moderator, "Perry"))
@@ -120,7 +127,7 @@ async def test_the_solver_s_line_is_held_for_a_moderator_and_ordinary_play_is_no
         ordinary = (await admin(moderator, "review", race=ordinary_race))["review"]
         assert ordinary["status"] == "clear" and not ordinary["held"]
         signals = ordinary["players"][person.player]["signals"]
-        assert signals["actions"] == 20 and signals["line_followed"] == 0
+        assert signals["actions"] == 20 and signals["line_followed"] == forced_on_line < 3
 
         cleared = await admin(moderator, "clear", race=flagged_race, reason="a fast player")
         assert cleared["review"]["status"] == "cleared"
