@@ -34,6 +34,7 @@ from protocol.wire import SUBPROTOCOLS
 from server.account_desk import AccountDesk
 from server.addresses import ConnectionCounts
 from server.admin import AdminDesk
+from server.answers import Answers
 from server.config import Settings
 from server.connection import MessageConnection
 from server.daily import DailyDeals, DailyDesk
@@ -105,8 +106,15 @@ class RaceServer:
             now,
         )
         self.spectating = SpectatingDesk(settings, store, self.races, self.outbox, self.feeding)
+        self.answers = Answers(self.writer, self.outbox, self.metrics)
         self.executor = Executor(
-            self.races, self.spectating, self.sessions, self.writer, self.relay
+            self.races,
+            self.spectating,
+            self.sessions,
+            self.writer,
+            self.relay,
+            self.answers,
+            let_go=lambda player: self.session_desk.let_go(player),
         )
         store.node = self.node
         store.hear_own_logs = False  # its racers' actions: it applied them already
@@ -149,8 +157,7 @@ class RaceServer:
             self.sessions,
             self.spectating,
             self.executor,
-            self.writer,
-            self.outbox,
+            self.answers,
             self.metrics,
             self.session_desk,
             self.handlers,

@@ -14,8 +14,10 @@ import logging
 import time
 from collections.abc import Callable
 
-from protocol.messages import Error, ServerMessage
+from protocol.messages import Error
 from protocol.race import Now
+from server.answers import Answer, Answers
+from server.client import Client
 from server.director import ActDecision
 from server.effects import (
     Effects,
@@ -58,25 +60,28 @@ class Executor:
         sessions: Sessions,
         writer: Writer,
         relay: Relay,
+        answers: Answers,
+        let_go: Callable[[str], None],
     ) -> None:
+        """``let_go(player)``: another node holds the player now (their write was fenced)."""
         self.races = races
         self.spectating = spectating
         self.sessions = sessions
         self.writer = writer
         self.relay = relay
+        self.answers = answers
+        self.let_go = let_go
         self.reconciling: set[asyncio.Task[None]] = set()
 
-    def run(
-        self, effects: Effects, first: Callable[[], None] | None = None
-    ) -> asyncio.Future[None] | None:
-        """Carry out ``effects``: their writes first; then ``first`` (a request's answer)
-        and the rest, once the writes are done, however long the store takes (nothing is
+    def run(self, effects: Effects, answer: Answer | None = None) -> asyncio.Future[None] | None:
+        """Carry out ``effects``: their writes first; then ``answer`` (a request's) and
+        the rest, once the writes are done, however long the store takes (nothing is
         told before it is stored; the writes are never dropped). Returns a future done
         when all is carried out, or None when it was at once (nothing to write)."""
         writes = [effect for effect in effects if type(effect) is Write]
         if not writes:
-            if first is not None:
-                first()
+            if answer is not None:
+                self.answers.send(answer)
             self._carry_out(effects)
             return None
         rest = [effect for effect in effects if type(effect) is not Write]
@@ -87,8 +92,8 @@ class Executor:
         def tell() -> None:
             if not told.done():
                 told.set_result(None)
-                if first is not None:
-                    first()
+                if answer is not None:
+                    self.answers.send(answer)
                 self._carry_out(rest)
 
         def one_written(write: Write) -> None:
@@ -156,46 +161,44 @@ class Executor:
 
     # ------------------------------------------------------------------ the act hot path
 
-    def act(
-        self,
-        decision: ActDecision,
-        send: Callable[[ServerMessage], None],
-        fence: int = 1,
-        replaced: Callable[[], None] | None = None,
-    ) -> None:
-        """Answer an ``act`` (by ``send``) once its entry is written, then carry out what
+    def act(self, decision: ActDecision, client: Client, fence: int) -> None:
+        """Answer ``client``'s ``act`` once its entry is written, then carry out what
         follows; without an entry, in its turn among the actions before it."""
+        answers = self.answers
+        read_at = answers.act_pending(client)
         entry, room = decision.entry, decision.room
         if entry is None or room is None:
             if self.writer.at_once(None):
-                send(decision.reply)
+                answers.act_answered(client, decision.reply, read_at)
             else:
-                self.writer.submit(None, lambda: send(decision.reply))
+                self.writer.submit(
+                    None, lambda: answers.act_answered(client, decision.reply, read_at)
+                )
             return
         job = AppendActions(room.id, (entry,), fence)
         if self.writer.at_once(job):  # the memory store: stored already
             self.races.stored(room, entry)
-            send(decision.reply)
+            answers.act_answered(client, decision.reply, read_at)
             self.run(decision.effects)
             return
 
         def written() -> None:
             self.races.stored(room, entry)
-            send(decision.reply)
+            answers.act_answered(client, decision.reply, read_at)
             self.run(decision.effects)
 
         def refused(error: StoreError) -> None:
             if isinstance(error, Fenced):  # another node holds the player now
                 let_go(room, entry.player)
-                if replaced is not None:
-                    replaced()
+                self.let_go(entry.player)
+                client.deferred -= 1  # no answer: this connection is closed
                 return
             if not room.suspect:
                 undo_unstored(room, now())
                 self._reconcile(room)
-            reply = decision.reply
-            request_id = getattr(reply, "id", None)
-            send(Error(request_id, "act", STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE))
+            request_id = getattr(decision.reply, "id", None)
+            error_reply = Error(request_id, "act", STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE)
+            answers.act_answered(client, error_reply, read_at)
 
         self.writer.submit(job, written, refused)
 

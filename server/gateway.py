@@ -1,11 +1,13 @@
 """The gateway: one ``Client`` per websocket connection. Frames in, typed requests to the
-desks, answers out, in the order the requests came.
+desks; their answers go out through ``Answers`` (``server/answers.py``), in the order the
+requests came.
 
 It is the one place that turns bad input into an answer or a close code: over the rate
 limit (``rate_limited``, then 1008 for a flood), undecodable or invalid frames (an error
 with a stable code, the request's id when it can be read), and a failed ``hello`` (the
 session itself is opened, resumed and caught up by the ``SessionDesk``,
-``server/session_desk.py``). ``act`` is answered without a coroutine (the hot path); every
+``server/session_desk.py``). ``act`` is handed to the executor without a coroutine (the
+hot path; the executor answers once it is stored); every
 other request runs as a task, and the connection's later messages wait behind it (reading
 pauses past ``MAX_QUEUED``), so answers keep their order.
 """
@@ -17,7 +19,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
@@ -37,11 +39,11 @@ from protocol.messages import (
     Rematch,
     Request,
     Result,
-    ServerMessage,
     SignIn,
     decode_request,
 )
 from protocol.wire import WireError, decode
+from server.answers import Answer, Answers
 from server.client import Client
 from server.config import Settings
 from server.connection import MessageConnection
@@ -49,13 +51,11 @@ from server.director import RaceDirector
 from server.executor import Executor, now
 from server.handlers import Handlers
 from server.metrics import Metrics
-from server.outbox import Outbox
 from server.session_desk import SessionDesk
 from server.sessions import Session, Sessions, close_soon
 from server.spectating import SpectatingDesk
 from server.store import StoreError
 from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
-from server.writer import Writer
 
 log = logging.getLogger("solrace.gateway")
 
@@ -74,8 +74,7 @@ class Gateway:
         sessions: Sessions,
         spectating: SpectatingDesk,
         executor: Executor,
-        writer: Writer,
-        outbox: Outbox,
+        answers: Answers,
         metrics: Metrics,
         session_desk: SessionDesk,
         handlers: Handlers,
@@ -85,8 +84,7 @@ class Gateway:
         self.sessions = sessions
         self.spectating = spectating
         self.executor = executor
-        self.writer = writer
-        self.outbox = outbox
+        self.answers = answers
         self.metrics = metrics
         self.session_desk = session_desk
         self.handlers = handlers
@@ -178,18 +176,8 @@ class Gateway:
             return None
 
     def act(self, client: Client, session: Session, request: Act) -> None:
-        """The hot path: decide at once; the answer follows once the action is stored."""
-        decision = self.director.act(session.player, request, now())
-        player = session.player
-        client.deferred += 1
-        started = time.perf_counter()
-
-        def send(message: ServerMessage) -> None:
-            client.deferred -= 1
-            self.metrics.act_seconds.observe(time.perf_counter() - started)
-            self._send(client, message)
-
-        self.executor.act(decision, send, session.fence, lambda: self.session_desk.let_go(player))
+        """The hot path: decide at once; the executor answers once the action is stored."""
+        self.executor.act(self.director.act(session.player, request, now()), client, session.fence)
 
     async def _answer(self, client: Client, session: Session, request: Request) -> None:
         self.metrics.requests.labels(request.type).inc()
@@ -204,7 +192,7 @@ class Gateway:
         result = Result(request.id, request.type, data)
         then, client.after_answer = client.after_answer, None
         # written first; then answered and told (the next request waits for that)
-        told = self.executor.run(effects, lambda: self.answer(client, result, then))
+        told = self.executor.run(effects, Answer(client, result, then))
         if told is not None:
             await told
 
@@ -232,7 +220,7 @@ class Gateway:
                 "nothing was changed by it"
             )
         self.metrics.errors.labels(kind or "unknown", code).inc()
-        self.answer(client, Error(request_id, kind, code, text))
+        self.answers.send(Answer(client, Error(request_id, kind, code, text)))
 
     def _refuse(self, client: Client, frame: str | bytes, code: str, text: str) -> None:
         request_id = None
@@ -242,34 +230,7 @@ class Gateway:
             request_id = None
         kind = message_type(frame, client)
         self.metrics.errors.labels(kind or "unknown", code).inc()
-        self.answer(client, Error(request_id, kind, code, text))
-
-    def answer(
-        self, client: Client, message: ServerMessage, then: Callable[[], None] | None = None
-    ) -> None:
-        """Send an answer, after the answers of this connection's actions still waiting
-        to be stored (answers keep the order of the requests); ``then`` right after it."""
-        if not client.deferred:
-            self._send(client, message)
-            if then is not None:
-                then()
-            return
-        client.deferred += 1
-
-        def deliver() -> None:
-            client.deferred -= 1
-            self._send(client, message)
-            if then is not None:
-                then()
-
-        self.writer.submit(None, deliver)
-
-    def _send(self, client: Client, message: ServerMessage) -> None:
-        session = client.session
-        if session is not None and session.connection is client.connection:
-            session.send(message)
-        else:
-            self.outbox.send(client.connection, client.encoding, message)
+        self.answers.send(Answer(client, Error(request_id, kind, code, text)))
 
     def _detach(self, client: Client) -> None:
         session = client.session
