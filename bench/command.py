@@ -1,11 +1,12 @@
 """``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2|signin|
-spectators``: benchmarks that print figures (never timed tests). The server benchmark lives
-in bench/loadtest.py (``--nodes``: bench/nodebench.py), the engine and solver ones in
-bench/enginebench.py, the memory one in
+spectators|farm|redis-clients``: benchmarks that print figures (never timed tests). The server
+benchmark lives in bench/loadtest.py (``--nodes``: bench/nodebench.py), the engine and
+solver ones in bench/enginebench.py, the memory one in
 bench/memorybench.py; soak, recovery, idle, pairing, spectators and farm in
 bench/{soak,recovery,idle,pairing,spectator,farm}bench.py; storage and argon2, which
 measure the server's own parts in this process, in server/store/redis_bench.py and
-server/bench/passwords.py."""
+server/bench/passwords.py; redis-clients (the store's own hiredis connections against
+redis-py) in server/store/redis_clients_bench.py."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "signin",
             "spectators",
             "farm",
+            "redis-clients",
         ],
         help="what to measure",
     )
@@ -160,6 +162,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     argon2.add_argument("--repeat", type=int, default=10, help="verifies timed per parameter set")
     parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
     parser.add_argument("--seed", type=int, default=1, help="seed of the random playouts")
+    clients = parser.add_argument_group("redis-clients")
+    clients.add_argument("--batches", type=int, default=2000, help="batches per size and client")
+    clients.add_argument(
+        "--messages", type=int, default=100_000, help="messages published per client"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -170,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
         "soak": run_soak,
         "recovery": run_recovery,
         "storage": run_storage,
+        "redis-clients": run_redis_clients,
         "idle": run_idle,
         "pairing": run_pairing,
         "argon2": run_argon2,
@@ -335,6 +343,22 @@ def run_storage(args: argparse.Namespace) -> int:
         raise SystemExit("error: --races must be at least 1")
     with own_redis(persist=False) as redis:  # a fresh redis-server, nothing on disk
         result = asyncio.run(run_storage({"races": races, "seed": args.seed}, redis.url))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_table(result)
+    return 0
+
+
+def run_redis_clients(args: argparse.Namespace) -> int:
+    """The store's own hiredis connections against redis-py, side by side."""
+    from bench.benchprocess import own_redis
+    from server.store.redis_clients_bench import print_table, run_clients
+
+    if args.batches < 10 or args.messages < 1:
+        raise SystemExit("error: --batches must be at least 10, --messages at least 1")
+    with own_redis(persist=False) as redis:
+        result = asyncio.run(run_clients(redis.url, args.batches, args.messages))
     if args.json:
         print(json.dumps(result))
     else:
