@@ -63,10 +63,6 @@ class MemoryDays(Days):
         state = self.by_day.get((game, day))
         return (state.board if state else RankedRuns()).board(top, player, around)
 
-    async def offer_best(self, game: str, run: Run) -> bool:
-        check_game(game, run)
-        return self._offer(game, run)
-
     def _offer(self, game: str, run: Run) -> bool:
         if not run.finished:
             return False

@@ -13,7 +13,7 @@ from typing import Any
 from protocol.race import LogEntry
 from server.jobs import AppendActions, EndRace
 from server.node_news import RecordChanged, encode, logged
-from server.store.base import Fenced, encode_json, log_batches, race_channel
+from server.store.base import Fenced, encode_json, race_channel
 from server.store.memory_bus import MemoryBus
 from server.store.records import Listed
 from server.store.roles import Races
@@ -33,9 +33,6 @@ class MemoryRaces(Races):
         self._fences: dict[tuple[str, str], int] = {}  # (race, player) -> claimed fence
         self._player_races: dict[str, set[str]] = {}
         self._expiring: list[tuple[float, str]] = []  # (when, race): ended races to drop
-
-    async def save_race(self, race: str, record: dict[str, Any]) -> None:
-        self._races[race] = encode_json(record)
 
     async def load_race(self, race: str) -> dict[str, Any] | None:
         return _loaded(self._races.get(race))
@@ -66,10 +63,6 @@ class MemoryRaces(Races):
     async def listed_races(self, kind: str) -> list[str]:
         return sorted(self._listed[kind])
 
-    async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
-        for race, batch in log_batches(entries).items():
-            self._append(race, batch)
-
     def _append(self, race: str, batch: Sequence[LogEntry], fence: int = 1) -> None:
         """A player's seqs grow along their log: one not above their last is a resend;
         a fence below the racer's claimed one is refused."""
@@ -96,14 +89,8 @@ class MemoryRaces(Races):
         self._fences[(race, player)] = fence
         return True
 
-    async def save_result(self, race: str, result: dict[str, Any]) -> None:
-        self._results[race] = encode_json(result)
-
     async def load_result(self, race: str) -> dict[str, Any] | None:
         return _loaded(self._results.get(race))
-
-    async def live_races(self) -> list[str]:
-        return sorted(self._listed["live"])
 
     async def player_races(self, player: str) -> list[str]:
         return sorted(self._player_races.get(player, ()))

@@ -4,12 +4,12 @@ slot and expire ``keep_daily_s`` after their last write), the day's and all-time
 from __future__ import annotations
 
 from protocol.ranking import Run
-from server.store.base import check_game, check_window, run_from_json, run_json
+from server.store.base import check_game, check_window, run_from_json
 from server.store.records import Board, Entry
-from server.store.redis_batch import BatchBuilder, score
+from server.store.redis_batch import BatchBuilder
 from server.store.redis_calls import RedisCalls
 from server.store.redis_keys import RedisKeys
-from server.store.redis_scripts import CLAIM, OFFER_BEST, READ_BOARD, RECORD_DAILY, SET_DEAL
+from server.store.redis_scripts import CLAIM, READ_BOARD, RECORD_DAILY, SET_DEAL
 from server.store.roles import Days
 
 
@@ -24,7 +24,6 @@ class RedisDays(Days):
         self._set_deal = self._redis.register_script(SET_DEAL)
         self._claim = self._redis.register_script(CLAIM)
         self._record_daily = self._redis.register_script(RECORD_DAILY)
-        self._offer_best = self._redis.register_script(OFFER_BEST)
         self._read_board = self._redis.register_script(READ_BOARD)
 
     async def daily_deal(self, game: str, day: str) -> int | None:
@@ -59,20 +58,6 @@ class RedisDays(Days):
         self, game: str, day: str, top: int, player: str | None = None, around: int = 0
     ) -> Board:
         return await self._board(self._keys.daily_board(game, day), top, player, around)
-
-    async def offer_best(self, game: str, run: Run) -> bool:
-        check_game(game, run)
-        if not run.finished:
-            return False
-        args: list[str | int] = [
-            run.player,
-            score(run),
-            run.member(),
-            run_json(run),
-            run.time_ms,
-            run.actions,
-        ]
-        return bool(await self._call(self._offer_best(keys=self._keys.best(game), args=args)))
 
     async def best_board(
         self, game: str, top: int, player: str | None = None, around: int = 0

@@ -9,9 +9,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from protocol.race import LogEntry
-from server.jobs import AppendActions, Job
+from server.jobs import Job
 from server.node_news import RecordChanged, encode
-from server.store.base import StoreError, Wiring, encode_json, log_batches, race_channel
+from server.store.base import StoreError, Wiring, encode_json, race_channel
 from server.store.records import Listed
 from server.store.redis_calls import RedisCalls
 from server.store.redis_keys import RedisKeys
@@ -36,13 +36,6 @@ class RedisRaces(Races):
         self.write = write
         self.prefix = keys.prefix
         self._save_race_if = self._redis.register_script(SAVE_RACE_IF)
-
-    async def save_race(self, race: str, record: dict[str, Any]) -> None:
-        key = self._keys.race(race, "race")
-        items: list[str | int] = ["r", encode_json(record)]
-        if "version" in record:
-            items += ["v", int(record["version"])]
-        await self._call(self._redis.hset(key, items=items))
 
     async def load_race(self, race: str) -> dict[str, Any] | None:
         stored = await self._call(self._redis.hmget(self._keys.race(race, "race"), "v", "r"))
@@ -84,13 +77,6 @@ class RedisRaces(Races):
     async def listed_races(self, kind: str) -> list[str]:
         return sorted(await self._call(self._redis.smembers(self._keys.key("races", kind))))
 
-    async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
-        jobs = [AppendActions(race, tuple(batch)) for race, batch in log_batches(entries).items()]
-        if jobs:
-            for error in await self.write(jobs):
-                if error is not None:
-                    raise error
-
     async def racer_log(self, race: str, player: str, after_seq: int = 0) -> list[LogEntry]:
         return await self._logs.read(race, player, after_seq)
 
@@ -100,14 +86,8 @@ class RedisRaces(Races):
     async def claim_racer(self, race: str, player: str, fence: int) -> bool:
         return await self._logs.claim(race, player, fence)
 
-    async def save_result(self, race: str, result: dict[str, Any]) -> None:
-        await self._call(self._redis.set(self._keys.race(race, "result"), encode_json(result)))
-
     async def load_result(self, race: str) -> dict[str, Any] | None:
         return _loaded(await self._call(self._redis.get(self._keys.race(race, "result"))))
-
-    async def live_races(self) -> list[str]:
-        return await self.listed_races("live")
 
     async def player_races(self, player: str) -> list[str]:
         key = self._keys.player(player, "races")

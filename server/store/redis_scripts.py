@@ -116,16 +116,6 @@ local function offer(board, members, runs, player, score, member, run, time_ms, 
 end
 """
 
-# KEYS[1..3] the all-time board, members, runs; ARGV[1] player, ARGV[2] score,
-# ARGV[3] member, ARGV[4] run JSON, ARGV[5] time_ms, ARGV[6] actions (a finished run).
-OFFER_BEST = (
-    OFFER
-    + """
-return offer(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4],
-             tonumber(ARGV[5]), tonumber(ARGV[6]))
-"""
-)
-
 # KEYS[1] the day's claims, KEYS[2..4] its board, members, runs, KEYS[5..7] the game's
 # all-time board, members, runs; ARGV[1] player, ARGV[2] race, ARGV[3] score,
 # ARGV[4] member, ARGV[5] run JSON, ARGV[6] '1' when finished, ARGV[7] time_ms,

@@ -53,7 +53,9 @@ class Days(ABC):
         True when the board now holds this run (stored by this call, or an identical run
         stored before). False, storing nothing, when ``run.race`` is not the claimed
         attempt or another run is already recorded for the player that day. A finished
-        run is also offered to the game's all-time board (``offer_best``).
+        run is also offered to the game's all-time board, in the same step: it replaces
+        the player's run there iff ``run.better_than(stored)`` (an equal later run never
+        displaces an earlier one).
         """
 
     @abstractmethod
@@ -61,15 +63,6 @@ class Days(ABC):
         self, game: str, day: str, top: int, player: str | None = None, around: int = 0
     ) -> Board:
         """The day's board: the best ``top`` runs and the window around ``player``."""
-
-    @abstractmethod
-    async def offer_best(self, game: str, run: Run) -> bool:
-        """Keep the run on the all-time board if it is the player's best finished run.
-
-        The run replaces the player's stored run iff ``run.better_than(stored)`` (an equal
-        later run never displaces an earlier one). True when the board now holds this run;
-        False for a run that did not finish or is not better.
-        """
 
     @abstractmethod
     async def best_board(
@@ -82,11 +75,6 @@ class Races(ABC):
     """Races: their records (changed by compare-and-set), where they are listed, the
     racers' action logs and the results. ``AppendActions`` and ``EndRace`` jobs (``write``)
     log actions and end races."""
-
-    @abstractmethod
-    async def save_race(self, race: str, record: dict[str, Any]) -> None:
-        """Store the race's record as it is, replacing any before (for tools and tests;
-        the server changes records with ``save_race_if``)."""
 
     @abstractmethod
     async def load_race(self, race: str) -> dict[str, Any] | None:
@@ -108,20 +96,6 @@ class Races(ABC):
     @abstractmethod
     async def listed_races(self, kind: str) -> list[str]:
         """The races listed as ``open`` (anyone may join) or ``watchable`` (live, public)."""
-
-    async def append_action(self, race: str, entry: LogEntry) -> None:
-        """Append one accepted action to the race's log, in order."""
-        await self.append_actions([(race, entry)])
-
-    @abstractmethod
-    async def append_actions(self, entries: list[tuple[str, LogEntry]]) -> None:
-        """Append ``(race, entry)`` pairs to the racers' logs, each in the given order.
-
-        Idempotent, so a batch may be sent again after a failure: a player's seqs grow
-        along their log, so an entry whose seq is not above the last one logged for its
-        player is a resend and is skipped. (An action is never logged twice, even when a
-        write whose answer was lost is made again with another time.)
-        """
 
     @abstractmethod
     async def racer_log(self, race: str, player: str, after_seq: int = 0) -> list[LogEntry]:
@@ -147,16 +121,10 @@ class Races(ABC):
         it already (another node took the player over since)."""
 
     @abstractmethod
-    async def save_result(self, race: str, result: dict[str, Any]) -> None:
-        """Store the race's result (a JSON-able dict), replacing any before."""
-
-    @abstractmethod
     async def load_result(self, race: str) -> dict[str, Any] | None:
-        """The race's result as saved, or None."""
-
-    @abstractmethod
-    async def live_races(self) -> list[str]:
-        """Every race listed as live (saved, not ended)."""
+        """The race's result as its ``EndRace`` job stored it, or None. (The server never
+        reads it back, a race's result being derived from its record and logs; it is
+        kept for operators and audits, and this read is how the tests see it kept.)"""
 
     @abstractmethod
     async def player_races(self, player: str) -> list[str]:

@@ -53,7 +53,7 @@ async def test_a_race_whose_racers_all_disconnect_ends_by_itself_and_leaves_the_
             assert outcomes == {ann.player: "dropped", bob.player: "dropped"}
             assert [entry["player"] for entry in result["ranking"]] == [ann.player, bob.player]
             assert race not in [info["race"] for info in await cy.list_live()]
-            assert race not in await store.races.live_races()
+            assert race not in await store.races.listed_races("live")
             while json.loads(server.get("/healthz")[1])["races"] != 0:  # let go of, too
                 assert time.monotonic() < deadline, "the ended race stayed in memory"
                 await asyncio.sleep(0.05)

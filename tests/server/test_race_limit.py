@@ -94,7 +94,7 @@ async def test_a_race_past_its_limit_ends_with_the_unfinished_timed_out_and_is_r
         ]
         assert (await stored_result(store, race))["ranking"] == result["ranking"]
         assert await as_its_log_replays(store, race) == result["ranking"]
-        assert race not in await store.races.live_races()
+        assert race not in await store.races.listed_races("live")
         for client in (ann, bob, cy):
             await client.close()
 
@@ -113,7 +113,7 @@ async def test_the_limit_is_kept_after_the_process_that_started_the_race_is_kill
         await Racer(ann, race).play(wins[:10])
         server.kill()  # nothing of the race is left in any process: only in Redis
         await asyncio.to_thread(server.start)
-        assert race in await store.races.live_races()
+        assert race in await store.races.listed_races("live")
         await ann.reconnect()  # Bob never comes back; his minute of grace is not over
         # the killed process held the timers lease: it lapses, the new process takes it
         result = (await ann.next_event("result", timeout=LIMIT_MS / 1000 + 20)).data

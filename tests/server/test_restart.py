@@ -245,7 +245,7 @@ async def test_a_result_told_just_before_a_crash_is_stored_by_the_next_node(
             break
         await asyncio.sleep(0.05)
     assert result is not None and result["ranking"][0]["time_ms"] == finished["time_ms"]
-    assert race not in await store.races.live_races()
+    assert race not in await store.races.listed_races("live")
     await ann.close()
 
 

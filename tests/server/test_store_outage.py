@@ -80,7 +80,7 @@ async def test_while_redis_is_down_nothing_is_played_or_changed_and_all_goes_on_
         stored = await reader.races.load_result(race)
         assert stored is not None and stored["ranking"] == result["ranking"]
         assert [e.action for e in await reader.races.actions(race)] == wins[:51]
-        assert await reader.races.live_races() == []
+        assert await reader.races.listed_races("live") == []
     finally:
         await reader.close()
 

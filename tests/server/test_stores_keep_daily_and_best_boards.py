@@ -4,13 +4,18 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
+from datetime import date, timedelta
 
 import pytest
 from store_contract import DAY, EPOCH_MS, GAME, NEXT_DAY, a_run, players, record
 
 from protocol.ranking import Run, ranked
 from server.store import Store
+
+# days of their own for runs offered to the all-time board (one ranked run a player a day)
+DAYS = (str(date(2030, 1, 1) + timedelta(days=n)) for n in itertools.count())
 
 # daily deal
 
@@ -259,10 +264,20 @@ async def test_a_finished_daily_run_is_offered_to_the_all_time_board(store: Stor
     assert [entry.run for entry in board.top] == [finished]
 
 
+async def offered(store: Store, *runs: Run) -> None:
+    """Each run recorded as its player's ranked run of a day of its own: a finished one
+    is offered to the all-time board, as the server's daily runs are."""
+    for run in runs:
+        await record(store, run, day=next(DAYS))
+
+
+async def best(store: Store) -> list[Run]:
+    return [entry.run for entry in (await store.days.best_board(GAME, top=10)).top]
+
+
 async def test_a_better_run_replaces_the_players_stored_run(store: Store) -> None:
-    assert await store.days.offer_best(GAME, a_run("ann", time_ms=80_000, at_ms=EPOCH_MS))
     better = a_run("ann", time_ms=80_000, actions=99, at_ms=EPOCH_MS + 9, race="r2", name="A")
-    assert await store.days.offer_best(GAME, better) is True
+    await offered(store, a_run("ann", time_ms=80_000, at_ms=EPOCH_MS), better)
     board = await store.days.best_board(GAME, top=10, player="ann")
     assert board.total == 1
     assert board.me == board.top[0]
@@ -271,35 +286,36 @@ async def test_a_better_run_replaces_the_players_stored_run(store: Store) -> Non
 
 async def test_an_equal_later_run_does_not_displace_the_earlier_one(store: Store) -> None:
     earlier = a_run("ann", time_ms=80_000, at_ms=EPOCH_MS)
-    await store.days.offer_best(GAME, earlier)
     equal = a_run("ann", time_ms=80_000, at_ms=EPOCH_MS + 1, race="r2", name="Other name")
-    assert await store.days.offer_best(GAME, equal) is False
-    assert [e.run for e in (await store.days.best_board(GAME, top=10)).top] == [earlier]
+    await offered(store, earlier, equal)
+    assert await best(store) == [earlier]
 
 
 async def test_a_worse_run_does_not_displace_the_stored_one(store: Store) -> None:
     stored = a_run("ann", time_ms=80_000)
-    await store.days.offer_best(GAME, stored)
-    assert await store.days.offer_best(GAME, a_run("ann", time_ms=80_001, actions=1)) is False
-    assert [e.run for e in (await store.days.best_board(GAME, top=10)).top] == [stored]
+    await offered(store, stored, a_run("ann", time_ms=80_001, actions=1, race="r2"))
+    assert await best(store) == [stored]
 
 
 async def test_a_run_that_did_not_finish_never_enters_the_all_time_board(store: Store) -> None:
-    assert await store.days.offer_best(GAME, a_run("ann", finished=False, progress=103)) is False
+    await offered(store, a_run("ann", finished=False, progress=103))
     assert (await store.days.best_board(GAME, top=10, player="ann")).total == 0
 
 
 async def test_replacing_a_run_moves_the_player_on_the_all_time_board(store: Store) -> None:
-    await store.days.offer_best(GAME, a_run("ann", time_ms=50_000))
-    await store.days.offer_best(GAME, a_run("bob", time_ms=60_000))
-    await store.days.offer_best(GAME, a_run("bob", time_ms=40_000, race="r2"))
+    await offered(
+        store,
+        a_run("ann", time_ms=50_000),
+        a_run("bob", time_ms=60_000),
+        a_run("bob", time_ms=40_000, race="r2"),
+    )
     board = await store.days.best_board(GAME, top=10, player="ann", around=1)
     assert players(board.top) == ["bob", "ann"]
     assert board.me is not None and board.me.rank == 2
     assert players(board.around) == ["bob", "ann"]
 
 
-async def test_fifty_concurrent_offers_leave_the_best_whole_run(store: Store) -> None:
+async def test_fifty_concurrent_runs_leave_the_best_whole_run(store: Store) -> None:
     rng = random.Random(50)
     times = rng.sample(range(30_000, 90_000, 7), 50)
     runs = [
@@ -313,7 +329,7 @@ async def test_fifty_concurrent_offers_leave_the_best_whole_run(store: Store) ->
         )
         for i, t in enumerate(times)
     ]
-    await asyncio.gather(*(store.days.offer_best(GAME, run) for run in runs))
+    await asyncio.gather(*(offered(store, run) for run in runs))
     board = await store.days.best_board(GAME, top=10)
     assert board.total == 1
     assert board.top[0].run == min(runs, key=Run.sort_key)

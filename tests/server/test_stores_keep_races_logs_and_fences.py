@@ -7,7 +7,7 @@ import asyncio
 import uuid
 from typing import Any
 
-from store_contract import GAME, a_record, listed, save
+from store_contract import GAME, a_record, append, listed, save
 
 from protocol.race import LogEntry
 from server.jobs import AppendActions, EndRace, KeepReview, SaveIdentity
@@ -24,28 +24,22 @@ async def test_race_records_and_results_round_trip(store: Store) -> None:
         "options": {"down": 3, "up": 7, "undo": True},
         "deal": 10**20 - 1,
         "kind": "race",
-        "players": ["ann", "bob"],
+        "racers": [{"player": "ann"}, {"player": "bob"}],
         "note": "ünïcode",
     }
     result = {"winner": "ann", "runs": [{"player": "ann", "time_ms": 61_234, "finished": True}]}
-    await store.races.save_race("r1", race)
-    await store.races.save_result("r1", result)
-    assert await store.races.load_race("r1") == race
+    assert await store.races.save_race_if("r1", race, 0, listed("ann", "bob"))
+    assert await store.races.load_race("r1") == {**race, "version": 1}
+    await store.write([EndRace("r1", race, result, 3600, version=1)])
     assert await store.races.load_result("r1") == result
     assert await store.races.load_race("r2") is None
     assert await store.races.load_result("r2") is None
 
 
-async def test_a_saved_result_replaces_the_one_before(store: Store) -> None:
-    await store.races.save_result("r1", {"winner": "ann"})
-    await store.races.save_result("r1", {"winner": "bob"})
-    assert await store.races.load_result("r1") == {"winner": "bob"}
-
-
 async def test_the_action_log_keeps_order_and_types_of_many_entries(store: Store) -> None:
     entries = [LogEntry(f"p{i % 3}", i // 3 + 1, f"t{i % 10} 1 f", 37 * i) for i in range(1_200)]
     for entry in entries:
-        await store.races.append_action("r1", entry)
+        await append(store, ("r1", entry))
     logged = await store.races.actions("r1")
     assert logged == entries
     assert all(type(e.seq) is int and type(e.t_ms) is int for e in logged)
@@ -55,16 +49,16 @@ async def test_the_action_log_keeps_order_and_types_of_many_entries(store: Store
 async def test_a_resent_action_entry_is_not_logged_twice(store: Store) -> None:
     first = LogEntry("ann", 1, "deal", 100)
     second = LogEntry("bob", 1, "t0 1 t1", 120)
-    await store.races.append_action("r1", first)
-    await store.races.append_action("r1", second)
-    await store.races.append_action("r1", first)
+    await append(store, ("r1", first))
+    await append(store, ("r1", second))
+    await append(store, ("r1", first))
     assert await store.races.actions("r1") == [first, second]
 
 
 async def test_a_batch_of_actions_keeps_each_races_order(store: Store) -> None:
     a1, a2, a3 = (LogEntry("ann", i, "deal", i) for i in range(1, 4))
     b1, b2 = (LogEntry("bob", i, "auto", i) for i in range(1, 3))
-    await store.races.append_actions([("ra", a1), ("rb", b1), ("ra", a2), ("rb", b2), ("ra", a3)])
+    await append(store, ("ra", a1), ("rb", b1), ("ra", a2), ("rb", b2), ("ra", a3))
     assert await store.races.actions("ra") == [a1, a2, a3]
     assert await store.races.actions("rb") == [b1, b2]
 
@@ -72,9 +66,9 @@ async def test_a_batch_of_actions_keeps_each_races_order(store: Store) -> None:
 async def test_a_batch_sent_again_after_a_failure_is_not_logged_twice(store: Store) -> None:
     batch = [("r1", LogEntry("ann", i, "deal", i)) for i in range(1, 501)]
     later = [("r1", LogEntry("ann", 501, "auto", 501))]
-    await store.races.append_actions(batch)
-    await store.races.append_actions(batch)
-    await store.races.append_actions(later)
+    await append(store, *batch)
+    await append(store, *batch)
+    await append(store, *later)
     assert await store.races.actions("r1") == [entry for _, entry in batch + later]
 
 
@@ -82,9 +76,9 @@ async def test_an_action_written_again_at_another_time_is_not_logged_twice(
     store: Store,
 ) -> None:
     first = LogEntry("ann", 1, "deal", 100)
-    await store.races.append_action("r1", first)
-    await store.races.append_action("r1", first._replace(t_ms=180))  # a lost answer, sent again
-    await store.races.append_action("r1", LogEntry("ann", 2, "auto", 200))
+    await append(store, ("r1", first))
+    await append(store, ("r1", first._replace(t_ms=180)))  # a lost answer, sent again
+    await append(store, ("r1", LogEntry("ann", 2, "auto", 200)))
     assert await store.races.actions("r1") == [first, LogEntry("ann", 2, "auto", 200)]
 
 
@@ -94,11 +88,11 @@ async def test_saved_races_are_live_and_found_by_their_racers_until_they_end(
     assert await save(store, "r1", "ann")
     assert await save(store, "r1", "ann", "bob", version=1)
     assert await save(store, "r2", "bob")
-    assert sorted(await store.races.live_races()) == ["r1", "r2"]
+    assert sorted(await store.races.listed_races("live")) == ["r1", "r2"]
     assert await store.races.player_races("bob") == ["r1", "r2"]
     result = {"race": "r1", "ranking": []}
     await store.write([EndRace("r1", a_record("r1", "ann", "bob"), result, 3600, version=2)])
-    assert await store.races.live_races() == ["r2"]
+    assert await store.races.listed_races("live") == ["r2"]
     assert await store.races.player_races("ann") == []
     assert await store.races.player_races("bob") == ["r2"]
     assert await store.races.load_result("r1") == result

@@ -242,7 +242,7 @@ async def test_a_head_to_head_result_spilled_at_sigterm_in_an_outage_is_stored_b
             assert time.monotonic() < deadline, "the spilled result was never stored"
             await asyncio.sleep(0.05)
         assert [entry["player"] for entry in result["ranking"]] == [ann.player, bob.player]
-        assert race not in await store.races.live_races()
+        assert race not in await store.races.listed_races("live")
         for player in (ann.player, bob.player):
             assert race not in await store.races.player_races(player)
     finally:

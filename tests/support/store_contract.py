@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.race import LogEntry
 from protocol.ranking import Run
+from server.jobs import AppendActions
 from server.store import Entry, Listed, Store
+from server.store.base import log_batches
 
 GAME = "sanibel"
 DAY = "2024-05-01"
@@ -55,6 +58,15 @@ def a_record(race: str, *players: str) -> dict[str, Any]:
 
 def listed(*players: str, joinable: bool = False, watchable: bool = False) -> Listed:
     return Listed(True, joinable, watchable, players)
+
+
+async def append(store: Store, *entries: tuple[str, LogEntry]) -> None:
+    """Log ``(race, entry)`` pairs as the server does (``AppendActions`` jobs, a race's
+    entries in one), raising what the store refused."""
+    jobs = [AppendActions(race, tuple(batch)) for race, batch in log_batches(list(entries)).items()]
+    for error in await store.write(jobs):
+        if error is not None:
+            raise error
 
 
 async def save(store: Store, race: str, *players: str, version: int = 0) -> bool:
