@@ -29,6 +29,7 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from protocol.player_events import Shutdown
 from protocol.race import Now
 from protocol.wire import SUBPROTOCOLS
 from server.account_desk import AccountDesk
@@ -41,6 +42,7 @@ from server.daily import DailyDeals, DailyDesk
 from server.director import RaceDirector
 from server.duties import LEASE_TTL_MS, Duties
 from server.executor import Executor, now
+from server.feeds import Feeds
 from server.gateway import Gateway
 from server.handlers import Handlers
 from server.http import HttpRoutes
@@ -51,7 +53,7 @@ from server.profiles import ProfileDesk
 from server.race_service import RaceService
 from server.relay import Relay
 from server.retrying import until_the_store_takes_it
-from server.rooms import Feeding, Room
+from server.rooms import Room
 from server.session_desk import SessionDesk
 from server.sessions import Sessions
 from server.signing import Seal
@@ -82,7 +84,7 @@ class RaceServer:
         self.node = f"{host}-{secrets.token_hex(3)}"  # this process: one node
         self.metrics = Metrics()
         self.outbox = Outbox(max(settings.max_write_buffer, settings.spectator_write_buffer))
-        self.feeding = Feeding()
+        self.feeds = Feeds(settings, self.outbox)
         self.writer = Writer(store, settings.spill_path, node=self.node)
         # The parts that call each other back are given callables that look the other
         # part up when called (``self.executor``, ``self.session_desk``): each is built
@@ -90,12 +92,12 @@ class RaceServer:
         self.races = RaceService(
             settings,
             store,
-            self.feeding,
+            self.feeds.feeding,
             carry_out=lambda effects: self.executor.run(effects),
             here=lambda player: self.sessions.get(player) is not None,
         )
         self.director = RaceDirector(settings, store, self.races)
-        self.sessions = Sessions(settings.grace_ms, self._expire)
+        self.sessions = Sessions(settings.grace_ms, self._expire, self.outbox)
         self.relay = Relay(
             self.node,
             store,
@@ -105,7 +107,7 @@ class RaceServer:
             lambda player: self.session_desk.let_go(player),
             now,
         )
-        self.spectating = SpectatingDesk(settings, store, self.races, self.outbox, self.feeding)
+        self.spectating = SpectatingDesk(store, self.races)
         self.answers = Answers(self.writer, self.outbox, self.metrics)
         self.executor = Executor(
             self.races,
@@ -130,7 +132,6 @@ class RaceServer:
             self.spectating,
             self.executor,
             self.writer,
-            self.outbox,
             self.metrics,
             self.seal,
             self.node,
@@ -166,7 +167,7 @@ class RaceServer:
         self.ticker = Ticker(
             settings.feed_interval_ms,
             settings.standings_interval_ms // settings.feed_interval_ms,
-            self.spectating.flush,
+            self.feeds.flush,
             lambda: self.director.rooms,
             self._look_after,
             now,
@@ -284,7 +285,7 @@ class RaceServer:
         # drain, so /readyz can say 503 and a load balancer sends them elsewhere
         self.stopping = self.gateway.stopping = True
         for session in self.sessions.by_player.values():
-            session.push("shutdown", {"reason": reason, "reconnect_in_ms": 1000})
+            session.push(Shutdown(reason, 1000))
         drained = await self.writer.drain(self.settings.shutdown_grace_s)
         spilled = 0 if drained else self.writer.spill()
         log.info(
@@ -340,11 +341,11 @@ class RaceServer:
             "live_races": sum(1 for _ in self.races.live()),
             "races_in_memory": len(self.director.rooms),
             "spectators": sum(len(room.spectators) for room in self.director.rooms.values()),
-            "feed_fan_outs": self.spectating.fan_outs.count,
-            "feed_frames_written": self.spectating.fan_outs.frames,
-            "feed_fan_out_seconds_total": self.spectating.fan_outs.seconds,
-            "feed_fan_out_seconds_max": self.spectating.fan_outs.seconds_max,
-            "feed_fan_out_cpu_seconds_total": self.spectating.fan_outs.cpu_seconds,
+            "feed_fan_outs": self.feeds.fan_outs.count,
+            "feed_frames_written": self.feeds.fan_outs.frames,
+            "feed_fan_out_seconds_total": self.feeds.fan_outs.seconds,
+            "feed_fan_out_seconds_max": self.feeds.fan_outs.seconds_max,
+            "feed_fan_out_cpu_seconds_total": self.feeds.fan_outs.cpu_seconds,
             "write_backlog": writer.backlog,
             "write_failures": writer.failures,
             "writes": writer.written,

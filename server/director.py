@@ -21,6 +21,7 @@ from protocol.daily import day_of
 from protocol.deals import MAX_DEAL, check_deal_number
 from protocol.games import rules_for
 from protocol.messages import Act, CreateRace, Error, Result, ServerMessage
+from protocol.player_events import RematchOffered
 from protocol.race import (
     Badge,
     Ending,
@@ -246,8 +247,8 @@ class RaceDirector:
             old.rematch, old.rematch_by = new.id, player
 
         effects += await self.races.step(room, moment, point)
-        offer = {"race": old.id, "rematch": new.id, "by": player}
-        effects += [PushAnywhere(p, "rematch", offer) for p in old.racers if p != player]
+        offer = RematchOffered(old.id, new.id, player)
+        effects += [PushAnywhere(p, offer) for p in old.racers if p != player]
         return {"race": public_info(new.race)}, effects
 
     async def _rematch_room(self, race_id: str | None, moment: Now) -> Room | None:

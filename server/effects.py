@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from protocol.player_events import PlayerEvent
 from server.jobs import Job
 
 if TYPE_CHECKING:
@@ -25,8 +26,7 @@ class Push:
     """A numbered event for ``player`` (kept for resume, sent if they are connected)."""
 
     player: str
-    kind: str
-    data: dict[str, Any]
+    event: PlayerEvent
 
 
 @dataclass(slots=True)
@@ -86,8 +86,7 @@ class PushAnywhere:
     """A numbered event for ``player`` on whatever node holds their session."""
 
     player: str
-    kind: str
-    data: dict[str, Any]
+    event: PlayerEvent
 
 
 @dataclass(slots=True)

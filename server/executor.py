@@ -118,7 +118,7 @@ class Executor:
                 effect.room.post_act(effect.racer, effect.reply, mono_ms)
             elif kind is Push:
                 assert isinstance(effect, Push)
-                self.sessions.push(effect.player, effect.kind, effect.data)
+                self.sessions.push(effect.player, effect.event)
             elif kind is Post:
                 assert isinstance(effect, Post)
                 mono_ms = mono_ms or int(time.monotonic() * 1000)
@@ -138,7 +138,7 @@ class Executor:
                 self.relay.follow(effect.room)
             elif kind is PushAnywhere:
                 assert isinstance(effect, PushAnywhere)
-                self.relay.push_anywhere(effect.player, effect.kind, effect.data)
+                self.relay.push_anywhere(effect.player, effect.event)
             elif kind is Rate:
                 assert isinstance(effect, Rate)
                 task = asyncio.create_task(self._rate(effect.room))

@@ -37,6 +37,7 @@ from protocol.messages import (
     StartRace,
     Unspectate,
 )
+from protocol.player_events import WatchEnded
 from protocol.race import Now
 from server.account_desk import AccountDesk, signed_in_answer
 from server.addresses import client_address, trusted_networks
@@ -305,8 +306,8 @@ class Handlers:
     ) -> tuple[dict[str, Any], Effects]:
         answer = await self.spectating.spectate(session, request, moment)
         if answer["race"]["phase"] == "done":  # no feed: said once the answer is out
-            ended = {"race": request.race, "reason": "over"}
-            client.after_answer = lambda: session.push("watch_ended", ended)
+            ended = WatchEnded(request.race, "over")
+            client.after_answer = lambda: session.push(ended)
         return answer, []
 
     async def unspectate(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.player_events import PlayerEvent, player_event
 from protocol.race import LogEntry
 
 CARRIED_MAX = 64  # a racer's log entries carried in one "log" message (more: read the log)
@@ -40,8 +41,7 @@ class Pushed:
     """An event for ``player``, whose session is on the node this is sent to."""
 
     player: str
-    kind: str
-    data: dict[str, Any]
+    event: PlayerEvent
     node: str
 
 
@@ -80,7 +80,14 @@ def encode(news: NodeNews) -> dict[str, Any]:
             message["e"] = [list(entry) for entry in news.entries]
         return message
     if isinstance(news, Pushed):
-        return {"k": "push", "p": news.player, "kind": news.kind, "data": news.data, "n": news.node}
+        event = news.event
+        return {
+            "k": "push",
+            "p": news.player,
+            "kind": event.kind,
+            "data": event.data(),
+            "n": news.node,
+        }
     if isinstance(news, TakenOver):
         return {"k": "taken", "p": news.player, "n": news.node}
     return {"k": "resync"}
@@ -104,7 +111,11 @@ def decode(message: Any) -> NodeNews | None:
         return Logged(player, node, _entries(message.get("e")))
     if kind == "push" and isinstance(message.get("kind"), str):
         data = message.get("data")
-        return Pushed(player, message["kind"], data if isinstance(data, dict) else {}, node)
+        try:
+            event = player_event(message["kind"], data if isinstance(data, dict) else {})
+        except (ValueError, KeyError, TypeError):
+            return None
+        return Pushed(player, event, node)
     if kind == "taken":
         return TakenOver(player, node)
     return None

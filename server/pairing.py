@@ -15,6 +15,7 @@ from typing import Any
 from protocol.deals import MAX_DEAL
 from protocol.games import GAMES, rules_for
 from protocol.pairing import Waiting, matches
+from protocol.player_events import Paired
 from protocol.players import is_bot
 from protocol.race import Now, Phase, RaceError, RaceSettings
 from protocol.race_views import public_info
@@ -119,5 +120,5 @@ class PairingDesk:
         )
         info = public_info(room.race)
         log.info("paired", extra={"race": room.id, "players": [host["player"], guest["player"]]})
-        told = [PushAnywhere(p["player"], "paired", {"race": info}) for p in pair]
+        told = [PushAnywhere(p["player"], Paired(info)) for p in pair]
         return [*effects, *joined, *told]

@@ -57,7 +57,7 @@ class RaceService:
     ) -> None:
         self.settings = settings
         self.store = store
-        self.feeding = feeding  # rooms whose spectator feed has work (the spectating desk's)
+        self.feeding = feeding  # rooms whose spectator feed has work (server/feeds.py)
         self.carry_out = carry_out  # the executor's: what no request may be left to carry out
         self.rooms: dict[str, Room] = {}
         self.races_of: dict[str, set[str]] = {}  # player -> races followed that they are in

@@ -45,7 +45,7 @@ async def rate(store: Store, settings: Settings, race: Race, moment: Now) -> Eff
     review = review_of(race, runs, moment.wall_ms, None, histories, settings.hold_flagged)
     if review["held"]:
         log.warning("rated race held for a moderator", extra={"race": race.id})
-        told = [PushAnywhere(player, "held", held_news(race)) for player in accounts]
+        told = [PushAnywhere(player, held_news(race)) for player in accounts]
         return [Write(KeepReview(race.id, review, keep_s)), *told]
     changed = await store.accounts.rate_race(game, race.id, runs, moment.wall_ms, keep_s)
     if not changed:

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from protocol.player_events import Paired, PlayerEvent, Started
 from protocol.race import Now, Phase
 from protocol.race_views import racer_view
 from server.effects import Effects
@@ -120,19 +121,19 @@ class Relay:
         elif channel == node_channel(self.node):
             if isinstance(news, TakenOver):
                 self.replaced(news.player)
-            elif isinstance(news, Pushed) and news.kind == "paired":
-                self._spawn(self._paired(news.player, news.data))
+            elif isinstance(news, Pushed) and isinstance(news.event, Paired):
+                self._spawn(self._paired(news.player, news.event))
             elif isinstance(news, Pushed):
-                self.sessions.push(news.player, news.kind, news.data)
+                self.sessions.push(news.player, news.event)
 
-    async def _paired(self, player: str, data: dict[str, Any]) -> None:
+    async def _paired(self, player: str, paired: Paired) -> None:
         """``player`` here was paired by another node: follow the race they are in now,
         then tell them; and, when it started before this node followed it (no countdown),
         that it started, with their cards (the start this node will never see)."""
-        room = await self.races.find(data["race"]["race"], self.clock())
-        self.sessions.push(player, "paired", data)
+        room = await self.races.find(paired.race["race"], self.clock())
+        self.sessions.push(player, paired)
         if room.race.phase is Phase.RUNNING and player in room.race.racers:
-            self.sessions.push(player, "started", racer_view(room.race, player))
+            self.sessions.push(player, Started(racer_view(room.race, player)))
 
     async def _caught_up(self, room: Room) -> None:
         self.run(await self.races.caught_up(room, self.clock()))
@@ -174,16 +175,16 @@ class Relay:
 
     # ------------------------------------------------------------------ telling
 
-    def push_anywhere(self, player: str, kind: str, data: dict[str, Any]) -> None:
+    def push_anywhere(self, player: str, event: PlayerEvent) -> None:
         """An event for ``player`` here if their session is here, else on its node."""
         if self.sessions.get(player) is not None:
-            self.sessions.push(player, kind, data)
+            self.sessions.push(player, event)
             return
 
         async def tell() -> None:
             node = await self.store.bus.player_node(player)
             if node is not None and node != self.node:
-                news = Pushed(player, kind, data, self.node)
+                news = Pushed(player, event, self.node)
                 await self.store.bus.publish(node_channel(node), encode(news))
 
         self._spawn(tell())

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from protocol.player_events import Snapshot
 from protocol.race import LogEntry, Now, Phase, Race, RaceError
 from protocol.race_record import record_of, restore
 from protocol.race_views import racer_view
@@ -105,10 +106,7 @@ def reconciled(room: Room, rebuilt: Room) -> Effects:
     snapshot (their position may have changed under them)."""
     room.race, room.durable, room.suspect = rebuilt.race, rebuilt.durable, False
     room.version = rebuilt.version
-    return [
-        Push(player, "snapshot", {"races": [racer_view(room.race, player)]})
-        for player in room.race.racers
-    ]
+    return [Push(player, Snapshot([racer_view(room.race, player)])) for player in room.race.racers]
 
 
 def rewrite(room: Room, fence_of: Callable[[str], int]) -> Effects:

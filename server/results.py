@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from protocol.player_events import Held, RaceResult, Rated
 from protocol.race import Now, Race
 from protocol.race_record import record_of
 from protocol.race_views import race_result, race_runs, revealed_views
@@ -40,7 +41,7 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
     end = EndRace(race.id, record_of(race), result, logs_keep_s(settings), room.version)
     effects: Effects = [
         Write(end, room.mark_stored),
-        *[Push(player, "result", result) for player in race.racers],
+        *[Push(player, RaceResult(result)) for player in race.racers],
         Post(room, "result", result if revealed is None else {**result, "revealed": revealed}),
     ]
     if race_settings.mode == "daily" and race_settings.ranked and race_settings.day is not None:
@@ -71,18 +72,18 @@ def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:
     effects: Effects = [Write(KeepReview(race.id, review, logs_keep_s(settings)))]
     if review["held"]:
         log.warning("daily run held for a moderator", extra={"race": race.id})
-        effects.append(Push(run.player, "held", held_news(race)))
+        effects.append(Push(run.player, held_news(race)))
     else:
         assert race.settings.day is not None
         effects.append(Write(RecordDaily(race.settings.game, race.settings.day, run)))
     return effects
 
 
-def held_news(race: Race) -> dict[str, Any]:
+def held_news(race: Race) -> Held:
     """What a racer is told when a run of ``race`` is held for a moderator (never why:
     the rule's details would only help to slip past it)."""
     what = "daily" if race.settings.mode == "daily" else "race"
-    return {"race": race.id, "game": race.settings.game, "what": what}
+    return Held(race.id, race.settings.game, what)
 
 
 def closed(room: Room, settings: Settings) -> Effects:
@@ -143,8 +144,8 @@ def ratings_told(race: Race, changed: dict[str, tuple[Rating, Rating]]) -> Effec
         player: {**rating_json(after), "change": round(after.rating) - round(before.rating)}
         for player, (before, after) in changed.items()
     }
-    told = {"race": race.id, "game": race.settings.game, "ratings": ratings}
-    return [PushAnywhere(player, "rated", told) for player in changed]
+    told = Rated(race.id, race.settings.game, ratings)
+    return [PushAnywhere(player, told) for player in changed]
 
 
 def rating_json(rating: Rating) -> dict[str, Any]:

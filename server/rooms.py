@@ -10,34 +10,28 @@ with or without a spectator delay.
 from __future__ import annotations
 
 import asyncio
-import logging
-import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from protocol.engine import GameState
-from protocol.messages import Watch, encode_server
+from protocol.messages import Watch
 from protocol.race import Race
 from protocol.race_views import spectator_view, state_after
-from protocol.wire import encode
-from server.outbox import Outbox, frame_bytes
 from server.sessions import Session
-
-log = logging.getLogger("solrace.rooms")
 
 NOTHING_SHOWN: dict[str, Any] = {"progress": 0, "actions": 0, "outcome": None, "time_ms": None}
 PHASE_OF = {"countdown": "countdown", "started": "running", "result": "done"}
 
 
 class Feeding:
-    """The rooms whose feed has work to do (the ticker's flush visits them), and the hook
-    ``soon`` that the spectating desk sets: an undelayed room's new item is sent at the
-    end of the loop turn that made it rather than at the next tick."""
+    """The rooms whose feed has work to do (the ticker's flush visits them), and ``soon``:
+    an undelayed room's new item is sent at the end of the loop turn that made it rather
+    than at the next tick (``server/feeds.py`` makes one with its own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, soon: Callable[[Room], None] | None = None) -> None:
         self.rooms: set[Room] = set()
-        self.soon: Callable[[Room], None] | None = None
+        self.soon = soon
 
     def add(self, room: Room) -> None:
         self.rooms.add(room)
@@ -53,25 +47,6 @@ class Feeding:
 
     def __len__(self) -> int:
         return len(self.rooms)
-
-
-class FanOutStats:
-    """What writing feed items to spectators cost on this node: fan-outs, frames written,
-    seconds from an item's release to its last spectator's write (wall, and the largest),
-    and the server's CPU seconds spent writing them (``/metrics``)."""
-
-    __slots__ = ("count", "cpu_seconds", "frames", "seconds", "seconds_max")
-
-    def __init__(self) -> None:
-        self.count = self.frames = 0
-        self.seconds = self.seconds_max = self.cpu_seconds = 0.0
-
-    def add(self, frames: int, seconds: float, cpu_seconds: float) -> None:
-        self.count += 1
-        self.frames += frames
-        self.seconds += seconds
-        self.seconds_max = max(self.seconds_max, seconds)
-        self.cpu_seconds += cpu_seconds
 
 
 class Room:
@@ -211,27 +186,9 @@ class Room:
         picture["spectators"] = len(self.spectators)
         return picture
 
-    def fan_out(
-        self,
-        items: list[Watch],
-        chunk: int,
-        pause_s: float,
-        write_limit: int,
-        outbox: Outbox,
-        done: Callable[[int, float, float], None] | None = None,
-    ) -> list[Session]:
-        """Send ``items`` to every spectator as one prebuilt frame (per encoding) each,
-        written straight to the sockets ``chunk`` spectators per loop turn, the next chunk
-        in the next turn (``pause_s`` later if not 0), so that players' requests are read
-        in between. Until the last chunk is written ``sending`` is true, and the caller
-        releases no newer items (they would overtake these); they wait, and go out
-        together in the next fan-out. ``done(frames, seconds, cpu_seconds)`` is called once
-        the last chunk is written. Returns spectators too far behind to keep (the caller
-        drops them)."""
-        if not items or not self.spectators:
-            return []
-        started = time.perf_counter()
-        cpu_started = time.thread_time()
+    def audience(self, write_limit: int) -> tuple[list[Session], list[Session]]:
+        """The spectators a fan-out goes to, and those too far behind to keep (more than
+        ``write_limit`` bytes unread)."""
         laggards: list[Session] = []
         audience: list[Session] = []
         for session in self.spectators:
@@ -241,65 +198,4 @@ class Room:
                 laggards.append(session)
             else:
                 audience.append(session)
-        encodings = {session.encoding for session in audience}
-        frames = {
-            encoding: b"".join(frame_bytes(encode(encode_server(item), encoding)) for item in items)
-            for encoding in encodings
-        }
-        self.sending = True
-        fan_out = _FanOut(self, audience, chunk, pause_s, frames, outbox, done, started)
-        fan_out.cpu = time.thread_time() - cpu_started
-        fan_out.send()
-        return laggards
-
-
-class _FanOut:
-    """One fan-out of prebuilt frames to a room's spectators, a chunk per loop turn."""
-
-    def __init__(
-        self,
-        room: Room,
-        audience: list[Session],
-        chunk: int,
-        pause_s: float,
-        frames: dict[str, bytes],
-        outbox: Outbox,
-        done: Callable[[int, float, float], None] | None,
-        started: float,
-    ) -> None:
-        self.room = room
-        self.audience = audience
-        self.start = 0
-        self.chunk = max(1, chunk)
-        self.pause_s = pause_s
-        self.frames = frames
-        self.outbox = outbox
-        self.done = done
-        self.started = started
-        self.cpu = 0.0
-        self.written = 0
-
-    def send(self) -> None:
-        cpu_started = time.thread_time()
-        room, frames = self.room, self.frames
-        end = self.start + self.chunk
-        try:
-            self.written += self.outbox.write_at_once(
-                (session.connection, frames[session.encoding])
-                for session in self.audience[self.start : end]
-                if session.connection is not None and room.id in session.watching
-            )
-        except Exception:  # never leave the feed stuck with ``sending`` set
-            log.exception("writing a feed item to spectators failed", extra={"race": room.id})
-        self.start = end
-        self.cpu += time.thread_time() - cpu_started
-        if self.start < len(self.audience):
-            loop = asyncio.get_running_loop()
-            if self.pause_s > 0:
-                loop.call_later(self.pause_s, self.send)
-            else:
-                loop.call_soon(self.send)
-            return
-        room.sending = False
-        if self.done is not None:
-            self.done(self.written, time.perf_counter() - self.started, self.cpu)
+        return audience, laggards

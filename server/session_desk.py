@@ -12,11 +12,11 @@ fails is raised; the gateway answers it.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from protocol.accounts import is_reserved
 from protocol.games import catalog
 from protocol.messages import Hello, ProtocolError, Welcome
+from protocol.player_events import Snapshot
 from protocol.players import is_bot, new_player_id
 from protocol.race import Phase, RaceError
 from protocol.race_views import racer_view
@@ -27,7 +27,6 @@ from server.effects import Effects, Write
 from server.executor import Executor, now
 from server.jobs import SaveIdentity
 from server.metrics import Metrics
-from server.outbox import Outbox
 from server.race_service import RaceService
 from server.relay import Relay
 from server.sessions import (
@@ -61,7 +60,6 @@ class SessionDesk:
         spectating: SpectatingDesk,
         executor: Executor,
         writer: Writer,
-        outbox: Outbox,
         metrics: Metrics,
         seal: Seal,
         node: str,
@@ -75,7 +73,6 @@ class SessionDesk:
         self.spectating = spectating
         self.executor = executor
         self.writer = writer
-        self.outbox = outbox
         self.metrics = metrics
         self.durable_identities = settings.keep_identities_days * 86_400
         self.played_guests = settings.keep_guests_days * 86_400
@@ -138,10 +135,9 @@ class SessionDesk:
             _bot_may_be(bot, known.player)
         if known is not None and known.player in self.sessions.by_player:  # another device
             return self._resumed_with(self.sessions.by_player[known.player], token), True, False
-        session = Session(
+        session = self.sessions.new(
             known.name if known and known.account else name,
             self.settings.event_buffer,
-            self.outbox,
             known.player if known else new_player_id(bot),
             token if known else None,
             event_keep_s(self.settings),
@@ -213,12 +209,12 @@ class SessionDesk:
         if resumed:
             missed = session.missed_since(last_event or 0)
             if missed is None or last_event is None:
-                session.push("snapshot", self._snapshot_of(session.player))
+                session.push(self._snapshot_of(session.player))
             else:
                 for event in missed:
                     session.send(event)
         elif restored:
-            session.push("snapshot", self._snapshot_of(session.player))
+            session.push(self._snapshot_of(session.player))
 
     async def _take_over(self, player: str, fence: int) -> bool:
         """The player's session continues here (from a node that stopped, or that they
@@ -257,8 +253,8 @@ class SessionDesk:
             close_soon(session.connection, CLOSE_REPLACED, "replaced by a newer connection")
         log.info("session moved to another node", extra={"player": player})
 
-    def _snapshot_of(self, player: str) -> dict[str, Any]:
-        return {"races": [racer_view(room.race, player) for room in self.races.racing(player)]}
+    def _snapshot_of(self, player: str) -> Snapshot:
+        return Snapshot([racer_view(room.race, player) for room in self.races.racing(player)])
 
 
 def _bot_may_be(bot: bool, player: str) -> None:

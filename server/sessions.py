@@ -22,11 +22,11 @@ import secrets
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
 from protocol.messages import Event, ServerMessage
+from protocol.player_events import PlayerEvent
 from protocol.players import new_player_id
 from server.config import Settings
 from server.outbox import Outbox
@@ -122,10 +122,10 @@ class Session:
             return
         self.outbox.send(connection, self.encoding, message)
 
-    def push(self, kind: str, data: dict[str, Any]) -> None:
+    def push(self, told: PlayerEvent) -> None:
         """Number, keep and send an event."""
         self.last_event += 1
-        event = Event(self.last_event, kind, data)
+        event = Event(self.last_event, told.kind, told.data())
         if self.events is None or self.sent_at is None:
             self.events = deque(maxlen=self.buffer)
             self.sent_at = deque(maxlen=self.buffer)
@@ -159,9 +159,10 @@ class Sessions:
     """Every session of this node, by player and by token hash, and the grace timers of
     players who went away: ``expire`` is called for a player who did not come back."""
 
-    def __init__(self, grace_ms: int, expire: Callable[[str], None]) -> None:
+    def __init__(self, grace_ms: int, expire: Callable[[str], None], outbox: Outbox) -> None:
         self.grace_s = grace_ms / 1000
         self.expire = expire
+        self.outbox = outbox  # what the sessions made here send through
         self.by_player: dict[str, Session] = {}
         self.by_token: dict[str, Session] = {}
         self.round: list[Session] = []  # the sessions of this round of let_go_of_events
@@ -169,10 +170,14 @@ class Sessions:
     def get(self, player: str) -> Session | None:
         return self.by_player.get(player)
 
-    def push(self, player: str, kind: str, data: dict[str, Any]) -> None:
+    def push(self, player: str, event: PlayerEvent) -> None:
         session = self.by_player.get(player)
         if session is not None:
-            session.push(kind, data)
+            session.push(event)
+
+    def new(self, name: str, buffer: int, player: str, token: str | None, keep_s: float) -> Session:
+        """A session (not yet added) that sends through this node's outbox."""
+        return Session(name, buffer, self.outbox, player, token, keep_s)
 
     def add(self, session: Session) -> None:
         self.by_player[session.player] = session

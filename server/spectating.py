@@ -1,27 +1,16 @@
-"""Spectating: who may watch which race, and the feed that reaches them.
-
-Requests: ``list_live``, ``spectate`` and ``unspectate``. A race without a spectator delay
-sends a new feed item at the end of the loop turn that made it (``soon``); delayed items,
-and spectator counts, are sent by the ticker (``flush``, every 50 ms) once due. Either
-way a race's due items are written as one prebuilt frame per spectator, a chunk of
-spectators per loop turn without pauses (``Room.fan_out``), so players' requests are read
-in between; items that come while a fan-out is being written wait for it and then go out
-together, one write per spectator.
-"""
+"""Spectating: who may watch which race (requests ``list_live``, ``spectate`` and
+``unspectate``). The feed that reaches them goes out through ``server/feeds.py``."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
 from protocol.messages import Spectate, Unspectate
+from protocol.player_events import WatchEnded
 from protocol.race import Now, Phase, RaceError
 from protocol.race_views import revealed_views, spectator_view
-from server.config import Settings
-from server.outbox import Outbox
 from server.race_service import RaceService
-from server.rooms import FanOutStats, Feeding, Room
+from server.rooms import Room
 from server.sessions import Session
 from server.store import Store
 
@@ -31,19 +20,11 @@ MAX_WATCHED = 10  # races one player spectates at once
 class SpectatingDesk:
     def __init__(
         self,
-        settings: Settings,
         store: Store,
         races: RaceService,
-        outbox: Outbox,
-        feeding: Feeding,
     ) -> None:
-        self.settings = settings
         self.store = store
         self.races = races
-        self.outbox = outbox
-        self.feeding = feeding  # rooms whose feed has something to send
-        feeding.soon = self.soon
-        self.fan_outs = FanOutStats()
 
     # ------------------------------------------------------------------ requests
 
@@ -112,54 +93,7 @@ class SpectatingDesk:
         """``room`` is let go: its spectators are told."""
         for spectator in list(room.spectators):
             spectator.watching.discard(room.id)
-            spectator.push("watch_ended", {"race": room.id, "reason": reason})
-
-    # ------------------------------------------------------------------ the feed
-
-    def flush(self, moment: Now) -> None:
-        """Send every race's spectators what is due (called each tick)."""
-        for room in list(self.feeding):
-            self._feed(room, moment.mono_ms)
-
-    def soon(self, room: Room) -> None:
-        """Send ``room``'s new items at the end of this loop turn (once for all of them)."""
-        if not room.feed_soon:
-            room.feed_soon = True
-            asyncio.get_running_loop().call_soon(self._feed_soon, room)
-
-    def _feed_soon(self, room: Room) -> None:
-        room.feed_soon = False
-        self._feed(room, int(time.monotonic() * 1000))
-
-    def _fanned_out(self, room: Room, frames: int, seconds: float, cpu_seconds: float) -> None:
-        """A fan-out is written: count it, and send what came meanwhile."""
-        self.fan_outs.add(frames, seconds, cpu_seconds)
-        if room.pending and not room.delay_ms:
-            self.soon(room)
-
-    def _feed(self, room: Room, mono_ms: int) -> None:
-        """Send a race's spectators what is due, and its spectator count when it changed.
-        While an earlier fan-out is still being written, wait for it (its end sends what
-        came meanwhile in an undelayed race; the next tick, in a delayed one)."""
-        settings = self.settings
-        if room.sending:
-            return
-        if len(room.spectators) != room.spectator_count_shown:
-            room.spectator_count_shown = len(room.spectators)
-            room.post("spectators", {"count": len(room.spectators)}, mono_ms)
-        items = room.due_items(mono_ms)
-        for laggard in room.fan_out(
-            items,
-            settings.spectator_chunk,
-            settings.spectator_pause_ms / 1000,
-            settings.spectator_write_buffer,
-            self.outbox,
-            lambda frames, seconds, cpu: self._fanned_out(room, frames, seconds, cpu),
-        ):
-            self.stop_watching(laggard, room.id)
-            laggard.push("watch_ended", {"race": room.id, "reason": "too_slow"})
-        if not room.pending and room.spectator_count_shown == len(room.spectators):
-            self.feeding.discard(room)
+            spectator.push(WatchEnded(room.id, reason))
 
 
 def over_view(room: Room) -> dict[str, Any]:

@@ -14,6 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from protocol.player_events import (
+    CountdownSet,
+    PlayerEvent,
+    RacerJoined,
+    RacerLeft,
+    Standings,
+    Started,
+)
 from protocol.race import Now, Phase, view_json
 from protocol.race_record import Countdown, Joined, Left, RaceChange, Retired
 from protocol.race_views import public_info, racer_view
@@ -36,19 +44,15 @@ def told(
     effects: Effects = []
     for change in changes:
         if isinstance(change, Joined):
-            info = {"race": public_info(race)}
-            effects += tell_racers(room, "joined", info, but=change.player)
+            effects += tell_racers(room, RacerJoined(public_info(race)), but=change.player)
         elif isinstance(change, Left):
             if race.racers:
-                effects += tell_racers(room, "left", {"race": public_info(race)})
+                effects += tell_racers(room, RacerLeft(public_info(race)))
         elif isinstance(change, Countdown) and race.start_mono is not None:
-            announce = {
-                "race": room.id,
-                "start_at_ms": race.start_wall,
-                "starts_in_ms": max(0, race.start_mono - moment.mono_ms),
-            }
-            effects += tell_racers(room, "countdown", announce)
-            effects += [Post(room, "countdown", announce), StartAt(room, race.start_mono)]
+            starts_in_ms = max(0, race.start_mono - moment.mono_ms)
+            announce = CountdownSet(room.id, race.start_wall, starts_in_ms)
+            effects += tell_racers(room, announce)
+            effects += [Post(room, "countdown", announce.data()), StartAt(room, race.start_mono)]
         elif isinstance(change, Retired):
             player = change.player
             racer = race.racers[player]
@@ -73,7 +77,7 @@ def begin(room: Room) -> Effects:
     if race.phase is not Phase.COUNTDOWN:
         return []  # everyone left or dropped during the countdown, or begun already
     race.begin()
-    effects: Effects = [Push(player, "started", racer_view(race, player)) for player in race.racers]
+    effects: Effects = [Push(player, Started(racer_view(race, player))) for player in race.racers]
     first = next(iter(race.racers.values())).state
     assert first is not None
     effects.append(Post(room, "started", {"view": view_json(race.rules.view(first))}))
@@ -90,8 +94,8 @@ def racer_done(
     return standings(room, moment, here, but=player)
 
 
-def tell_racers(room: Room, kind: str, data: dict[str, Any], but: str | None = None) -> Effects:
-    return [Push(player, kind, data) for player in room.race.racers if player != but]
+def tell_racers(room: Room, event: PlayerEvent, but: str | None = None) -> Effects:
+    return [Push(player, event) for player in room.race.racers if player != but]
 
 
 def standings(
@@ -118,5 +122,5 @@ def standings(
         room.told[player] = (room.standings_version, moment.mono_ms)
         if players is None:
             players = room.race.standings()
-        effects.append(Push(player, "standings", {"race": room.id, "players": players}))
+        effects.append(Push(player, Standings(room.id, players)))
     return effects

@@ -17,10 +17,10 @@ from protocol.games import rules_for
 from protocol.race import Race, RaceSettings
 from protocol.wire import MSGPACK
 from server.config import Settings
+from server.feeds import Feeds
 from server.outbox import Outbox
 from server.rooms import Feeding, Room
 from server.sessions import Session
-from server.spectating import SpectatingDesk
 
 GAME = "mount_sunflower"
 
@@ -62,16 +62,17 @@ def spectator(room: Room, outbox: Outbox, backlog: int = 0) -> tuple[Session, Tr
     return session, transport
 
 
-def a_room(feeding: Feeding, delay_ms: int = 0) -> Room:
+def a_room(feeding: Feeding, delay_ms: int) -> Room:
     rules = rules_for(GAME)
     settings = RaceSettings(GAME, dict(rules.options), 18, spectator_delay_ms=delay_ms)
     return Room(Race("r1", settings, rules, "ann"), 0, feeding)
 
 
-def a_desk(room: Room, feeding: Feeding, outbox: Outbox, **changes: Any) -> SpectatingDesk:
-    settings = dataclasses.replace(Settings(), **changes)
-    director = SimpleNamespace(rooms={room.id: room})
-    return SpectatingDesk(settings, None, director, outbox, feeding)  # type: ignore[arg-type]
+def feeds_and_room(delay_ms: int = 0, **changes: Any) -> tuple[Feeds, Outbox, Room]:
+    """A node's feeds (with ``changes`` to the settings), its outbox, and a room fed by them."""
+    outbox = Outbox()
+    feeds = Feeds(dataclasses.replace(Settings(), **changes), outbox)
+    return feeds, outbox, a_room(feeds.feeding, delay_ms)
 
 
 async def turns(count: int) -> None:
@@ -80,15 +81,13 @@ async def turns(count: int) -> None:
 
 
 async def test_an_item_is_written_to_a_chunk_of_spectators_per_loop_turn_without_waiting() -> None:
-    feeding, outbox = Feeding(), Outbox()
-    room = a_room(feeding)
-    desk = a_desk(room, feeding, outbox, spectator_chunk=4, feed_interval_ms=60_000)
+    feeds, outbox, room = feeds_and_room(spectator_chunk=4, feed_interval_ms=60_000)
     fans = [spectator(room, outbox) for _ in range(10)]
     room.post("act", {"player": "ann", "action": "t0 1 t1"}, 0, racer="ann")
     await turns(1)  # the end of the turn that posted it: the first chunk
     assert sum(1 for _, transport in fans if transport.written) == 4 and room.sending
     await turns(2)  # two more turns: 4 + 4 + 2
-    assert not room.sending and desk.fan_outs.count == 1 and desk.fan_outs.frames == 10
+    assert not room.sending and feeds.fan_outs.count == 1 and feeds.fan_outs.frames == 10
     for _, transport in fans:
         [frame] = transport.written  # one write, holding the spectator count and the item
         items = frames_in(frame)
@@ -97,9 +96,7 @@ async def test_an_item_is_written_to_a_chunk_of_spectators_per_loop_turn_without
 
 
 async def test_items_that_come_during_a_fan_out_go_out_together_after_it_in_order() -> None:
-    feeding, outbox = Feeding(), Outbox()
-    room = a_room(feeding)
-    a_desk(room, feeding, outbox, spectator_chunk=3, feed_interval_ms=60_000)
+    _, outbox, room = feeds_and_room(spectator_chunk=3, feed_interval_ms=60_000)
     fans = [spectator(room, outbox) for _ in range(9)]
     room.post("act", {"player": "ann", "action": "a1"}, 0, racer="ann")
     await turns(1)
@@ -118,9 +115,7 @@ async def test_items_that_come_during_a_fan_out_go_out_together_after_it_in_orde
 
 
 async def test_a_spectator_too_far_behind_is_dropped_and_told_why() -> None:
-    feeding, outbox = Feeding(), Outbox()
-    room = a_room(feeding)
-    a_desk(room, feeding, outbox, spectator_write_buffer=1000, feed_interval_ms=60_000)
+    _, outbox, room = feeds_and_room(spectator_write_buffer=1000, feed_interval_ms=60_000)
     keeping, kept = spectator(room, outbox)
     slow, behind = spectator(room, outbox, backlog=1001)
     room.post("act", {"player": "ann", "action": "a1"}, 0, racer="ann")
@@ -138,21 +133,19 @@ async def test_a_spectator_too_far_behind_is_dropped_and_told_why() -> None:
 
 
 async def test_a_delayed_feed_waits_for_its_delay_and_the_tick() -> None:
-    feeding, outbox = Feeding(), Outbox()
-    room = a_room(feeding, delay_ms=400)
-    desk = a_desk(room, feeding, outbox, feed_interval_ms=60_000)
+    feeds, outbox, room = feeds_and_room(delay_ms=400, feed_interval_ms=60_000)
     _, transport = spectator(room, outbox)
     room.post("act", {"player": "ann", "action": "a1"}, 1000, racer="ann")
     await turns(5)
     assert transport.written == [] and room.released_seq == 0
-    desk.flush(SimpleNamespace(mono_ms=1399))  # type: ignore[arg-type]
+    feeds.flush(SimpleNamespace(mono_ms=1399))  # type: ignore[arg-type]
     await turns(2)
     assert transport.written == []  # (the spectator count, posted now, is delayed too)
-    desk.flush(SimpleNamespace(mono_ms=1400))  # type: ignore[arg-type]
+    feeds.flush(SimpleNamespace(mono_ms=1400))  # type: ignore[arg-type]
     await turns(2)
     items = frames_in(b"".join(transport.written))
     assert [(item["kind"], item["action"]) for item in items] == [("act", "a1")]
-    desk.flush(SimpleNamespace(mono_ms=1799))  # type: ignore[arg-type]
+    feeds.flush(SimpleNamespace(mono_ms=1799))  # type: ignore[arg-type]
     await turns(2)
     assert [item["kind"] for item in frames_in(b"".join(transport.written))] == [
         "act",
@@ -166,9 +159,7 @@ class Broken(Transport):
 
 
 async def test_a_connection_whose_write_fails_costs_no_other_spectator_its_items() -> None:
-    feeding, outbox = Feeding(), Outbox()
-    room = a_room(feeding)
-    a_desk(room, feeding, outbox, spectator_chunk=2, feed_interval_ms=60_000)
+    _, outbox, room = feeds_and_room(spectator_chunk=2, feed_interval_ms=60_000)
     fans = [spectator(room, outbox) for _ in range(5)]
     fans[0][0].connection.transport = Broken()  # type: ignore[union-attr]
     for action in ("a1", "a2"):

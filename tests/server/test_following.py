@@ -206,6 +206,6 @@ async def test_a_follower_sends_standings_only_to_its_own_racers(
     later = now()
     later = Now(later.mono_ms + 60_000, later.wall_ms + 60_000)  # everyone idle since long
     pushed = [e for e in b.races.look_after(room, later) if isinstance(e, Push)]
-    assert [(push.player, push.kind) for push in pushed] == [(bob.player, "standings")]
+    assert [(push.player, push.event.kind) for push in pushed] == [(bob.player, "standings")]
     for client in (ann, bob):
         await client.close()

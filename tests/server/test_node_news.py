@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from protocol.player_events import Rated, Started
 from protocol.race import LogEntry
 from server.node_news import (
     CARRIED_MAX,
@@ -24,7 +25,8 @@ EVERY_KIND = [
     RecordChanged(7, "n1"),
     Logged("p1", "n1", ((1, 20, "deal"), (2, 35, "t0 1 t3"))),
     Logged("p1", "n1"),
-    Pushed("p1", "rated", {"race": "r1"}, "n2"),
+    Pushed("p1", Rated("r1", "sanibel", {"p1": {"rating": 1510, "change": 10}}), "n2"),
+    Pushed("p1", Started({"race": "r1", "you": {"player": "p1"}}), "n2"),
     TakenOver("p1", "n2"),
     Resync(),
 ]
@@ -44,6 +46,8 @@ def test_each_kind_of_news_round_trips_through_its_json(news: object) -> None:
         {"k": "record", "v": "7", "n": "n1"},
         {"k": "log", "n": "n1"},  # no player
         {"k": "push", "p": "p1", "n": "n1"},  # no kind
+        {"k": "push", "p": "p1", "n": "n1", "kind": "gossip", "data": {}},  # not an event
+        {"k": "push", "p": "p1", "n": "n1", "kind": "held", "data": {"race": "r1"}},  # fields?
         {"k": "taken", "p": 3, "n": "n1"},
         {"k": "gossip", "p": "p1", "n": "n1"},
         {"k": "log", "p": "p1"},  # no node

@@ -10,6 +10,7 @@ import pytest
 from harness import winning_actions
 
 from protocol.games import rules_for
+from protocol.player_events import Snapshot
 from protocol.race import LogEntry, Now, Phase, Race, RaceSettings
 from protocol.race_record import record_of, restore
 from protocol.race_views import racer_view
@@ -95,7 +96,7 @@ def test_a_countdown_still_running_here_begins_before_the_first_logged_action() 
     room = Room(race_of(countdown_ms=3_000), START.mono_ms, Feeding())
     effects = apply_logged(room, "ann", logged, START, SETTINGS, lambda player: True)
     assert [type(effect) for effect in effects] == [Push, Push, Post, PostAct]
-    assert [(e.player, e.kind) for e in effects if isinstance(e, Push)] == [
+    assert [(e.player, e.event.kind) for e in effects if isinstance(e, Push)] == [
         ("ann", "started"),
         ("bob", "started"),
     ]
@@ -111,7 +112,7 @@ def test_a_logged_finish_tells_the_standings_to_the_racers_here_only(
     here = {"ann": True, "bob": bob_here}.__getitem__
     effects = apply_logged(room, "ann", logged, START, SETTINGS, here)
     assert room.race.racers["ann"].outcome is not None
-    pushed = [(e.player, e.kind) for e in effects if isinstance(e, Push)]
+    pushed = [(e.player, e.event.kind) for e in effects if isinstance(e, Push)]
     assert pushed == [(player, "standings") for player in told]
 
 
@@ -145,8 +146,7 @@ def test_the_race_read_back_replaces_the_replica_and_every_racer_gets_a_snapshot
     assert room.race is rebuilt.race and room.durable == {"ann": 2} and room.version == 5
     assert not room.suspect
     assert effects == [
-        Push(player, "snapshot", {"races": [racer_view(rebuilt.race, player)]})
-        for player in ("ann", "bob")
+        Push(player, Snapshot([racer_view(rebuilt.race, player)])) for player in ("ann", "bob")
     ]
 
 

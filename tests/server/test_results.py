@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from protocol.games import rules_for
+from protocol.player_events import RaceResult
 from protocol.race import Badge, Ending, Now, Phase, Race, RaceSettings
 from protocol.race_record import record_of
 from protocol.race_views import race_result, race_runs, racer_view, revealed_views
@@ -81,8 +82,8 @@ def test_a_finished_race_is_written_first_then_told_then_rated_and_kept_in_histo
     assert written.on_written is not None
     written.on_written()
     assert room.stored  # once written, the race may be let go
-    told = [(e.player, e.kind, e.data) for e in effects if isinstance(e, Push)]
-    assert told == [("ann", "result", result), ("bob", "result", result)]
+    told = [(e.player, e.event) for e in effects if isinstance(e, Push)]
+    assert told == [("ann", RaceResult(result)), ("bob", RaceResult(result))]
     # spectators also get every racer's cards, face-down ones too: the deal is shown now
     assert effects[3] == Post(room, "result", {**result, "revealed": revealed_views(room.race)})
     assert effects[4] == Rate(room)
@@ -180,10 +181,12 @@ def test_every_rated_racer_is_told_every_new_rating_and_its_rounded_change() -> 
     }
     effects = ratings_told(race, changed)
     assert [effect.player for effect in effects] == ["ann", "bob"]
-    assert all(isinstance(effect, PushAnywhere) and effect.kind == "rated" for effect in effects)
+    assert all(
+        isinstance(effect, PushAnywhere) and effect.event.kind == "rated" for effect in effects
+    )
     told = effects[0]
     assert isinstance(told, PushAnywhere) and effects[1] == replace(told, player="bob")
-    assert told.data == {
+    assert told.event.data() == {
         "race": "r1",
         "game": GAME,
         "ratings": {

@@ -124,7 +124,7 @@ async def test_keepalive_pings_find_a_dead_connection() -> None:
 
 async def test_an_old_session_s_grace_period_or_removal_leaves_a_newer_one_of_its_player() -> None:
     expired: list[str] = []
-    sessions = Sessions(grace_ms=10, expire=expired.append)
+    sessions = Sessions(grace_ms=10, expire=expired.append, outbox=Outbox())
     old = Session("Ann", 16, Outbox(), player="p1")
     sessions.add(old)
     sessions.away(old)

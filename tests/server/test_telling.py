@@ -6,9 +6,10 @@ closes, and idle racers get the standings only when they are behind."""
 from __future__ import annotations
 
 from protocol.games import rules_for
+from protocol.player_events import CountdownSet, RacerJoined, RacerLeft, Standings, Started
 from protocol.race import Ending, Now, Phase, Race, RaceSettings
 from protocol.race_record import record_changes, record_of
-from protocol.race_views import public_info
+from protocol.race_views import public_info, racer_view
 from server.config import Settings
 from server.effects import Forget, Post, Push, StartAt, Write
 from server.rooms import Feeding, Room
@@ -46,17 +47,17 @@ def test_a_joiner_s_fellow_racers_hear_of_them_and_a_leaver_s_of_their_going() -
     before = record_of(room.race)
     room.race.join("cy", "Cy")
     changes = record_changes(before, record_of(room.race))
-    info = {"race": public_info(room.race)}
+    joined = RacerJoined(public_info(room.race))
     assert told(room, changes, START, SETTINGS, everywhere) == [
-        Push("ann", "joined", info),
-        Push("bob", "joined", info),
+        Push("ann", joined),
+        Push("bob", joined),
     ]
     before = record_of(room.race)
     room.race.leave("bob")
     changes = record_changes(before, record_of(room.race))
-    info = {"race": public_info(room.race)}
+    gone = RacerLeft(public_info(room.race))
     left = told(room, changes, START, SETTINGS, everywhere)
-    assert left == [Push("ann", "left", info), Push("cy", "left", info)]
+    assert left == [Push("ann", gone), Push("cy", gone)]
 
 
 def test_a_countdown_is_announced_to_racers_and_spectators_and_its_start_armed() -> None:
@@ -66,8 +67,8 @@ def test_a_countdown_is_announced_to_racers_and_spectators_and_its_start_armed()
     changes = record_changes(before, record_of(room.race))
     announce = {"race": "r1", "start_at_ms": START.wall_ms + 3_000, "starts_in_ms": 3_000}
     assert told(room, changes, START, SETTINGS, everywhere) == [
-        Push("ann", "countdown", announce),
-        Push("bob", "countdown", announce),
+        Push("ann", CountdownSet(**announce)),
+        Push("bob", CountdownSet(**announce)),
         Post(room, "countdown", announce),
         StartAt(room, start_mono),
     ]
@@ -77,9 +78,9 @@ def test_the_start_gives_every_racer_the_deal_once() -> None:
     room = room_of("ann", "bob")
     room.race.schedule_start("ann", START)
     effects = begin(room)
-    assert [(e.player, e.kind) for e in effects if isinstance(e, Push)] == [
-        ("ann", "started"),
-        ("bob", "started"),
+    assert [(e.player, e.event) for e in effects if isinstance(e, Push)] == [
+        ("ann", Started(racer_view(room.race, "ann"))),
+        ("bob", Started(racer_view(room.race, "bob"))),
     ]
     assert isinstance(effects[-1], Post) and effects[-1].kind == "started"
     assert room.race.phase is Phase.RUNNING
@@ -92,10 +93,9 @@ def test_a_retirement_goes_to_the_spectators_and_the_standings_to_the_racers_her
     room.race.retire("ann", Ending.RESIGNED, START)
     changes = record_changes(before, record_of(room.race))
     effects = told(room, changes, START, SETTINGS, lambda player: player != "cy")
-    standing = {"race": "r1", "players": room.race.standings()}
     assert effects == [
         Post(room, "retired", {"player": "ann", "outcome": "resigned"}, racer="ann"),
-        Push("bob", "standings", standing),
+        Push("bob", Standings("r1", room.race.standings())),
     ]
     assert room.standings_version == 1
 
@@ -114,6 +114,6 @@ def test_idle_racers_get_the_standings_only_when_behind_and_idle_since_then() ->
     room.told = {"ann": (2, 0), "bob": (1, 0), "cy": (1, 0)}  # ann knows the latest
     room.last_act = {"bob": 500, "cy": 2_000}  # cy acted since
     idle = standings(room, START, everywhere, idle_since=1_000)
-    assert idle == [Push("bob", "standings", {"race": "r1", "players": room.race.standings()})]
+    assert idle == [Push("bob", Standings("r1", room.race.standings()))]
     assert room.told["bob"] == (2, START.mono_ms)
     assert standings(room, START, everywhere, idle_since=1_000) == []  # told now
