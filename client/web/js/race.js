@@ -37,6 +37,7 @@ export class RaceScreen {
     this.rated = null; // the `rated` event: every rated racer's new rating and change
     this.held = null; // the `held` event: this race waits for a moderator before it counts
     this.rematchOffer = null;
+    this.el["seal-toggle"].addEventListener("click", () => this.toggleSeal());
     this.el["ghost-button"].addEventListener("click", () =>
       this.app.startDaily(this.info.game, true),
     );
@@ -292,6 +293,13 @@ export class RaceScreen {
     }
   }
 
+  /** The deal's seal (its commitment) is shown on asking: "Fair deal". */
+  toggleSeal() {
+    const seal = this.el["race-seal"];
+    seal.hidden = !seal.hidden;
+    this.el["seal-toggle"].setAttribute("aria-expanded", String(!seal.hidden));
+  }
+
   copyLink() {
     copyInput(this.el["share-link"], (text) => this.app.notice(text));
   }
@@ -322,6 +330,7 @@ export class RaceScreen {
     const practice = info.mode === "daily" && info.ranked === false ? ` · ${practiceText(guest)}` : "";
     fill(this.el["race-sub"], `${deal} · ${optionsText(info.game, info.options)}${practice}`);
     fill(this.el["race-seal"], sealText(info.commitment));
+    this.el["seal-toggle"].hidden = !info.commitment;
     this.controls.drawExample(info);
     this.el["daily-note"].hidden = info.mode !== "daily" || this.daily?.certified !== false;
     drawWaiting(this.el, info, this.me);
