@@ -130,7 +130,6 @@ class RaceServer:
             self.sessions,
             self.races,
             self.spectating,
-            self.executor,
             self.writer,
             self.metrics,
             self.seal,

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from protocol.games import rules_for
+from protocol.messages import ProtocolError
 from protocol.race import LogEntry, Now, Phase, Race, RaceError, RaceSettings
 from protocol.race_record import (
     Joined,
@@ -167,6 +168,29 @@ class RaceService:
                 caught += await self._catch_up(room, moment)
         self.carry_out(caught)
         raise RaceError("the race kept changing under this request: try again", "race_busy")
+
+    async def take_over(self, player: str, fence: int, moment: Now) -> tuple[list[str], int]:
+        """``player``'s session continues on this node with ``fence``: follow their live
+        races (rebuilt from the store), claim their logs with the fence (an older
+        session's late writes are refused from now on), and read what it wrote up to
+        then. Returns the races they are listed in and how many were rebuilt;
+        ProtocolError ``replaced`` if a newer session of theirs claimed a log first."""
+        races = await self.store.races.player_races(player)
+        rebuilt = 0
+        for race_id in races:
+            rebuilt += race_id not in self.rooms
+            try:
+                room = await self.find(race_id, moment)
+            except RaceError:
+                continue
+            if room.race.phase is Phase.DONE:
+                continue
+            if not await self.store.races.claim_racer(race_id, player, fence):
+                raise ProtocolError(
+                    "this player's session continues on a newer connection", "replaced"
+                )
+            self.carry_out(await self.pull(room, player, moment))
+        return races, rebuilt
 
     def stored(self, room: Room, entry: LogEntry) -> None:
         """``entry`` of ``room``'s log is written."""

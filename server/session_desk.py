@@ -18,13 +18,12 @@ from protocol.games import catalog
 from protocol.messages import Hello, ProtocolError, Welcome
 from protocol.player_events import Snapshot
 from protocol.players import is_bot, new_player_id
-from protocol.race import Phase, RaceError
 from protocol.race_views import racer_view
 from protocol.wire import PROTOCOL_VERSION
 from server.client import Client
 from server.config import Settings
 from server.effects import Effects, Write
-from server.executor import Executor, now
+from server.executor import now
 from server.jobs import SaveIdentity
 from server.metrics import Metrics
 from server.race_service import RaceService
@@ -58,7 +57,6 @@ class SessionDesk:
         sessions: Sessions,
         races: RaceService,
         spectating: SpectatingDesk,
-        executor: Executor,
         writer: Writer,
         metrics: Metrics,
         seal: Seal,
@@ -71,7 +69,6 @@ class SessionDesk:
         self.sessions = sessions
         self.races = races
         self.spectating = spectating
-        self.executor = executor
         self.writer = writer
         self.metrics = metrics
         self.durable_identities = settings.keep_identities_days * 86_400
@@ -218,26 +215,10 @@ class SessionDesk:
 
     async def _take_over(self, player: str, fence: int) -> bool:
         """The player's session continues here (from a node that stopped, or that they
-        left): follow their live races (rebuilt from the store), claim their logs with
-        this session's fence (the old node's late writes are refused from now on), and
-        read what the old node wrote up to then. True when they race in any.
-        ProtocolError ``replaced`` if a newer session of theirs claimed a log first."""
-        moment = now()
-        races = await self.store.races.player_races(player)
-        for race_id in races:
-            if race_id not in self.races.rooms:
-                self.metrics.races_rebuilt.inc()
-            try:
-                room = await self.races.find(race_id, moment)
-            except RaceError:
-                continue
-            if room.race.phase is Phase.DONE:
-                continue
-            if not await self.store.races.claim_racer(race_id, player, fence):
-                raise ProtocolError(
-                    "this player's session continues on a newer connection", "replaced"
-                )
-            self.executor.run(await self.races.pull(room, player, moment))
+        left): their races are taken over with this session's fence (``RaceService.
+        take_over``). True when they race in any."""
+        races, rebuilt = await self.races.take_over(player, fence, now())
+        self.metrics.races_rebuilt.inc(rebuilt)
         return bool(races)
 
     def let_go(self, player: str) -> None:
