@@ -33,10 +33,11 @@ export class AccountPanel {
     document.getElementById("profile-link").hidden = !this.app.conn;
   }
 
-  async send(type) {
+  /** ``register`` or ``sign_in`` with the panel's fields, or with those given. */
+  async send(type, given = null) {
     const fields = this.form.elements;
-    const username = fields.username.value.trim();
-    const password = fields.password.value;
+    const username = given?.username ?? fields.username.value.trim();
+    const password = given?.password ?? fields.password.value;
     fill(this.message, type === "sign_in" ? "Signing in…" : "Creating your account…");
     this.message.classList.remove("error");
     try {

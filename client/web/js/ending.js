@@ -22,13 +22,14 @@ export function drawResult(el, info, result, rated, app, held) {
   fill(el["results-deal"], result.deal ? `Deal ${result.deal}` : "");
   el["results-proof"].hidden = !result.nonce;
   fill(
-    el["results-proof"],
+    el["results-proof-text"],
     result.nonce
       ? `Nonce ${result.nonce}: the seal is the SHA-256 of the deal and this nonce. ` +
           `Check the whole race with: solrace verify race ${result.race}`
       : "",
   );
   drawRated(el["results-rating"], info.players, rated, me);
+  drawPlace(el["results-place"], info, result, app);
   if (held) {
     // The fair-play rule flagged a run of this race (docs/fairness.md): it counts once a
     // moderator has looked.
@@ -45,6 +46,42 @@ export function drawResult(el, info, result, rated, app, held) {
   el["ghost-button"].hidden = info.mode !== "daily" || !app.conn.account;
   el["board-link"].hidden = info.mode !== "daily";
   el["board-link"].href = `#boards=${info.game}`;
+}
+
+const places = new Map(); // race id -> the line said of a ranked daily run's place
+
+/**
+ * A ranked daily run's place on the day's board at once, with the share of the day's
+ * other runs it beat: "3rd of 120 today: better than 98% of the other runs". Asked once
+ * (the run is on the board before the result is told); a practice run or a held one is
+ * not on it, and says nothing.
+ */
+async function drawPlace(line, info, result, app) {
+  const known = places.get(result.race);
+  line.hidden = !known;
+  fill(line, known ?? "");
+  if (known !== undefined || info.mode !== "daily") return;
+  places.set(result.race, null);
+  try {
+    const board = await app.conn.request("daily_board", {
+      game: info.game,
+      day: info.day,
+      top: 1,
+      around: 0,
+    });
+    if (board.me?.race !== result.race) return; // a practice run, or held for review
+    const { rank } = board.me;
+    const others = board.total - 1;
+    const text = others
+      ? `${ordinal(rank)} of ${board.total} today: better than ` +
+        `${Math.floor((100 * (board.total - rank)) / others)}% of the other runs`
+      : `${ordinal(rank)} today: the first run of the day`;
+    places.set(result.race, text);
+    fill(line, text);
+    line.hidden = false;
+  } catch {
+    places.delete(result.race); // the result stands without it; asked again next time
+  }
 }
 
 /** "Rating: Ann 1662? (+162), Bob 1338? (−162)": the `rated` event, mine first. */

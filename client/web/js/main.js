@@ -65,6 +65,18 @@ class App {
       remembered.name = name;
       this.connect(name);
     });
+    const firstSignIn = document.getElementById("first-sign-in");
+    firstSignIn.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const { username, password } = firstSignIn.elements;
+      const name = username.value.trim();
+      if (!name) return;
+      // a session first (as a guest of that name), then the account signed into on it
+      this.signingIn = { username: name, password: password.value };
+      password.value = "";
+      remembered.name = name;
+      this.connect(name);
+    });
     document.getElementById("sign-out").addEventListener("click", () => this.signOut());
     document.getElementById("change-name").addEventListener("click", () => this.signOut(true));
     document.getElementById("reconnect-now").addEventListener("click", () => this.conn?.retryNow());
@@ -170,7 +182,12 @@ class App {
       this.showGames();
       if (this.currentName === "rules") this.route();
     }
-    this.loadPlayers().then(() => this.account.draw());
+    const signingIn = this.signingIn;
+    this.signingIn = null;
+    this.loadPlayers().then(() => {
+      this.account.draw();
+      if (signingIn) this.account.send("sign_in", signingIn);
+    });
     if (!this.welcomed) {
       this.welcomed = true;
       this.route();
