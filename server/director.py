@@ -14,18 +14,16 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from protocol.daily import day_of
 from protocol.deals import MAX_DEAL, check_deal_number
 from protocol.games import rules_for
-from protocol.messages import Act, CreateRace, Error, Result, ServerMessage
+from protocol.messages import Act, CreateRace, Error, Result
 from protocol.player_events import RematchOffered
 from protocol.race import (
     Badge,
     Ending,
-    LogEntry,
     Now,
     Phase,
     Race,
@@ -36,7 +34,7 @@ from protocol.race import (
 from protocol.race_views import public_info, public_log, racer_view
 from protocol.ratings import DEFAULT, aged, is_provisional
 from server.config import Settings
-from server.effects import Effects, Follow, PostAct, PushAnywhere
+from server.effects import ActDecision, Effects, Follow, PostAct, PushAnywhere
 from server.race_service import RaceService
 from server.rooms import Room
 from server.store import Store
@@ -48,17 +46,6 @@ log = logging.getLogger("solrace.director")
 Answer = tuple[dict[str, Any], Effects]
 MAX_OPEN_RACES = 5  # races not started yet that one player may be in at once
 MAX_LISTED = 100  # races in one list_races answer
-
-
-@dataclass(slots=True)
-class ActDecision:
-    """The answer to one ``act``: the reply, what follows once it is stored, and the log
-    entry to store first (None: nothing to store; a refusal or a resend)."""
-
-    reply: ServerMessage
-    effects: Effects
-    room: Room | None
-    entry: LogEntry | None
 
 
 def new_id() -> str:

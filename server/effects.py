@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from protocol.messages import ServerMessage
 from protocol.player_events import PlayerEvent
+from protocol.race import LogEntry
 from server.jobs import Job
 
 if TYPE_CHECKING:
@@ -99,3 +101,14 @@ class Rate:
 
 Effect = Push | Post | PostAct | Write | StartAt | Forget | Follow | PushAnywhere | Rate
 Effects = list[Effect]
+
+
+@dataclass(slots=True)
+class ActDecision:
+    """The answer to one ``act``: the reply, what follows once it is stored, and the log
+    entry to store first (None: nothing to store; a refusal or a resend)."""
+
+    reply: ServerMessage
+    effects: Effects
+    room: Room | None
+    entry: LogEntry | None

@@ -4,7 +4,8 @@ event, a spectator feed item, a store job, a timer, or a race let go.
 It also runs the act hot path's second half: the reply and the effects of an accepted
 action wait until its log entry is written (``Writer``), and an action whose entry could
 not be written is taken back and answered ``store_unavailable`` (the race is then read back
-from the store: ``server/replica.py``).
+from the store: ``RaceService.reconcile``). What a race's failure or timer decides is the
+race service's; this module only carries it out.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from protocol.messages import Error
 from protocol.race import Now
 from server.answers import Answer, Answers
 from server.client import Client
-from server.director import ActDecision
 from server.effects import (
+    ActDecision,
     Effects,
     Follow,
     Forget,
@@ -34,14 +35,12 @@ from server.effects import (
 from server.jobs import AppendActions
 from server.race_service import RaceService
 from server.relay import Relay
-from server.replica import let_go, reconciled, rewrite, undo_unstored
 from server.retrying import until_the_store_takes_it
 from server.rooms import Room
 from server.sessions import Sessions
 from server.spectating import SpectatingDesk
 from server.store import Fenced, StoreError
 from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
-from server.telling import begin
 from server.writer import Writer
 
 log = logging.getLogger("solrace.executor")
@@ -157,7 +156,7 @@ class Executor:
         await until_the_store_takes_it(rate, "rating a race", race=room.id)
 
     def begin(self, room: Room) -> None:
-        self.run(begin(room))
+        self.run(self.races.begin(room))
 
     # ------------------------------------------------------------------ the act hot path
 
@@ -188,14 +187,13 @@ class Executor:
             self.run(decision.effects)
 
         def refused(error: StoreError) -> None:
-            if isinstance(error, Fenced):  # another node holds the player now
-                let_go(room, entry.player)
+            fenced = isinstance(error, Fenced)  # another node holds the player now
+            if self.races.write_refused(room, entry.player, fenced, now()):
+                self._reconcile(room)
+            if fenced:
                 self.let_go(entry.player)
                 client.deferred -= 1  # no answer: this connection is closed
                 return
-            if not room.suspect:
-                undo_unstored(room, now())
-                self._reconcile(room)
             request_id = getattr(decision.reply, "id", None)
             error_reply = Error(request_id, "act", STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE)
             answers.act_answered(client, error_reply, read_at)
@@ -211,18 +209,11 @@ class Executor:
             while True:
                 await self.writer.idle.wait()
                 try:
-                    rebuilt = await self.races.rebuild(room.id, now(), fresh=True)
+                    effects = await self.races.reconcile(room, now(), self._fence_of)
                 except StoreError:
                     await asyncio.sleep(RECONCILE_PAUSE_S)
                     continue
-                if rebuilt is None:
-                    log.error(
-                        "a live race was lost by the store: writing it again",
-                        extra={"race": room.id},
-                    )
-                    self.run(rewrite(room, self._fence_of))
-                else:
-                    self.run(reconciled(room, rebuilt))
+                self.run(effects)
                 log.info("race read back from the store", extra={"race": room.id})
                 return
 

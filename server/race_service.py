@@ -36,11 +36,11 @@ from server.config import Settings
 from server.effects import Effects, Follow, Forget, StartAt
 from server.node_news import CarriedEntries
 from server.rating import rate
-from server.replica import apply_logged, carried_entries
+from server.replica import apply_logged, carried_entries, let_go, reconciled, rewrite, undo_unstored
 from server.results import finished
 from server.rooms import Feeding, Room
 from server.store import Listed, Store, StoreError
-from server.telling import standings, told
+from server.telling import begin, standings, told
 
 log = logging.getLogger("solrace.director")
 
@@ -191,6 +191,35 @@ class RaceService:
                 )
             self.carry_out(await self.pull(room, player, moment))
         return races, rebuilt
+
+    def begin(self, room: Room) -> Effects:
+        """``room``'s start signal is due: what the start tells (``telling.begin``)."""
+        return begin(room)
+
+    def write_refused(self, room: Room, player: str, fenced: bool, moment: Now) -> bool:
+        """A write of ``player``'s action to ``room``'s log was refused: ``fenced`` (another
+        node holds the player now), the racer is let go here; else what was not stored is
+        taken back and the race must be read back from the store (True: the caller
+        reconciles it, once; False: it is being already)."""
+        if fenced:
+            let_go(room, player)
+            return False
+        if room.suspect:
+            return False
+        undo_unstored(room, moment)
+        return True
+
+    async def reconcile(self, room: Room, moment: Now, fence_of: Callable[[str], int]) -> Effects:
+        """Read ``room``'s race back from the store (a write whose answer was lost may have
+        gone in) and take that as the truth; if the store lost it, write it again from
+        what was stored before. StoreError while the store is out."""
+        rebuilt = await self.rebuild(room.id, moment, fresh=True)
+        if rebuilt is None:
+            log.error(
+                "a live race was lost by the store: writing it again", extra={"race": room.id}
+            )
+            return rewrite(room, fence_of)
+        return reconciled(room, rebuilt)
 
     def stored(self, room: Room, entry: LogEntry) -> None:
         """``entry`` of ``room``'s log is written."""
