@@ -9,7 +9,7 @@ fields by name; ``Started`` and ``RaceResult`` carry a whole view or result as t
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 
 class _Fields:
@@ -24,6 +24,21 @@ class _Fields:
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Any:
         return cls(**{field.name: data[field.name] for field in fields(cls)})  # type: ignore[arg-type]
+
+
+class _Whole:
+    """An event whose one field is its whole data (a view, a result)."""
+
+    __slots__ = ()
+    kind: ClassVar[str]
+
+    def data(self) -> dict[str, Any]:
+        whole: dict[str, Any] = getattr(self, fields(self)[0].name)  # type: ignore[arg-type]
+        return whole
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Any:
+        return cls(data)  # type: ignore[call-arg]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,18 +68,11 @@ class CountdownSet(_Fields):
 
 
 @dataclass(frozen=True, slots=True)
-class Started:
+class Started(_Whole):
     """The start signal: my racer view, with the deal."""
 
     kind: ClassVar[str] = "started"
     view: dict[str, Any]
-
-    def data(self) -> dict[str, Any]:
-        return self.view
-
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Started:
-        return cls(data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,18 +109,11 @@ class Held(_Fields):
 
 
 @dataclass(frozen=True, slots=True)
-class RaceResult:
+class RaceResult(_Whole):
     """Everyone is done: the race's result."""
 
     kind: ClassVar[str] = "result"
     result: dict[str, Any]
-
-    def data(self) -> dict[str, Any]:
-        return self.result
-
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> RaceResult:
-        return cls(data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,24 +161,7 @@ PlayerEvent = (
     | WatchEnded
     | Shutdown
 )
-EVENT_TYPES: dict[str, Any] = {
-    kind.kind: kind
-    for kind in (
-        RacerJoined,
-        RacerLeft,
-        CountdownSet,
-        Started,
-        Standings,
-        Paired,
-        Rated,
-        Held,
-        RaceResult,
-        RematchOffered,
-        Snapshot,
-        WatchEnded,
-        Shutdown,
-    )
-}
+EVENT_TYPES: dict[str, Any] = {event.kind: event for event in get_args(PlayerEvent)}
 
 
 def player_event(kind: str, data: dict[str, Any]) -> PlayerEvent:
