@@ -171,6 +171,13 @@ def test_two_players_who_race_someone_now_meet_in_a_race_that_starts_by_itself(
         expect(page.locator("#results")).to_be_visible()
         expect(page.locator("#results-rating")).to_be_hidden()
     problems += view_problems(cal, axe_source, "results-phone")
+    # a race the server paired offers "Play again": back in the same game's pool at once
+    # (a race set up in the lobby does not: tests/client/test_browser_racers_*)
+    cal.locator("#results").get_by_role("button", name="Play again").click()
+    expect(cal.locator("#screen-lobby")).to_be_visible()
+    expect(cal.locator("#quick-text")).to_contain_text("Looking for a Mount Sunflower opponent")
+    cal.locator("#quick-panel").get_by_role("button", name="Cancel").click()  # pool as found
+    expect(cal.locator("#quick-waiting")).to_be_hidden()
 
     # the profile: ratings and the race in the history, whose link replays it
     cal.locator("nav.nav").get_by_role("link", name="Profile").click()

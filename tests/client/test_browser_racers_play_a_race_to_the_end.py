@@ -133,6 +133,7 @@ def test_two_racers_race_one_deal_to_the_end_and_both_see_the_ranking(
         expect(rows.nth(0).locator(".rank")).to_have_text("1")
     expect(ann.locator("#results-title")).to_have_text("You won!")
     expect(bob.locator("#results-title")).to_have_text("You finished 2nd")
+    expect(ann.locator("#again-button")).to_be_hidden()  # a lobby race: Rematch, not Play again
     seal = ann.locator("#race-seal").inner_text()  # the deal's commitment, shown throughout
     assert re.fullmatch(r"Deal sealed before play: [0-9a-f]{64}", seal)
     expect(bob.locator("#race-seal")).to_have_text(seal)

@@ -42,6 +42,8 @@ export function drawResult(el, info, result, rated, app, held) {
     );
   }
   el["rematch-button"].hidden = info.mode !== "race";
+  // a race the server paired (ranked): straight back into that game's pool
+  el["again-button"].hidden = info.mode !== "race" || !info.ranked;
   // Once the ranked attempt is over, an account may race the day's best run's ghost.
   el["ghost-button"].hidden = info.mode !== "daily" || !app.conn.account;
   el["board-link"].hidden = info.mode !== "daily";

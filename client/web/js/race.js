@@ -47,6 +47,7 @@ export class RaceScreen {
     this.el["leave-button"].addEventListener("click", () => this.app.navigate("#lobby"));
     this.el["copy-link"].addEventListener("click", () => this.copyLink());
     this.el["rematch-button"].addEventListener("click", () => this.rematch());
+    this.el["again-button"].addEventListener("click", () => this.playAgain());
     this.el["join-rematch"].addEventListener("click", () => this.joinRematch());
     setInterval(() => this.tick(), 100);
   }
@@ -291,6 +292,14 @@ export class RaceScreen {
     } catch (error) {
       this.say(error.message, true);
     }
+  }
+
+  /** "Play again" after a race the server paired: the lobby, waiting for the next one. */
+  async playAgain() {
+    const game = this.info.game;
+    this.app.navigate("#lobby");
+    await this.app.loadPlayers();
+    this.app.quick.join(game);
   }
 
   /** The deal's seal (its commitment) is shown on asking: "Fair deal". */
