@@ -14,7 +14,7 @@ from typing import Any
 
 from protocol.deals import MAX_DEAL
 from protocol.games import GAMES, rules_for
-from protocol.pairing import Waiting, matches
+from protocol.pairing import WINDOW, Waiting, matches
 from protocol.player_events import Paired
 from protocol.players import is_bot
 from protocol.race import Now, Phase, RaceError, RaceSettings
@@ -62,7 +62,21 @@ class PairingDesk:
             raise RaceError(
                 f"you wait for a {title} race already: cancel it first", "already_waiting"
             )
-        return {"game": game, "waiting": True, "rating": round(rating.rating), "bots": bots}
+        pool = await self.store.pairing.pool(game)
+        mine = next((e for e in pool if e["player"] == player), entry)  # kept since it joined
+        return {
+            "game": game,
+            "waiting": True,
+            "rating": round(rating.rating),
+            "bots": bots,
+            "joined_ms": mine["joined_ms"],
+            "waiting_players": len(pool),
+            "window": {
+                "start": round(WINDOW.start),
+                "widen_per_s": round(WINDOW.widen_per_s),
+                "unlimited_after_ms": WINDOW.unlimited_after_ms,
+            },
+        }
 
     async def cancel(self, player: str) -> dict[str, Any]:
         """``player`` stops waiting (nothing when they were not)."""

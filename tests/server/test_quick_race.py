@@ -47,6 +47,21 @@ async def test_a_player_waits_in_one_pool_and_may_cancel(store: Store) -> None:
         assert [e["player"] for e in await store.pairing.pool("sanibel")] == [gus.player]
 
 
+async def test_the_wait_says_the_pool_s_size_and_how_the_rating_window_widens(
+    store: Store,
+) -> None:
+    """What a waiting player is shown: how many wait in the pool, since when they wait
+    (kept when they ask again), and the rule by which the ratings accepted widen."""
+    async with running_server(store) as server, await player(server, "Gus") as gus:
+        first = await gus.quick_race(GAME)
+        assert first["waiting_players"] == 1
+        assert first["window"] == {"start": 100, "widen_per_s": 50, "unlimited_after_ms": 20_000}
+        await asyncio.sleep(0.05)
+        again = await gus.quick_race(GAME)  # a reload asks again: the place is kept
+        assert again["joined_ms"] == first["joined_ms"] and again["waiting_players"] == 1
+        await gus.quick_cancel()
+
+
 async def test_a_racing_player_cannot_wait_for_another_race() -> None:
     async with running_server(countdown_ms=0) as server, await player(server, "Ann") as ann:
         await ann.create_race(GAME, max_players=1)

@@ -8,6 +8,24 @@ import { gameTitle } from "./games.js";
 import { sentence } from "./account.js";
 
 const KEY = "solrace.quick";
+const REFRESH_MS = 5000; // the pool's size asked again while waiting
+
+/**
+ * "rated 1400–1600 · 3 waiting": the ratings accepted now (the server's window, widening
+ * as I wait: `quick_race`'s `window`), and how many wait in the pool, me included.
+ */
+export function rangeText(rating, window, waitedMs, waitingPlayers) {
+  const parts = [];
+  if (window && rating != null) {
+    if (waitedMs >= window.unlimited_after_ms) parts.push("any rating");
+    else {
+      const half = window.start + (window.widen_per_s * Math.max(0, waitedMs)) / 1000;
+      parts.push(`rated ${Math.round(rating - half)}–${Math.round(rating + half)}`);
+    }
+  }
+  if (waitingPlayers) parts.push(`${waitingPlayers} waiting`);
+  return parts.join(" · ");
+}
 
 export class QuickRace {
   constructor(app) {
@@ -17,7 +35,10 @@ export class QuickRace {
     this.rating = null;
     this.message = document.getElementById("quick-message");
     document.getElementById("quick-cancel").addEventListener("click", () => this.cancel());
+    this.window = null; // how the ratings accepted widen (the server's rule)
+    this.waitingPlayers = 0;
     setInterval(() => this.game && this.draw(), 1000);
+    setInterval(() => this.game && this.refresh(), REFRESH_MS);
     let kept = null;
     try {
       kept = JSON.parse(sessionStorage.getItem(KEY));
@@ -31,7 +52,8 @@ export class QuickRace {
   async rejoin({ game, since }) {
     try {
       const answer = await this.app.conn.request("quick_race", { game });
-      Object.assign(this, { game, since, rating: answer.rating });
+      Object.assign(this, { game, since });
+      this.learn(answer);
     } catch {
       this.game = null; // racing now, or waiting elsewhere: nothing to show
     }
@@ -55,10 +77,29 @@ export class QuickRace {
       const answer = await this.app.conn.request("quick_race", { game });
       if (this.game !== game) this.since = Date.now();
       this.game = game;
-      this.rating = answer.rating;
+      this.learn(answer);
       this.keep();
     } catch (error) {
       fill(this.message, sentence(error.message));
+    }
+    this.draw();
+  }
+
+  /** What a `quick_race` answer says of the wait: my rating, the window, the pool's size. */
+  learn(answer) {
+    this.rating = answer.rating;
+    this.window = answer.window ?? null;
+    this.waitingPlayers = answer.waiting_players ?? 0;
+  }
+
+  /** Asking again keeps my place and tells how many wait now. */
+  async refresh() {
+    const game = this.game;
+    try {
+      const answer = await this.app.conn.request("quick_race", { game });
+      if (this.game === game) this.learn(answer);
+    } catch {
+      // paired meanwhile, or offline: the next answer or event says
     }
     this.draw();
   }
@@ -95,7 +136,8 @@ export class QuickRace {
     const text = `Looking for a ${gameTitle(this.game)} opponent near ${Math.round(this.rating ?? 1500)}…`;
     const line = document.getElementById("quick-text");
     if (line.textContent !== text) fill(line, text); // announced once, not every second
-    const seconds = Math.floor((Date.now() - this.since) / 1000);
-    fill(document.getElementById("quick-elapsed"), `${seconds} s`);
+    const waited = Date.now() - this.since;
+    fill(document.getElementById("quick-elapsed"), `${Math.floor(waited / 1000)} s`);
+    fill(document.getElementById("quick-range"), rangeText(this.rating, this.window, waited, this.waitingPlayers));
   }
 }
