@@ -252,7 +252,8 @@ def test_cancelling_a_quick_race_leaves_the_pool(server: ServerThread, open_page
     quick_race(eve, "Shady Lanes")
     expect(eve.locator("#quick-waiting")).to_be_visible()
     # the wait shows the ratings accepted now (widening) and the pool's size
-    expect(eve.locator("#quick-range")).to_have_text(re.compile(r"^rated 1\d{3}–1\d{3} · 1 waiting$"))
+    widening = re.compile(r"^rated 1\d{3}\u20131\d{3} · 1 waiting$")  # an en dash between
+    expect(eve.locator("#quick-range")).to_have_text(widening)
     expect(eve.get_by_role("button", name="Race someone now at Sanibel")).to_be_disabled()
     eve_id = player_id(eve)
 
