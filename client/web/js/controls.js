@@ -134,6 +134,7 @@ export class Controls {
     const board = this.race.board;
     if (this.race.root.hidden || !board || this.el.controls.hidden || this.el["deal-button"].disabled && this.el["auto-button"].disabled) return;
     if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (document.getElementById("over-race").open) return; // reading over the race
     if (event.target.closest?.("input, textarea, select")) return;
     const key = event.key.toLowerCase();
     let pile = null;

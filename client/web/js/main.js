@@ -295,6 +295,11 @@ class App {
       return;
     }
     const race = this.screens.race;
+    if ((key === "rules" || key === "boards") && race.info && stillPlaying(race.info, this.conn.player)) {
+      this.openOverRace(key, id || race.info.game); // read while racing: nothing is left
+      this.setHash(`#race=${race.raceId}`);
+      return;
+    }
     if (race.raceId && !(key === "race" && id === race.raceId) && !race.leave()) {
       this.setHash(`#race=${race.raceId}`); // the player chose to stay
       return;
@@ -324,6 +329,32 @@ class App {
       this.show("lobby");
       this.screens.lobby.show();
     }
+  }
+
+  /**
+   * The rules or the game's leaderboard over the race I play, in a dialog: the screen's
+   * own section is lent to it and given back on *Back to the race* (or Escape).
+   */
+  openOverRace(name, id) {
+    const dialog = document.getElementById("over-race");
+    const screen = this.screens[name];
+    const section = document.getElementById(`screen-${name}`);
+    if (dialog.open) dialog.close();
+    const home = document.createComment(`screen-${name} lent`);
+    section.before(home);
+    dialog.append(section);
+    section.hidden = false;
+    screen.show(id);
+    dialog.addEventListener(
+      "close",
+      () => {
+        screen.hide?.();
+        section.hidden = true;
+        home.replaceWith(section);
+      },
+      { once: true },
+    );
+    dialog.showModal();
   }
 
   /** The replay screen (and the deals' mechanics) is loaded when first opened. */
