@@ -29,9 +29,12 @@ from browser_pages import (
 from harness import winning_actions
 from playwright.sync_api import expect
 
+from protocol.cards import name
 from protocol.games import rules_for
 from protocol.notation import parse_action
 from protocol.race import view_json
+
+SUITS = {"C": "♣", "S": "♠", "H": "♥", "D": "♦"}  # as the browser writes suits
 
 
 def test_a_spectator_picks_a_live_race_and_sees_every_move(
@@ -139,6 +142,11 @@ def test_a_finished_race_replays_to_the_same_final_position_and_its_link_opens_i
     ann_board = replay.locator(f'article[data-player="{player_id(ann)}"] .board')
     bob_board = replay.locator(f'article[data-player="{player_id(bob)}"] .board')
     expect(ann.locator("#replay-moves li")).to_have_count(len(wins) + 3)
+    # moves read as a person reads them: the card moved, where from and to (Bob's first)
+    src, count, dst = wins[0].split()
+    moved = name(rules_for(GAME).deal(int(DEAL)).tableau[int(src[1:])][-int(count)])
+    card = f"{moved[:-1]}{SUITS[moved[-1]]}"
+    expect(ann.locator("#replay-moves li").first).to_contain_text(f"{card} {src}→{dst}")
     wait_for_board(ann_board, expected_board(GAME, DEAL, []))  # side by side, at the start
     wait_for_board(bob_board, expected_board(GAME, DEAL, []))
     step = ann.get_by_role("button", name="Step forward")

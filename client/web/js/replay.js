@@ -9,7 +9,8 @@ import { fill, h } from "./dom.js";
 import { clockText, sealText, shownName } from "./format.js";
 import { gameTitle, optionsText } from "./games.js";
 import { rankingTable, shareBox } from "./results.js";
-import { positionsOf, viewOf } from "./replayer.js";
+import { SUIT_SYMBOLS } from "./cards.js";
+import { positionsOf, readable, viewOf } from "./replayer.js";
 
 const SPEEDS = [1, 2, 4, 8, 16];
 const LONGEST_PAUSE_MS = 2000; // a long think is shortened to this, at speed 1
@@ -83,6 +84,7 @@ export class ReplayScreen {
     this.steps = log.racers
       .flatMap((racer, r) => racer.actions.map(([, action, t], index) => ({ racer: r, index, t_ms: t, action })))
       .sort((a, b) => a.t_ms - b.t_ms || a.racer - b.racer);
+    this.racers = log.deal ? log.racers.map((racer) => this.racerPanel(racer)) : [];
     this.drawMoves();
     if (!log.deal) {
       fill(
@@ -93,7 +95,6 @@ export class ReplayScreen {
       return;
     }
     fill(this.el["replay-message"]);
-    this.racers = log.racers.map((racer) => this.racerPanel(racer));
     this.el["replay-controls"].hidden = false;
     this.el["replay-seek"].max = String(this.steps.length);
     this.root.dataset.ready = "true";
@@ -123,6 +124,10 @@ export class ReplayScreen {
 
   drawMoves() {
     const names = this.log.racers.map(shownName);
+    const text = (step) => {
+      const before = this.racers[step.racer]?.positions[step.index]; // once the deal is known
+      return before ? readable(before, step.action, SUIT_SYMBOLS) : step.action;
+    };
     fill(
       this.el["replay-moves"],
       this.steps.map((step, i) =>
@@ -134,7 +139,7 @@ export class ReplayScreen {
             { type: "button", class: "move", dataset: { step: String(i + 1) }, onclick: () => this.seek(i + 1) },
             h("span", { class: "move-time" }, clockText(step.t_ms)),
             names.length > 1 ? h("span", { class: "move-who" }, names[step.racer]) : null,
-            h("code", {}, step.action),
+            h("span", { class: "move-text", title: step.action }, text(step)),
           ),
         ),
       ),

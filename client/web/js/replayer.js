@@ -179,6 +179,22 @@ function move(position, src, count, dst) {
   }
 }
 
+/**
+ * An action as a person reads it, in `position` (before it): the card it moves, then where
+ * from and to ("8♥ t0→t4", "Q♠ w→f", "8♥ t3→t5 (2 cards)"); `deal`, `auto` and `undo` as
+ * they are.
+ */
+export function readable(position, action, symbols) {
+  const [src, count, dst] = action.split(" ");
+  if (dst === undefined) return action;
+  const cards = pileOf(position, src);
+  const card = cards[cards.length - Number(count)];
+  if (card === undefined) return action;
+  const name = `${card.slice(0, -1)}${symbols[card.slice(-1)]}`;
+  const more = Number(count) > 1 ? ` (${count} cards)` : "";
+  return `${name} ${src}→${dst}${more}`;
+}
+
 /** The top card of `pile` that may move (face up), or null. */
 function topFaceUp(position, pile) {
   const cards = pileOf(position, pile);
