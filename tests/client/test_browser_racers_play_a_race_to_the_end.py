@@ -11,14 +11,17 @@ from __future__ import annotations
 import re
 
 from browser_pages import (
+    CORNER,
     DEAL,
     GAME,
     Frames,
     OpenPage,
     ServerThread,
     ann_and_bob_race,
+    click_move,
     clock_ms,
     create_race,
+    destination,
     expected_board,
     my_board,
     player_id,
@@ -26,6 +29,7 @@ from browser_pages import (
     screenshot,
     shown_board,
     sign_in,
+    source_card,
     type_actions,
     wait_for_board,
 )
@@ -54,29 +58,6 @@ def an_illegal_move(game: str, deal: int, actions: list[str]) -> tuple[str, str]
             except IllegalAction as refusal:
                 return text, refusal.message
     raise AssertionError("every one-card tableau move is legal here")
-
-
-def source_card(board: Locator, action: str) -> Locator:
-    """The card a tableau move picks up: the N-th from the top of its pile."""
-    src, count, _ = action.split()
-    faces = board.locator(f'[data-pile="{src}"] .card.face')
-    return faces.nth(faces.count() - int(count))
-
-
-def destination(board: Locator, action: str) -> Locator:
-    dst = action.split()[2]
-    return board.locator(f'[data-pile="{"f0" if dst == "f" else dst}"]')
-
-
-CORNER = {"x": 12, "y": 8}  # inside the strip of a fanned card that stays visible
-
-
-def click_move(board: Locator, action: str) -> None:
-    """Play a tableau move with two clicks: the card, then the pile it goes to."""
-    card = source_card(board, action)
-    card.click(position=CORNER)
-    expect(card).to_have_class(re.compile(r"\bselected\b"))
-    destination(board, action).click(position=CORNER)
 
 
 def drag_move(board: Locator, action: str) -> None:

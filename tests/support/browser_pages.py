@@ -315,3 +315,26 @@ def account_form(page: Page, username: str, password: str, button: str) -> None:
 def register(page: Page, username: str, password: str) -> None:
     account_form(page, username, password, "Create account")
     expect(page.locator("#account-name")).to_have_text(username)
+
+
+def source_card(board: Locator, action: str) -> Locator:
+    """The card a tableau move picks up: the N-th from the top of its pile."""
+    src, count, _ = action.split()
+    faces = board.locator(f'[data-pile="{src}"] .card.face')
+    return faces.nth(faces.count() - int(count))
+
+
+def destination(board: Locator, action: str) -> Locator:
+    dst = action.split()[2]
+    return board.locator(f'[data-pile="{"f0" if dst == "f" else dst}"]')
+
+
+CORNER = {"x": 12, "y": 8}  # inside the strip of a fanned card that stays visible
+
+
+def click_move(board: Locator, action: str) -> None:
+    """Play a tableau move with two clicks: the card, then the pile it goes to."""
+    card = source_card(board, action)
+    card.click(position=CORNER)
+    expect(card).to_have_class(re.compile(r"\bselected\b"))
+    destination(board, action).click(position=CORNER)

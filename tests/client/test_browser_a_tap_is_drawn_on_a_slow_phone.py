@@ -1,0 +1,69 @@
+"""Issue 25's figure: a move by taps (the card, then where it goes) is drawn soon on a phone
+whose CPU is slowed 4x (Chromium's CPU throttling, as DevTools does it). Printed: the time
+from the second tap to the next frame after the board drew the new position, median and
+largest of the moves, the server's round trip included. The test checks that every tap
+was drawn and prints the figures (docs/browser.md, "Performance"); it asserts no time:
+figures come from this command, never from a timed test.
+
+    .venv/bin/pytest -q -s tests/client/test_browser_a_tap_is_drawn_on_a_slow_phone.py
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from browser_pages import (
+    DEAL,
+    GAME,
+    PHONE,
+    OpenPage,
+    ServerThread,
+    click_move,
+    create_race,
+    expected_board,
+    my_board,
+    sign_in,
+    wait_for_board,
+)
+from harness import winning_actions
+from playwright.sync_api import expect
+
+MOVES = 12
+MEASURE = """() => {
+  window.taps = [];
+  document.addEventListener("click", () => { window.tappedAt = performance.now(); }, true);
+  const board = window.solrace.screens.race.board;
+  const render = board.render.bind(board);
+  board.render = (view) => {
+    render(view);
+    const at = window.tappedAt;
+    window.tappedAt = null;
+    if (at != null) requestAnimationFrame(() => window.taps.push(performance.now() - at));
+  };
+}"""
+
+
+def test_a_tap_move_is_drawn_on_a_phone_slowed_four_times(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    page = open_page(server.url, viewport=PHONE, has_touch=True, is_mobile=True)
+    sign_in(page, "Tia")
+    create_race(page, GAME, DEAL, players=1)
+    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
+    page.evaluate(MEASURE)
+    board = my_board(page)
+    played: list[str] = []
+    for action in winning_actions(GAME, DEAL):
+        if len(played) == MOVES or action[0] != "t" or action.split()[2][0] != "t":  # by taps
+            break
+        click_move(board, action)
+        played.append(action)
+        wait_for_board(board, expected_board(GAME, DEAL, played))
+    page.wait_for_timeout(300)
+    taps = page.evaluate("window.taps")
+    assert len(taps) == len(played) >= 3, (taps, played)
+    print(
+        f"\n{len(taps)} tap moves at 390x844, CPU slowed 4x: drawn after "
+        f"{statistics.median(taps):.1f} ms median, {max(taps):.1f} ms at most"
+    )
