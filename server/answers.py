@@ -49,14 +49,13 @@ class Answers:
 
         self.writer.submit(None, in_turn)
 
-    def act_pending(self, client: Client) -> float:
-        """An action of ``client`` is being stored: later answers wait for its answer.
-        Returns when it was read (for ``act_answered``)."""
+    def act_pending(self, client: Client) -> None:
+        """An action of ``client`` is being stored: later answers wait for its answer."""
         client.deferred += 1
-        return time.perf_counter()
 
     def act_answered(self, client: Client, message: ServerMessage, read_at: float) -> None:
-        """The answer to an action ``act_pending`` counted (its turn has come)."""
+        """The answer to an action ``act_pending`` counted (its turn has come); ``read_at``
+        (``time.perf_counter``): when its frame was read, for the act round trip's metric."""
         client.deferred -= 1
         self.metrics.act_seconds.observe(time.perf_counter() - read_at)
         self._deliver(client, message)

@@ -160,11 +160,12 @@ class Executor:
 
     # ------------------------------------------------------------------ the act hot path
 
-    def act(self, decision: ActDecision, client: Client, fence: int) -> None:
+    def act(self, decision: ActDecision, client: Client, fence: int, read_at: float) -> None:
         """Answer ``client``'s ``act`` once its entry is written, then carry out what
-        follows; without an entry, in its turn among the actions before it."""
+        follows; without an entry, in its turn among the actions before it. ``read_at``:
+        when the frame was read (``time.perf_counter``)."""
         answers = self.answers
-        read_at = answers.act_pending(client)
+        answers.act_pending(client)
         entry, room = decision.entry, decision.room
         if entry is None or room is None:
             if self.writer.at_once(None):

@@ -177,7 +177,9 @@ class Gateway:
 
     def act(self, client: Client, session: Session, request: Act) -> None:
         """The hot path: decide at once; the executor answers once the action is stored."""
-        self.executor.act(self.director.act(session.player, request, now()), client, session.fence)
+        read_at = time.perf_counter()
+        decision = self.director.act(session.player, request, now())
+        self.executor.act(decision, client, session.fence, read_at)
 
     async def _answer(self, client: Client, session: Session, request: Request) -> None:
         self.metrics.requests.labels(request.type).inc()
