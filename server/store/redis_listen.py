@@ -17,7 +17,7 @@ import contextlib
 import json
 from collections.abc import Sequence
 
-from server.node_news import Resync, encode
+from server.node_news import Logged, Resync, encode
 from server.store.base import StoreError, Wiring, encode_json
 from server.store.redis_calls import RedisCalls, reply_error
 from server.store.redis_wire import Address, Subscriber
@@ -92,8 +92,9 @@ class Listening:
         node = self.store.node
         if self.own_node != node or not self.own_start:
             self.own_node = node
-            # sorted keys: "k", then "n", then "p" (``encode_json``), whoever the player
-            self.own_start = encode_json({"k": "log", "n": node})[:-1] + ","
+            # sorted keys (``encode_json``): the kind, the node, then the player
+            hint = encode_json(encode(Logged("", node)))
+            self.own_start = hint[: hint.index('"p"')]
         return self.own_start
 
     def _lost(self) -> None:
