@@ -30,6 +30,10 @@ def test_the_rules_and_the_board_open_over_a_race_i_play(
     page.locator("header").get_by_role("link", name="Leaderboards", exact=True).click()
     expect(over.locator("#screen-boards")).to_be_visible()
     expect(over.locator("#board-title")).to_contain_text("Mount Sunflower")
+    over.get_by_role("tab", name="Sanibel").click()  # another game's board, still over it
+    expect(over.locator("#board-title")).to_contain_text("Sanibel")
+    page.wait_for_timeout(200)  # (the dialog's close event comes a task later)
+    expect(over.locator("#screen-boards")).to_be_visible()
     page.keyboard.press("Escape")
     expect(over).to_be_hidden()
     clock = page.locator("#clock")

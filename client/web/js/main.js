@@ -53,6 +53,8 @@ class App {
     this.account = null; // the account panel and quick races: loaded when the session begins
     this.quick = null;
     this.wirePlayers();
+    this.lent = null; // {name, section, home}: a screen shown over the race (openOverRace)
+    document.getElementById("over-race").addEventListener("close", () => this.giveBack());
     this.setting("labels-toggle", "labels", (on) => document.body.classList.toggle("pile-names", on));
     this.setting("sound-toggle", "sound", (on) => {
       this.sound = on;
@@ -300,6 +302,7 @@ class App {
       this.setHash(`#race=${race.raceId}`);
       return;
     }
+    this.giveBack();
     if (race.raceId && !(key === "race" && id === race.raceId) && !race.leave()) {
       this.setHash(`#race=${race.raceId}`); // the player chose to stay
       return;
@@ -333,28 +336,34 @@ class App {
 
   /**
    * The rules or the game's leaderboard over the race I play, in a dialog: the screen's
-   * own section is lent to it and given back on *Back to the race* (or Escape).
+   * own section is lent to it (its links, another game's tab, stay in it) and given back
+   * on *Back to the race*, Escape, or any other screen.
    */
   openOverRace(name, id) {
     const dialog = document.getElementById("over-race");
-    const screen = this.screens[name];
-    const section = document.getElementById(`screen-${name}`);
+    if (this.lent?.name !== name) {
+      this.giveBack();
+      const section = document.getElementById(`screen-${name}`);
+      const home = document.createComment(`screen-${name} lent`);
+      section.before(home);
+      dialog.append(section);
+      section.hidden = false;
+      this.lent = { name, section, home };
+    }
+    this.screens[name].show(id);
+    if (!dialog.open) dialog.showModal();
+  }
+
+  /** The screen lent to the dialog over the race goes back to its place. */
+  giveBack() {
+    const lent = this.lent;
+    if (!lent) return;
+    this.lent = null;
+    this.screens[lent.name].hide?.();
+    lent.section.hidden = true;
+    lent.home.replaceWith(lent.section);
+    const dialog = document.getElementById("over-race");
     if (dialog.open) dialog.close();
-    const home = document.createComment(`screen-${name} lent`);
-    section.before(home);
-    dialog.append(section);
-    section.hidden = false;
-    screen.show(id);
-    dialog.addEventListener(
-      "close",
-      () => {
-        screen.hide?.();
-        section.hidden = true;
-        home.replaceWith(section);
-      },
-      { once: true },
-    );
-    dialog.showModal();
   }
 
   /** The replay screen (and the deals' mechanics) is loaded when first opened. */
