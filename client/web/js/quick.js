@@ -14,7 +14,7 @@ const REFRESH_MS = 5000; // the pool's size asked again while waiting
  * "rated 1400–1600 · 3 waiting": the ratings accepted now (the server's window, widening
  * as I wait: `quick_race`'s `window`), and how many wait in the pool, me included.
  */
-export function rangeText(rating, window, waitedMs, waitingPlayers) {
+function rangeText(rating, window, waitedMs, waitingPlayers) {
   const parts = [];
   if (window && rating != null) {
     if (waitedMs >= window.unlimited_after_ms) parts.push("any rating");
