@@ -23,22 +23,31 @@ from browser_pages import (
     expected_board,
     my_board,
     sign_in,
+    type_actions,
     wait_for_board,
 )
 from harness import winning_actions
 from playwright.sync_api import expect
 
-MOVES = 12
+MOVES = 24
 MEASURE = """() => {
   window.taps = [];
-  document.addEventListener("click", () => { window.tappedAt = performance.now(); }, true);
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("#race-board")) window.tappedAt = performance.now();
+  }, true);
   const board = window.solrace.screens.race.board;
   const render = board.render.bind(board);
   board.render = (view) => {
     render(view);
     const at = window.tappedAt;
     window.tappedAt = null;
-    if (at != null) requestAnimationFrame(() => window.taps.push(performance.now() - at));
+    // The frame that shows the board: its rendering (style, layout, paint) runs after its
+    // animation callbacks, and a message posted from one arrives once that is done.
+    if (at != null) requestAnimationFrame(() => {
+      const painted = new MessageChannel();
+      painted.port1.onmessage = () => window.taps.push(performance.now() - at);
+      painted.port2.postMessage(null);
+    });
   };
 }"""
 
@@ -54,15 +63,22 @@ def test_a_tap_move_is_drawn_on_a_phone_slowed_four_times(
     page.evaluate(MEASURE)
     board = my_board(page)
     played: list[str] = []
+    tapped = 0
     for action in winning_actions(GAME, DEAL):
-        if len(played) == MOVES or action[0] != "t" or action.split()[2][0] != "t":  # by taps
+        if tapped == MOVES:
             break
-        click_move(board, action)
+        by_taps = action[0] == "t" and action.split()[2][0] == "t"
+        page.wait_for_timeout(200)  # a player's pace: the last move's cards have arrived
+        if by_taps:
+            click_move(board, action)
+            tapped += 1
+        else:
+            type_actions(page, [action])
         played.append(action)
         wait_for_board(board, expected_board(GAME, DEAL, played))
     page.wait_for_timeout(300)
     taps = page.evaluate("window.taps")
-    assert len(taps) == len(played) >= 3, (taps, played)
+    assert len(taps) == tapped == MOVES, (taps, played)
     print(
         f"\n{len(taps)} tap moves at 390x844, CPU slowed 4x: drawn after "
         f"{statistics.median(taps):.1f} ms median, {max(taps):.1f} ms at most"

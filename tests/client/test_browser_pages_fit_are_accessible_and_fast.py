@@ -305,7 +305,7 @@ def test_moves_animate_quickly_a_sanibel_redraw_is_fast_and_the_first_load_is_sm
           }
           const redraws = [];
           for (let i = 0; i < 20; i += 1) {
-            board.view = null;  // a full redraw: nothing to slide from
+            board.shape = null;  // a full redraw (a new table): nothing slides
             const start = performance.now();
             board.render(after);
             board.root.getBoundingClientRect();  // and its layout

@@ -332,8 +332,18 @@ def destination(board: Locator, action: str) -> Locator:
 CORNER = {"x": 12, "y": 8}  # inside the strip of a fanned card that stays visible
 
 
+def pick_up_on_tap(page: Page) -> None:
+    """Choose "Tap picks a card up": a click on a card then picks it up (a click on a card
+    otherwise plays its best legal place), as a player who wants to say where does."""
+    toggle = page.locator("#pick-up-toggle")
+    if not toggle.is_checked():
+        toggle.check()
+
+
 def click_move(board: Locator, action: str) -> None:
-    """Play a tableau move with two clicks: the card, then the pile it goes to."""
+    """Play a tableau move with two clicks: the card, then the pile it goes to (the player
+    has chosen "Tap picks a card up")."""
+    pick_up_on_tap(board.page)
     card = source_card(board, action)
     card.click(position=CORNER)
     expect(card).to_have_class(re.compile(r"\bselected\b"))

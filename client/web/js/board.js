@@ -1,13 +1,18 @@
 // One player's cards on the table, drawn from a view, and (when interactive) the ways to
-// move them: click a card then click where it goes, drag it there, double-click it to send
-// it to a foundation, click the stock to deal. The board never changes a view itself: it
+// move them: click a card to send it to its best legal place (or, when it has none or the
+// player chose so, click it then where it goes), drag it there, double-click it to send it
+// to a foundation, click the stock to deal. The board never changes a view itself: it
 // reports the action, and the owner redraws it from the server's answer.
 
 import { cardLabel, FACE_DOWN_LABEL, isRed, parts, SUIT_SYMBOLS } from "./cards.js";
 import { h } from "./dom.js";
 import { layoutFor, pileName } from "./games.js";
+import { bestPlace } from "./moves.js";
 
 const DRAG_THRESHOLD_PX = 6;
+// A press this soon after a one-tap move, on the same spot, is the second half of a
+// double-click (a habit from other solitaires): it does not move the next card too.
+const DOUBLE_CLICK_MS = 400;
 const DOWN_STEP = 0.12; // a face-down card shows this much of the card height
 const UP_STEP = 0.27; // a face-up card shows its corner
 const MAX_FAN = 4.6; // a fanned pile is at most this many card heights tall, ...
@@ -52,6 +57,8 @@ export class Board {
     this.game = game;
     this.onAction = onAction;
     this.view = null;
+    this.legal = null; // the player's legal actions in `view` (the owner keeps it)
+    this.oneTap = true; // a click on a card plays its best place (false: picks it up)
     this.selection = null; // {pile, count, index}
     this.press = null;
     this.drag = null;
@@ -73,6 +80,7 @@ export class Board {
   /** Stop listening: the element may get another Board, which alone acts from then on. */
   destroy() {
     this.listening.abort();
+    this.resized?.disconnect();
     if (this.drag) this.endDrag();
     this.press = null;
   }
@@ -82,21 +90,41 @@ export class Board {
   }
 
   /**
-   * Draw `view`; any selection is dropped (the cards under it may have moved). Cards that
-   * moved slide from where they were, unless the player prefers reduced motion.
+   * Draw `view`. Only the piles whose cards changed are drawn again (a move touches two or
+   * three; the other racers' moves none), and those of their cards that moved slide from
+   * where they were, unless the player prefers reduced motion. A card in hand stays there
+   * unless its pile changed.
    */
   render(view) {
     // Moves typed in a burst follow each other faster than a slide: those redraw at once.
     const now = performance.now();
     const calm = now - (this.drawnAt ?? -Infinity) >= SLIDE_MS;
     this.drawnAt = now;
-    const before = this.view && calm && !REDUCED_MOTION.matches ? this.cardPlaces() : null;
     const focused = this.root.contains(document.activeElement)
       ? document.activeElement.closest(".pile")?.dataset.pile ?? ""
       : null;
-    this.view = view;
-    this.selection = null;
     const layout = layoutFor(this.game, view);
+    const shape = JSON.stringify(layout);
+    if (shape !== this.shape) {
+      this.shape = shape;
+      this.view = view;
+      this.clearSelection();
+      this.drawTable(layout, view);
+    } else {
+      const changed = this.pilesChanged(layout, view);
+      if (changed.includes(this.selection?.pile)) this.clearSelection();
+      if (changed.length) this.clearHint();
+      const before = calm && !REDUCED_MOTION.matches ? this.placesOf(changed) : null;
+      this.view = view;
+      for (const pile of changed) this.pileElement(pile).replaceWith(this.drawPile(pile, layout, view));
+      if (before) this.animated = this.slide(before, changed);
+    }
+    if (focused !== null && !this.root.contains(document.activeElement)) this.refocus(focused);
+    this.notePlacesLater();
+  }
+
+  /** Lay the whole table out (the first view, or one with other piles). */
+  drawTable(layout, view) {
     this.root.style.setProperty("--cols", layout.cols);
     const rows = layout.top.map((row) =>
       h(
@@ -111,8 +139,19 @@ export class Board {
       layout.tableau.map((pile, i) => this.tableauPile(pile, view, layout.tableauFrom + i)),
     );
     this.root.replaceChildren(...rows, tableau);
-    if (before) this.animated = this.slide(before);
-    if (focused !== null) this.refocus(focused);
+  }
+
+  /** The piles whose cards differ between the drawn view and `view`. */
+  pilesChanged(layout, view) {
+    const piles = [...layout.top.flat().filter(Boolean), ...layout.tableau];
+    return piles.filter((pile) => pileKey(this.view, pile) !== pileKey(view, pile));
+  }
+
+  /** One pile's element, drawn from `view` in its place of the layout. */
+  drawPile(pile, layout, view) {
+    if (pile[0] === "t") return this.tableauPile(pile, view, layout.tableauFrom + Number(pile.slice(1)));
+    const row = layout.top.find((piles) => piles.includes(pile));
+    return this.slotPile(pile, view, row.indexOf(pile));
   }
 
   /** Keep the keyboard on the table after a move: the same pile's top card, or the table. */
@@ -125,23 +164,67 @@ export class Board {
 
   // ---------------------------------------------------------------- animation
 
-  /** Where each face-up card is, by name (two-deck games: in the order they are drawn). */
-  cardPlaces() {
+  /**
+   * Where each card of `piles` is, by name (two-deck games: in the order they are drawn),
+   * relative to the board. Noted once the cards are still (measuring forces the page's
+   * layout, which would slow the next move by as long as a frame on a slow phone), and
+   * measured now only when that note is missing (a burst of moves, a resized board).
+   */
+  placesOf(piles) {
     const places = new Map();
-    for (const card of this.root.querySelectorAll(".card")) {
-      const pile = card.closest(".pile").dataset.pile;
-      const key = card.dataset.card ?? `back ${pile}`;
+    const noted = this.places ?? this.measurePlaces();
+    for (const { key, pile, left, top } of piles.flatMap((name) => noted.get(name) ?? [])) {
       if (!places.has(key)) places.set(key, []);
-      places.get(key).push({ pile, rect: card.getBoundingClientRect() });
+      places.get(key).push({ pile, left, top });
     }
     return places;
   }
 
-  /** Cards that changed place slide there; a card just turned face up flips. */
-  slide(before) {
+  /** pile -> its cards' {key, pile, left, top}, relative to the board's corner. */
+  measurePlaces() {
+    const origin = this.root.getBoundingClientRect();
+    const noted = new Map();
+    for (const card of this.root.querySelectorAll(".card")) {
+      const pile = card.closest(".pile").dataset.pile;
+      const rect = card.getBoundingClientRect();
+      const key = card.dataset.card ?? `back ${pile}`;
+      if (!noted.has(pile)) noted.set(pile, []);
+      noted.get(pile).push({ key, pile, left: rect.left - origin.left, top: rect.top - origin.top });
+    }
+    return noted;
+  }
+
+  /** Note where the cards are once they have arrived, and forget it when the board resizes. */
+  notePlacesLater() {
+    this.places = null;
+    if (!this.resized) {
+      let size = "";
+      this.resized = new ResizeObserver(([entry]) => {
+        const now = `${entry.contentRect.width}x${entry.contentRect.height}`;
+        if (now !== size) this.places = null;
+        size = now;
+      });
+      this.resized.observe(this.root);
+    }
+    const drawn = this.drawnAt;
+    this.animated.then(() =>
+      requestAnimationFrame(() => {
+        if (this.drawnAt === drawn && this.root.isConnected) this.places = this.measurePlaces();
+      }),
+    );
+  }
+
+  /** The cards matching `selector` in `piles`. */
+  cardsOf(piles, selector) {
+    return piles.flatMap((pile) => [...(this.pileElement(pile)?.querySelectorAll(selector) ?? [])]);
+  }
+
+  /** Cards of `piles` that changed place slide there; a card just turned face up flips. */
+  slide(before, piles) {
+    const origin = this.root.getBoundingClientRect();
     const stock = this.pileElement("s")?.getBoundingClientRect();
     const moving = [];
-    for (const card of this.root.querySelectorAll(".card.face")) {
+    for (const card of this.cardsOf(piles, ".card.face")) {
       const pile = card.closest(".pile").dataset.pile;
       const rect = card.getBoundingClientRect();
       const earlier = before.get(card.dataset.card) ?? [];
@@ -149,8 +232,8 @@ export class Board {
       const from = at >= 0 ? earlier.splice(at, 1)[0] : earlier.shift();
       let frames = null;
       if (from) {
-        const dx = from.rect.left - rect.left;
-        const dy = from.rect.top - rect.top;
+        const dx = origin.left + from.left - rect.left;
+        const dy = origin.top + from.top - rect.top;
         if (Math.abs(dx) + Math.abs(dy) > 1) {
           frames = [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 20 }, { transform: "none", zIndex: 20 }];
         }
@@ -318,6 +401,32 @@ export class Board {
     for (const pile of this.root.querySelectorAll(".source")) pile.classList.remove("source");
   }
 
+  /**
+   * Show `action` on the table until the next move or redraw of its piles: the cards it
+   * moves and where they go (the stock, for a deal). Its sentence, for the player.
+   */
+  showHint(action) {
+    this.clearSelection();
+    this.clearHint();
+    const [src, count, dst] = action.split(" ");
+    if (!dst) {
+      this.pileElement("s")?.classList.add("hint-target");
+      return `Hint: ${action}.`;
+    }
+    const faces = [...this.pileElement(src).querySelectorAll(".card.face")];
+    const moving = faces.slice(faces.length - Number(count));
+    for (const card of moving) card.classList.add("hinted");
+    const target = dst === "f" ? this.root.querySelector(".pile-f") : this.pileElement(dst);
+    target?.classList.add("hint-target");
+    const where = dst === "f" ? "home to a foundation" : `onto ${pileName(dst)}`;
+    return `Hint: ${cardLabel(moving[0].dataset.card)} ${where}.`;
+  }
+
+  clearHint() {
+    for (const card of this.root.querySelectorAll(".hinted")) card.classList.remove("hinted");
+    for (const pile of this.root.querySelectorAll(".hint-target")) pile.classList.remove("hint-target");
+  }
+
   pileElement(pile) {
     return this.root.querySelector(`.pile[data-pile="${pile}"]`);
   }
@@ -331,6 +440,7 @@ export class Board {
 
   // ---------------------------------------------------------------- clicks and keys
 
+  /** A click or tap on a pile (and card); true when it played a card's best place. */
   tap(pileElement, cardElement) {
     const pile = pileElement.dataset.pile;
     if (pile === "s") {
@@ -347,8 +457,14 @@ export class Board {
     } else if (held) {
       this.clearSelection();
     } else if (grab) {
-      this.select(grab);
+      const best = this.oneTap ? bestPlace(this.legal, this.view, grab) : null;
+      if (!best) this.select(grab);
+      else {
+        this.onAction(best);
+        return true;
+      }
     }
+    return false;
   }
 
   /**
@@ -390,6 +506,7 @@ export class Board {
   }
 
   onDoubleClick(event) {
+    if (this.oneTap) return; // its first click sent the card to its best place: home if it can
     const pileElement = event.target.closest(".pile");
     const grab = this.grabAt(pileElement, event.target.closest(".card"));
     if (grab && grab.count === 1) {
@@ -404,6 +521,13 @@ export class Board {
     if (event.button !== 0 || this.press) return;
     const pileElement = event.target.closest(".pile");
     if (!pileElement || !this.root.contains(pileElement)) return;
+    const last = this.lastTap;
+    if (
+      last &&
+      event.timeStamp - last.at < DOUBLE_CLICK_MS &&
+      Math.hypot(event.clientX - last.x, event.clientY - last.y) < DRAG_THRESHOLD_PX
+    )
+      return;
     const cardElement = event.target.closest(".card");
     this.press = {
       id: event.pointerId,
@@ -454,7 +578,8 @@ export class Board {
     this.press = null;
     if (!press) return;
     if (!this.drag) {
-      if (!cancelled) this.tap(press.pileElement, press.cardElement);
+      const moved = !cancelled && this.tap(press.pileElement, press.cardElement);
+      this.lastTap = moved ? { at: event.timeStamp, x: event.clientX, y: event.clientY } : null;
       return;
     }
     const target = cancelled ? null : this.pileAt(event.clientX, event.clientY);
@@ -505,6 +630,16 @@ export class Board {
     const element = document.elementFromPoint(x, y)?.closest(".pile");
     return element && this.root.contains(element) ? element : null;
   }
+}
+
+/** What is drawn of `pile` in `view`, as a string: equal strings draw the same pile. */
+function pileKey(view, pile) {
+  if (pile === "s") return String(view.stock);
+  if (pile === "w") return view.waste.join();
+  if (pile[0] !== "t") return pileFor(view, pile).join();
+  const index = Number(pile.slice(1));
+  const revealed = view.face_down_cards?.[index] ?? [];
+  return `${view.face_down[index]}|${revealed.join()}|${view.tableau[index].join()}`;
 }
 
 function pileFor(view, pile) {

@@ -1,6 +1,8 @@
 // My controls on the race screen: Deal, Auto, Undo, Finish and Resign, the action box and
 // the keyboard shortcuts.
 
+import { hint, NO_MOVES } from "./moves.js";
+
 const ACTION_SEPARATORS = /[;,\n]+/;
 // The action box's example: moves that exist in the game (Mount Sunflower has no waste).
 const EXAMPLES = {
@@ -11,6 +13,11 @@ const EXAMPLES = {
 };
 const SHORTCUTS = { d: "deal", s: "deal", a: "auto", u: "undo" };
 
+/** Whether a race counts for nothing (a daily's practice, a race of one): hints are on. */
+export function practice(info) {
+  return info.mode === "daily" ? info.ranked === false : info.max_players === 1;
+}
+
 export class Controls {
   constructor(race) {
     this.race = race;
@@ -20,6 +27,7 @@ export class Controls {
       this.el[`${action}-button`].addEventListener("click", () => race.play(action));
     }
     this.el["finish-button"].addEventListener("click", () => this.finish());
+    this.el["hint-button"].addEventListener("click", () => this.hint());
     this.el["resign-button"].addEventListener("click", () => this.resign());
     document.addEventListener("keydown", (event) => this.onShortcut(event));
     this.el["action-form"].addEventListener("submit", (event) => {
@@ -61,9 +69,17 @@ export class Controls {
     this.el["deal-button"].disabled = !live || view.stock === 0;
     this.el["undo-button"].disabled = !live || !view.can_undo;
     this.el["undo-button"].hidden = !this.race.undoAllowed();
+    this.el["hint-button"].hidden = !live || !practice(info);
     const planner = this.planner;
     this.el["finish-button"].hidden = !live || !planner?.finishPlan(info.game, view);
     if (live && !planner) this.finishPlanner().then(() => this.race.info && this.race.view && this.draw());
+  }
+
+  /** A legal move worth trying, shown on the table and said (practice only). */
+  hint() {
+    const race = this.race;
+    const action = hint(race.legal, race.view);
+    race.say(action ? race.board.showHint(action) : NO_MOVES);
   }
 
   /** Resign takes two presses: the first asks "Sure?", for a few seconds. */

@@ -11,7 +11,6 @@ import { GAMES, learnGames } from "./games.js";
 import { leaveRaces, stillPlaying } from "./leaving.js";
 import { LobbyScreen } from "./lobby.js";
 import { RaceScreen } from "./race.js";
-import { RulesScreen } from "./rules.js";
 import { remembered } from "./storage.js";
 import { WatchScreen } from "./watch.js";
 
@@ -47,7 +46,6 @@ class App {
       race: new RaceScreen(this),
       boards: new BoardsScreen(this),
       watch: new WatchScreen(this),
-      rules: new RulesScreen(this),
     };
     this.loadGames();
     this.account = null; // the account panel and quick races: loaded when the session begins
@@ -58,6 +56,13 @@ class App {
     this.setting("labels-toggle", "labels", (on) => document.body.classList.toggle("pile-names", on));
     this.setting("sound-toggle", "sound", (on) => {
       this.sound = on;
+    });
+    this.setting("pick-up-toggle", "pickup", (on) => {
+      this.pickUp = on;
+      if (this.screens.race.board) this.screens.race.board.oneTap = !on;
+    });
+    this.setting("auto-home-toggle", "autohome", (on) => {
+      this.autoHome = on;
     });
     const nameForm = document.getElementById("name-form");
     nameForm.addEventListener("submit", (event) => {
@@ -289,9 +294,9 @@ class App {
       // Before the name: the rules can be read; anything else waits for the session.
       if (key === "rules") {
         this.show("rules");
-        this.screens.rules.show(id || null);
+        this.openRules(id);
       } else if (!this.conn) {
-        this.screens.rules.hide();
+        this.screens.rules?.hide();
         this.showName();
       }
       return;
@@ -309,7 +314,7 @@ class App {
     }
     if (key !== "watch" && this.screens.watch.raceId) this.screens.watch.stop();
     if (key !== "replay") this.screens.replay?.hide();
-    if (key !== "rules") this.screens.rules.hide();
+    if (key !== "rules") this.screens.rules?.hide();
     if (key === "race" && id) {
       this.show("race");
       if (race.raceId !== id) race.open(id);
@@ -321,7 +326,7 @@ class App {
       this.openReplay(id);
     } else if (key === "rules") {
       this.show("rules");
-      this.screens.rules.show(id || null);
+      this.openRules(id);
     } else if (key === "profile" || key === "user" || key === "player") {
       this.show("profile");
       this.openProfile(key === "profile" ? { player: this.conn.player } : { [key === "user" ? "username" : "player"]: id });
@@ -339,7 +344,7 @@ class App {
    * own section is lent to it (its links, another game's tab, stay in it) and given back
    * on *Back to the race*, Escape, or any other screen.
    */
-  openOverRace(name, id) {
+  async openOverRace(name, id) {
     const dialog = document.getElementById("over-race");
     if (this.lent?.name !== name) {
       this.giveBack();
@@ -350,8 +355,9 @@ class App {
       section.hidden = false;
       this.lent = { name, section, home };
     }
-    this.screens[name].show(id);
     if (!dialog.open) dialog.showModal();
+    const screen = name === "rules" ? await this.rulesScreen() : this.screens[name];
+    if (this.lent?.name === name) screen.show(id);
   }
 
   /** The screen lent to the dialog over the race goes back to its place. */
@@ -359,11 +365,27 @@ class App {
     const lent = this.lent;
     if (!lent) return;
     this.lent = null;
-    this.screens[lent.name].hide?.();
+    this.screens[lent.name]?.hide();
     lent.section.hidden = true;
     lent.home.replaceWith(lent.section);
     const dialog = document.getElementById("over-race");
     if (dialog.open) dialog.close();
+  }
+
+  /** The rules screen (its text and example tables) is loaded when first read. */
+  rulesScreen() {
+    this.loadingRules ??= import("./rules.js").then(({ RulesScreen }) => {
+      this.screens.rules = new RulesScreen(this);
+      return this.screens.rules;
+    });
+    return this.loadingRules;
+  }
+
+  async openRules(id) {
+    const screen = await this.rulesScreen();
+    if (this.currentName !== "rules") return;
+    this.current = screen;
+    screen.show(id || null);
   }
 
   /** The replay screen (and the deals' mechanics) is loaded when first opened. */

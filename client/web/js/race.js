@@ -14,6 +14,7 @@ import { fill } from "./dom.js";
 import { clockText, outcomeText, sealText } from "./format.js";
 import { gameTitle, optionsText } from "./games.js";
 import { leaveRaces } from "./leaving.js";
+import { NO_MOVES, noMovesLeft } from "./moves.js";
 import { copyInput } from "./results.js";
 import { drawDoneNote, drawGhost, drawStandings } from "./standings.js";
 import { remembered } from "./storage.js";
@@ -29,6 +30,7 @@ export class RaceScreen {
     );
     this.info = null; // race info, and `you` when I race in it
     this.view = null;
+    this.legal = null; // my legal actions in `view`, as the server last said
     this.seq = 0; // the last action number I used in this race
     this.queue = Promise.resolve();
     this.board = null;
@@ -98,6 +100,7 @@ export class RaceScreen {
   reset() {
     this.info = null;
     this.view = null;
+    this.legal = null; // my legal actions in `view`, as the server last said
     this.seq = 0;
     this.queue = Promise.resolve();
     this.dropBoard();
@@ -125,6 +128,7 @@ export class RaceScreen {
     if (info.you) {
       this.seq = Math.max(this.seq, info.you.seq ?? 0);
       if (info.you.view) this.view = copyView(info.you.view);
+      if (info.you.legal) this.legal = info.you.legal;
     }
     if (first) this.app.setHash(`#race=${info.race}`);
     this.draw();
@@ -219,13 +223,19 @@ export class RaceScreen {
     try {
       const result = await this.app.conn.request(
         "act",
-        { race: raceId, seq: this.seq, action },
+        { race: raceId, seq: this.seq, action, legal: true },
         { resend: true },
       );
       if (this.raceId !== raceId) return true;
+      this.legal = result.legal ?? null;
       this.applyResult(result);
       if (this.app.sound) chime(result.outcome === "finished" ? "win" : "move");
-      this.say("");
+      this.say(!result.outcome && noMovesLeft(this.legal) ? NO_MOVES : "");
+      // Cards home by themselves, if the player asked so (never straight after an undo).
+      const autoHome = this.app.autoHome && !this.controls.finishing && action !== "undo";
+      if (autoHome && !result.outcome && this.legal?.includes("auto")) {
+        this.play("auto");
+      }
       return true;
     } catch (error) {
       if (this.raceId === raceId) this.say(error.message, true);
@@ -371,15 +381,16 @@ export class RaceScreen {
 
   /** What changes as the racers play: my cards, everyone's standing, my controls. */
   drawPlay() {
-    this.drawBoard();
     drawStandings(this.el.standings, this.info, this.me);
     this.controls.draw();
     const mine = this.myStanding();
+    drawDoneNote(this.el["done-note"], this.info.players, mine, Boolean(this.result));
+    // The board last: its cards' slide measures the page once, with all the rest drawn.
+    this.drawBoard();
     if (mine?.outcome === "finished" && this.celebrated !== this.raceId) {
       this.celebrated = this.raceId;
       celebrate(this.root);
     }
-    drawDoneNote(this.el["done-note"], this.info.players, mine, Boolean(this.result));
   }
 
   drawBoard() {
@@ -396,6 +407,8 @@ export class RaceScreen {
         onAction: (action) => this.play(action),
       });
     }
+    this.board.legal = this.legal;
+    this.board.oneTap = !this.app.pickUp;
     this.board.render(this.view);
   }
 

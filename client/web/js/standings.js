@@ -12,6 +12,13 @@ export function meFirst(me, a, b) {
 export function drawStandings(list, info, me) {
   const total = cardCount(info.game);
   const players = [...info.players].sort((a, b) => meFirst(me, a.player, b.player));
+  // Drawn again only when what it shows changed (not on every action's answer).
+  const shown = JSON.stringify([
+    total,
+    players.map((p) => [p.player === me, p.name, p.account, p.rating, p.provisional, p.progress, p.outcome, p.time_ms, p.bot]),
+  ]);
+  if (list.dataset.shown === shown) return;
+  list.dataset.shown = shown;
   fill(
     list,
     players.map((p) => {
