@@ -78,6 +78,12 @@ class RecordHistory:
     day: str | None = None  # a ranked daily run's day
     keep_s: int = 365 * 86_400  # kept this long after the player's last race
 
+    @property
+    def finish_ms(self) -> int | None:
+        """The run's time, if it finished (the game's finished runs and their average)."""
+        finished = self.entry.get("outcome") == "finished"
+        return int(self.entry["time_ms"]) if finished else None
+
 
 @dataclass(frozen=True, slots=True)
 class KeepReview:

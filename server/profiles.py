@@ -15,6 +15,7 @@ from protocol.race_views import run_json
 from protocol.ratings import aged
 from server.results import rating_json
 from server.store import Store
+from server.store.records import History
 
 RECENT_SHOWN = 20
 
@@ -40,10 +41,14 @@ class ProfileDesk:
             raise RaceError("nothing is known of this player", "player_not_found")
         today = day_of(moment.wall_ms)
         ratings = {}
+        charts = {}
         best = {}
         for game in GAMES:
             rating = (await self.store.accounts.ratings(game, [player])).get(player)
             ratings[game] = rating_json(aged(rating, moment.wall_ms)) if rating else None
+            charts[game] = [
+                list(point) for point in await self.store.accounts.rating_history(game, player)
+            ]
             board = await self.store.days.best_board(game, 1, player, 0)
             best[game] = (
                 {"rank": board.me.rank, **run_json(board.me.run, False)} if board.me else None
@@ -58,6 +63,8 @@ class ProfileDesk:
                 game: {"played": past.played.get(game, 0), "won": past.won.get(game, 0)}
                 for game in GAMES
             },
+            "finished": {game: finished_json(past, game) for game in GAMES},
+            "rating_history": charts,
             "best_daily": best,
             "streak": streaks(past.days, today),
             "daily_today": {
@@ -69,6 +76,14 @@ class ProfileDesk:
             },
             "recent": past.recent[:RECENT_SHOWN],
         }
+
+
+def finished_json(past: History, game: str) -> dict[str, int | None]:
+    """How many races and daily runs of ``game`` the player finished, and their average
+    time (ms, rounded; None before the first)."""
+    count = past.finished.get(game, 0)
+    average = round(past.time_ms.get(game, 0) / count) if count else None
+    return {"count": count, "average_ms": average}
 
 
 def streaks(days: list[str], today: str) -> dict[str, int]:

@@ -33,6 +33,7 @@ from server.store.records import Listed as Listed
 from server.store.roles import Accounts, Bus, Days, Limits, Pairing, Races
 
 DAYS_KEPT = 400  # a player's ranked daily days remembered for their streak
+RATINGS_KEPT = 100  # a player's latest ratings in a game, for their profile's chart
 
 
 # What a player is answered when the store could not do what they asked: one code, one

@@ -15,7 +15,7 @@ from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
 from server.jobs import HISTORY_KEPT, RecordHistory, SaveIdentity
 from server.store.account import Account
-from server.store.base import DAYS_KEPT, any_shared
+from server.store.base import DAYS_KEPT, RATINGS_KEPT, any_shared
 from server.store.memory_state import PlayerPast
 from server.store.records import History, Identity
 from server.store.roles import Accounts
@@ -33,6 +33,7 @@ class MemoryAccounts(Accounts):
         self.kept_ratings: dict[str, dict[str, Rating]] = {}  # game -> player -> rating
         self.rated: set[tuple[str, str]] = set()  # (game, race) rated already
         self.pasts: dict[str, PlayerPast] = {}
+        self.rating_histories: dict[tuple[str, str], list[tuple[int, int]]] = {}
         self.seen_on: dict[str, dict[str, set[str]]] = {}  # day -> account -> addresses
 
     async def identity(self, token_hash: str) -> Identity | None:
@@ -87,14 +88,24 @@ class MemoryAccounts(Accounts):
         before = {run.player: kept.get(run.player, DEFAULT) for run in runs}
         after = race_updates(runs, before, now_ms)
         kept.update(after)
+        for player, rating in after.items():
+            shown = self.rating_histories.setdefault((game, player), [])
+            shown.append((now_ms, round(rating.rating)))
+            del shown[:-RATINGS_KEPT]
         return {player: (before[player], rating) for player, rating in after.items()}
+
+    async def rating_history(self, game: str, player: str) -> list[tuple[int, int]]:
+        return list(self.rating_histories.get((game, player), []))
 
     async def history(self, player: str) -> History:
         past = self.pasts.get(player)
         if past is None:
             return History([], {}, {}, [])
         recent = sorted(past.recent.values(), key=lambda e: e["at_ms"], reverse=True)
-        return History(recent, dict(past.played), dict(past.won), sorted(past.days)[-DAYS_KEPT:])
+        days = sorted(past.days)[-DAYS_KEPT:]
+        return History(
+            recent, dict(past.played), dict(past.won), days, dict(past.finished), dict(past.time_ms)
+        )
 
     async def note_address(self, day: str, player: str, address: str) -> None:
         for old in [seen for seen in self.seen_on if seen < previous_day(day)]:
@@ -120,6 +131,9 @@ class MemoryAccounts(Accounts):
             past.won[job.game] = past.won.get(job.game, 0) + 1
         if job.day:
             past.days.add(job.day)
+        if job.finish_ms is not None:
+            past.finished[job.game] = past.finished.get(job.game, 0) + 1
+            past.time_ms[job.game] = past.time_ms.get(job.game, 0) + job.finish_ms
 
     def save_identity(self, job: SaveIdentity) -> None:
         self.identities[job.token_hash] = Identity(

@@ -72,3 +72,5 @@ class PlayerPast:
     played: dict[str, int] = field(default_factory=dict)
     won: dict[str, int] = field(default_factory=dict)
     days: set[str] = field(default_factory=set)
+    finished: dict[str, int] = field(default_factory=dict)
+    time_ms: dict[str, int] = field(default_factory=dict)

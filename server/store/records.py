@@ -3,7 +3,7 @@ race is listed, a board and its entries."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from protocol.ranking import Run
@@ -23,12 +23,14 @@ class Identity(NamedTuple):
 class History:
     """A player's past: their latest races and runs (newest first), per game the
     head-to-head races played and won, and the days of their ranked daily runs (in order,
-    the last 400)."""
+    the last 400); per game too, the races and runs they finished and their times' sum."""
 
     recent: list[dict[str, Any]]
     played: dict[str, int]
     won: dict[str, int]
     days: list[str]
+    finished: dict[str, int] = field(default_factory=dict)
+    time_ms: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from protocol.accounts import username_key, username_skeleton
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
 from server.store.account import Account
-from server.store.base import StoreError, any_shared, encode_json
+from server.store.base import RATINGS_KEPT, StoreError, any_shared, encode_json
 from server.store.records import History, Identity
 from server.store.redis_calls import RedisCalls
 from server.store.redis_keys import RedisKeys
@@ -133,12 +133,21 @@ class RedisAccounts(Accounts):
                     pipe.multi()  # type: ignore[no-untyped-call]
                     for player, rating in after.items():
                         pipe.set(self._keys.rating(game, player), encode_json(rating.as_dict()))
+                        shown = self._keys.rating(game, player, "history")
+                        pipe.rpush(shown, encode_json([now_ms, round(rating.rating)]))
+                        pipe.ltrim(shown, -RATINGS_KEPT, -1)
                     pipe.set(mark, 1, ex=keep_s)
                     await pipe.execute()
                 except WatchError:  # a watched key changed: read them again
                     continue
             return {player: (before[player], rating) for player, rating in after.items()}
         raise StoreError(f"race {race}'s ratings kept changing under it ({RATE_TRIES} tries)")
+
+    async def rating_history(self, game: str, player: str) -> list[tuple[int, int]]:
+        kept = await self._call(
+            self._redis.lrange(self._keys.rating(game, player, "history"), 0, -1)
+        )
+        return [(at_ms, rating) for at_ms, rating in map(json.loads, kept)]
 
     async def history(self, player: str) -> History:
         raced, order, stats, days = self._keys.history(player)
@@ -149,11 +158,18 @@ class RedisAccounts(Accounts):
             pipe.zrange(days, 0, -1)
             races, entries, counts, day_list = await pipe.execute()
         recent = [json.loads(entries[race]) for race in races if race in entries]
-        played = {
-            k.removesuffix(":played"): int(v) for k, v in counts.items() if k.endswith(":played")
-        }
-        won = {k.removesuffix(":won"): int(v) for k, v in counts.items() if k.endswith(":won")}
-        return History(recent, played, won, list(day_list))
+
+        def per_game(suffix: str) -> dict[str, int]:
+            return {k.removesuffix(suffix): int(v) for k, v in counts.items() if k.endswith(suffix)}
+
+        return History(
+            recent,
+            per_game(":played"),
+            per_game(":won"),
+            list(day_list),
+            per_game(":finished"),
+            per_game(":time_ms"),
+        )
 
     async def note_address(self, day: str, player: str, address: str) -> None:
         key = self._keys.key("seen", day, player)

@@ -127,6 +127,7 @@ class BatchBuilder:
                 HISTORY_KEPT,
                 DAYS_KEPT,
                 job.keep_s,
+                "" if job.finish_ms is None else job.finish_ms,
             ]
             pipe.evalsha(self.shas.record_history, len(history), *history, *words)
             return

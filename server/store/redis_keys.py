@@ -61,8 +61,9 @@ class RedisKeys:
         """The moderators' audit log (a list, newest first)."""
         return f"{self.prefix}audit"
 
-    def rating(self, game: str, player: str) -> str:
-        return f"{self.prefix}rating:{{{game}}}:{player}"
+    def rating(self, game: str, player: str, *part: str) -> str:
+        """A player's rating in ``game`` (and with ``part`` "history", their latest ones)."""
+        return ":".join([f"{self.prefix}rating:{{{game}}}:{player}", *part])
 
     def rated(self, game: str, race: str) -> str:
         """The mark that a race's ratings were updated (once)."""

@@ -60,9 +60,9 @@ return 1
 """
 
 # A player's history, once per race. KEYS: the player's races (race -> entry), their
-# order (score: at_ms), stats (GAME:played, GAME:won), ranked daily days (score: ordinal).
-# ARGV: race, entry, at_ms, counted, won, game, day or '', day's ordinal, entries kept,
-# days kept, time to live. 1 iff recorded now.
+# order (score: at_ms), stats (GAME:played, GAME:won, GAME:finished, GAME:time_ms), ranked
+# daily days (score: ordinal). ARGV: race, entry, at_ms, counted, won, game, day or '', day's
+# ordinal, entries kept, days kept, time to live, a finish's time or ''. 1 iff recorded now.
 RECORD_HISTORY = """
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
@@ -77,6 +77,10 @@ if ARGV[5] == '1' then redis.call('HINCRBY', KEYS[3], ARGV[6] .. ':won', 1) end
 if ARGV[7] ~= '' then
   redis.call('ZADD', KEYS[4], ARGV[8], ARGV[7])
   redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -tonumber(ARGV[10]) - 1)
+end
+if ARGV[12] ~= '' then
+  redis.call('HINCRBY', KEYS[3], ARGV[6] .. ':finished', 1)
+  redis.call('HINCRBY', KEYS[3], ARGV[6] .. ':time_ms', ARGV[12])
 end
 for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[11]) end
 return 1

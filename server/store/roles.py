@@ -231,6 +231,11 @@ class Accounts(ABC):
         it was rated is kept ``keep_s`` seconds."""
 
     @abstractmethod
+    async def rating_history(self, game: str, player: str) -> list[tuple[int, int]]:
+        """``player``'s rating in ``game`` after each of their latest ``RATINGS_KEPT``
+        rated races, oldest first: (when it was rated, epoch ms; the rating, rounded)."""
+
+    @abstractmethod
     async def history(self, player: str) -> History:
         """What ``player``'s profile shows of their past (``RecordHistory`` jobs)."""
 

@@ -1,5 +1,6 @@
-"""Profiles through a real server: a player's rating, races played and won, best daily
-runs, streak and latest races, by id or by username; and the streak rule, pure."""
+"""Profiles through a real server: a player's rating and its history (the chart), races
+played and won, runs finished and their average time, best daily runs, streak and latest
+races, by id or by username; and the streak rule, pure."""
 
 from __future__ import annotations
 
@@ -39,6 +40,9 @@ async def test_a_profile_shows_ratings_races_won_and_the_latest_races(store: Sto
         assert profile["races"]["sanibel"] == {"played": 1, "won": won}
         assert profile["races"][GAME] == {"played": 0, "won": 0}
         assert profile["ratings"]["sanibel"]["games"] == 1 and profile["ratings"][GAME] is None
+        ((at_ms, rating),) = profile["rating_history"]["sanibel"]  # the chart's one point
+        assert rating == profile["ratings"]["sanibel"]["rating"] and at_ms > 0
+        assert profile["rating_history"][GAME] == []
         (latest,) = profile["recent"]
         assert latest == {**latest, "race": race, "game": "sanibel", "mode": "race", "of": 2}
         assert latest["rank"] == (1 if won else 2)
@@ -67,6 +71,8 @@ async def test_a_profile_shows_the_daily_streak_and_best_daily_run(store: Store)
         best = profile["best_daily"][GAME]
         assert best["race"] == attempt and best["finished"] and best["rank"] == 1
         assert best["deal"] is None  # a profile never shows a deal
+        assert profile["finished"][GAME] == {"count": 1, "average_ms": best["time_ms"]}
+        assert profile["finished"]["sanibel"] == {"count": 0, "average_ms": None}
 
 
 async def test_a_guest_has_a_profile_once_they_raced_and_nobody_else_does() -> None:

@@ -19,6 +19,7 @@ from protocol.ranking import Run
 from protocol.rated import PAIR_RACES_A_DAY
 from protocol.ratings import DEFAULT
 from server.store import Store
+from server.store.base import RATINGS_KEPT
 
 GAME = "sanibel"
 
@@ -119,3 +120,14 @@ async def test_a_race_is_rated_once_whoever_asks_again(store: Store) -> None:
     )  # another node, later
     after = await store.accounts.ratings(GAME, ["a", "b", "c", "nobody"])
     assert after == {p: new for p, (_, new) in first.items()}
+    assert await store.accounts.rating_history(GAME, "a") == [(10_000, round(after["a"].rating))]
+    assert await store.accounts.rating_history(GAME, "nobody") == []
+
+
+async def test_a_player_s_latest_ratings_are_kept_for_their_chart(store: Store) -> None:
+    runs = finished_race(["a", "b"])
+    for n in range(RATINGS_KEPT + 2):
+        await store.accounts.rate_race(GAME, f"r{n}", runs, 1_000 + n, 60)
+    shown = await store.accounts.rating_history(GAME, "a")
+    assert [at_ms for at_ms, _ in shown] == [1_000 + n for n in range(2, RATINGS_KEPT + 2)]
+    assert shown[-1][1] == round((await store.accounts.ratings(GAME, ["a"]))["a"].rating)

@@ -223,9 +223,14 @@ def test_a_record_history_job_of_a_daily_run_gives_its_day_as_an_ordinal() -> No
         HISTORY_KEPT,
         DAYS_KEPT,
         99,
+        "",  # not a finish: no time to count
     )
     lost = RecordHistory("ann", "r1", "klondike", entry, counted=True, won=False)
     assert only([lost])[0][10:16] == (1, 0, "klondike", "", 0, HISTORY_KEPT)
+    won = RecordHistory(
+        "ann", "r2", "klondike", {**entry, "outcome": "finished", "time_ms": 61_000}, True, True
+    )
+    assert only([won])[0][-1] == 61_000  # a finish's time, for the game's average
 
 
 def test_a_save_identity_job_lists_an_account_s_token_and_not_a_guest_s() -> None:

@@ -123,3 +123,22 @@ async def test_a_player_s_history_keeps_each_race_once_and_the_latest_fifty(stor
     assert past.played == {GAME: 60} and past.won == {GAME: 30}
     assert past.days == [f"2026-11-{n:02d}" for n in range(1, 31)]
     assert await store.accounts.history("nobody") == History([], {}, {}, [])
+
+
+async def test_a_player_s_history_counts_finished_runs_and_their_times(store: Store) -> None:
+    def run(n: int, game: str, outcome: str, time_ms: int | None) -> RecordHistory:
+        entry = {"race": f"r{n}", "at_ms": n, "outcome": outcome, "time_ms": time_ms}
+        return RecordHistory("ann", f"r{n}", game, entry, counted=False, won=False)
+
+    await store.write(
+        [
+            run(1, GAME, "finished", 60_000),
+            run(2, GAME, "resigned", None),
+            run(3, GAME, "finished", 90_001),
+        ]
+    )
+    await store.write(
+        [run(3, GAME, "finished", 90_001), run(4, "sanibel", "stuck", None)]
+    )  # again: once
+    past = await store.accounts.history("ann")
+    assert past.finished == {GAME: 2} and past.time_ms == {GAME: 150_001}
