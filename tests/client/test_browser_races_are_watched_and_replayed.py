@@ -23,6 +23,7 @@ from browser_pages import (
     resign,
     screenshot,
     sign_in,
+    state_after,
     type_actions,
     wait_for_board,
 )
@@ -194,6 +195,47 @@ def test_a_finished_race_replays_to_the_same_final_position_and_its_link_opens_i
     )
     expect(rows.nth(1).locator("td").nth(3)).to_have_text("3")
     screenshot(ann, "replay-desktop.png")
+
+
+def test_a_replay_outlines_the_cards_each_move_moved_and_charts_the_cards_home(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    wins = winning_actions(GAME, DEAL)
+    played = wins[: wins.index("deal") + 2]  # the first deal, and the auto after it
+    page = open_page(server.url)
+    sign_in(page, "Rae")
+    create_race(page, GAME, DEAL, players=1)
+    type_actions(page, played)
+    wait_for_board(my_board(page), expected_board(GAME, DEAL, played))
+    resign(page)
+    page.locator("#results").get_by_role("link", name="Watch the replay").click()
+    replay = page.locator("#screen-replay")
+    expect(replay).to_have_attribute("data-ready", "true")
+    board = replay.locator(".board")
+    expect(board.locator(".moved")).to_have_count(0)  # at the start, nothing has moved
+
+    page.get_by_role("button", name="Step forward").click()
+    dst = played[0].split()[2]
+    expect(board.locator(".moved")).to_have_count(1)
+    expect(board.locator(f'[data-pile="{dst}"] .card.face').last).to_have_class(
+        re.compile(r"\bmoved\b")
+    )
+    deal = played.index("deal")
+    before = state_after(GAME, DEAL, played[:deal]).position.tableau
+    after = state_after(GAME, DEAL, played[: deal + 1]).position.tableau
+    dealt = sum(len(new) - len(old) for old, new in zip(before, after, strict=True))
+    page.get_by_label("Seek").fill(str(deal + 1))
+    expect(board.locator(".moved")).to_have_count(dealt)  # one card on each pile dealt to
+
+    chart = page.get_by_role("img", name="Cards home over time: Rae")
+    expect(chart.locator("polyline")).to_have_count(1)
+    home = len([c for pile in state_after(GAME, DEAL, played).position.foundations for c in pile])
+    assert home > 0
+    box = chart.bounding_box()
+    assert box
+    chart.click(position={"x": box["width"] - 2, "y": box["height"] / 2})  # the race's end
+    expect(replay).to_have_attribute("data-step", str(len(played)))
+    expect(replay.locator(".watch-figures")).to_contain_text(f"{home} cards home")
 
 
 def test_a_daily_run_replays_only_once_its_deal_is_shown(

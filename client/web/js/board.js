@@ -422,6 +422,15 @@ export class Board {
     return `Hint: ${cardLabel(moving[0].dataset.card)} ${where}.`;
   }
 
+  /** Outline the top `count` cards of each [pile, count] (a replay's last move); only those. */
+  highlight(moved) {
+    for (const card of this.root.querySelectorAll(".moved")) card.classList.remove("moved");
+    for (const [pile, count] of moved) {
+      const faces = [...(this.pileElement(pile)?.querySelectorAll(".card.face") ?? [])];
+      for (const card of faces.slice(-count)) card.classList.add("moved");
+    }
+  }
+
   clearHint() {
     for (const card of this.root.querySelectorAll(".hinted")) card.classList.remove("hinted");
     for (const pile of this.root.querySelectorAll(".hint-target")) pile.classList.remove("hint-target");

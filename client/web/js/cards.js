@@ -29,3 +29,9 @@ export function cardLabel(card) {
 }
 
 export const FACE_DOWN_LABEL = "face-down card";
+
+/** The card as printed in its corner: "8♥", "Q♠". */
+export function cardText(card) {
+  const { rank, suit } = parts(card);
+  return `${rank}${SUIT_SYMBOLS[suit]}`;
+}

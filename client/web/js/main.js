@@ -1,5 +1,6 @@
 // The page: one connection, one screen at a time, chosen by the address:
-//   #lobby, #race=ID (also ?race=ID), #watch=ID, #boards=GAME, #replay=ID, #rules=GAME,
+//   #lobby, #race=ID (also ?race=ID), #watch=ID, #watch (the top live race), #follow=PLAYER,
+//   #boards=GAME, #replay=ID, #rules=GAME,
 //   #profile (mine), #user=NAME (an account's), #player=ID (anyone's).
 // The display name and the resume token are remembered, so a reload resumes the session.
 // Leaving the race screen, or going into another race, leaves the race I am in first
@@ -12,7 +13,6 @@ import { leaveRaces, stillPlaying } from "./leaving.js";
 import { LobbyScreen } from "./lobby.js";
 import { RaceScreen } from "./race.js";
 import { remembered } from "./storage.js";
-import { WatchScreen } from "./watch.js";
 
 const STATUS_TEXT = {
   connecting: "connecting…",
@@ -45,7 +45,6 @@ class App {
       lobby: new LobbyScreen(this),
       race: new RaceScreen(this),
       boards: new BoardsScreen(this),
-      watch: new WatchScreen(this),
     };
     this.loadGames();
     this.account = null; // the account panel and quick races: loaded when the session begins
@@ -64,6 +63,8 @@ class App {
     this.setting("auto-home-toggle", "autohome", (on) => {
       this.autoHome = on;
     });
+    this.choice("card-back", "back");
+    this.choice("table-colour", "table");
     const nameForm = document.getElementById("name-form");
     nameForm.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -108,7 +109,7 @@ class App {
     this.conn.addEventListener("status", (event) => this.onStatus(event.detail));
     this.conn.addEventListener("welcome", (event) => this.onWelcome(event.detail));
     this.conn.addEventListener("event", (event) => this.onEvent(event.detail));
-    this.conn.addEventListener("watch", (event) => this.screens.watch.onWatch(event.detail));
+    this.conn.addEventListener("watch", (event) => this.screens.watch?.onWatch(event.detail));
     this.conn.open();
   }
 
@@ -144,6 +145,21 @@ class App {
     box.addEventListener("change", () => {
       remembered.setSetting(key, box.checked);
       apply(box.checked);
+    });
+  }
+
+  /** A look the player chooses (`select#id`), remembered, on the page as html[data-key]. */
+  choice(id, key) {
+    const select = document.getElementById(id);
+    const apply = () => {
+      document.documentElement.dataset[key] = select.value;
+    };
+    const kept = remembered.choice(key);
+    if ([...select.options].some((option) => option.value === kept)) select.value = kept;
+    apply();
+    select.addEventListener("change", () => {
+      remembered.setChoice(key, select.value);
+      apply();
     });
   }
 
@@ -249,7 +265,7 @@ class App {
       return;
     }
     if (this.screens.race.onEvent(event)) return;
-    if (this.screens.watch.onEvent(event)) return;
+    if (this.screens.watch?.onEvent(event)) return;
     // A race of mine begins while I am on another screen: go to it. One I resigned during
     // its countdown is still announced, and is not followed.
     const mineBegins =
@@ -312,15 +328,16 @@ class App {
       this.setHash(`#race=${race.raceId}`); // the player chose to stay
       return;
     }
-    if (key !== "watch" && this.screens.watch.raceId) this.screens.watch.stop();
+    const watch = this.screens.watch;
+    if (key !== "watch" && key !== "follow" && (watch?.raceId || watch?.pick)) watch.stop();
     if (key !== "replay") this.screens.replay?.hide();
     if (key !== "rules") this.screens.rules?.hide();
     if (key === "race" && id) {
       this.show("race");
       if (race.raceId !== id) race.open(id);
-    } else if (key === "watch" && id) {
+    } else if (key === "watch" || (key === "follow" && id)) {
       this.show("watch");
-      this.screens.watch.open(id);
+      this.openWatch(key, id);
     } else if (key === "replay" && id) {
       this.show("replay");
       this.openReplay(id);
@@ -370,6 +387,21 @@ class App {
     lent.home.replaceWith(lent.section);
     const dialog = document.getElementById("over-race");
     if (dialog.open) dialog.close();
+  }
+
+  /** The spectator screen is loaded when first opened: a race (#watch=ID), the top live
+   * race (#watch) or a player followed (#follow=ID). */
+  async openWatch(key, id) {
+    if (!this.screens.watch) {
+      const { WatchScreen } = await import("./watch.js");
+      this.screens.watch ??= new WatchScreen(this);
+    }
+    if (this.currentName !== "watch") return;
+    const watch = this.screens.watch;
+    this.current = watch;
+    if (key === "follow") watch.follow(id);
+    else if (id) watch.open(id);
+    else watch.openTop();
   }
 
   /** The rules screen (its text and example tables) is loaded when first read. */

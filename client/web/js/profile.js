@@ -1,7 +1,9 @@
 // A player's profile (#profile for me, #user=NAME for an account, #player=ID for anyone):
-// each game's rating, races played and won, best daily run, the daily streak, and the
-// latest races and daily runs, each with its replay (#replay=ID). Loaded on first use.
+// each game's rating and its chart, races played and won (and the share won), the runs
+// finished and their average time, best daily run, the daily streak, and the latest races
+// and daily runs, each with its replay (#replay=ID). Loaded on first use.
 
+import { legend, lineChart } from "./chart.js";
 import { fill, h } from "./dom.js";
 import { clockText, outcomeText, ratingText, shownName } from "./format.js";
 import { GAMES, gameTitle } from "./games.js";
@@ -56,41 +58,83 @@ export class ProfileScreen {
       document.getElementById("profile-sub"),
       profile.account ? "Account" : "Guest (no ratings or ranked dailies)",
       ` · daily streak: ${days(streak.current)} (longest ${days(streak.longest)})`,
+      mine ? null : [" · ", h("a", { href: `#follow=${encodeURIComponent(profile.player)}` }, "Follow their races")],
     );
     fill(
       document.getElementById("profile-body"),
       h("h2", {}, "Games"),
       table(
-        ["Game", ["Rating", "num"], ["Won / played", "num"], "Best daily", "Today"],
+        "Games",
+        [
+          "Game",
+          ["Rating", "num"],
+          ["Won / played", "num"],
+          ["Average time", "num"],
+          "Best daily",
+          "Today",
+        ],
         Object.keys(GAMES).map((game) => {
           const rating = profile.ratings?.[game];
           const races = profile.races?.[game] ?? { played: 0, won: 0 };
+          const finished = profile.finished?.[game] ?? { count: 0, average_ms: null };
           const best = profile.best_daily?.[game];
+          const share = races.played ? ` (${Math.round((100 * races.won) / races.played)}%)` : "";
           return h(
             "tr",
             { dataset: { game } },
             h("th", { scope: "row" }, gameTitle(game)),
             h("td", { class: "num" }, rating ? ratingText(rating.rating, rating.provisional) : "—"),
-            h("td", { class: "num" }, `${races.won} / ${races.played}`),
+            h("td", { class: "num" }, `${races.won} / ${races.played}${share}`),
+            h(
+              "td",
+              { class: "num" },
+              finished.count ? `${clockText(finished.average_ms)} (${finished.count} finished)` : "—",
+            ),
             h("td", {}, best ? `${clockText(best.time_ms)} (#${best.rank})` : "—"),
             h("td", {}, profile.daily_today?.[game] ? "played" : ""),
           );
         }),
       ),
+      ratingChart(profile.rating_history ?? {}),
       h("h2", {}, mine ? "My history" : "Recent races"),
       profile.recent?.length
-        ? table(["Race", ["Place", "num"], "Result", "Replay"], profile.recent.map(recentRow))
+        ? table("History", ["Race", ["Place", "num"], "Result", "Replay"], profile.recent.map(recentRow))
         : h("p", { class: "none" }, "No races or daily runs yet."),
     );
   }
 }
 
-/** A table whose `head` names its columns: a text, or [text, class] ("num": right-aligned,
+/** The ratings after each rated race, one line per game played rated; none before the first. */
+function ratingChart(history) {
+  const games = Object.keys(history).filter((game) => history[game].length);
+  if (!games.length) return null;
+  const points = games.flatMap((game) => history[game]);
+  const start = Math.min(...points.map(([at]) => at));
+  const end = Math.max(...points.map(([at]) => at));
+  const ratings = points.map(([, rating]) => rating);
+  const day = (at) => new Date(start + at).toISOString().slice(0, 10);
+  const lines = games.map((game) => ({
+    label: gameTitle(game),
+    points: history[game].map(([at, rating]) => [at - start, rating]),
+  }));
+  const chart = lineChart({
+    lines,
+    xMax: Math.max(end - start, 1),
+    yMin: Math.min(...ratings) - 20,
+    yMax: Math.max(...ratings) + 20,
+    xText: day,
+    label: `Rating after each rated race: ${games.map((game) => `${gameTitle(game)} ${history[game].at(-1)[1]}`).join(", ")}`,
+  });
+  return h("figure", { class: "rating-chart" }, h("h2", {}, "Rating"), chart, legend(lines));
+}
+
+/** A table named `label` whose `head` names its columns: a text, or [text, class] ("num": right-aligned,
  * as the column's figures are). */
-function table(head, rows) {
+function table(label, head, rows) {
   return h(
     "div",
-    { class: "table-scroll" },
+    // Scrolled sideways on a narrow screen: from the keyboard too (focusable, named).
+    { class: "table-scroll", tabindex: "0", role: "region", "aria-label": label },
     h(
       "table",
       { class: "ranking profile-table" },

@@ -5,6 +5,7 @@
 // over, a daily challenge once its day is over (until then the page says so).
 
 import { Board } from "./board.js";
+import { legend, lineChart } from "./chart.js";
 import { fill, h } from "./dom.js";
 import { clockText, sealText, shownName } from "./format.js";
 import { gameTitle, optionsText } from "./games.js";
@@ -50,7 +51,7 @@ export class ReplayScreen {
     this.root.dataset.ready = "false";
     fill(this.el["replay-title"], "Replay");
     fill(this.el["replay-message"], "Loading the race's log…");
-    for (const id of ["replay-sub", "replay-seal", "replay-result", "replay-moves", "replay-boards"]) {
+    for (const id of ["replay-sub", "replay-seal", "replay-result", "replay-moves", "replay-boards", "replay-chart"]) {
       fill(this.el[id]);
     }
     this.el["replay-controls"].hidden = true;
@@ -95,6 +96,7 @@ export class ReplayScreen {
       return;
     }
     fill(this.el["replay-message"]);
+    this.drawChart();
     this.el["replay-controls"].hidden = false;
     this.el["replay-seek"].max = String(this.steps.length);
     this.root.dataset.ready = "true";
@@ -120,6 +122,25 @@ export class ReplayScreen {
     const positions = positionsOf(log.game, log.options, log.deal, actions);
     const board = new Board(host, { game: log.game, label: `${racer.name}'s cards` });
     return { player: racer.player, name: racer.name, positions, board, element, shown: -1, total: actions.length };
+  }
+
+  /** Each racer's cards home over the race's time; a click there seeks to that time. */
+  drawChart() {
+    const total = this.racers[0]?.positions[0] ? cardsIn(this.racers[0].positions[0]) : 52;
+    const end = this.steps.at(-1)?.t_ms ?? 0;
+    const lines = this.log.racers.map((racer, r) => ({
+      label: shownName(racer),
+      points: [[0, 0], ...racer.actions.map(([, , t], i) => [t, homeIn(this.racers[r].positions[i + 1])])],
+    }));
+    this.chart = lineChart({
+      lines,
+      xMax: Math.max(end, 1),
+      yMax: total,
+      xText: clockText,
+      label: `Cards home over time: ${lines.map((line) => line.label).join(", ")}`,
+      onPick: (t) => this.seek(this.steps.filter((step) => step.t_ms <= t).length),
+    });
+    fill(this.el["replay-chart"], this.chart, legend(lines));
   }
 
   drawMoves() {
@@ -157,11 +178,16 @@ export class ReplayScreen {
         racer.shown = played[r];
         racer.board.render(viewOf(racer.positions[played[r]]));
       }
-      const home = racer.positions[played[r]].foundations.reduce((n, pile) => n + pile.length, 0);
+      const home = homeIn(racer.positions[played[r]]);
       fill(racer.element.querySelector(".watch-figures"), `${played[r]}/${racer.total} actions · ${home} cards home`);
       racer.element.dataset.played = String(played[r]);
     });
     const now = this.step ? this.steps[this.step - 1] : null;
+    this.racers.forEach((racer, r) => {
+      const moved = now?.racer === r ? movedCards(racer.positions[now.index], racer.positions[now.index + 1]) : [];
+      racer.board.highlight(moved);
+    });
+    this.chart?.cursor(now?.t_ms ?? 0);
     fill(this.el["replay-time"], clockText(now?.t_ms ?? 0));
     fill(this.el["replay-step"], `move ${this.step} of ${this.steps.length}`);
     this.el["replay-seek"].value = String(this.step);
@@ -213,4 +239,30 @@ export class ReplayScreen {
       this.seek(event.key === "Home" ? 0 : this.steps.length);
     }
   }
+}
+
+function homeIn(position) {
+  return position.foundations.reduce((n, pile) => n + pile.length, 0);
+}
+
+function cardsIn(position) {
+  const piles = [...position.tableau, ...position.foundations, ...position.reserves, position.waste];
+  return piles.reduce((n, pile) => n + pile.length, position.stock.length);
+}
+
+/** [pile, count] for each pile that `after` has new cards on top of (what a move moved). */
+function movedCards(before, after) {
+  const named = (position) => [
+    ...position.tableau.map((pile, i) => [`t${i}`, pile]),
+    ...position.foundations.map((pile, i) => [`f${i}`, pile]),
+    ...position.reserves.map((pile, i) => [`r${i}`, pile]),
+    ["w", position.waste],
+  ];
+  const earlier = new Map(named(before));
+  return named(after).flatMap(([pile, cards]) => {
+    const old = earlier.get(pile) ?? [];
+    let same = 0;
+    while (same < old.length && same < cards.length && old[same] === cards[same]) same += 1;
+    return cards.length > same ? [[pile, cards.length - same]] : [];
+  });
 }

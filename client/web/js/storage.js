@@ -44,6 +44,13 @@ export const remembered = {
   setSetting(key, on) {
     write(`solrace.${key}`, on ? "on" : null);
   },
+  /** A choice of this browser among a few (the card back, the table): null until made. */
+  choice(key) {
+    return read(`solrace.${key}`);
+  },
+  setChoice(key, value) {
+    write(`solrace.${key}`, value);
+  },
   /** {race, day, ranked, certified, next_day_ms} of this tab's last daily attempt, or null. */
   get daily() {
     try {

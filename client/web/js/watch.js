@@ -1,12 +1,25 @@
-// Spectating: every racer's cards, updated live from the race's spectator feed. The
-// snapshot is as of feed item `feed_seq`; only later items are applied, in order.
+// Spectating: every racer's cards, updated live from the race's spectator feed, and its
+// moves as they come. The snapshot is as of feed item `feed_seq`; only later items are
+// applied, in order. Without a race named, the screen picks one itself: the top live race
+// (#watch), or the live race of a player followed (#follow=ID), and the next when it ends.
 
 import { Board } from "./board.js";
+import { cardText } from "./cards.js";
 import { h, fill } from "./dom.js";
 import { clockText, outcomeText, ratingText, shownName } from "./format.js";
 import { cardCount, gameTitle, optionsText } from "./games.js";
 import { rankingTable, shareBox } from "./results.js";
 import { applyEvents, copyView } from "./view.js";
+
+const PICK_EVERY_MS = 4000; // how often the top race or a followed player's race is looked for
+const TOP_SHOWN = 5;
+const FEED_SHOWN = 40;
+
+/** The top live race: the most watched, then the most racers, then the most cards home. */
+function score(race) {
+  const home = race.players.reduce((sum, p) => sum + p.progress, 0);
+  return race.spectators * 1e6 + race.players.length * 1e4 + home;
+}
 
 export class WatchScreen {
   constructor(app) {
@@ -17,16 +30,85 @@ export class WatchScreen {
     this.feedSeq = 0;
     this.panels = new Map(); // player -> {board, element}
     this.result = null;
+    this.pick = null; // null (the race named), {top: true} or {player} (followed)
     document
       .getElementById("stop-watching")
       .addEventListener("click", () => this.app.navigate("#lobby"));
     setInterval(() => this.tick(), 200);
+    setInterval(() => this.pick && !this.root.hidden && this.choose(), PICK_EVERY_MS);
   }
 
-  async open(raceId) {
-    if (this.raceId && this.raceId !== raceId) this.stop();
+  /** Watch the top live race, and the next top one whenever it ends. */
+  openTop() {
+    this.startPicking({ top: true });
+  }
+
+  /** Watch `player`'s live race, and their next one whenever it ends. */
+  follow(player) {
+    this.startPicking({ player });
+  }
+
+  startPicking(pick) {
+    if (JSON.stringify(pick) === JSON.stringify(this.pick)) return;
+    this.stop();
+    this.pick = pick;
+    this.root.dataset.pick = pick.top ? "top" : "follow";
+    fill(document.getElementById("watch-title"), pick.top ? "Top live race" : "Following");
+    fill(document.getElementById("watch-sub"));
+    this.choose();
+  }
+
+  /**
+   * The live races anyone may watch (no daily attempt, none of mine), the top ones listed;
+   * a new race is opened when none is watched or the watched one is over.
+   */
+  async choose() {
+    const pick = this.pick;
+    let races;
+    try {
+      races = (await this.app.conn.request("list_live")).races;
+    } catch {
+      return; // offline for a moment: the next turn asks again
+    }
+    if (this.pick !== pick) return;
+    const me = this.app.conn.player;
+    const watchable = races
+      .filter((race) => race.mode === "race" && !race.players.some((p) => p.player === me))
+      .sort((a, b) => score(b) - score(a));
+    this.drawTop(watchable);
+    const wanted = pick.top ? watchable : watchable.filter((race) => race.players.some((p) => p.player === pick.player));
+    const watching = this.raceId && this.info?.phase !== "done";
+    if (watching) return;
+    if (wanted.length) {
+      this.open(wanted[0].race, { picked: true });
+    } else if (!this.raceId) {
+      const who = pick.top ? "Nobody is racing right now" : `${this.followedName ?? "They"} are not racing right now`;
+      fill(document.getElementById("watch-message"), `${who}: the next race shows here as it starts.`);
+    }
+  }
+
+  drawTop(races) {
+    fill(
+      document.getElementById("watch-top"),
+      races.length
+        ? races.slice(0, TOP_SHOWN).map((race) =>
+            h(
+              "li",
+              { dataset: { race: race.race } },
+              h("a", { href: `#watch=${race.race}` }, race.players.map(shownName).join(" vs ")),
+              ` · ${gameTitle(race.game)} · ${race.spectators} watching`,
+            ),
+          )
+        : h("li", { class: "none" }, "No live races."),
+    );
+  }
+
+  async open(raceId, { picked = false } = {}) {
+    if (!picked) this.stopPicking();
+    if (this.raceId && this.raceId !== raceId) this.leaveFeed();
     this.raceId = raceId;
     this.result = null;
+    fill(document.getElementById("watch-feed"));
     fill(document.getElementById("watch-message"), "");
     try {
       const { race } = await this.app.conn.request("spectate", { race: raceId });
@@ -35,12 +117,23 @@ export class WatchScreen {
       if (this.raceId !== raceId) return;
       this.raceId = null;
       this.app.notice(error.message);
-      this.app.navigate("#lobby");
+      if (!picked) this.app.navigate("#lobby");
     }
   }
 
-  /** Leave the race's feed (when the screen is left). */
+  stopPicking() {
+    this.pick = null;
+    delete this.root.dataset.pick;
+    fill(document.getElementById("watch-top"));
+  }
+
+  /** Leave the race's feed and stop picking (when the screen is left). */
   stop() {
+    this.stopPicking();
+    this.leaveFeed();
+  }
+
+  leaveFeed() {
     const raceId = this.raceId;
     this.raceId = null;
     this.info = null;
@@ -97,6 +190,11 @@ export class WatchScreen {
         h("span", { class: "watch-clock clock", "aria-label": `${standing.name}'s time` }),
         h("span", { class: "bar" }, h("span", { class: "bar-fill" })),
         h("span", { class: "watch-figures" }),
+        h(
+          "a",
+          { class: "follow", href: `#follow=${encodeURIComponent(standing.player)}` },
+          `Follow ${shownName(standing)}`,
+        ),
       ),
       boardHost,
     );
@@ -124,6 +222,7 @@ export class WatchScreen {
       case "act": {
         const p = racer(item.player);
         if (!p) break;
+        this.feedLine(p, item);
         if (p.view) p.view = applyEvents(p.view, item.events, item.view ?? null);
         Object.assign(p, {
           progress: item.progress,
@@ -156,6 +255,22 @@ export class WatchScreen {
     this.draw();
   }
 
+  /** The move, as a line on top of the live feed: "Ann · 12 · 8♥ t0→t4". */
+  feedLine(racer, item) {
+    const moved = item.events.find((event) => event.type === "moved");
+    let text = item.action;
+    if (moved && /^[twr]/.test(item.action)) {
+      const more = moved.cards.length > 1 ? ` (${moved.cards.length} cards)` : "";
+      text = `${cardText(moved.cards[0])} ${moved.src}→${moved.dst}${more}`;
+    } else if (item.action === "auto") {
+      const home = item.events.filter((event) => event.type === "moved").length;
+      text = `auto: ${home} ${home === 1 ? "card" : "cards"} home`;
+    }
+    const feed = document.getElementById("watch-feed");
+    feed.prepend(h("li", {}, h("span", { class: "move-who" }, shownName(racer)), ` · ${item.actions} · `, text));
+    while (feed.children.length > FEED_SHOWN) feed.lastElementChild.remove();
+  }
+
   onEvent(event) {
     if (event.kind === "watch_ended" && event.race === this.raceId) {
       fill(
@@ -172,7 +287,11 @@ export class WatchScreen {
     const info = this.info;
     if (!info) return;
     this.root.dataset.phase = info.phase;
-    fill(document.getElementById("watch-title"), `${gameTitle(info.game)}`);
+    this.root.dataset.race = info.race;
+    const followed = this.pick?.player && info.players.find((p) => p.player === this.pick.player);
+    if (followed) this.followedName = shownName(followed);
+    const title = this.pick?.top ? "Top live race: " : followed ? `Following ${shownName(followed)}: ` : "";
+    fill(document.getElementById("watch-title"), `${title}${gameTitle(info.game)}`);
     const kind = info.mode === "daily" ? "daily challenge" : "race";
     fill(
       document.getElementById("watch-sub"),
