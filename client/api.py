@@ -21,6 +21,7 @@ from client.link import ServerError as ServerError
 from protocol.messages import (
     Act,
     BestBoard,
+    Challenge,
     CreateRace,
     DailyBoard,
     DailyStart,
@@ -145,6 +146,12 @@ class Client(Link):
 
     async def rematch(self, race: str) -> dict[str, Any]:
         info: dict[str, Any] = (await self.ask(Rematch(0, race=race)))["race"]
+        return info
+
+    async def challenge(self, player: str, game: str) -> dict[str, Any]:
+        """A private race for two, its other seat offered to ``player`` (a ``challenged``
+        event tells them)."""
+        info: dict[str, Any] = (await self.ask(Challenge(0, player=player, game=game)))["race"]
         return info
 
     async def snapshot(self, race: str) -> dict[str, Any]:

@@ -173,6 +173,17 @@ class Rematch(Request):
 
 
 @dataclass(slots=True)
+class Challenge(Request):
+    """A private race for two on ``game`` (a random deal, never rated), its other seat
+    offered to ``player``, who is told at once wherever they are connected."""
+
+    type: ClassVar[str] = "challenge"
+    player: PlayerId
+    game: GameName
+    options: Options | None = None
+
+
+@dataclass(slots=True)
 class Snapshot(Request):
     """The whole picture of a race as this player may see it."""
 
@@ -293,6 +304,7 @@ REQUESTS: Final[dict[str, type[Request]]] = {
         Act,
         Resign,
         Rematch,
+        Challenge,
         Snapshot,
         RaceLog,
         DailyStart,

@@ -125,6 +125,19 @@ class RematchOffered(_Fields):
 
 
 @dataclass(frozen=True, slots=True)
+class Challenged(_Fields):
+    """``by`` (named ``name``; ``account``: an account's) challenges me: ``race``, a private
+    race of ``game`` for two, waits for me to join it."""
+
+    kind: ClassVar[str] = "challenged"
+    race: str
+    game: str
+    by: str
+    name: str
+    account: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot(_Fields):
     """My races' racer views, when missed events cannot be replayed."""
 
@@ -157,6 +170,7 @@ PlayerEvent = (
     | Held
     | RaceResult
     | RematchOffered
+    | Challenged
     | Snapshot
     | WatchEnded
     | Shutdown

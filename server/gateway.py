@@ -28,6 +28,7 @@ from protocol.errors import SolraceError
 from protocol.messages import (
     Act,
     Admin,
+    Challenge,
     CreateRace,
     DailyStart,
     Error,
@@ -63,7 +64,7 @@ CLOSE_POLICY = 1008  # flooding
 MAX_QUEUED = 16  # messages queued behind a waiting request before reading pauses
 # requests by which a player starts to play (a guest's token is kept longer from then on)
 PLAYING: frozenset[type[Request]] = frozenset(
-    {CreateRace, JoinRace, Rematch, DailyStart, QuickRace}
+    {CreateRace, JoinRace, Rematch, Challenge, DailyStart, QuickRace}
 )
 
 

@@ -13,6 +13,7 @@ from protocol.daily import day_of
 from protocol.messages import (
     Admin,
     BestBoard,
+    Challenge,
     CreateRace,
     DailyBoard,
     DailyStart,
@@ -103,6 +104,7 @@ class Handlers:
             LeaveRace: self.leave_race,
             Resign: self.resign,
             Rematch: self.rematch,
+            Challenge: self.challenge,
             Snapshot: self.snapshot,
             RaceLog: self.race_log,
             DailyStart: self.daily_start,
@@ -224,6 +226,13 @@ class Handlers:
         self, client: Client, session: Session, request: Resign, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         return await self.director.resign(session.player, request.race, moment)
+
+    async def challenge(
+        self, client: Client, session: Session, request: Challenge, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.challenge(
+            session.player, session.name, request, moment, session.account is not None
+        )
 
     async def rematch(
         self, client: Client, session: Session, request: Rematch, moment: Now

@@ -11,6 +11,7 @@ import pytest
 
 from protocol.player_events import (
     EVENT_TYPES,
+    Challenged,
     CountdownSet,
     Held,
     Paired,
@@ -41,6 +42,7 @@ ONE_OF_EACH: list[PlayerEvent] = [
     Held("r1", "sanibel", "daily"),
     RaceResult({"race": "r1", "ranking": [], "deal": None}),
     RematchOffered("r1", "r2", "p1"),
+    Challenged("r1", "sanibel", "p1", "Ann", True),
     Snapshot([{**INFO, "you": {"player": "p1"}}]),
     WatchEnded("r1", "too_slow"),
     Shutdown("restart", 1000),

@@ -127,6 +127,20 @@ async def test_players_on_two_nodes_race_one_race_with_a_spectator_on_either(
         await client.close()
 
 
+async def test_a_challenge_from_one_node_reaches_a_player_on_the_other(
+    two_nodes: tuple[Store, ServeProcess, ServeProcess],
+) -> None:
+    _, a, b = two_nodes
+    ann, bob = await Client.connect(a.url, "Ann"), await Client.connect(b.url, "Bob")
+    race = (await ann.challenge(bob.player, GAME))["race"]
+    told = await bob.next_event("challenged")  # heard on node B
+    assert (told.data["race"], told.data["by"], told.data["name"]) == (race, ann.player, "Ann")
+    await bob.join_race(race)
+    for client in (ann, bob):
+        await client.next_event("started", where=lambda d: d["race"] == race)
+        await client.close()
+
+
 async def test_a_player_who_moves_to_another_node_takes_the_session_and_the_old_one_is_closed(
     two_nodes: tuple[Store, ServeProcess, ServeProcess],
 ) -> None:

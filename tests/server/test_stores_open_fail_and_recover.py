@@ -165,6 +165,8 @@ async def test_every_redis_key_expires_or_has_an_owner_that_removes_it(redis_url
         "player:{ann}:account",
         "rating:{sanibel}:ann",  # ratings: kept for good, as accounts are
         "rating:{sanibel}:bob",
+        "rating:{sanibel}:ann:history",  # kept as the rating is, at most RATINGS_KEPT long
+        "rating:{sanibel}:bob:history",
         "pool:{quick}:sanibel",  # owned: entries leave when paired, cancelled or gone
     }
     async for key in store._redis.scan_iter(match=store.prefix + "*"):

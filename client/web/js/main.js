@@ -8,7 +8,7 @@
 
 import { BoardsScreen } from "./boards.js";
 import { Connection } from "./connection.js";
-import { GAMES, learnGames } from "./games.js";
+import { GAMES, gameTitle, learnGames } from "./games.js";
 import { leaveRaces, stillPlaying } from "./leaving.js";
 import { LobbyScreen } from "./lobby.js";
 import { RaceScreen } from "./race.js";
@@ -52,6 +52,8 @@ class App {
     this.wirePlayers();
     this.lent = null; // {name, section, home}: a screen shown over the race (openOverRace)
     document.getElementById("over-race").addEventListener("close", () => this.giveBack());
+    document.getElementById("challenge-accept").addEventListener("click", () => this.answerChallenge(true));
+    document.getElementById("challenge-decline").addEventListener("click", () => this.answerChallenge(false));
     this.setting("labels-toggle", "labels", (on) => document.body.classList.toggle("pile-names", on));
     this.setting("sound-toggle", "sound", (on) => {
       this.sound = on;
@@ -259,6 +261,10 @@ class App {
   }
 
   onEvent(event) {
+    if (event.kind === "challenged") {
+      this.offerChallenge(event);
+      return;
+    }
     if (event.kind === "paired") {
       if (this.quick) this.quick.paired(event);
       else this.openRace(event.race);
@@ -446,6 +452,34 @@ class App {
   openRace(info, daily = null) {
     this.show("race");
     this.screens.race.open(info.race, info, daily);
+  }
+
+  /** Someone challenges me: *Accept* joins their race (leaving mine), *Decline* forgets it. */
+  offerChallenge(challenge) {
+    const offer = document.getElementById("challenge-offer");
+    const who = challenge.account ? challenge.name : `${challenge.name} (guest)`;
+    document.getElementById("challenge-text").textContent =
+      `${who} challenges you to ${gameTitle(challenge.game)}.`;
+    offer.dataset.race = challenge.race;
+    offer.hidden = false;
+  }
+
+  async answerChallenge(accepted) {
+    const offer = document.getElementById("challenge-offer");
+    offer.hidden = true;
+    if (!accepted) return;
+    try {
+      if (!(await this.leaveMyRaces())) return;
+      this.openRace((await this.conn.request("join_race", { race: offer.dataset.race })).race);
+    } catch (error) {
+      this.notice(error.message); // the challenger left it, or someone else took the seat
+    }
+  }
+
+  /** Challenge `player` to `game` from their profile: my private race waits for them. */
+  async challenge(player, game) {
+    if (!(await this.leaveMyRaces())) return;
+    this.openRace((await this.conn.request("challenge", { player, game })).race);
   }
 
   /**

@@ -30,6 +30,7 @@ export class ProfileScreen {
     fill(document.getElementById("profile-title"), who.username ?? "Profile");
     fill(document.getElementById("profile-sub"));
     fill(document.getElementById("profile-body"));
+    fill(document.getElementById("profile-challenge"));
     fill(document.getElementById("profile-message"), "Loading…");
     try {
       const profile = await this.app.conn.request("profile", who);
@@ -60,6 +61,7 @@ export class ProfileScreen {
       ` · daily streak: ${days(streak.current)} (longest ${days(streak.longest)})`,
       mine ? null : [" · ", h("a", { href: `#follow=${encodeURIComponent(profile.player)}` }, "Follow their races")],
     );
+    fill(document.getElementById("profile-challenge"), mine ? null : this.challengeForm(profile));
     fill(
       document.getElementById("profile-body"),
       h("h2", {}, "Games"),
@@ -101,6 +103,33 @@ export class ProfileScreen {
         ? table("History", ["Race", ["Place", "num"], "Result", "Replay"], profile.recent.map(recentRow))
         : h("p", { class: "none" }, "No races or daily runs yet."),
     );
+  }
+
+  /** Challenge this player: to a game (the last one played here first), a private race for two. */
+  challengeForm(profile) {
+    const app = this.app;
+    const games = Object.keys(GAMES);
+    const select = h(
+      "select",
+      { name: "game", "aria-label": "Game to challenge to" },
+      games.map((game) => h("option", { value: game, selected: game === app.lastGame }, gameTitle(game))),
+    );
+    const form = h(
+      "form",
+      { class: "inline challenge-form" },
+      h("button", { type: "submit", class: "primary small" }, `Challenge ${shownName(profile)}`),
+      " to ",
+      select,
+    );
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        await app.challenge(profile.player, select.value);
+      } catch (error) {
+        fill(document.getElementById("profile-message"), error.message);
+      }
+    });
+    return form;
   }
 }
 

@@ -1,0 +1,72 @@
+"""Issue 25, "challenge a player from their profile": Ann opens Bob's profile and
+challenges him to a game; Bob, on another screen, is offered it at once and accepts; both
+are in the private race for two, which starts. A declined challenge goes away, and the
+challenger's race waits until they leave it."""
+
+from __future__ import annotations
+
+import re
+
+from browser_pages import (
+    DEAL,
+    GAME,
+    OpenPage,
+    ServerThread,
+    create_race,
+    player_id,
+    resign,
+    sign_in,
+)
+from playwright.sync_api import Page, expect
+
+
+def with_a_past(page: Page, name: str) -> None:
+    """``name`` signs in and plays a race for one (a guest has a profile once they raced)."""
+    sign_in(page, name)
+    create_race(page, GAME, DEAL, players=1)
+    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    resign(page)
+    expect(page.locator("#results")).to_be_visible()
+    page.locator("nav.nav").get_by_role("link", name="Lobby").click()
+
+
+def challenge(ann: Page, bob: Page, game: str) -> None:
+    ann.goto(re.sub(r"#.*", "", ann.url) + f"#player={player_id(bob)}")
+    expect(ann.locator("#screen-profile")).to_have_attribute("data-ready", "true")
+    ann.get_by_label("Game to challenge to").select_option(game)
+    ann.get_by_role("button", name="Challenge Bob").click()
+
+
+def test_a_challenge_from_a_profile_is_accepted_and_the_race_starts(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    ann, bob = open_page(server.url), open_page(server.url)
+    sign_in(ann, "Ann")
+    with_a_past(bob, "Bob")
+    challenge(ann, bob, "shady_lanes")
+    screen = ann.locator("#screen-race")
+    expect(screen).to_have_attribute("data-phase", "open")
+    expect(ann.locator("#race-title")).to_have_text("Shady Lanes")
+    race = screen.get_attribute("data-race")
+    offer = bob.locator("#challenge-offer")
+    expect(offer).to_have_text(re.compile(r"Ann \(guest\) challenges you to Shady Lanes\."))
+    offer.get_by_role("button", name="Accept").click()
+    expect(offer).to_be_hidden()
+    for page in (ann, bob):
+        expect(page.locator("#screen-race")).to_have_attribute("data-race", race or "")
+        expect(page.locator("#screen-race")).to_have_attribute(
+            "data-phase", re.compile("countdown|running")
+        )
+
+
+def test_a_declined_challenge_goes_away(server: ServerThread, open_page: OpenPage) -> None:
+    ann, bob = open_page(server.url), open_page(server.url)
+    sign_in(ann, "Ann")
+    with_a_past(bob, "Bob")
+    challenge(ann, bob, GAME)
+    offer = bob.locator("#challenge-offer")
+    expect(offer).to_be_visible()
+    offer.get_by_role("button", name="Decline").click()
+    expect(offer).to_be_hidden()
+    expect(bob.locator("#screen-lobby")).to_be_visible()
+    expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "open")  # waits
