@@ -5,9 +5,8 @@ that the server echoes in its ``result`` or ``error``. Field types and ranges ar
 once, as ``Annotated`` hints, and checked by ``decode_request``; a message that breaks them
 gets a ``ProtocolError`` whose ``code`` says what kind of mistake it is.
 
-Server messages: ``welcome`` (the answer to ``hello``), ``result`` and ``error`` (answers
-to requests), ``event`` (numbered per player, replayed on resume) and ``watch`` (the
-spectator feed of one race, numbered per race). See docs/protocol.md.
+Server messages are typed in ``protocol.server_messages`` and named here too, so one import
+serves a client or a server. See docs/protocol.md.
 """
 
 from __future__ import annotations
@@ -46,6 +45,14 @@ from protocol.fields import (
     Username,
 )
 from protocol.fields import ProtocolError as ProtocolError
+from protocol.server_messages import Error as Error
+from protocol.server_messages import Event as Event
+from protocol.server_messages import Result as Result
+from protocol.server_messages import ServerMessage as ServerMessage
+from protocol.server_messages import Watch as Watch
+from protocol.server_messages import Welcome as Welcome
+from protocol.server_messages import decode_server as decode_server
+from protocol.server_messages import encode_server as encode_server
 
 # ---------------------------------------------------------------------- requests
 
@@ -386,122 +393,3 @@ def encode_request(request: Request) -> dict[str, Any]:
         if value is not None:
             message[field.name] = value
     return message
-
-
-# ---------------------------------------------------------------------- server messages
-
-
-@dataclass(frozen=True, slots=True)
-class Welcome:
-    """The answer to ``hello``: who you are, your resume token, and the server's clock."""
-
-    id: Any
-    player: str
-    name: str
-    token: str
-    resumed: bool
-    protocol: int
-    server_time_ms: int
-    grace_ms: int
-    last_event: int  # the number of the last event the server has sent this player
-    node: str = ""  # the server node that holds the session (for operators; may change)
-    account: str | None = None  # the account's username; None for a guest
-    # the key race logs and boards are signed with: {algorithm, key, public_key}
-    signing_key: dict[str, str] | None = None
-    # the games played here: {game, title, decks, options, variant_of} (``protocol.games``)
-    games: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-
-
-@dataclass(slots=True)  # not frozen: like a request, it lives only while it is sent
-class Result:
-    """A request succeeded; ``data`` holds the fields documented for that request."""
-
-    id: Any
-    of: str
-    data: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Error:
-    """A request (``of``, ``id``) was refused: a stable ``code`` and a sentence."""
-
-    id: Any
-    of: str | None
-    code: str
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something happened that concerns the player; ``n`` numbers events from 1."""
-
-    n: int
-    kind: str
-    data: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Watch:
-    """The spectator feed of ``race``; ``seq`` numbers that race's feed from 1."""
-
-    race: str
-    seq: int
-    kind: str
-    data: dict[str, Any]
-
-
-ServerMessage = Welcome | Result | Error | Event | Watch
-
-
-def encode_server(message: ServerMessage) -> dict[str, Any]:
-    if isinstance(message, Result):  # the commonest first
-        return {**message.data, "type": "result", "id": message.id, "of": message.of}
-    if isinstance(message, Welcome):
-        return {"type": "welcome", **dataclasses.asdict(message)}
-    if isinstance(message, Error):
-        return {
-            "type": "error",
-            "id": message.id,
-            "of": message.of,
-            "code": message.code,
-            "message": message.message,
-        }
-    if isinstance(message, Event):
-        return {**message.data, "type": "event", "n": message.n, "kind": message.kind}
-    return {
-        **message.data,
-        "type": "watch",
-        "race": message.race,
-        "seq": message.seq,
-        "kind": message.kind,
-    }
-
-
-_HEAD: Final = {
-    "result": ("id", "of"),
-    "error": ("id", "of", "code", "message"),
-    "event": ("n", "kind"),
-    "watch": ("race", "seq", "kind"),
-}
-
-
-def decode_server(message: dict[str, Any]) -> ServerMessage:
-    """The typed server message (used by clients); ProtocolError if it is none."""
-    kind = message.get("type")
-    body = {k: v for k, v in message.items() if k != "type"}
-    try:
-        if kind == "welcome":
-            return Welcome(**body)
-        if kind == "error":
-            return Error(**body)
-        head = _HEAD.get(kind) if isinstance(kind, str) else None
-        if head is None:
-            raise ProtocolError(f"{str(kind)[:32]!r} is not a server message", "unknown_type")
-        fields = [body.pop(name) for name in head]
-    except (TypeError, KeyError) as error:
-        raise ProtocolError(f"a {kind} message is malformed: {error}", "bad_request") from None
-    if kind == "result":
-        return Result(fields[0], fields[1], body)
-    if kind == "event":
-        return Event(fields[0], fields[1], body)
-    return Watch(fields[0], fields[1], fields[2], body)

@@ -73,3 +73,26 @@ def test_a_daily_on_a_phone_starts_with_its_table(
     figures = measured(page, "daily")
     assert figures["table"] <= TOP_MAX
     assert figures["width"] <= PHONE["width"]
+
+
+LANDSCAPE = {"width": 844, "height": 390}
+
+
+def test_a_phone_held_sideways_shows_the_table_on_its_first_screen(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    page = open_page(server.url, viewport=LANDSCAPE, has_touch=True, is_mobile=True)
+    sign_in(page, "Lan")
+    create_race(page, GAME, DEAL, players=1)
+    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    figures = measured(page, "landscape")
+    board = page.locator("#race-board").evaluate(
+        "(e) => { const r = e.getBoundingClientRect(); return [r.left, r.right]; }"
+    )
+    cards = page.locator("#race-board .card").evaluate_all(
+        "(cards) => cards.map((c) => c.getBoundingClientRect().top)"
+    )
+    assert figures["width"] <= LANDSCAPE["width"]  # nothing sideways
+    assert figures["table"] <= LANDSCAPE["height"] / 2  # the table starts on the first half
+    assert board[0] >= 0 and board[1] <= LANDSCAPE["width"]
+    assert min(cards) < LANDSCAPE["height"]  # cards on the first screen
