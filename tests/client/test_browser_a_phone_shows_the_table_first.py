@@ -13,6 +13,7 @@ from browser_pages import (
     OpenPage,
     ServerThread,
     create_race,
+    race_alone,
     screenshot,
     sign_in,
 )
@@ -82,9 +83,7 @@ def test_a_phone_held_sideways_shows_the_table_on_its_first_screen(
     server: ServerThread, open_page: OpenPage
 ) -> None:
     page = open_page(server.url, viewport=LANDSCAPE, has_touch=True, is_mobile=True)
-    sign_in(page, "Lan")
-    create_race(page, GAME, DEAL, players=1)
-    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    race_alone(page, "Lan")
     figures = measured(page, "landscape")
     board = page.locator("#race-board").evaluate(
         "(e) => { const r = e.getBoundingClientRect(); return [r.left, r.right]; }"

@@ -17,11 +17,10 @@ from browser_pages import (
     OpenPage,
     ServerThread,
     ann_and_bob_race,
-    create_race,
     expected_board,
     my_board,
+    race_alone,
     sent_actions,
-    sign_in,
     state_after,
     type_actions,
     wait_for_board,
@@ -51,9 +50,7 @@ def solo_race(open_page: OpenPage, url: str, name: str, deal: int = DEAL) -> tup
     """A race of one on ``deal``, running, and the frames its page sends and receives."""
     page = open_page(url)
     frames = Frames(page)
-    sign_in(page, name)
-    create_race(page, GAME, deal, players=1)
-    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    race_alone(page, name, GAME, deal)
     return page, frames
 
 

@@ -4,25 +4,19 @@ deals bigger cards than a laptop's."""
 
 from __future__ import annotations
 
-from browser_pages import DEAL, GAME, OpenPage, ServerThread, create_race, my_board, sign_in
-from playwright.sync_api import Page, expect
+from browser_pages import OpenPage, ServerThread, my_board, race_alone
+from playwright.sync_api import expect
 
 BACK = "(root) => getComputedStyle(root.querySelector('.card.back')).backgroundColor"
 FELT = "() => getComputedStyle(document.documentElement).getPropertyValue('--felt').trim()"
 CARD_WIDTH = "(root) => root.querySelector('.card').getBoundingClientRect().width"
 
 
-def racing(page: Page, name: str) -> None:
-    sign_in(page, name)
-    create_race(page, GAME, DEAL, players=1)
-    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
-
-
 def test_the_card_back_and_the_table_are_chosen_and_remembered(
     server: ServerThread, open_page: OpenPage
 ) -> None:
     page = open_page(server.url)
-    racing(page, "Lou")
+    race_alone(page, "Lou")
     board = my_board(page)
     assert board.evaluate(BACK) == "rgb(29, 63, 143)"  # blue, at first
     assert page.evaluate(FELT) == "#1f7040"  # green
@@ -43,6 +37,6 @@ def test_a_wide_screen_deals_bigger_cards_than_a_laptop(
     widths = {}
     for size in ({"width": 1280, "height": 800}, {"width": 1920, "height": 1080}):
         page = open_page(server.url, viewport=size)
-        racing(page, f"W{size['width']}")
+        race_alone(page, f"W{size['width']}")
         widths[size["width"]] = my_board(page).evaluate(CARD_WIDTH)
     assert widths[1280] <= 96 < 120 <= widths[1920], widths

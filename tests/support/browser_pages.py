@@ -153,6 +153,14 @@ def create_race(page: Page, game: str, deal: int | None, players: int) -> str:
     return race
 
 
+def race_alone(page: Page, name: str, game: str = GAME, deal: int = DEAL) -> str:
+    """``name`` signs in and plays a race for one on ``deal``, running: its id."""
+    sign_in(page, name)
+    race = create_race(page, game, deal, players=1)
+    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    return race
+
+
 def ann_and_bob_race(open_page: OpenPage, url: str, game: str, deal: int) -> tuple[Page, Page, str]:
     """Ann creates a race of two on ``deal``, Bob opens its link and joins: their pages and
     the race's id (the race starts by itself once full)."""
