@@ -194,15 +194,17 @@ export class Board {
     return noted;
   }
 
-  /** Note where the cards are once they have arrived, and forget it when the board resizes. */
+  /**
+   * Note where the cards are once they have arrived; forget it when the board's width
+   * changes (its height follows the tallest pile, which moves no card).
+   */
   notePlacesLater() {
     this.places = null;
     if (!this.resized) {
-      let size = "";
+      let width = null;
       this.resized = new ResizeObserver(([entry]) => {
-        const now = `${entry.contentRect.width}x${entry.contentRect.height}`;
-        if (now !== size) this.places = null;
-        size = now;
+        if (entry.contentRect.width !== width) this.places = null;
+        width = entry.contentRect.width;
       });
       this.resized.observe(this.root);
     }
