@@ -14,7 +14,7 @@ const EXAMPLES = {
 const SHORTCUTS = { d: "deal", s: "deal", a: "auto", u: "undo" };
 
 /** Whether a race counts for nothing (a daily's practice, a race of one): hints are on. */
-export function practice(info) {
+function practice(info) {
   return info.mode === "daily" ? info.ranked === false : info.max_players === 1;
 }
 

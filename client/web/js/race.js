@@ -100,7 +100,7 @@ export class RaceScreen {
   reset() {
     this.info = null;
     this.view = null;
-    this.legal = null; // my legal actions in `view`, as the server last said
+    this.legal = null;
     this.seq = 0;
     this.queue = Promise.resolve();
     this.dropBoard();
