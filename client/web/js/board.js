@@ -4,10 +4,12 @@
 // to a foundation, click the stock to deal. The board never changes a view itself: it
 // reports the action, and the owner redraws it from the server's answer.
 
-import { cardLabel, FACE_DOWN_LABEL, isRed, parts, SUIT_SYMBOLS } from "./cards.js";
+import { cardLabel } from "./cards.js";
 import { h } from "./dom.js";
+import { cardBack, cardFace, pileTag } from "./faces.js";
 import { layoutFor, pileName } from "./games.js";
 import { bestPlace } from "./moves.js";
+import { measurePlaces, SLIDE_MS, slide } from "./slide.js";
 
 const DRAG_THRESHOLD_PX = 6;
 // A press this soon after a one-tap move, on the same spot, is the second half of a
@@ -17,35 +19,7 @@ const DOWN_STEP = 0.12; // a face-down card shows this much of the card height
 const UP_STEP = 0.27; // a face-up card shows its corner
 const MAX_FAN = 4.6; // a fanned pile is at most this many card heights tall, ...
 const MIN_FAN = 0.22; // ... unless that would hide the corner index of a card under another
-const SLIDE_MS = 120; // how long a card takes to go where it goes (the whole move within 200 ms)
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
-
-// Where the suit symbols of a number card sit: [column (0 left, 1 middle, 2 right), row
-// from 0 (top) to 1 (bottom)], as on printed cards.
-const SIDES = [
-  [0, 0],
-  [2, 0],
-  [0, 1],
-  [2, 1],
-];
-const PIPS = {
-  2: [
-    [1, 0],
-    [1, 1],
-  ],
-  3: [
-    [1, 0],
-    [1, 0.5],
-    [1, 1],
-  ],
-  4: SIDES,
-  5: [...SIDES, [1, 0.5]],
-  6: [...SIDES, [0, 0.5], [2, 0.5]],
-  7: [...SIDES, [0, 0.5], [2, 0.5], [1, 0.25]],
-  8: [...SIDES, [0, 0.5], [2, 0.5], [1, 0.25], [1, 0.75]],
-  9: [...SIDES, [0, 1 / 3], [2, 1 / 3], [0, 2 / 3], [2, 2 / 3], [1, 0.5]],
-  10: [...SIDES, [0, 1 / 3], [2, 1 / 3], [0, 2 / 3], [2, 2 / 3], [1, 1 / 6], [1, 5 / 6]],
-};
 
 export class Board {
   /**
@@ -117,7 +91,7 @@ export class Board {
       const before = calm && !REDUCED_MOTION.matches ? this.placesOf(changed) : null;
       this.view = view;
       for (const pile of changed) this.pileElement(pile).replaceWith(this.drawPile(pile, layout, view));
-      if (before) this.animated = this.slide(before, changed);
+      if (before) this.animated = slide(this.root, before, changed);
     }
     if (focused !== null && !this.root.contains(document.activeElement)) this.refocus(focused);
     this.notePlacesLater();
@@ -172,26 +146,12 @@ export class Board {
    */
   placesOf(piles) {
     const places = new Map();
-    const noted = this.places ?? this.measurePlaces();
+    const noted = this.places ?? measurePlaces(this.root);
     for (const { key, pile, left, top } of piles.flatMap((name) => noted.get(name) ?? [])) {
       if (!places.has(key)) places.set(key, []);
       places.get(key).push({ pile, left, top });
     }
     return places;
-  }
-
-  /** pile -> its cards' {key, pile, left, top}, relative to the board's corner. */
-  measurePlaces() {
-    const origin = this.root.getBoundingClientRect();
-    const noted = new Map();
-    for (const card of this.root.querySelectorAll(".card")) {
-      const pile = card.closest(".pile").dataset.pile;
-      const rect = card.getBoundingClientRect();
-      const key = card.dataset.card ?? `back ${pile}`;
-      if (!noted.has(pile)) noted.set(pile, []);
-      noted.get(pile).push({ key, pile, left: rect.left - origin.left, top: rect.top - origin.top });
-    }
-    return noted;
   }
 
   /**
@@ -211,45 +171,11 @@ export class Board {
     const drawn = this.drawnAt;
     this.animated.then(() =>
       requestAnimationFrame(() => {
-        if (this.drawnAt === drawn && this.root.isConnected) this.places = this.measurePlaces();
+        if (this.drawnAt === drawn && this.root.isConnected) this.places = measurePlaces(this.root);
       }),
     );
   }
 
-  /** The cards matching `selector` in `piles`. */
-  cardsOf(piles, selector) {
-    return piles.flatMap((pile) => [...(this.pileElement(pile)?.querySelectorAll(selector) ?? [])]);
-  }
-
-  /** Cards of `piles` that changed place slide there; a card just turned face up flips. */
-  slide(before, piles) {
-    const origin = this.root.getBoundingClientRect();
-    const stock = this.pileElement("s")?.getBoundingClientRect();
-    const moving = [];
-    for (const card of this.cardsOf(piles, ".card.face")) {
-      const pile = card.closest(".pile").dataset.pile;
-      const rect = card.getBoundingClientRect();
-      const earlier = before.get(card.dataset.card) ?? [];
-      const at = earlier.findIndex((place) => place.pile === pile);
-      const from = at >= 0 ? earlier.splice(at, 1)[0] : earlier.shift();
-      let frames = null;
-      if (from) {
-        const dx = origin.left + from.left - rect.left;
-        const dy = origin.top + from.top - rect.top;
-        if (Math.abs(dx) + Math.abs(dy) > 1) {
-          frames = [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 20 }, { transform: "none", zIndex: 20 }];
-        }
-      } else if (before.has(`back ${pile}`)) {
-        frames = [{ transform: "rotateY(90deg)" }, { transform: "none" }];
-      } else if (stock) {
-        const dx = stock.left - rect.left;
-        const dy = stock.top - rect.top;
-        frames = [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 20 }, { transform: "none", zIndex: 20 }];
-      }
-      if (frames) moving.push(card.animate(frames, { duration: SLIDE_MS, easing: "ease-out" }).finished);
-    }
-    return Promise.all(moving).catch(() => {});
-  }
 
   // ---------------------------------------------------------------- drawing
 
@@ -295,7 +221,7 @@ export class Board {
     }
     if (cards.length > 1) element.classList.add("stacked");
     const top = cards[cards.length - 1];
-    const card = this.cardFace(top, { index: cards.length - 1, focusable: true });
+    const card = cardFace(top, { index: cards.length - 1, focusable: true, playable: this.playable });
     element.append(card);
     if (pile === "w" && cards.length > 1) {
       element.append(h("span", { class: "count", "aria-hidden": "true" }, cards.length));
@@ -331,7 +257,8 @@ export class Board {
       element.append(cardBack({ "--d": String(i), "--u": "0" }));
     }
     up.forEach((card, i) => {
-      const face = this.cardFace(card, {
+      const face = cardFace(card, {
+        playable: this.playable,
         index: i - revealed.length,
         focusable: i >= revealed.length,
         covered: i < up.length - 1,
@@ -344,31 +271,6 @@ export class Board {
       element.classList.add("empty");
       if (this.playable) element.setAttribute("tabindex", "0");
     }
-    return element;
-  }
-
-  /** A face-up card; one `covered` by another shows only its corner, so it has no pips. */
-  cardFace(card, { index, focusable, covered = false, style = {} }) {
-    const { rank, suit } = parts(card);
-    const symbol = SUIT_SYMBOLS[suit];
-    const court = rank === "J" || rank === "Q" || rank === "K";
-    const element = h(
-      "div",
-      {
-        class: `card face ${isRed(card) ? "red" : "black"}${court ? " court" : ""}${PIPS[rank] && !covered ? " pips-card" : ""}`,
-        dataset: { card, index: String(index) },
-        role: this.playable ? "button" : "img",
-        "aria-label": cardLabel(card),
-        tabindex: this.playable && focusable ? "0" : null,
-        style,
-      },
-      corner("top", rank, symbol),
-      // Drawn by CSS from data-glyph: a name that is only read once ("king of diamonds").
-      h("span", { class: "middle", "aria-hidden": "true", dataset: { glyph: court ? rank : symbol } }),
-      covered ? null : pips(rank, symbol),
-      covered ? null : corner("bottom", rank, symbol),
-    );
-    if (court) element.querySelector(".middle").dataset.suit = symbol;
     return element;
   }
 
@@ -657,38 +559,4 @@ function pileFor(view, pile) {
   const index = Number(pile.slice(1));
   if (pile[0] === "f") return view.foundations[index];
   return (view.reserves ?? [])[index];
-}
-
-function corner(where, rank, symbol) {
-  // Drawn by CSS from its data: the card's name is its label alone ("king of diamonds").
-  return h("span", { class: `corner ${where}`, "aria-hidden": "true", dataset: { rank, suit: symbol } });
-}
-
-/** The printed pattern of suit symbols of a number card (shown on larger cards only). */
-function pips(rank, symbol) {
-  const places = PIPS[rank];
-  if (!places) return null;
-  return h(
-    "span",
-    { class: "pips", "aria-hidden": "true" },
-    places.map(([column, row]) =>
-      h(
-        "span",
-        {
-          class: row > 0.5 ? "pip flipped" : "pip",
-          style: { "--x": String(column / 2), "--y": String(row) },
-        },
-        symbol,
-      ),
-    ),
-  );
-}
-
-/** The pile's name in the notation (t0, f0, w, s, r0), shown when pile names are on. */
-function pileTag(pile) {
-  return h("span", { class: "pile-name", "aria-hidden": "true" }, pile);
-}
-
-function cardBack(style = {}) {
-  return h("div", { class: "card back", role: "img", "aria-label": FACE_DOWN_LABEL, style });
 }
