@@ -8,12 +8,11 @@ from __future__ import annotations
 import re
 
 from browser_pages import (
-    DEAL,
     GAME,
     OpenPage,
     ServerThread,
-    create_race,
     player_id,
+    race_alone,
     resign,
     sign_in,
 )
@@ -22,9 +21,7 @@ from playwright.sync_api import Page, expect
 
 def with_a_past(page: Page, name: str) -> None:
     """``name`` signs in and plays a race for one (a guest has a profile once they raced)."""
-    sign_in(page, name)
-    create_race(page, GAME, DEAL, players=1)
-    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    race_alone(page, name)
     resign(page)
     expect(page.locator("#results")).to_be_visible()
     page.locator("nav.nav").get_by_role("link", name="Lobby").click()

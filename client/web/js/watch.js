@@ -52,6 +52,7 @@ export class WatchScreen {
     if (JSON.stringify(pick) === JSON.stringify(this.pick)) return;
     this.stop();
     this.pick = pick;
+    this.followedName = null; // learnt from the followed player's first race
     this.root.dataset.pick = pick.top ? "top" : "follow";
     fill(document.getElementById("watch-title"), pick.top ? "Top live race" : "Following");
     fill(document.getElementById("watch-sub"));
