@@ -29,6 +29,7 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from protocol.pairing import Window
 from protocol.player_events import Shutdown
 from protocol.race import Now
 from protocol.wire import SUBPROTOCOLS
@@ -137,7 +138,12 @@ class RaceServer:
             self.relay,
         )
         self.account_desk = AccountDesk(store, settings, self.sessions, self.director, self.writer)
-        self.pairing = PairingDesk(store, self.director, settings.countdown_ms)
+        self.pairing = PairingDesk(
+            store,
+            self.director,
+            settings.countdown_ms,
+            Window(unlimited_after_ms=settings.any_rating_after_ms),
+        )
         self.handlers = Handlers(
             settings,
             store,

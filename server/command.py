@@ -72,6 +72,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(4 hours) [SOLRACE_MAX_RACE_MS]",
     )
     add(
+        "--any-rating-after-ms",
+        type=int,
+        default=_env("ANY_RATING_AFTER_MS", DEFAULTS.any_rating_after_ms),
+        help="a quick-race player waiting this long is paired with any rating (20 s) "
+        "[SOLRACE_ANY_RATING_AFTER_MS]",
+    )
+    add(
         "--rate",
         dest="rate_per_s",
         type=float,
@@ -289,6 +296,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             grace_ms=int(args.grace_ms),
             countdown_ms=int(args.countdown_ms),
             max_race_ms=int(args.max_race_ms),
+            any_rating_after_ms=int(args.any_rating_after_ms),
             rate_per_s=float(args.rate_per_s),
             burst=int(args.burst),
             origins=tuple(origins),
@@ -327,6 +335,7 @@ def checked(settings: Settings) -> Settings:
         ("--grace-ms", settings.grace_ms, 0),
         ("--countdown-ms", settings.countdown_ms, 0),
         ("--max-race-ms", settings.max_race_ms, 1),
+        ("--any-rating-after-ms", settings.any_rating_after_ms, 0),
         ("--burst", settings.burst, 1),
         ("--auth-per-address", settings.auth_per_address, 1),
         ("--connections-per-address", settings.connections_per_address, 0),

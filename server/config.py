@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol.daily_choice import CERTIFY_BUDGET_S, SOLVER_NODES
+from protocol.pairing import UNLIMITED_AFTER_MS
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +18,8 @@ class Settings:
     grace_ms: int = 30_000  # how long a dropped player may come back and resume
     countdown_ms: int = 3_000  # default countdown before a race starts
     max_race_ms: int = 4 * 3600_000  # a race ends (did not finish) after this long
+    # a quick-race player waiting this long accepts any rating (a small site may want less)
+    any_rating_after_ms: int = UNLIMITED_AFTER_MS
     # finished races stay in memory this long once stored; None: 15 minutes with the memory
     # store (it is their only copy), 0 with Redis (read back from there when asked for)
     done_race_keep_ms: int | None = None

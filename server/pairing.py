@@ -14,7 +14,7 @@ from typing import Any
 
 from protocol.deals import MAX_DEAL
 from protocol.games import GAMES, rules_for
-from protocol.pairing import WINDOW, Waiting, matches
+from protocol.pairing import WINDOW, Waiting, Window, matches
 from protocol.player_events import Paired
 from protocol.players import is_bot
 from protocol.race import Now, Phase, RaceError, RaceSettings
@@ -31,10 +31,13 @@ MAX_WAIT_MS = 30 * 60_000  # a player waiting this long alone is taken out of th
 
 
 class PairingDesk:
-    def __init__(self, store: Store, director: RaceDirector, countdown_ms: int) -> None:
+    def __init__(
+        self, store: Store, director: RaceDirector, countdown_ms: int, window: Window = WINDOW
+    ) -> None:
         self.store = store
         self.director = director
         self.countdown_ms = countdown_ms
+        self.window = window
 
     async def join(
         self, player: str, name: str, account: bool, game: str, moment: Now, bots: bool = False
@@ -72,9 +75,9 @@ class PairingDesk:
             "joined_ms": mine["joined_ms"],
             "waiting_players": len(pool),
             "window": {
-                "start": round(WINDOW.start),
-                "widen_per_s": round(WINDOW.widen_per_s),
-                "unlimited_after_ms": WINDOW.unlimited_after_ms,
+                "start": round(self.window.start),
+                "widen_per_s": round(self.window.widen_per_s),
+                "unlimited_after_ms": self.window.unlimited_after_ms,
             },
         }
 
@@ -105,7 +108,7 @@ class PairingDesk:
                 )
                 for e in by_player.values()
             ]
-            for first, second in matches(waiting, moment.wall_ms):
+            for first, second in matches(waiting, moment.wall_ms, self.window):
                 if await self.store.pairing.take_pair(game, first.player, second.player):
                     pair = (by_player[first.player], by_player[second.player])
                     effects += await self._open(game, pair, moment)

@@ -10,6 +10,7 @@ import pytest
 from harness import RATED, member, member_at, player, quick_race_played, running_server
 
 from client.api import ServerError
+from protocol.pairing import WINDOW
 from server.store import Store
 
 GAME = "shady_lanes"
@@ -89,3 +90,19 @@ async def test_a_quick_race_between_accounts_is_rated(store: Store) -> None:
         race = await quick_race_played(ann, bob, GAME)
         rated = (await bob.next_event("rated")).data
         assert rated["race"] == race and set(rated["ratings"]) == {ann.player, bob.player}
+
+
+async def test_an_operator_may_pair_any_ratings_at_once(store: Store) -> None:
+    """``--any-rating-after-ms 0``: two accounts whose ratings are far apart after a rated
+    race are paired again at once, not after the window has widened to reach them."""
+    async with running_server(store, **RATED, any_rating_after_ms=0) as server:
+        ann = await member_at(server, "Ann", "203.0.113.1")
+        bob = await member_at(server, "Bob", "203.0.113.2")
+        await quick_race_played(ann, bob, GAME)
+        ratings = (await ann.next_event("rated")).data["ratings"]
+        gap = abs(ratings[ann.player]["rating"] - ratings[bob.player]["rating"])
+        assert gap > WINDOW.half_width(2_000)  # the usual window would not reach in 2 s
+        waiting = await ann.quick_race(GAME)
+        assert waiting["window"]["unlimited_after_ms"] == 0
+        await bob.quick_race(GAME)
+        await ann.next_event("paired", timeout=1)

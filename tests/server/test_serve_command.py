@@ -136,6 +136,7 @@ BAD_SETTINGS = [
     (["--grace-ms", "-5"], "--grace-ms"),
     (["--countdown-ms", "-1"], "--countdown-ms"),
     (["--max-race-ms", "0"], "--max-race-ms"),
+    (["--any-rating-after-ms", "-1"], "--any-rating-after-ms"),
     (["--rate", "0"], "--rate"),
     (["--burst", "0"], "--burst"),
     (["--auth-per-address", "0"], "--auth-per-address"),
