@@ -13,11 +13,12 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from harness import SERVE_QUICKLY, member
 from redis_server import free_port
 from serve_process import ServeProcess
 
-from client.cli import build_parser
+from client.cli import build_parser, main
 from protocol.daily import day_of
 from server.store import open_store
 
@@ -158,19 +159,22 @@ BAD_SETTINGS = [
 ]
 
 
-def test_every_bad_setting_is_one_sentence_naming_it_and_exit_status_2() -> None:
-    for args, option in BAD_SETTINGS:
-        done = subprocess.run(
-            [SOLRACE, "serve", *SERVE_QUICKLY, "--port", "0", *args],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-        told = done.stderr.strip()
-        assert done.returncode == 2, (args, done.returncode, told)
-        assert "Traceback" not in told and len(told.splitlines()) == 1, (args, told)
-        assert told.startswith(f"solrace: error: {option}"), (args, told)
-        assert "serving on" not in done.stdout, args
+@pytest.mark.timeout(30)  # a setting let through would serve until then
+@pytest.mark.parametrize(
+    ("args", "option"), BAD_SETTINGS, ids=[f"{n}{o}" for n, (_, o) in enumerate(BAD_SETTINGS)]
+)  # ids the same in every xdist worker (a free port is not)
+def test_every_bad_setting_is_one_sentence_naming_it_and_exit_status_2(
+    args: list[str], option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In this process (the command's own ``main``; a real process's exit status is the
+    next test's): status 2 and one line on standard error, before anything serves."""
+    status = main(["serve", *SERVE_QUICKLY, "--port", "0", *args])
+    done = capsys.readouterr()
+    told = done.err.strip()
+    assert status == 2, (args, status, told)
+    assert "Traceback" not in told and len(told.splitlines()) == 1, (args, told)
+    assert told.startswith(f"solrace: error: {option}"), (args, told)
+    assert "serving on" not in done.out, args
 
 
 def test_a_port_in_use_is_one_sentence_and_exit_status_2() -> None:
