@@ -141,6 +141,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     memory.add_argument("--actions", type=int, default=1000, help="actions tried per racer")
     memory.add_argument(
+        "--settle-s",
+        type=float,
+        default=3.0,
+        help="storage: seconds Redis is left idle before each memory reading (3: Redis frees "
+        "a query buffer idle for 2 s; 0 when only the keys matter)",
+    )
+    memory.add_argument(
         "--undo-share",
         type=float,
         default=0.1,
@@ -342,7 +349,8 @@ def run_storage(args: argparse.Namespace) -> int:
     if races < 1:
         raise SystemExit("error: --races must be at least 1")
     with own_redis(persist=False) as redis:  # a fresh redis-server, nothing on disk
-        result = asyncio.run(run_storage({"races": races, "seed": args.seed}, redis.url))
+        options = {"races": races, "seed": args.seed, "settle_s": max(0.0, args.settle_s)}
+        result = asyncio.run(run_storage(options, redis.url))
     if args.json:
         print(json.dumps(result))
     else:

@@ -51,7 +51,6 @@ STEP_MS = 1500  # between a racer's actions, on average
 GAME = "sanibel"
 MIB = 1024 * 1024
 PREFIX = "solrace:"
-IDLE_S = 3.0  # Redis frees a client's query buffer idle for 2 s
 
 
 @dataclass
@@ -168,10 +167,10 @@ async def memory(probe: redis.Redis) -> tuple[int, int]:
     return int(info["used_memory"]), int(info["mem_clients_normal"])
 
 
-async def settled(probe: redis.Redis, clients: int) -> tuple[int, int]:
+async def settled(probe: redis.Redis, clients: int, settle_s: float) -> tuple[int, int]:
     """Redis's memory once its clients' buffers are back to ``clients`` bytes (Redis
-    shrinks a query buffer idle for 2 s), or after IDLE_S."""
-    deadline = time.monotonic() + IDLE_S
+    shrinks a query buffer idle for 2 s), or after ``settle_s``."""
+    deadline = time.monotonic() + settle_s
     used, now_clients = await memory(probe)
     while now_clients != clients and time.monotonic() < deadline:
         await asyncio.sleep(0.25)
@@ -202,16 +201,17 @@ async def measure(
     kind: Kind,
     count: int,
     unit_jobs: Callable[[], Awaitable[list[Job]]],
+    settle_s: float,
 ) -> None:
     await store.write(await unit_jobs())  # warm-up: connections opened, scripts loaded
     await probe.flushall(asynchronous=False)
-    await asyncio.sleep(IDLE_S)
+    await asyncio.sleep(settle_s)
     before, clients = await memory(probe)
     for _ in range(count):
         for error in await store.write(await unit_jobs()):
             if error is not None:
                 raise error
-    after, clients_after = await settled(probe, clients)
+    after, clients_after = await settled(probe, clients, settle_s)
     kind.clients_change = clients_after - clients
     kind.bytes_per_unit = (after - before - kind.clients_change) / count
     kind.keys = await key_usage(probe)
@@ -250,7 +250,7 @@ async def run_storage(options: dict[str, Any], url: str) -> dict[str, Any]:
     try:
         version = (await probe.info("server"))["redis_version"]
         for kind, unit_jobs in kinds:
-            await measure(store, probe, kind, count, unit_jobs)
+            await measure(store, probe, kind, count, unit_jobs, options["settle_s"])
     finally:
         await store.close()
         await probe.aclose()
