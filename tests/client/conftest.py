@@ -6,6 +6,7 @@ the end of the module that used it: async tests in other modules need the thread
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 from collections.abc import Callable, Iterator
@@ -33,9 +34,12 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="module")
 def server(request: pytest.FixtureRequest) -> Iterator[ServerThread]:
     """The module's server: today's daily deal preset, unless the module sets ``DAILY``
-    (e.g. ``{}``: none)."""
+    (e.g. ``{}``: none); races count down 300 ms, unless it sets ``COUNTDOWN_MS`` (long
+    enough to see the countdown on the page, e.g. 1500)."""
     daily = getattr(request.module, "DAILY", {GAME: DEAL})
-    with ServerThread(SETTINGS, daily=daily) as running:
+    countdown_ms = getattr(request.module, "COUNTDOWN_MS", SETTINGS.countdown_ms)
+    settings = dataclasses.replace(SETTINGS, countdown_ms=countdown_ms)
+    with ServerThread(settings, daily=daily) as running:
         yield running
 
 

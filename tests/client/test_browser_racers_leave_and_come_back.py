@@ -31,6 +31,7 @@ from browser_pages import (
 from harness import winning_actions
 from playwright.sync_api import Browser, Dialog, Page, expect
 
+COUNTDOWN_MS = 1_500  # long enough to see the countdown on the page (conftest.py)
 LEAVE_QUESTION = "Leave this race? You will resign."
 
 

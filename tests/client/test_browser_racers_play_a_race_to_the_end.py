@@ -40,6 +40,8 @@ from protocol.errors import IllegalAction
 from protocol.games import rules_for
 from protocol.notation import parse_action
 
+COUNTDOWN_MS = 1_500  # long enough to see the countdown on the page (conftest.py)
+
 
 def an_illegal_move(game: str, deal: int, actions: list[str]) -> tuple[str, str]:
     """A one-card tableau move the rules refuse after ``actions``, and their sentence."""

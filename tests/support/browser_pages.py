@@ -37,7 +37,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 GAME, DEAL = "mount_sunflower", 18  # a deal with a proven win in tests/data/wins
 SETTINGS = dataclasses.replace(
     TEST_SETTINGS,
-    countdown_ms=1_500,  # long enough to see the countdown on the page
+    countdown_ms=300,  # a module that looks at the countdown sets COUNTDOWN_MS (conftest.py)
     grace_ms=20_000,
     feed_interval_ms=20,
     standings_interval_ms=100,
