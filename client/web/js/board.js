@@ -67,16 +67,19 @@ export class Board {
    * Draw `view`. Only the piles whose cards changed are drawn again (a move touches two or
    * three; the other racers' moves none), and those of their cards that moved slide from
    * where they were, unless the player prefers reduced motion. A card in hand stays there
-   * unless its pile changed.
+   * unless its pile changed. A move drawn `ahead` of the server's answer is followed by
+   * that answer's position: the card it turned flips then.
    */
-  render(view) {
+  render(view, ahead = false) {
     // Moves typed in a burst follow each other faster than a slide: those redraw at once.
     const now = performance.now();
-    const calm = now - (this.drawnAt ?? -Infinity) >= SLIDE_MS;
+    const calm = this.ahead || now - (this.drawnAt ?? -Infinity) >= SLIDE_MS;
     this.drawnAt = now;
+    this.ahead = ahead;
+    // (a move drawn ahead may leave the pile with no card to focus until the answer)
     const focused = this.root.contains(document.activeElement)
       ? document.activeElement.closest(".pile")?.dataset.pile ?? ""
-      : null;
+      : this.focusLater;
     const layout = layoutFor(this.game, view);
     const shape = JSON.stringify(layout);
     if (shape !== this.shape) {
@@ -93,7 +96,8 @@ export class Board {
       for (const pile of changed) this.pileElement(pile).replaceWith(this.drawPile(pile, layout, view));
       if (before) this.animated = slide(this.root, before, changed);
     }
-    if (focused !== null && !this.root.contains(document.activeElement)) this.refocus(focused);
+    if (focused != null && !this.root.contains(document.activeElement)) this.refocus(focused);
+    this.focusLater = ahead && !this.root.contains(document.activeElement) ? focused : null;
     this.notePlacesLater();
   }
 

@@ -18,7 +18,7 @@ import { NO_MOVES, noMovesLeft } from "./moves.js";
 import { copyInput } from "./results.js";
 import { drawDoneNote, drawGhost, drawStandings } from "./standings.js";
 import { remembered } from "./storage.js";
-import { applyEvents, copyView } from "./view.js";
+import { applyEvents, copyView, movedView } from "./view.js";
 import { drawCountdown, drawWaiting } from "./waiting.js";
 
 export class RaceScreen {
@@ -33,6 +33,7 @@ export class RaceScreen {
     this.legal = null; // my legal actions in `view`, as the server last said
     this.seq = 0; // the last action number I used in this race
     this.queue = Promise.resolve();
+    this.unanswered = new Set(); // actions sent or queued, not answered yet
     this.board = null;
     this.daily = null; // {day, ranked, certified, next_day_ms} for a daily attempt
     this.result = null;
@@ -103,6 +104,7 @@ export class RaceScreen {
     this.legal = null;
     this.seq = 0;
     this.queue = Promise.resolve();
+    this.unanswered = new Set(); // actions sent or queued, not answered yet
     this.dropBoard();
     this.daily = null;
     this.result = null;
@@ -209,10 +211,25 @@ export class RaceScreen {
     return chain;
   }
 
-  /** Send `action`; resolves true when the server accepted it. Actions go one at a time. */
+  /**
+   * Send `action`; resolves true when the server accepted it. Actions go one at a time. A
+   * legal move is drawn at once, online, when no other action waits for its answer
+   * (`movedView`); the answer then draws what the server says, a refusal puts it back.
+   */
   play(action) {
+    const online = this.app.conn.status === "online"; // offline, a move waits, undrawn
+    if (online && this.board && this.view && !this.unanswered.size && this.legal?.includes(action)) {
+      const { board, view } = this;
+      // drawn once the handler that played it is done (it may move the keyboard's focus)
+      queueMicrotask(() => {
+        const moved = movedView(view, action);
+        if (moved) board.render(moved, true);
+      });
+    }
+    const unanswered = this.unanswered; // a new race starts with a set of its own
     const next = this.queue.then(() => this.send(action));
-    this.queue = next.catch(() => false);
+    unanswered.add(next);
+    this.queue = next.catch(() => false).finally(() => unanswered.delete(next));
     return next;
   }
 
@@ -238,7 +255,10 @@ export class RaceScreen {
       }
       return true;
     } catch (error) {
-      if (this.raceId === raceId) this.say(error.message, true);
+      if (this.raceId === raceId) {
+        this.drawBoard(); // a move drawn ahead goes back
+        this.say(error.message, true);
+      }
       return false;
     }
   }

@@ -1,5 +1,8 @@
 // A player's view (docs/protocol.md, "View") and the event items that change it. The
-// client never guesses: it changes a view only by applying what the server reported.
+// client changes its view only by applying what the server reported; `movedView` only draws
+// a legal move ahead of the server's answer, which then replaces it.
+
+import { parts, rankValue } from "./cards.js";
 
 /** A deep copy, so a view held elsewhere is never changed behind its owner's back. */
 export function copyView(view) {
@@ -15,6 +18,30 @@ export function pileCards(view, pile) {
   if (kind === "r") return (view.reserves ?? [])[index];
   if (kind === "w") return view.waste;
   throw new Error(`no pile ${pile} holds face-up cards`);
+}
+
+/**
+ * What a legal move ("t3 2 t5", "w 1 f") shows before the server answers: its cards on
+ * their new pile (home: the first foundation whose top is the same suit one lower, or the
+ * first empty one for an ace). A card it turns or a reserve it refills shows with the
+ * answer. Null for anything else (a deal, auto, undo).
+ */
+export function movedView(view, action) {
+  const [src, count, dst] = action.split(" ");
+  if (!dst) return null;
+  const next = copyView(view);
+  const source = pileCards(next, src);
+  const cards = source.splice(source.length - Number(count));
+  const home = dst === "f" ? next.foundations.findIndex((pile) => takes(pile, cards[0])) : 0;
+  if (home < 0) return null;
+  pileCards(next, dst === "f" ? `f${home}` : dst).push(...cards);
+  return next;
+}
+
+function takes(foundation, card) {
+  const top = foundation.at(-1);
+  if (!top) return rankValue(card) === 1;
+  return parts(top).suit === parts(card).suit && rankValue(top) === rankValue(card) - 1;
 }
 
 /**
