@@ -25,6 +25,7 @@ from protocol.messages import (
     CreateRace,
     DailyBoard,
     DailyStart,
+    DeclineChallenge,
     JoinRace,
     LeaveRace,
     ListLive,
@@ -153,6 +154,10 @@ class Client(Link):
         event tells them)."""
         info: dict[str, Any] = (await self.ask(Challenge(0, player=player, game=game)))["race"]
         return info
+
+    async def decline_challenge(self, race: str) -> dict[str, Any]:
+        """Decline the challenge to ``race``: its host is told."""
+        return await self.ask(DeclineChallenge(0, race=race))
 
     async def snapshot(self, race: str) -> dict[str, Any]:
         info: dict[str, Any] = (await self.ask(Snapshot(0, race=race)))["race"]

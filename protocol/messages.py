@@ -191,6 +191,14 @@ class Challenge(Request):
 
 
 @dataclass(slots=True)
+class DeclineChallenge(Request):
+    """The challenged player declines the challenge to ``race``: its host is told."""
+
+    type: ClassVar[str] = "decline_challenge"
+    race: RaceId
+
+
+@dataclass(slots=True)
 class Snapshot(Request):
     """The whole picture of a race as this player may see it."""
 
@@ -312,6 +320,7 @@ REQUESTS: Final[dict[str, type[Request]]] = {
         Resign,
         Rematch,
         Challenge,
+        DeclineChallenge,
         Snapshot,
         RaceLog,
         DailyStart,

@@ -138,6 +138,16 @@ class Challenged(_Fields):
 
 
 @dataclass(frozen=True, slots=True)
+class ChallengeDeclined(_Fields):
+    """``by`` (named ``name``) declined my challenge: ``race``, which waits for nobody now."""
+
+    kind: ClassVar[str] = "challenge_declined"
+    race: str
+    by: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot(_Fields):
     """My races' racer views, when missed events cannot be replayed."""
 
@@ -171,6 +181,7 @@ PlayerEvent = (
     | RaceResult
     | RematchOffered
     | Challenged
+    | ChallengeDeclined
     | Snapshot
     | WatchEnded
     | Shutdown

@@ -69,10 +69,12 @@ class RaceSettings:
     ranked: bool = True  # daily: the player's first attempt of the day
     deal_chosen: bool = False  # the creator chose the deal number (so may be shown)
     nonce: str = ""  # the secret half of the deal's commitment (``protocol/fairness.py``)
+    invited: str | None = None  # a challenge: the player challenged to it (not shown)
 
     def as_dict(self) -> dict[str, Any]:
         """Everything, the deal number and nonce included: for storage, never for players."""
-        return {**self.public_dict(), "deal": str(self.deal), "nonce": self.nonce}
+        stored = {**self.public_dict(), "deal": str(self.deal), "nonce": self.nonce}
+        return {**stored, "invited": self.invited} if self.invited else stored
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RaceSettings:

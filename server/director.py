@@ -20,7 +20,7 @@ from protocol.daily import day_of
 from protocol.deals import MAX_DEAL, check_deal_number
 from protocol.games import rules_for
 from protocol.messages import Act, Challenge, CreateRace, Error, Result
-from protocol.player_events import Challenged, RematchOffered
+from protocol.player_events import Challenged, ChallengeDeclined, RematchOffered
 from protocol.race import (
     Badge,
     Ending,
@@ -104,7 +104,13 @@ class RaceDirector:
         return Badge(round(rating.rating), is_provisional(rating))
 
     async def create_race(
-        self, player: str, name: str, request: CreateRace, moment: Now, account: bool = False
+        self,
+        player: str,
+        name: str,
+        request: CreateRace,
+        moment: Now,
+        account: bool = False,
+        invited: str | None = None,
     ) -> Answer:
         rules = rules_for(request.game, request.options)
         deal = (
@@ -124,6 +130,7 @@ class RaceDirector:
             deal_chosen=request.deal is not None,
             ranked=False,  # its players chose each other: never rated (protocol/rated.py)
             nonce=secrets.token_hex(16),
+            invited=invited,
         )
         self._room_for_another(player)
         room, effects = await self.open_room(settings, player, name, moment, account=account)
@@ -253,9 +260,21 @@ class RaceDirector:
                 "player_offline",
             )
         create = CreateRace(request.id, request.game, request.options, max_players=2, public=False)
-        answer, effects = await self.create_race(player, name, create, moment, account)
+        answer, effects = await self.create_race(
+            player, name, create, moment, account, invited=request.player
+        )
         told = Challenged(answer["race"]["race"], request.game, player, name, account)
         return answer, [*effects, PushAnywhere(request.player, told)]
+
+    async def decline_challenge(self, player: str, name: str, race_id: str, moment: Now) -> Answer:
+        """``player`` declines the challenge to ``race_id``: its host is told
+        (``ChallengeDeclined``) wherever they are. RaceError ``no_such_challenge`` unless
+        ``player`` was challenged to that race and it still waits for them."""
+        race = (await self.races.find(race_id, moment)).race
+        if race.settings.invited != player or race.phase is not Phase.OPEN or player in race.racers:
+            raise RaceError("no challenge to you waits in that race", "no_such_challenge")
+        told = ChallengeDeclined(race.id, player, name)
+        return {"race": race.id, "declined": True}, [PushAnywhere(p, told) for p in race.racers]
 
     async def _rematch_room(self, race_id: str | None, moment: Now) -> Room | None:
         if race_id is None:

@@ -17,6 +17,7 @@ from protocol.messages import (
     CreateRace,
     DailyBoard,
     DailyStart,
+    DeclineChallenge,
     JoinRace,
     LeaveRace,
     ListLive,
@@ -105,6 +106,7 @@ class Handlers:
             Resign: self.resign,
             Rematch: self.rematch,
             Challenge: self.challenge,
+            DeclineChallenge: self.decline_challenge,
             Snapshot: self.snapshot,
             RaceLog: self.race_log,
             DailyStart: self.daily_start,
@@ -232,6 +234,13 @@ class Handlers:
     ) -> tuple[dict[str, Any], Effects]:
         return await self.director.challenge(
             session.player, session.name, request, moment, session.account is not None
+        )
+
+    async def decline_challenge(
+        self, client: Client, session: Session, request: DeclineChallenge, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return await self.director.decline_challenge(
+            session.player, session.name, request.race, moment
         )
 
     async def rematch(

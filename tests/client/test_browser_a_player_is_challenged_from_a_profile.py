@@ -1,7 +1,8 @@
 """Issue 25, "challenge a player from their profile": Ann opens Bob's profile and
 challenges him to a game; Bob, on another screen, is offered it at once and accepts; both
 are in the private race for two, which starts. A declined challenge goes away, and the
-challenger's race waits until they leave it."""
+challenger is told and back in the lobby; a player who turns down every challenge (on their
+own profile) is not asked at all."""
 
 from __future__ import annotations
 
@@ -56,14 +57,41 @@ def test_a_challenge_from_a_profile_is_accepted_and_the_race_starts(
         )
 
 
-def test_a_declined_challenge_goes_away(server: ServerThread, open_page: OpenPage) -> None:
+def declined(ann: Page) -> None:
+    """Ann is told, and back in the lobby, out of the race."""
+    expect(ann.locator("#notice")).to_have_text("Bob declined your challenge.")
+    expect(ann.locator("#screen-lobby")).to_be_visible()
+    races = ann.evaluate("window.solrace.conn.request('my_races').then((a) => a.races)")
+    assert races == []
+
+
+def test_a_declined_challenge_goes_away_and_the_challenger_is_told(
+    server: ServerThread, open_page: OpenPage
+) -> None:
     ann, bob = open_page(server.url), open_page(server.url)
     sign_in(ann, "Ann")
     with_a_past(bob, "Bob")
     challenge(ann, bob, GAME)
     offer = bob.locator("#challenge-offer")
     expect(offer).to_be_visible()
+    expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "open")  # waits
     offer.get_by_role("button", name="Decline").click()
     expect(offer).to_be_hidden()
     expect(bob.locator("#screen-lobby")).to_be_visible()
-    expect(ann.locator("#screen-race")).to_have_attribute("data-phase", "open")  # waits
+    declined(ann)
+
+
+def test_a_player_who_turns_down_every_challenge_is_not_asked(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    ann, bob = open_page(server.url), open_page(server.url)
+    sign_in(ann, "Ann")
+    with_a_past(bob, "Bob")
+    bob.goto(re.sub(r"#.*", "", bob.url) + f"#player={player_id(bob)}")  # his own profile
+    bob.get_by_label("Turn down every challenge (the challenger is told)").check()
+    challenge(ann, bob, GAME)
+    declined(ann)
+    expect(bob.locator("#challenge-offer")).to_be_hidden()
+    bob.reload()  # remembered
+    expect(bob.locator("#screen-profile")).to_have_attribute("data-ready", "true")
+    expect(bob.get_by_label("Turn down every challenge (the challenger is told)")).to_be_checked()

@@ -12,6 +12,7 @@ import pytest
 from protocol.player_events import (
     EVENT_TYPES,
     Challenged,
+    ChallengeDeclined,
     CountdownSet,
     Held,
     Paired,
@@ -43,6 +44,7 @@ ONE_OF_EACH: list[PlayerEvent] = [
     RaceResult({"race": "r1", "ranking": [], "deal": None}),
     RematchOffered("r1", "r2", "p1"),
     Challenged("r1", "sanibel", "p1", "Ann", True),
+    ChallengeDeclined("r1", "p2", "Bob"),
     Snapshot([{**INFO, "you": {"player": "p1"}}]),
     WatchEnded("r1", "too_slow"),
     Shutdown("restart", 1000),

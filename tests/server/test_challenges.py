@@ -1,7 +1,8 @@
 """Challenges through a real server, on both stores: a player challenges another from
 their profile (docs/protocol.md, ``challenge``); the challenged player is told at once (or,
 away for a moment, on their resume) and joins a private race for two that is never rated;
-nobody challenges themselves or a player without a session. Across two nodes:
+the challenged player may decline instead, and its host is told; nobody challenges
+themselves or a player without a session. Across two nodes:
 tests/server/test_nodes.py."""
 
 from __future__ import annotations
@@ -60,3 +61,23 @@ async def test_a_challenge_to_a_player_away_for_a_moment_waits_for_their_return(
         await bob.resume()
         told = await bob.next_event("challenged")
         assert told.data["race"] == race["race"]
+
+
+async def test_a_declined_challenge_is_told_to_its_host_and_only_the_challenged_decline(
+    store: Store,
+) -> None:
+    async with running_server(store) as server:
+        ann, bob, cat = [await player(server, name) for name in ("Ann", "Bob", "Cat")]
+        race = (await ann.challenge(bob.player, GAME))["race"]
+        private = (await ann.create_race(GAME, public=False))["race"]  # no challenge
+        for who, where in ((cat, race), (bob, private)):
+            with pytest.raises(ServerError) as refused:
+                await who.decline_challenge(where)
+            assert refused.value.code == "no_such_challenge"
+        assert await bob.decline_challenge(race) == {"race": race, "declined": True}
+        told = await ann.next_event("challenge_declined")
+        assert told.data == {"race": race, "by": bob.player, "name": "Bob"}
+        await bob.join_race(race)  # a change of mind: the seat is still there
+        with pytest.raises(ServerError) as refused:
+            await bob.decline_challenge(race)  # one cannot decline a race one is in
+        assert refused.value.code == "no_such_challenge"

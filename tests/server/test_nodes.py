@@ -138,6 +138,12 @@ async def test_a_challenge_from_one_node_reaches_a_player_on_the_other(
     await bob.join_race(race)
     for client in (ann, bob):
         await client.next_event("started", where=lambda d: d["race"] == race)
+    # declined on node B, from the race's stored settings; heard on node A
+    declined = (await ann.challenge(bob.player, GAME))["race"]
+    await bob.decline_challenge(declined)
+    told = await ann.next_event("challenge_declined")
+    assert (told.data["race"], told.data["by"], told.data["name"]) == (declined, bob.player, "Bob")
+    for client in (ann, bob):
         await client.close()
 
 

@@ -265,6 +265,10 @@ class App {
       this.offerChallenge(event);
       return;
     }
+    if (event.kind === "challenge_declined") {
+      this.challengeDeclined(event);
+      return;
+    }
     if (event.kind === "paired") {
       if (this.quick) this.quick.paired(event);
       else this.openRace(event.race);
@@ -454,8 +458,15 @@ class App {
     this.screens.race.open(info.race, info, daily);
   }
 
-  /** Someone challenges me: *Accept* joins their race (leaving mine), *Decline* forgets it. */
+  /**
+   * Someone challenges me: *Accept* joins their race (leaving mine), *Decline* tells them
+   * no; a player who turns down every challenge (their profile) is not asked.
+   */
   offerChallenge(challenge) {
+    if (remembered.setting("nochallenges")) {
+      this.declineChallenge(challenge.race);
+      return;
+    }
     const offer = document.getElementById("challenge-offer");
     const who = challenge.account ? challenge.name : `${challenge.name} (guest)`;
     document.getElementById("challenge-text").textContent =
@@ -467,13 +478,30 @@ class App {
   async answerChallenge(accepted) {
     const offer = document.getElementById("challenge-offer");
     offer.hidden = true;
-    if (!accepted) return;
+    if (!accepted) {
+      this.declineChallenge(offer.dataset.race);
+      return;
+    }
     try {
       if (!(await this.leaveMyRaces())) return;
       this.openRace((await this.conn.request("join_race", { race: offer.dataset.race })).race);
     } catch (error) {
       this.notice(error.message); // the challenger left it, or someone else took the seat
     }
+  }
+
+  declineChallenge(race) {
+    this.conn.request("decline_challenge", { race }).catch(() => {}); // gone already: nothing to say
+  }
+
+  /** My challenge was declined: leave its race for the lobby if it is on screen; say so. */
+  challengeDeclined(event) {
+    const race = this.screens.race;
+    if (race.raceId === event.race && race.info?.phase === "open") {
+      this.setHash("#lobby");
+      this.route(); // leaves the race, now, so that the notice below is the lobby's
+    }
+    this.notice(`${event.name} declined your challenge.`);
   }
 
   /** Challenge `player` to `game` from their profile: my private race waits for them. */

@@ -7,6 +7,7 @@ import { legend, lineChart } from "./chart.js";
 import { fill, h } from "./dom.js";
 import { clockText, outcomeText, ratingText, shownName } from "./format.js";
 import { GAMES, gameTitle } from "./games.js";
+import { remembered } from "./storage.js";
 
 export class ProfileScreen {
   constructor(app) {
@@ -61,7 +62,7 @@ export class ProfileScreen {
       ` · daily streak: ${days(streak.current)} (longest ${days(streak.longest)})`,
       mine ? null : [" · ", h("a", { href: `#follow=${encodeURIComponent(profile.player)}` }, "Follow their races")],
     );
-    fill(document.getElementById("profile-challenge"), mine ? null : this.challengeForm(profile));
+    fill(document.getElementById("profile-challenge"), mine ? turnDownBox() : this.challengeForm(profile));
     fill(
       document.getElementById("profile-body"),
       h("h2", {}, "Games"),
@@ -204,4 +205,12 @@ function recentRow(run) {
 
 function days(n) {
   return `${n} ${n === 1 ? "day" : "days"}`;
+}
+
+/** On my own profile: turn down every challenge (the page declines them by itself). */
+function turnDownBox() {
+  const box = h("input", { type: "checkbox", id: "turn-down-toggle" });
+  box.checked = remembered.setting("nochallenges");
+  box.addEventListener("change", () => remembered.setSetting("nochallenges", box.checked));
+  return h("label", { class: "check" }, box, " Turn down every challenge (the challenger is told)");
 }
