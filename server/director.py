@@ -19,8 +19,8 @@ from typing import Any
 from protocol.daily import day_of
 from protocol.deals import MAX_DEAL, check_deal_number
 from protocol.games import rules_for
-from protocol.messages import Act, Challenge, CreateRace, Error, Result
-from protocol.player_events import Challenged, ChallengeDeclined, RematchOffered
+from protocol.messages import Act, CreateRace, Error, Result
+from protocol.player_events import RematchOffered
 from protocol.race import (
     Badge,
     Ending,
@@ -244,37 +244,6 @@ class RaceDirector:
         offer = RematchOffered(old.id, new.id, player)
         effects += [PushAnywhere(p, offer) for p in old.racers if p != player]
         return {"race": public_info(new.race)}, effects
-
-    async def challenge(
-        self, player: str, name: str, request: Challenge, moment: Now, account: bool = False
-    ) -> Answer:
-        """A private race for two of ``request.game`` hosted by ``player``, and its other
-        seat offered to ``request.player`` (``Challenged``) on whichever node holds them.
-        RaceError ``challenge_refused`` for oneself, ``player_offline`` for a player not
-        connected now (nobody would see it)."""
-        if request.player == player:
-            raise RaceError("you cannot challenge yourself", "challenge_refused")
-        if await self.store.bus.player_node(request.player) is None:
-            raise RaceError(
-                "that player is not connected now: a challenge goes to someone who can answer",
-                "player_offline",
-            )
-        create = CreateRace(request.id, request.game, request.options, max_players=2, public=False)
-        answer, effects = await self.create_race(
-            player, name, create, moment, account, invited=request.player
-        )
-        told = Challenged(answer["race"]["race"], request.game, player, name, account)
-        return answer, [*effects, PushAnywhere(request.player, told)]
-
-    async def decline_challenge(self, player: str, name: str, race_id: str, moment: Now) -> Answer:
-        """``player`` declines the challenge to ``race_id``: its host is told
-        (``ChallengeDeclined``) wherever they are. RaceError ``no_such_challenge`` unless
-        ``player`` was challenged to that race and it still waits for them."""
-        race = (await self.races.find(race_id, moment)).race
-        if race.settings.invited != player or race.phase is not Phase.OPEN or player in race.racers:
-            raise RaceError("no challenge to you waits in that race", "no_such_challenge")
-        told = ChallengeDeclined(race.id, player, name)
-        return {"race": race.id, "declined": True}, [PushAnywhere(p, told) for p in race.racers]
 
     async def _rematch_room(self, race_id: str | None, moment: Now) -> Room | None:
         if race_id is None:

@@ -44,6 +44,7 @@ from protocol.race import Now
 from server.account_desk import AccountDesk, signed_in_answer
 from server.addresses import client_address, trusted_networks
 from server.admin import AdminDesk, AdminError
+from server.challenges import ChallengeDesk
 from server.client import Client
 from server.config import Settings
 from server.connection import MessageConnection
@@ -84,6 +85,7 @@ class Handlers:
         self.store = store
         self.sessions = sessions
         self.director = director
+        self.challenges = ChallengeDesk(director)
         self.daily = daily
         self.spectating = spectating
         self.session_desk = session_desk
@@ -232,14 +234,14 @@ class Handlers:
     async def challenge(
         self, client: Client, session: Session, request: Challenge, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.challenge(
+        return await self.challenges.challenge(
             session.player, session.name, request, moment, session.account is not None
         )
 
     async def decline_challenge(
         self, client: Client, session: Session, request: DeclineChallenge, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.decline_challenge(
+        return await self.challenges.decline_challenge(
             session.player, session.name, request.race, moment
         )
 

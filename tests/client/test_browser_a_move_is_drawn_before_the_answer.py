@@ -23,7 +23,7 @@ from browser_pages import (
     wait_for_board,
 )
 from harness import winning_actions
-from playwright.sync_api import Page, WebSocketRoute, expect
+from playwright.sync_api import Locator, Page, WebSocketRoute, expect
 
 from protocol.errors import IllegalAction
 from protocol.games import rules_for
@@ -105,13 +105,18 @@ def a_move_that_turns_a_card() -> tuple[list[str], str]:
     raise AssertionError("the winning line turns no card")
 
 
+def routed_race(open_page: OpenPage, url: str, name: str) -> tuple[Page, Route, Locator]:
+    """``name`` races alone on deal 18 through a route: the page, the route, the board."""
+    page = open_page(url)
+    route = Route(page)
+    race_alone(page, name, GAME, DEAL)
+    return page, route, my_board(page)
+
+
 def test_a_move_is_drawn_before_the_answer_which_then_turns_the_card(
     server: ServerThread, open_page: OpenPage
 ) -> None:
-    page = open_page(server.url)
-    route = Route(page)
-    race_alone(page, "Pia", GAME, DEAL)
-    board = my_board(page)
+    page, route, board = routed_race(open_page, server.url, "Pia")
     before, action = a_move_that_turns_a_card()
     type_actions(page, before)
     wait_for_board(board, expected_board(GAME, DEAL, before))
@@ -126,10 +131,7 @@ def test_a_move_is_drawn_before_the_answer_which_then_turns_the_card(
 def test_a_move_the_server_refuses_goes_back_with_the_server_s_sentence(
     server: ServerThread, open_page: OpenPage
 ) -> None:
-    page = open_page(server.url)
-    route = Route(page)
-    race_alone(page, "Rex", GAME, DEAL)
-    board = my_board(page)
+    page, route, board = routed_race(open_page, server.url, "Rex")
     action = winning_actions(GAME, DEAL)[0]
     src, count, _ = action.split()
     route.rewrite[action] = f"{src} {count} f"  # on its way: a move home, which is illegal
