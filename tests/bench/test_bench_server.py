@@ -20,7 +20,7 @@ def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
         "--rate",
         "40",
         "--seconds",
-        "2",
+        "1",
         "--saturation-clients",
         "10",
         "--saturation-seconds",
