@@ -347,6 +347,9 @@ def changes(before: Any, after: Any) -> list[str]:
     return out
 
 
+# The server's thread (websockets' keepalive pings) draws from ``random`` while Hypothesis
+# draws an example here; the strategies themselves use no ``random``.
+@pytest.mark.filterwarnings("ignore:Do not use the `random` module inside strategies")
 @settings(
     max_examples=500,
     deadline=None,
