@@ -139,7 +139,7 @@ class Challenged(_Fields):
 
 @dataclass(frozen=True, slots=True)
 class ChallengeDeclined(_Fields):
-    """``by`` (named ``name``) declined my challenge: ``race``, which waits for nobody now."""
+    """``by`` (named ``name``) declined my challenge to ``race`` (still open until I leave it)."""
 
     kind: ClassVar[str] = "challenge_declined"
     race: str
