@@ -1,7 +1,7 @@
 """The browser client's race, played in a real headless Chromium against a real race
 server: two racers to the ranking and a rematch, an illegal move refused, a finisher
-told their place, a daily attempt on the leaderboards, an uncertified daily's note, and
-one act sent per click in race after race.
+told their place, a daily attempt on the leaderboards, an uncertified daily's note,
+one act sent per click in race after race, and Resign's "Sure?" in a quick rematch.
 
 The set-up every browser test shares is described in tests/support/browser_pages.py.
 """
@@ -285,3 +285,31 @@ def test_an_uncertified_daily_deal_says_so_on_the_attempt(
     una.reload()  # the note stays with the attempt
     expect(una.locator("#screen-race")).to_have_attribute("data-phase", "running")
     expect(note).to_be_visible()
+
+
+def test_resign_asks_sure_for_its_full_time_in_a_rematch(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    """A rematch begun within four seconds of resigning: the last race's "Sure?" timer
+    does not take the new race's "Sure?" back early (CI found it in the follow test)."""
+    ann = open_page(server.url)
+    ann.clock.install()  # time flows as usual; run_for moves it on at once
+    sign_in(ann, "Ann")
+    screen = ann.locator("#screen-race")
+    first = create_race(ann, GAME, DEAL, players=1)
+    expect(screen).to_have_attribute("data-phase", "running")
+    resign(ann)
+    ann.get_by_role("button", name="Rematch").click()
+    expect(screen).not_to_have_attribute("data-race", first)
+    expect(screen).to_have_attribute("data-phase", re.compile("open|countdown|running"))
+    if screen.get_attribute("data-phase") == "open":  # a rematch for one waits for its host
+        ann.get_by_role("button", name="Start now").click()
+    expect(screen).to_have_attribute("data-phase", "running")
+
+    button = ann.locator("#resign-button")
+    button.click()
+    expect(button).to_have_text("Sure? Resign")
+    ann.clock.run_for(3_500)  # past the first race's timer, short of this one's
+    expect(button).to_have_text("Sure? Resign")
+    ann.clock.run_for(1_000)
+    expect(button).to_have_text("Resign")

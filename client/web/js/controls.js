@@ -23,6 +23,7 @@ export class Controls {
     this.race = race;
     this.el = race.el;
     this.pendingKey = ""; // "r" waits for the reserve's digit
+    this.unasking = 0; // the timer that takes Resign's "Sure?" back
     for (const action of ["deal", "auto", "undo"]) {
       this.el[`${action}-button`].addEventListener("click", () => race.play(action));
     }
@@ -87,17 +88,17 @@ export class Controls {
     const race = this.race;
     const button = this.el["resign-button"];
     if (!race.raceId) return;
-    if (!button.classList.contains("confirm")) {
-      button.classList.add("confirm");
-      button.textContent = "Sure? Resign";
-      setTimeout(() => {
-        button.classList.remove("confirm");
-        button.textContent = "Resign";
-      }, 4000);
+    const asking = button.classList.contains("confirm");
+    const ask = (sure) => {
+      button.classList.toggle("confirm", sure);
+      button.textContent = sure ? "Sure? Resign" : "Resign";
+    };
+    clearTimeout(this.unasking); // a timer left by an earlier race must not cut this one short
+    ask(!asking);
+    if (!asking) {
+      this.unasking = setTimeout(() => ask(false), 4000);
       return;
     }
-    button.classList.remove("confirm");
-    button.textContent = "Resign";
     try {
       await race.app.conn.request("resign", { race: race.raceId });
       race.adopt({ race: race.raceId, players: race.withMine({ outcome: "resigned" }) });
