@@ -22,7 +22,7 @@ every players/rate seconds at a random phase, waiting for each answer; Sanibel p
 computed beforehand, every action legal), one node, N nodes, then N nodes within, for
 ``rounds`` rounds, so a machine whose speed drifts weighs on all alike. Over each phase,
 after a warm-up: the act round trips, the actions answered by each node, every node
-process's CPU (from /proc), Redis's own CPU (``INFO cpu``: used_cpu_sys + used_cpu_user)
+process's CPU (its CPU-time clock), Redis's own CPU (``INFO cpu``: used_cpu_sys + used_cpu_user)
 and the load generator's. Then one more phase with only node 1's racers of the N-node set
 acting (at the same pace): node 1's CPU is what acting costs, the other nodes' what
 following costs. After the run each node's own count of answered actions (its /metrics
@@ -249,8 +249,8 @@ async def paced_phase(
         actions=actions,
         actions_per_s=round(actions / wall),
         actions_by_node=by_node,
-        node_cpu_s=[round(c, 3) for c in node_cpu],
-        server_cpu_s=round(server_cpu, 3),
+        node_cpu_s=[round(c, 6) for c in node_cpu],
+        server_cpu_s=round(server_cpu, 6),
         server_cpu_pct=round(100 * server_cpu / wall, 1),
         server_cpu_ms_per_1000=round(1e6 * server_cpu / actions, 1),
         redis_cpu_ms_per_1000=round(1e6 * (redis1 - redis0) / actions, 1),
@@ -328,7 +328,7 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
         answered = [await asyncio.to_thread(acts_answered, node.port) for node in nodes]
         races_followed = [(await asyncio.to_thread(health, n.port))["races"] for n in nodes]
     if any(phase.server_cpu_s <= 0 for phases in rounds for phase in phases):
-        raise RuntimeError("a phase used no measurable CPU (/proc counts 10 ms): run it longer")
+        raise RuntimeError("a phase used no measurable CPU: run it longer")
     cpu_ratios = [cpu_ratio_of(m, o) for o, m, _ in rounds]
     within_ratios = [cpu_ratio_of(i, o) for o, _, i in rounds]
     traffic_ratios = [cpu_ratio_of(m, i) for _, m, i in rounds]
