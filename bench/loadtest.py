@@ -11,9 +11,9 @@ Phases, each run against both servers with the same load generator:
    reported, with every round's ratio.
 3. *spectators* (solrace only): ``--spectators`` connections watch one of the races, then
    phase 1 again; twice, with the spectators' process at equal priority and niced.
-Server CPU is read from the server process's CPU-time clock over each phase. Players race in
-pairs on Sanibel deals, replaying random playouts computed beforehand with the engine, so
-every action is legal and does real work.
+Server CPU is read from the server process's CPU-time clock over each phase. Players race
+in pairs on Sanibel deals, replaying random playouts computed beforehand with the engine,
+so every action is legal and does real work.
 """
 
 from __future__ import annotations

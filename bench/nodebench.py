@@ -22,9 +22,9 @@ every players/rate seconds at a random phase, waiting for each answer; Sanibel p
 computed beforehand, every action legal), one node, N nodes, then N nodes within, for
 ``rounds`` rounds, so a machine whose speed drifts weighs on all alike. Over each phase,
 after a warm-up: the act round trips, the actions answered by each node, every node
-process's CPU (its CPU-time clock), Redis's own CPU (``INFO cpu``: used_cpu_sys + used_cpu_user)
-and the load generator's. Then one more phase with only node 1's racers of the N-node set
-acting (at the same pace): node 1's CPU is what acting costs, the other nodes' what
+process's CPU (its CPU-time clock), Redis's own CPU (``INFO cpu``: used_cpu_sys +
+used_cpu_user) and the load generator's. Then one more phase with only node 1's racers of
+the N-node set acting (at the same pace): node 1's CPU is what acting costs, the other nodes' what
 following costs. After the run each node's own count of answered actions (its /metrics
 ``solrace_act_seconds_count``) is compared with what the players counted.
 
