@@ -15,6 +15,7 @@ export class BoardsScreen {
     document
       .getElementById("board-play")
       .addEventListener("click", () => this.app.startDaily(this.game));
+    this.showGames();
   }
 
   /** A tab per game of the server's. */

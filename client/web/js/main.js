@@ -6,7 +6,6 @@
 // Leaving the race screen, or going into another race, leaves the race I am in first
 // (see leaving.js): a race never goes on without its player.
 
-import { BoardsScreen } from "./boards.js";
 import { Connection } from "./connection.js";
 import { GAMES, gameTitle, learnGames } from "./games.js";
 import { leaveRaces, stillPlaying } from "./leaving.js";
@@ -44,8 +43,8 @@ class App {
     this.screens = {
       lobby: new LobbyScreen(this),
       race: new RaceScreen(this),
-      boards: new BoardsScreen(this),
     };
+    this.loadingScreens = {}; // name -> the screen, once its module has loaded (LATER)
     this.loadGames();
     this.account = null; // the account panel and quick races: loaded when the session begins
     this.quick = null;
@@ -194,7 +193,7 @@ class App {
 
   showGames() {
     this.screens.lobby.showGames();
-    this.screens.boards.showGames();
+    this.screens.boards?.showGames();
   }
 
   onWelcome(welcome) {
@@ -320,7 +319,7 @@ class App {
       // Before the name: the rules can be read; anything else waits for the session.
       if (key === "rules") {
         this.show("rules");
-        this.openRules(id);
+        this.openLater("rules", id);
       } else if (!this.conn) {
         this.screens.rules?.hide();
         this.showName();
@@ -353,13 +352,13 @@ class App {
       this.openReplay(id);
     } else if (key === "rules") {
       this.show("rules");
-      this.openRules(id);
+      this.openLater("rules", id);
     } else if (key === "profile" || key === "user" || key === "player") {
       this.show("profile");
       this.openProfile(key === "profile" ? { player: this.conn.player } : { [key === "user" ? "username" : "player"]: id });
     } else if (key === "boards") {
       this.show("boards");
-      this.screens.boards.show(id || null);
+      this.openLater("boards", id);
     } else {
       this.show("lobby");
       this.screens.lobby.show();
@@ -383,7 +382,7 @@ class App {
       this.lent = { name, section, home };
     }
     if (!dialog.open) dialog.showModal();
-    const screen = name === "rules" ? await this.rulesScreen() : this.screens[name];
+    const screen = await this.screenLater(name);
     if (this.lent?.name === name) screen.show(id);
   }
 
@@ -414,18 +413,18 @@ class App {
     else watch.openTop();
   }
 
-  /** The rules screen (its text and example tables) is loaded when first read. */
-  rulesScreen() {
-    this.loadingRules ??= import("./rules.js").then(({ RulesScreen }) => {
-      this.screens.rules = new RulesScreen(this);
-      return this.screens.rules;
+  /** A screen of LATER, its module loaded when it is first opened. */
+  screenLater(name) {
+    this.loadingScreens[name] ??= LATER[name]().then((Screen) => {
+      this.screens[name] = new Screen(this);
+      return this.screens[name];
     });
-    return this.loadingRules;
+    return this.loadingScreens[name];
   }
 
-  async openRules(id) {
-    const screen = await this.rulesScreen();
-    if (this.currentName !== "rules") return;
+  async openLater(name, id) {
+    const screen = await this.screenLater(name);
+    if (this.currentName !== name) return;
     this.current = screen;
     screen.show(id || null);
   }
@@ -541,6 +540,13 @@ class App {
     }, 6000);
   }
 }
+
+// Screens not needed on the first one: the rules (their text and example tables) and the
+// leaderboards load when first opened, to keep the first load small.
+const LATER = {
+  rules: () => import("./rules.js").then((module) => module.RulesScreen),
+  boards: () => import("./boards.js").then((module) => module.BoardsScreen),
+};
 
 const app = new App();
 window.solrace = app; // for the curious, and for the browser tests
