@@ -44,7 +44,7 @@ class App {
       lobby: new LobbyScreen(this),
       race: new RaceScreen(this),
     };
-    this.loadingScreens = {}; // name -> the screen, once its module has loaded (LATER)
+    this.loadingScreens = {}; // name -> the promise of a screen of LATER (its module loading)
     this.loadGames();
     this.account = null; // the account panel and quick races: loaded when the session begins
     this.quick = null;
