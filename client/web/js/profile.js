@@ -74,7 +74,6 @@ export class ProfileScreen {
           ["Won / played", "num"],
           ["Average time", "num"],
           "Best daily",
-          "Today",
         ],
         Object.keys(GAMES).map((game) => {
           const rating = profile.ratings?.[game];
@@ -88,13 +87,21 @@ export class ProfileScreen {
             h("th", { scope: "row" }, gameTitle(game)),
             h("td", { class: "num" }, rating ? ratingText(rating.rating, rating.provisional) : "—"),
             h("td", { class: "num" }, `${races.won} / ${races.played}${share}`),
+            // the second lines (how many finished; today's daily played) go under the figure,
+            // so that every column fits a phone
             h(
               "td",
               { class: "num" },
-              finished.count ? `${clockText(finished.average_ms)} (${finished.count} finished)` : "—",
+              finished.count
+                ? [clockText(finished.average_ms), h("small", {}, ` (${finished.count} finished)`)]
+                : "—",
             ),
-            h("td", {}, best ? `${clockText(best.time_ms)} (#${best.rank})` : "—"),
-            h("td", {}, profile.daily_today?.[game] ? "played" : ""),
+            h(
+              "td",
+              {},
+              best ? `${clockText(best.time_ms)} (#${best.rank})` : "—",
+              profile.daily_today?.[game] ? h("small", {}, " played today") : null,
+            ),
           );
         }),
       ),
@@ -192,7 +199,7 @@ function recentRow(run) {
   return h(
     "tr",
     { dataset: { race: run.race } },
-    h("td", {}, `${gameTitle(run.game)} · ${kind}`, h("br"), h("small", {}, `${when} UTC`)),
+    h("td", {}, `${gameTitle(run.game)} · ${kind}`, h("small", {}, `${when} UTC`)),
     h("td", { class: "num" }, run.of > 1 ? `${run.rank} of ${run.of}` : "—"),
     h("td", {}, `${result} · ${run.progress} cards`),
     h(
