@@ -4,16 +4,7 @@ all its columns, without scrolling sideways."""
 
 from __future__ import annotations
 
-from browser_pages import (
-    DEAL,
-    GAME,
-    PHONE,
-    OpenPage,
-    ServerThread,
-    create_race,
-    resign,
-    sign_in,
-)
+from browser_pages import PHONE, OpenPage, ServerThread, race_alone, resign
 from playwright.sync_api import Page, expect
 
 ALIGNMENTS = """(table) => {
@@ -25,9 +16,7 @@ ALIGNMENTS = """(table) => {
 
 
 def my_profile_after_a_race(page: Page, name: str) -> None:
-    sign_in(page, name)
-    create_race(page, GAME, DEAL, players=1)
-    expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
+    race_alone(page, name)
     resign(page)
     expect(page.locator("#results")).to_be_visible()
     page.locator("nav.nav").get_by_role("link", name="Profile").click()

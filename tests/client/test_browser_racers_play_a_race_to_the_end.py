@@ -25,6 +25,7 @@ from browser_pages import (
     expected_board,
     my_board,
     player_id,
+    race_alone,
     resign,
     screenshot,
     shown_board,
@@ -294,11 +295,9 @@ def test_resign_asks_sure_for_its_full_time_in_a_rematch(
     does not take the new race's "Sure?" back early (CI found it in the follow test)."""
     ann = open_page(server.url)
     ann.clock.install()  # time flows as usual; run_for moves it on at once
-    sign_in(ann, "Ann")
-    screen = ann.locator("#screen-race")
-    first = create_race(ann, GAME, DEAL, players=1)
-    expect(screen).to_have_attribute("data-phase", "running")
+    first = race_alone(ann, "Ann")
     resign(ann)
+    screen = ann.locator("#screen-race")
     ann.get_by_role("button", name="Rematch").click()
     expect(screen).not_to_have_attribute("data-race", first)
     expect(screen).to_have_attribute("data-phase", re.compile("open|countdown|running"))
