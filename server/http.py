@@ -28,6 +28,18 @@ from server.connection import MessageConnection
 
 GAMES_JSON = json.dumps(catalog()).encode()
 WEB_ROOT = Path(__file__).resolve().parent.parent / "client" / "web"
+# What the page may load and who may frame it (docs/browser.md, "What the page trusts"):
+# scripts, styles and sockets only from its own origin ('self' covers ws: and wss: of the
+# same host), images also as data: (the icon), no framing, no address sent to other sites.
+PAGE_POLICY = (
+    (
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; object-src 'none'; "
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "no-referrer"),
+)
 
 
 class NodeStatus(Protocol):
@@ -146,6 +158,7 @@ def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
             ("Content-Length", str(len(body))),
             ("Cache-Control", "no-cache"),
             ("X-Content-Type-Options", "nosniff"),
+            *PAGE_POLICY,
         ]
     )
     return Response(status.value, status.phrase, headers, body)

@@ -58,10 +58,14 @@ def browser() -> Iterator[Browser]:
 def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
     """``open_page(url, viewport=DESKTOP, **options)``: a page in a fresh context (a new
     player; ``options`` for Playwright's context, e.g. ``has_touch``). At
-    the end every context is closed, and a page whose scripts threw an uncaught error fails
-    the test."""
+    the end every context is closed, and a page whose scripts threw an uncaught error, or
+    that the page's Content-Security-Policy refused something, fails the test."""
     contexts: list[BrowserContext] = []
     errors: list[str] = []
+
+    def refused(url: str, text: str) -> None:
+        if "Content Security Policy" in text:
+            errors.append(f"{url}: {text}")
 
     def open_one(url: str, viewport: dict[str, int] = DESKTOP, **options: Any) -> Page:
         context = browser.new_context(viewport=viewport, **options)
@@ -69,6 +73,7 @@ def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(f"{url}: {error}"))
+        page.on("console", lambda message: refused(url, message.text))
         page.goto(url)
         return page
 

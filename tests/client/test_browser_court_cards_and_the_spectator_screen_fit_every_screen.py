@@ -18,6 +18,8 @@ from browser_pages import (
     PHONE,
     OpenPage,
     ServerThread,
+    add_test_script,
+    add_test_style,
     create_race,
     expected_board,
     my_board,
@@ -74,7 +76,7 @@ def test_a_fanned_court_card_shows_only_its_corner_on_a_phone_and_a_desktop(
     # The check sees the bar the court frame drew before: showing the middles again on a
     # phone brings their top edge into the visible strip.
     page.set_viewport_size(PHONE)
-    page.add_style_tag(content=".fan .card.face .middle { visibility: visible !important; }")
+    add_test_style(page, ".fan .card.face .middle { visibility: visible !important; }")
     page.wait_for_timeout(100)
     assert any("middle" in stray for stray in page.evaluate(STRAYS)["strays"])
 
@@ -131,7 +133,7 @@ def test_the_spectator_screen_has_no_serious_accessibility_findings(
     pages = 0
     for name, page in watch_pages(server, open_page, DESKTOP, "axe"):
         pages += 1
-        page.add_script_tag(content=axe_source)
+        add_test_script(page, axe_source)
         violations = page.evaluate(
             "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
             ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"

@@ -19,6 +19,7 @@ from browser_pages import (
     ROOT,
     OpenPage,
     ServerThread,
+    add_test_script,
     create_race,
     expected_board,
     focus_is_on_the_board,
@@ -258,7 +259,7 @@ def test_every_page_has_no_serious_accessibility_findings(
     page = open_page(server.url)
     findings = []
     for name in every_page(page, DESKTOP["width"], "axe"):
-        page.add_script_tag(content=axe_source)
+        add_test_script(page, axe_source)
         violations = page.evaluate(
             "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
             ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"

@@ -16,6 +16,7 @@ from browser_pages import (
     GAME,
     ServerThread,
     account_form,
+    add_test_script,
     expected_board,
     my_board,
     player_id,
@@ -49,7 +50,7 @@ def view_problems(page: Page, axe_source: str, name: str) -> list[str]:
     if viewport and width > viewport["width"]:
         problems.append(f"{name}: {width} px wide at {viewport['width']}")
     if not page.evaluate("typeof axe !== 'undefined'"):
-        page.add_script_tag(content=axe_source)
+        add_test_script(page, axe_source)
     problems += [f"{name}: {finding}" for finding in page.evaluate(AXE_SERIOUS)]
     return problems
 

@@ -356,3 +356,22 @@ def click_move(board: Locator, action: str) -> None:
     card.click(position=CORNER)
     expect(card).to_have_class(re.compile(r"\bselected\b"))
     destination(board, action).click(position=CORNER)
+
+
+def add_test_script(page: Page, source: str) -> None:
+    """Run a test's own script (e.g. axe-core) in ``page`` as the browser's developer tools
+    would: the page's Content-Security-Policy refuses inline scripts, and rightly."""
+    page.evaluate(source)
+
+
+def add_test_style(page: Page, css: str) -> None:
+    """Add a test's own style rules to ``page`` as a constructed style sheet (the page's
+    Content-Security-Policy refuses inline style elements)."""
+    page.evaluate(
+        """(css) => {
+            const sheet = new CSSStyleSheet();
+            sheet.replaceSync(css);
+            document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+        }""",
+        css,
+    )
