@@ -38,9 +38,14 @@ def signed_bytes(document: dict[str, Any]) -> bytes:
     return CONTEXT + text.encode()
 
 
+def fingerprint(public_hex: str) -> str:
+    """A public key's fingerprint: its raw bytes' SHA-256, in hex."""
+    return hashlib.sha256(bytes.fromhex(public_hex)).hexdigest()
+
+
 def key_id(public_hex: str) -> str:
-    """A public key's short name: the first 16 hex digits of its raw bytes' SHA-256."""
-    return hashlib.sha256(bytes.fromhex(public_hex)).hexdigest()[:16]
+    """A public key's short name: the first 16 hex digits of its fingerprint."""
+    return fingerprint(public_hex)[:16]
 
 
 class Signer:

@@ -12,13 +12,13 @@ import argparse
 import asyncio
 import json
 import sys
-import urllib.request
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from client.api import ServerError
 from client.cli import UsageError
+from client.commands.pinning import Trust, read_json, trusted_keys
 from client.terminal.connection import Link, Unreachable, add_server_argument
 from protocol.daily import candidate_deals, parse_day, seed_matches
 from protocol.daily_choice import certified_choice, max_candidates
@@ -70,16 +70,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "--keys",
             metavar="FILE",
             help="the server's public keys (its GET /signing-keys answer, saved) to check "
-            "signatures with; default: asked of --server",
+            "signatures with; default: asked of --server. Only keys pinned for --server "
+            "(the first ones seen, kept in ~/.config/solrace/known-keys.json) or given by "
+            "--pin are trusted",
+        )
+        sub.add_argument(
+            "--pin",
+            metavar="FINGERPRINT",
+            help="trust (and pin for --server) only the key with this fingerprint: the "
+            "SHA-256 of the public key (64 hex digits) or its key id (the first 16), as "
+            "the operators publish it",
         )
 
 
 def run(args: argparse.Namespace) -> int:
     if args.file:
-        try:
-            data = json.loads(Path(args.file).read_text())
-        except (OSError, ValueError) as error:
-            raise UsageError(f"solrace verify: cannot read {args.file}: {error}") from None
+        data = read_json(args.file, "a log or a day's board")
     else:
         _check_arguments(args)
         try:
@@ -97,12 +103,15 @@ def run(args: argparse.Namespace) -> int:
         problems = check_daily(data) if daily else check_log(data)
         name = f"daily {data['game']} {data['day']}" if daily else data["race"]
         signed = [data["board"], *data["logs"]] if daily else [data]
-        proven = _signatures(signed, _public_keys(args), problems)
+        trust = trusted_keys(args.server, args.keys, args.pin)
+        proven = [*trust.said, *_signatures(signed, trust, problems)]
         if not daily and args.receipt:
             proven.append(_receipt(data, args.receipt.strip().lower(), problems))
         if daily and args.choice:
             proven.append(_choice(data, problems))
         committed = data["board"]["commitment"] if daily else data["commitment"]
+    except RecursionError:
+        raise UsageError("solrace verify: the file is too deeply nested to be a log") from None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         raise UsageError(f"solrace verify: not a log or a day's board ({error!r})") from None
     print(f"commitment: {committed} (compare it with the one shown before play)")
@@ -122,47 +131,49 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _public_keys(args: argparse.Namespace) -> dict[str, str] | None:
-    """The server's published keys: from ``--keys``, else its ``GET /signing-keys``."""
-    try:
-        if args.keys:
-            answer = json.loads(Path(args.keys).read_text())
-        else:
-            base = args.server.replace("ws://", "http://").replace("wss://", "https://")
-            address = base.rsplit("/ws", 1)[0] + "/signing-keys"
-            with urllib.request.urlopen(address, timeout=5) as response:
-                answer = json.loads(response.read())
-        return {row["key"]: row["public_key"] for row in answer["keys"]}
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _signatures(
-    documents: list[dict[str, Any]], keys: dict[str, str] | None, problems: list[str]
-) -> list[str]:
-    """Each signature checked against ``keys`` (a failure goes to ``problems``); what was
-    proven, to print."""
-    if keys is None:
-        return ["signatures: not checked (no public key: give --keys, or a reachable --server)"]
+def _signatures(documents: list[dict[str, Any]], trust: Trust, problems: list[str]) -> list[str]:
+    """Each signature checked against the trusted keys (a failure goes to ``problems``);
+    what was proven, to print. No key at all is a failure too: nothing was proven."""
+    if not trust.keys:
+        problems.append(
+            f"the signatures were not checked: no key is {trust.name}, and none was offered "
+            "(give --keys FILE, a reachable --server, or --pin with a pinned key)"
+        )
+        return ["signatures: NOT CHECKED (no key to check them with): this proves nothing"]
+    failed = False
     for document in documents:
-        trouble = signature_problem(document, keys)
+        signer = (document.get("signature") or {}).get("key")
+        if signer is not None and str(signer) not in trust.keys:
+            trouble: str | None = f"it is signed with key {signer!r}, which is not {trust.name}"
+        else:
+            trouble = signature_problem(document, trust.keys)
         if trouble is not None:
+            failed = True
             problems.append(f"the server's signature: {trouble}")
-    if any(problem.startswith("the server's signature") for problem in problems):
-        return []
-    return [f"signatures: all {len(documents)} by the server's published keys"]
+    return [] if failed else [f"signatures: all {len(documents)} by {trust.by}"]
 
 
 def _receipt(log: dict[str, Any], receipt: str, problems: list[str]) -> str:
-    """Which racer's log the receipt is the running hash of, and up to which action."""
+    """Whose log the receipt is the running hash of: it proves that racer's whole log only
+    when it is the receipt after their last action (docs/fairness.md, "Receipts")."""
     for racer in log["racers"]:
         told = receipts(log["race"], racer["player"], racer["actions"])
-        if receipt in told:
-            at = told.index(receipt) + 1
-            return (
-                f"receipt: {racer['name']}'s first {at} action(s) of {len(told)} are exactly "
-                "those the server said it accepted"
+        if receipt not in told:
+            continue
+        at, name = told.index(receipt) + 1, racer["name"]
+        if at < len(told):
+            problems.append(
+                f"the log holds {len(told) - at} action(s) of {name} after the receipt's "
+                "that it does not prove you were told of: give the last receipt your client "
+                "was given (if its answer was lost, an action you sent can be among them)"
             )
+            return (
+                f"receipt: {name}'s first {at} action(s) of {len(told)} match it, not the whole log"
+            )
+        return (
+            f"receipt: {name}'s {at} action(s), all of them, are exactly those the server "
+            "said it accepted"
+        )
     problems.append(
         "the receipt matches no racer's log: an action you were told was accepted is "
         "missing, changed or moved"
