@@ -5,7 +5,14 @@ A moderator lists the flagged fair-play reviews (``server/fairplay.py``) and dec
 each: ``clear`` puts a held daily run on the boards or rates a held race; ``void`` takes a
 run off the boards, or a race's rating changes back (a held one simply never counts).
 They can also close or rename an account. Every change is appended to the audit log in
-the store, with the moderator's reason and address.
+the store, with the moderator's reason and address; so is every read (``flagged``,
+``review``, ``audit``) and every wrong token (``"refused": "not_admin"``).
+
+Wrong tokens are limited beyond the connection's budget: after ``ADMIN_PER_ADDRESS`` of
+them from one address, or ``ADMIN_OVERALL`` from all addresses together (counted in the
+store, so every node counts together), admin requests from that address, or from
+everyone, are refused (``rate_limited``) until ``FAILURES_KEPT_S`` pass without one: the
+right token too, so a guesser learns nothing even by luck.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from typing import Any
 from protocol.errors import SolraceError
 from protocol.messages import Admin
 from protocol.race import Now
+from server.accounts import FAILURES_KEPT_S
 from server.config import Settings
 from server.fairplay import (
     CLEARED,
@@ -31,6 +39,9 @@ from server.store import Store
 
 log = logging.getLogger("solrace.admin")
 
+ADMIN_PER_ADDRESS = 5  # wrong admin tokens from one address before its requests are refused
+ADMIN_OVERALL = 20  # wrong admin tokens from all addresses before every request is refused
+READS = frozenset({"flagged", "review", "audit"})
 CHANGES = frozenset({"clear", "void", "close_account", "rename_account"})  # need a reason
 
 
@@ -49,21 +60,46 @@ class AdminDesk:
         """Do what ``request`` asks, if its token is the admin token."""
         if self.token is None:
             raise AdminError("this server takes no admin requests (no --admin-token)", "no_admin")
-        if not hmac.compare_digest(request.token.encode(), self.token.encode()):
-            log.warning("an admin request with a wrong token", extra={"address": address})
-            raise AdminError("the admin token is wrong", "not_admin")
+        await self._check_token(request, moment, address)
         if request.command in CHANGES and not request.reason:
             raise AdminError(f"{request.command} needs a reason (for the audit log)", "no_reason")
+        answer: dict[str, Any]
         if request.command == "flagged":
-            return {"reviews": await self.moderation.flagged(request.limit)}
-        if request.command == "audit":
-            return {"entries": await self.moderation.audit_log(request.limit)}
-        if request.command == "review":
-            return {"review": await self._review(request)}
-        if request.command in ("clear", "void"):
+            answer = {"reviews": await self.moderation.flagged(request.limit)}
+        elif request.command == "audit":
+            answer = {"entries": await self.moderation.audit_log(request.limit)}
+        elif request.command == "review":
+            answer = {"review": await self._review(request)}
+        elif request.command in ("clear", "void"):
             answer = {"review": await self._decide(request, moment)}
         else:
             answer = {"account": await self._account(request)}
+        entry = await self._audit(request, moment, address)
+        if request.command not in READS:
+            log.warning("moderator's action", extra=entry)
+        return answer
+
+    async def _check_token(self, request: Admin, moment: Now, address: str) -> None:
+        """Refuse a request from an address (or a deployment) that guessed too often, then
+        one whose token is wrong (counted, logged and audited)."""
+        assert self.token is not None
+        limits = self.store.limits
+        scopes = (f"admin-address:{address}", "admin-all")
+        counts = [await limits.failures(scope) for scope in scopes]
+        if counts[0] >= ADMIN_PER_ADDRESS or counts[1] >= ADMIN_OVERALL:
+            raise AdminError("too many wrong admin tokens: wait 15 minutes", "rate_limited")
+        if hmac.compare_digest(request.token.encode(), self.token.encode()):
+            return
+        for scope in scopes:
+            await limits.note_failure(scope, FAILURES_KEPT_S)
+        log.warning("an admin request with a wrong token", extra={"address": address})
+        await self._audit(request, moment, address, refused="not_admin")
+        raise AdminError("the admin token is wrong", "not_admin")
+
+    async def _audit(
+        self, request: Admin, moment: Now, address: str, refused: str | None = None
+    ) -> dict[str, Any]:
+        """Append what was asked, by whom, to the audit log; the entry."""
         entry = {
             "at_ms": moment.wall_ms,
             "command": request.command,
@@ -72,10 +108,11 @@ class AdminDesk:
             "new_username": request.new_username,
             "reason": request.reason,
             "address": address,
+            "refused": refused,
         }
-        await self.moderation.audit({k: v for k, v in entry.items() if v is not None})
-        log.warning("moderator's action", extra=entry)
-        return answer
+        kept = {k: v for k, v in entry.items() if v is not None}
+        await self.moderation.audit(kept)
+        return kept
 
     async def _review(self, request: Admin) -> dict[str, Any]:
         if request.race is None:

@@ -9,7 +9,8 @@
     solrace admin rename USERNAME NEW --reason TEXT
     solrace admin audit                         the moderators' latest actions
 
-Every change is written in the server's audit log with its reason. ``--json`` prints the
+Every change is written in the server's audit log with its reason, every read and every
+wrong token with the address it came from. ``--json`` prints the
 server's answer as it is.
 """
 
@@ -113,12 +114,7 @@ def lines(command: str, answer: dict[str, Any]) -> list[str]:
         reviews = answer["reviews"]
         return [review_line(review) for review in reviews] or ["Nothing is waiting."]
     if command == "audit":
-        return [
-            f"{entry['at_ms']} {entry['command']} "
-            + " ".join(str(entry[k]) for k in ("race", "username", "new_username") if k in entry)
-            + f": {entry.get('reason', '')}"
-            for entry in answer["entries"]
-        ] or ["No moderator's action yet."]
+        return [audit_line(entry) for entry in answer["entries"]] or ["No moderator's action yet."]
     if "review" in answer:
         review = answer["review"]
         out = [review_line(review)]
@@ -147,3 +143,12 @@ def review_line(review: dict[str, Any]) -> str:
         f"{review['race']} {review['kind']} {review['game']}{day} [{review['status']}{held}] "
         f"{names}: " + ("; ".join(REASONS[r] for r in why) or "nothing flagged")
     )
+
+
+def audit_line(entry: dict[str, Any]) -> str:
+    """One audit entry: when, from where, what on what, and why (or that it was refused)."""
+    words = [str(entry["at_ms"]), str(entry.get("address", "?")), entry["command"]]
+    words += [str(entry[k]) for k in ("race", "username", "new_username") if k in entry]
+    if "refused" in entry:
+        return " ".join(words) + f": refused ({entry['refused']})"
+    return " ".join(words) + (f": {entry['reason']}" if "reason" in entry else "")

@@ -72,7 +72,13 @@ async def test_a_moderator_reviews_renames_and_reads_the_audit_log(tmp_path: Pat
         )
         assert (status, out) == (0, f"Account Polite ({rude.player}).\n")
         status, out, _ = await solrace_admin(address, "audit")
-        assert status == 0 and out.endswith("rename_account Rude Polite: an insult\n")
+        first = out.splitlines()[0]  # newest first
+        assert status == 0 and first.endswith(" 127.0.0.1 rename_account Rude Polite: an insult")
+        status, out, _ = await solrace_admin(address, "flagged", token="x" * 40)
+        status, out, _ = await solrace_admin(address, "audit")
+        lines = out.splitlines()
+        assert lines[0].endswith(" 127.0.0.1 flagged: refused (not_admin)")
+        assert lines[1].endswith(" 127.0.0.1 audit")  # the read before: reads are audited too
 
 
 async def test_every_refusal_is_one_line_and_an_exit_status() -> None:

@@ -25,6 +25,7 @@ from harness import (
 from client.api import Client, ServerError
 from protocol.daily import day_of
 from protocol.fairplay import PACE_ACTIONS
+from server.admin import ADMIN_OVERALL, ADMIN_PER_ADDRESS
 from server.app import RaceServer
 from server.store import Store
 
@@ -140,7 +141,7 @@ async def test_the_solver_s_line_is_held_for_a_moderator_and_ordinary_play_is_no
         assert refused.value.code == "not_flagged"
 
         audit = (await admin(moderator, "audit"))["entries"]
-        assert [(e["command"], e["reason"]) for e in audit] == [
+        assert [(e["command"], e["reason"]) for e in audit if "reason" in e] == [
             ("void", "confessed to a solver"),
             ("clear", "a fast player"),
         ]
@@ -159,12 +160,56 @@ async def test_admin_requests_need_the_server_s_token(store: Store) -> None:
         with pytest.raises(ServerError) as refused:
             await someone.request("admin", token=TOKEN, command="void", race="r1")
         assert refused.value.code == "no_reason"
-        assert (await someone.request("admin", token=TOKEN, command="audit"))["entries"] == []
+        entries = (await someone.request("admin", token=TOKEN, command="audit"))["entries"]
+        assert [(e["command"], e.get("refused")) for e in entries] == [
+            ("flagged", None),  # the read, then the wrong token
+            ("flagged", "not_admin"),
+        ]
     async with running_server(store) as server:  # no token set: no admin at all
         someone = await player(server, "Nosy")
         with pytest.raises(ServerError) as refused:
             await someone.request("admin", token=TOKEN, command="flagged")
         assert refused.value.code == "no_admin"
+
+
+async def guess(server: RaceServer, address: str, token: str) -> str:
+    """One admin request on a new connection from ``address`` (behind the trusted proxy);
+    the code it was refused with, or "answered"."""
+    headers = {"X-Forwarded-For": address}
+    async with await Client.connect(url(server), "Guess", headers=headers) as client:
+        try:
+            await client.request("admin", token=token, command="flagged")
+        except ServerError as error:
+            return error.code
+    return "answered"
+
+
+async def test_wrong_admin_tokens_are_limited_per_address_and_overall_and_audited(
+    store: Store,
+) -> None:
+    wrong = "w" * 40
+    async with running_server(store, admin_token=TOKEN, trusted_proxies=("127.0.0.1",)) as server:
+        # one guess per connection, from one address: the address's limit, not the connection's
+        tries = [await guess(server, "203.0.113.1", wrong) for _ in range(ADMIN_PER_ADDRESS + 1)]
+        assert tries == ["not_admin"] * ADMIN_PER_ADDRESS + ["rate_limited"]
+        assert await guess(server, "203.0.113.1", TOKEN) == "rate_limited"  # even the right one
+        assert await guess(server, "203.0.113.200", TOKEN) == "answered"  # another address
+
+        # guesses spread over many addresses: the limit over all of them
+        spread = [
+            await guess(server, f"198.51.100.{n}", wrong)
+            for n in range(ADMIN_OVERALL - ADMIN_PER_ADDRESS + 1)
+        ]
+        assert spread[-2:] == ["not_admin", "rate_limited"]
+        assert await guess(server, "203.0.113.201", TOKEN) == "rate_limited"
+
+        entries = await store.moderation.audit_log(100)
+    refused = [e for e in entries if e.get("refused") == "not_admin"]
+    assert len(refused) == ADMIN_OVERALL
+    assert {e["command"] for e in refused} == {"flagged"}
+    assert refused[-1]["address"] == "203.0.113.1" and refused[0]["address"] == "198.51.100.14"
+    reads = [e for e in entries if "refused" not in e]
+    assert [(e["command"], e["address"]) for e in reads] == [("flagged", "203.0.113.200")]
 
 
 async def test_a_closed_account_cannot_sign_in_and_a_renamed_one_signs_in_by_its_new_name(
@@ -196,8 +241,11 @@ async def test_a_closed_account_cannot_sign_in_and_a_renamed_one_signs_in_by_its
         with pytest.raises(ServerError) as closed:
             await Client.signed_in(url(server), "Polite", "Rude's secret pass")
         assert closed.value.code == "account_closed"
-        commands = [entry["command"] for entry in (await admin(moderator, "audit"))["entries"]]
-        assert commands == ["close_account", "rename_account"]
+        entries = (await admin(moderator, "audit"))["entries"]
+        assert [e["command"] for e in entries if "reason" in e] == [
+            "close_account",
+            "rename_account",
+        ]
 
 
 async def rating_of(client: Client, player_id: str, game: str) -> dict[str, Any] | None:
