@@ -67,7 +67,7 @@ class RaceSettings:
     mode: str = "race"  # "race" or "daily"
     day: str | None = None  # daily: the UTC day of the challenge
     ranked: bool = True  # daily: the player's first attempt of the day
-    deal_chosen: bool = False  # the creator chose the deal number (so may be shown)
+    deal_chosen: bool = False  # the deal number was known before play (so may be shown)
     nonce: str = ""  # the secret half of the deal's commitment (``protocol/fairness.py``)
     invited: str | None = None  # a challenge: the player challenged to it (not shown)
 
@@ -441,10 +441,12 @@ class Race:
 def deal_shown(settings: RaceSettings, phase: Phase, today: str | None = None) -> bool:
     """The one rule for showing a deal number, which reveals every hidden card (anyone
     can deal it): a daily deal once its day is over (``today``, the UTC day now, is
-    later: every message about a daily run goes through here, boards included); a race's
-    when the creator chose it, or once the race is done."""
+    later: every message about a daily run goes through here, boards included), or from
+    the start of an attempt begun once its day was over (``deal_chosen``: a guest's
+    practice at yesterday's deal); a race's when the creator chose it, or once the race is
+    done."""
     if settings.mode == "daily":
-        return daily_deal_shown(settings.day, today)
+        return settings.deal_chosen or daily_deal_shown(settings.day, today)
     return settings.deal_chosen or phase is Phase.DONE
 
 

@@ -363,6 +363,7 @@ class DailyDesk:
             mode="daily",
             day=day,
             ranked=ranked,
+            deal_chosen=day < day_of(moment.wall_ms),  # a guest's: its day over, deal public
             nonce=nonce,
         )
         history = await self.store.accounts.history(player) if ranked else None
