@@ -100,10 +100,14 @@ def decide(server: str, pins: dict[str, KeySet], offered: KeySet, pin: str | Non
     if pin is not None:
         known = {k: v for keys in pins.values() for k, v in keys.items()}
         chosen = {k: v for k, v in (known | offered).items() if fingerprint(v).startswith(pin)}
-        said = [f"pinned: key {k} for {server} (its fingerprint is the one given)" for k in chosen]
+        said = [
+            f"pinned: key {k} for {server} (its fingerprint is the one given)"
+            for k, v in chosen.items()
+            if pinned.get(k) != v
+        ]
         pinned.update(chosen)
         given = "the key with the fingerprint given (--pin)"
-        return Trust(chosen, "the key with the fingerprint given (--pin)", given, said)
+        return Trust(chosen, given, given, said)
     name = f"pinned for {server}"
     if not pinned:
         pinned.update(offered)

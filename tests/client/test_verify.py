@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from harness import member, player, running_server, url, winning_actions
+from harness import member, player, race_alone_resigned, running_server, url, winning_actions
 from redis_server import free_port
 
 from protocol.daily import DAY_MS, day_of
@@ -189,11 +189,7 @@ async def finished_race(tmp_path: Path) -> tuple[str, Path, Path]:
     (which pinned the server's key); the server's address and the two files."""
     saved, keys = tmp_path / "race.json", tmp_path / "keys.json"
     async with running_server(countdown_ms=50) as server:
-        ann = await player(server, "Ann")
-        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
-        await ann.next_event("started")
-        await ann.act(race, winning_actions(GAME, DEAL)[0])
-        await ann.resign(race)
+        race = await race_alone_resigned(await player(server, "Ann"), GAME, DEAL)
         args = ("verify", "race", race, "--server", url(server), "--save", str(saved))
         status, out, _ = await solrace(*args)
         assert status == 0, out

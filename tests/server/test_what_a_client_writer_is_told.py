@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import pytest
-from harness import player, running_server, url, winning_actions
+from harness import player, race_alone_resigned, running_server, url
 from websockets.asyncio.client import ClientConnection, connect
 
 from client.api import ServerError
@@ -36,10 +36,7 @@ async def ask(connection: ClientConnection, request: dict[str, Any]) -> dict[str
 async def test_a_daily_board_is_signed_without_its_envelope_and_a_race_log_as_its_log() -> None:
     async with running_server(countdown_ms=0) as server:
         ann = await player(server, "Ann")
-        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
-        await ann.next_event("started")
-        await ann.act(race, winning_actions(GAME, DEAL)[0])
-        await ann.resign(race)
+        race = await race_alone_resigned(ann, GAME, DEAL)
         await ann.next_event("result")
         async with connect(url(server), subprotocols=[JSON]) as connection:  # type: ignore[list-item]
             hello = {"type": "hello", "id": 1, "protocol": PROTOCOL_VERSION, "name": "Writer"}

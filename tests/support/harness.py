@@ -109,3 +109,14 @@ async def quick_race_played(
             legal = answer["legal"]
     await first.next_event("result", timeout=10)
     return race
+
+
+async def race_alone_resigned(client: Client, game: str, deal: int, actions: int = 1) -> str:
+    """A race for ``client`` alone on ``deal``: its first ``actions`` winning actions
+    played, then resigned (the race is over); its id."""
+    race: str = (await client.create_race(game, deal=deal, max_players=1))["race"]
+    await client.next_event("started")
+    for action in winning_actions(game, deal)[:actions]:
+        await client.act(race, action)
+    await client.resign(race)
+    return race
