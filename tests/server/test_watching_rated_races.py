@@ -6,17 +6,25 @@ own address would show it to them). At its end the feed's ``result`` brings ever
 from __future__ import annotations
 
 import re
+import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
-from harness import player, running_server
+import pytest
+from harness import player, running_server, url
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from client.api import Client
+from client.api import Client, ServerError
 from protocol.cards import name
 from protocol.engine import GameState
 from protocol.games import rules_for
+from protocol.notation import parse_action
 from protocol.race import view_json
 from protocol.replay import replay
 from protocol.wire import decode_from_server
+from server.app import RaceServer
+from server.store.redis_store import RedisStore
 
 GAME = "mount_sunflower"  # one deck: every card is unique, so a leak is exact
 CARD = re.compile(r"^(A|[2-9]|10|J|Q|K)[CSHD]$")
@@ -99,3 +107,118 @@ async def test_a_spectator_of_a_rated_race_sees_no_card_face_down_in_a_racer_s_p
         assert [f["actions"] for f in progress] == list(range(1, len(played) + 1))
         for client in (ann, bob, sam):
             await client.close()
+
+
+@pytest.fixture
+async def two_nodes(redis_url: str) -> AsyncIterator[tuple[RaceServer, RaceServer]]:
+    """Two servers in the test's event loop on one real Redis: one service of two nodes."""
+    prefix = f"watching-{uuid.uuid4().hex}:"
+    stores = [RedisStore(redis_url, prefix=prefix) for _ in range(2)]
+    async with (
+        running_server(stores[0], countdown_ms=0) as a,
+        running_server(stores[1], countdown_ms=0) as b,
+    ):
+        yield a, b
+    await stores[0].purge()
+    for store in stores:
+        await store.close()
+
+
+STEPS = 24
+SPECTATOR = st.fixed_dictionaries(
+    {
+        "node": st.integers(0, 1),
+        "joins": st.integers(0, STEPS),  # before this step (STEPS: after the last move)
+        "asks": st.integers(0, STEPS),  # a snapshot, before this step (once it watches)
+    }
+)
+PLAN = st.fixed_dictionaries(
+    {
+        "nodes": st.tuples(st.integers(0, 1), st.integers(0, 1)),  # each racer's node
+        "moves": st.lists(st.tuples(st.integers(0, 1), st.integers(0, 99)), max_size=STEPS),
+        "spectators": st.lists(SPECTATOR, min_size=1, max_size=3),
+    }
+)
+
+
+def hidden_ever(deal: int, log: dict[str, Any]) -> set[str]:
+    """Every card face down, or in the stock, in any racer's position at any moment of
+    the race (a check stricter than "at the frame's moment", and free of clocks)."""
+    rules = rules_for(GAME)
+    cards: set[str] = set()
+    for racer in log["racers"]:
+        state = rules.start(deal)
+        cards |= hidden(state)
+        for _, action, _ in racer["actions"]:
+            state = rules.apply(state, parse_action(action)).state
+            cards |= hidden(state)
+    return cards
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(plan=PLAN)
+async def test_no_spectator_frame_of_a_rated_race_on_either_node_carries_a_hidden_card(
+    two_nodes: tuple[RaceServer, RaceServer], plan: dict[str, Any]
+) -> None:
+    """Random races the server paired, random legal moves (undo too) by each racer, and
+    spectators joining at random moments on either node, asking for snapshots: no frame a
+    spectator gets before the ``result`` carries a card that any racer had face down, or
+    in their stock, while the race ran; the ``result`` brings every racer's last board,
+    and the progress they saw ends where each racer ended."""
+    urls = [url(node) for node in two_nodes]
+    racers = [await Client.connect(urls[n], f"Racer{i}") for i, n in enumerate(plan["nodes"])]
+    race = await paired(*racers)
+    legal = [(await r.snapshot(race))["you"]["legal"] for r in racers]
+    spectators: list[Client | None] = [None] * len(plan["spectators"])
+    for step in range(STEPS + 1):
+        for i, wish in enumerate(plan["spectators"]):
+            if wish["joins"] == step:
+                watcher = await Client.connect(urls[wish["node"]], f"Sam{i}", record=True)
+                await watcher.spectate(race)
+                spectators[i] = watcher
+            watcher = spectators[i]
+            if wish["asks"] == step and watcher is not None:
+                await watcher.snapshot(race)
+        if step < len(plan["moves"]):
+            who, pick = plan["moves"][step]
+            if legal[who]:
+                action = legal[who][pick % len(legal[who])]
+                legal[who] = (await racers[who].act(race, action, legal=True))["legal"]
+    for racer in racers:
+        try:
+            await racer.resign(race)
+        except ServerError as error:  # finished or stuck already
+            assert error.code == "already_finished"
+    for racer in racers:
+        await racer.next_event("result")
+    log = await racers[0].race_log(race)
+    deal = int(log["deal"])
+    secret = hidden_ever(deal, log)
+    rules = rules_for(GAME)
+    ends = {
+        r["player"]: replay(rules, deal, [a for _, a, _ in r["actions"]]) for r in log["racers"]
+    }
+    actions = {entry["player"]: entry["actions"] for entry in log["result"]["ranking"]}
+    for watcher in spectators:
+        assert watcher is not None
+        result = (await watcher.next_event("result")).data
+        seen: dict[str, int] = {}
+        for frame in frames(watcher):
+            if frame.get("kind") == "result":
+                break
+            leaked = cards_in(frame) & secret
+            assert not leaked, f"{sorted(leaked)} hidden from a racer: {frame}"
+            picture = frame.get("race")
+            for standing in picture["players"] if isinstance(picture, dict) else []:
+                seen[standing["player"]] = standing["actions"]
+            if frame.get("kind") == "progress":
+                seen[frame["player"]] = frame["actions"]
+        assert seen == actions
+        assert result["boards"] == {p: view_json(rules.view(s)) for p, s in ends.items()}
+        await watcher.close()
+    for racer in racers:
+        await racer.close()
