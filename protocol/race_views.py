@@ -137,7 +137,7 @@ def boards_live(race: Race) -> bool:
     return not race.settings.ranked
 
 
-PROGRESS_FIELDS = ("player", "race", "progress", "actions", "outcome", "time_ms")
+PROGRESS_FIELDS = ("player", "progress", "actions", "outcome", "time_ms")
 
 
 def progress_only(kind: str, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:

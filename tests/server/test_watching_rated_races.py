@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from harness import player, running_server, url
+from harness import member, player, running_server, url
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -106,6 +106,30 @@ async def test_a_spectator_of_a_rated_race_sees_no_card_face_down_in_a_racer_s_p
         progress = [f for f in frames(sam) if f.get("kind") == "progress"]
         assert [f["actions"] for f in progress] == list(range(1, len(played) + 1))
         for client in (ann, bob, sam):
+            await client.close()
+
+
+async def test_a_ranked_daily_attempt_is_watched_by_its_progress_and_a_practice_one_live() -> None:
+    async with running_server(countdown_ms=0) as server:
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
+        await bob.resign((await bob.daily_start(GAME))["race"]["race"])  # Bob may watch
+        ranked = (await ann.daily_start(GAME))["race"]["race"]
+        watched = await bob.spectate(ranked)
+        assert watched["ranked"] and watched["boards_live"] is False
+        assert all("view" not in standing for standing in watched["players"])
+        played = await play_first_legal(ann, ranked, 3)
+        progress = await bob.next_event("progress", where=lambda d: d["actions"] == 3)
+        assert set(progress.data) == {"player", "progress", "actions", "outcome", "time_ms"}
+        final = (await ann.snapshot(ranked))["you"]["view"]
+        await ann.resign(ranked)
+        result = (await bob.next_event("result")).data
+        assert result["deal"] is None and "revealed" not in result  # its day still runs
+        assert result["boards"] == {ann.player: final} and len(played) == 3
+        practice = (await ann.daily_start(GAME))["race"]["race"]  # Ann's second: unranked
+        watched = await bob.spectate(practice)
+        assert watched["boards_live"] and watched["players"][0]["view"]["tableau"]
+        await ann.resign(practice)
+        for client in (ann, bob):
             await client.close()
 
 
