@@ -33,6 +33,12 @@ RECENT = 8  # moves listed under the boards on a terminal
 HELD = "boards shown when the race ends"
 
 
+def keep_progress(standing: dict[str, Any], data: dict[str, Any]) -> None:
+    """A racer's standing as an ``act`` or ``progress`` item tells it."""
+    for key in ("progress", "actions", "outcome", "time_ms"):
+        standing[key] = data[key]
+
+
 class SpectatorScreen:
     def __init__(self, console: Console, link: Link) -> None:
         self.console = console
@@ -196,12 +202,7 @@ class SpectatorScreen:
             standing = self.standing(data["player"])
             if standing is None:
                 return
-        standing.update(
-            progress=data["progress"],
-            actions=data["actions"],
-            outcome=data["outcome"],
-            time_ms=data["time_ms"],
-        )
+        keep_progress(standing, data)
         line = Text(f"{render.shown_name(standing)}: ", style="bold")
         line.append(data["action"], style="cyan")
         line.append(f" ({render.describe_events(data['events'])})")
@@ -216,12 +217,7 @@ class SpectatorScreen:
         standing = self.standing(data["player"])
         if standing is None:
             return
-        standing.update(
-            progress=data["progress"],
-            actions=data["actions"],
-            outcome=data["outcome"],
-            time_ms=data["time_ms"],
-        )
+        keep_progress(standing, data)
         self.note(self.title(standing))
 
     # ------------------------------------------------------------------ drawing

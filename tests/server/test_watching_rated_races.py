@@ -5,19 +5,17 @@ own address would show it to them). At its end the feed's ``result`` brings ever
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from harness import member, player, running_server, url
+from hidden_cards import cards_in, hidden
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from client.api import Client, ServerError
-from protocol.cards import name
-from protocol.engine import GameState
 from protocol.games import rules_for
 from protocol.notation import parse_action
 from protocol.race import view_json
@@ -27,29 +25,6 @@ from server.app import RaceServer
 from server.store.redis_store import RedisStore
 
 GAME = "mount_sunflower"  # one deck: every card is unique, so a leak is exact
-CARD = re.compile(r"^(A|[2-9]|10|J|Q|K)[CSHD]$")
-
-
-def cards_in(value: Any) -> set[str]:
-    """Every card named anywhere in a decoded frame."""
-    if isinstance(value, str):
-        return {value} if CARD.match(value) else set()
-    if isinstance(value, dict):
-        return set().union(*(cards_in(v) for v in value.values())) if value else set()
-    if isinstance(value, list):
-        return set().union(*(cards_in(v) for v in value)) if value else set()
-    return set()
-
-
-def hidden(state: GameState) -> set[str]:
-    """The cards its racer cannot see: face down in the tableau, and the stock."""
-    position = state.position
-    down = {
-        name(card)
-        for pile, count in zip(position.tableau, position.face_down, strict=True)
-        for card in pile[:count]
-    }
-    return down | {name(card) for card in position.stock}
 
 
 async def paired(first: Client, second: Client) -> str:
