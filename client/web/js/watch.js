@@ -1,8 +1,9 @@
 // Spectating: every racer's cards, updated live from the race's spectator feed, and its
 // moves as they come. The snapshot is as of feed item `feed_seq`; only later items are
 // applied, in order. A race that may count (`boards_live` false: rated, or a ranked daily
-// attempt) shows each racer's progress only ("progress" items) and its boards at the end. Without a race named, the screen picks one itself: the top live race
-// (#watch), or the live race of a player followed (#follow=ID), and the next when it ends.
+// attempt) shows each racer's progress only ("progress" items) and its boards at the end.
+// Without a race named, the screen picks one itself: the top live race (#watch), or the
+// live race of a player followed (#follow=ID), and the next when it ends.
 
 import { Board } from "./board.js";
 import { cardText } from "./cards.js";
@@ -198,7 +199,7 @@ export class WatchScreen {
           `Follow ${shownName(standing)}`,
         ),
       ),
-      h("p", { class: "watch-held", hidden: true }, "Boards shown when the race ends"),
+      h("p", { class: "watch-held sub", hidden: true }, "Boards shown when the race ends"),
       boardHost,
     );
     document.getElementById("watch-boards").append(element);
@@ -320,7 +321,8 @@ export class WatchScreen {
       if (p.last_action) figures.push(`last: ${p.last_action}`);
       fill(panel.element.querySelector(".watch-figures"), figures.join(" · "));
       if (p.view) panel.board.render(p.view);
-      panel.element.querySelector(".watch-held").hidden = Boolean(p.view) || info.boards_live !== false;
+      const held = !p.view && info.boards_live === false;
+      panel.element.querySelector(".watch-held").hidden = !held;
     }
     const results = document.getElementById("watch-results");
     results.hidden = !this.result;
