@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from harness import member, player, running_server, url
+from harness import RATED, member, member_at, running_server, url
 from hidden_cards import cards_in, hidden
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -38,12 +38,15 @@ async def paired(first: Client, second: Client) -> str:
     return race
 
 
-async def play_first_legal(client: Client, race: str, count: int) -> list[str]:
-    """``count`` actions of ``client``'s, each the first legal one but ``undo``."""
+async def play_first_legal(client: Client, race: str, count: int, last: bool = False) -> list[str]:
+    """Up to ``count`` actions of ``client``'s, each the first legal one but ``undo`` (the
+    last one with ``last``), while there is one."""
     legal = (await client.snapshot(race))["you"]["legal"]
-    played = []
+    played: list[str] = []
     for _ in range(count):
-        action = next(a for a in legal if a != "undo")
+        action = next((a for a in (legal[::-1] if last else legal) if a != "undo"), None)
+        if action is None:
+            break
         legal = (await client.act(race, action, legal=True))["legal"]
         played.append(action)
     return played
@@ -55,31 +58,39 @@ def frames(client: Client) -> list[dict[str, Any]]:
 
 async def test_a_spectator_of_a_rated_race_sees_no_card_face_down_in_a_racer_s_position() -> None:
     rules = rules_for(GAME)
-    async with running_server(countdown_ms=0) as server:
-        ann, bob = await player(server, "Ann"), await player(server, "Bob")
-        sam = await player(server, "Sam", record=True)  # Bob's guest tab, say
+    async with running_server(**RATED) as server:
+        ann, bob = (
+            await member_at(server, "Ann", "10.0.0.1"),
+            await member_at(server, "Bob", "10.0.0.2"),
+        )
+        bobs_tab = {"X-Forwarded-For": "10.0.0.2"}  # a guest tab on Bob's own address
+        sam = await Client.connect(url(server), "Sam", record=True, headers=bobs_tab)
         race = await paired(ann, bob)
         watched = await sam.spectate(race)
         assert watched["ranked"]
-        played = await play_first_legal(ann, race, 12)
-        for client in (ann, bob):
-            await client.resign(race)
-        result = (await sam.next_event("result")).data
+        bob_played = await play_first_legal(bob, race, 3)
+        played = await play_first_legal(ann, race, 12, last=True)  # other moves than Bob's
+        result = (await sam.next_event("result")).data  # the race's time limit ends it
+        assert set((await ann.next_event("rated")).data["ratings"]) == {ann.player, bob.player}
         deal = int(result["deal"])  # shown at the race's end
-        bob_hides = hidden(rules.start(deal))  # Bob never moved
-        running = True
+        bobs_moves = 0  # Bob's position at each frame: after his moves the feed showed so far
         for frame in frames(sam):
             if frame.get("kind") == "result":
-                running = False
-            if running:
-                leaked = cards_in(frame) & bob_hides
-                assert not leaked, f"{sorted(leaked)} face down in Bob's position: {frame}"
+                break
+            if frame.get("kind") in ("act", "progress") and frame["player"] == bob.player:
+                bobs_moves += 1
+            bob_hides = hidden(replay(rules, deal, bob_played[:bobs_moves]))
+            leaked = cards_in(frame) & bob_hides
+            assert not leaked, f"{sorted(leaked)} face down in Bob's position: {frame}"
         assert watched["boards_live"] is False
-        ends = {ann.player: replay(rules, deal, played), bob.player: rules.start(deal)}
+        ends = {
+            ann.player: replay(rules, deal, played),
+            bob.player: replay(rules, deal, bob_played),
+        }
         for racer, state in ends.items():
             assert result["boards"][racer] == view_json(rules.view(state))
-        progress = [f for f in frames(sam) if f.get("kind") == "progress"]
-        assert [f["actions"] for f in progress] == list(range(1, len(played) + 1))
+        progress = [f["player"] for f in frames(sam) if f.get("kind") == "progress"]
+        assert progress == [bob.player] * len(bob_played) + [ann.player] * len(played)
         for client in (ann, bob, sam):
             await client.close()
 
@@ -92,14 +103,15 @@ async def test_a_ranked_daily_attempt_is_watched_by_its_progress_and_a_practice_
         watched = await bob.spectate(ranked)
         assert watched["ranked"] and watched["boards_live"] is False
         assert all("view" not in standing for standing in watched["players"])
-        played = await play_first_legal(ann, ranked, 3)
-        progress = await bob.next_event("progress", where=lambda d: d["actions"] == 3)
+        assert len(await play_first_legal(ann, ranked, 3)) == 3
+        mine = await ann.snapshot(ranked)
+        actions = mine["players"][0]["actions"]
+        progress = await bob.next_event("progress", where=lambda d: d["actions"] == actions)
         assert set(progress.data) == {"player", "progress", "actions", "outcome", "time_ms"}
-        final = (await ann.snapshot(ranked))["you"]["view"]
         await ann.resign(ranked)
         result = (await bob.next_event("result")).data
         assert result["deal"] is None and "revealed" not in result  # its day still runs
-        assert result["boards"] == {ann.player: final} and len(played) == 3
+        assert result["boards"] == {ann.player: mine["you"]["view"]}
         practice = (await ann.daily_start(GAME))["race"]["race"]  # Ann's second: unranked
         watched = await bob.spectate(practice)
         assert watched["boards_live"] and watched["players"][0]["view"]["tableau"]
