@@ -111,15 +111,55 @@ def racer_view(race: Race, player: str) -> dict[str, Any]:
     return picture
 
 
-def spectator_view(race: Race, states: dict[str, GameState] | None = None) -> dict[str, Any]:
-    """What a spectator sees: the race and every racer's face-up cards (from ``states``
-    when given, e.g. the positions a spectator delay ago)."""
+def spectator_view(
+    race: Race, states: dict[str, GameState] | None = None, cards: bool = True
+) -> dict[str, Any]:
+    """What a spectator sees: the race, whether its boards are shown live
+    (``boards_live``), and every racer's face-up cards (from ``states`` when given, e.g.
+    the positions a spectator delay ago; none without ``cards``: progress only)."""
     picture = public_info(race)
+    picture["boards_live"] = boards_live(race)
+    if not cards:
+        return picture
     for standing in picture["players"]:
         state = (states or {}).get(standing["player"]) or race.racers[standing["player"]].state
         if state is not None:
             standing["view"] = view_json(race.rules.view(state))
     return picture
+
+
+def boards_live(race: Race) -> bool:
+    """Whether spectators see the racers' cards while the race runs. Not in a race that
+    may count (``ranked``: a race the server paired, a ranked daily attempt): its racers
+    share one deal, so a card one of them turns up may lie face down in another's
+    position, and a spectator may be a racer's own second tab. Its spectators see
+    progress only (``progress_only``) until its end, then every board (``final_boards``)."""
+    return not race.settings.ranked
+
+
+PROGRESS_FIELDS = ("player", "progress", "actions", "outcome", "time_ms")
+
+
+def progress_only(kind: str, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A spectator feed item of a race whose boards are held (``boards_live``), as it may
+    go out while the race runs: an ``act`` becomes ``progress`` (whose, cards home,
+    actions, outcome, time: what racers see of each other), ``started`` loses its
+    cards; the other kinds carry no card."""
+    if kind == "act":
+        return "progress", {key: data[key] for key in PROGRESS_FIELDS if key in data}
+    if kind == "started":
+        return kind, {}
+    return kind, data
+
+
+def final_boards(race: Race) -> dict[str, dict[str, Any]]:
+    """Every racer's last face-up cards (a VIEW each), for the spectators of a race whose
+    boards were held, once it is over."""
+    return {
+        player: view_json(race.rules.view(racer.state))
+        for player, racer in race.racers.items()
+        if racer.state is not None
+    }
 
 
 def state_after(race: Race, player: str, count: int) -> GameState:

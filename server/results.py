@@ -13,7 +13,7 @@ from typing import Any
 from protocol.player_events import Held, RaceResult, Rated
 from protocol.race import Now, Race
 from protocol.race_record import record_of
-from protocol.race_views import race_result, race_runs, revealed_views
+from protocol.race_views import final_boards, race_result, race_runs, revealed_views
 from protocol.ranking import Run
 from protocol.rated import unrated_because
 from protocol.ratings import Rating, is_provisional
@@ -36,13 +36,12 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
     if room.start_handle is not None:
         room.start_handle.cancel()
     result = race_result(race)
-    revealed = revealed_views(race)  # the deal shown: spectators see every card
     race_settings = race.settings
     end = EndRace(race.id, record_of(race), result, logs_keep_s(settings), room.version)
     effects: Effects = [
         Write(end, room.mark_stored),
         *[Push(player, RaceResult(result)) for player in race.racers],
-        Post(room, "result", result if revealed is None else {**result, "revealed": revealed}),
+        Post(room, "result", result_item(room, result)),
     ]
     if race_settings.mode == "daily" and race_settings.ranked and race_settings.day is not None:
         effects += daily_run(room, moment, settings)
@@ -59,6 +58,18 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
         },
     )
     return effects
+
+
+def result_item(room: Room, result: dict[str, Any]) -> dict[str, Any]:
+    """The feed's ``result``: the result, every racer's last cards (``boards``) when its
+    spectators saw progress only, and every card (``revealed``) once the deal is shown."""
+    item = dict(result)
+    if not room.boards_live:
+        item["boards"] = final_boards(room.race)
+    revealed = revealed_views(room.race)
+    if revealed is not None:
+        item["revealed"] = revealed
+    return item
 
 
 def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:

@@ -17,11 +17,12 @@ from typing import Any
 from protocol.engine import GameState
 from protocol.messages import Watch
 from protocol.race import Race
-from protocol.race_views import spectator_view, state_after
+from protocol.race_views import boards_live, progress_only, spectator_view, state_after
 from server.sessions import Session
 
 NOTHING_SHOWN: dict[str, Any] = {"progress": 0, "actions": 0, "outcome": None, "time_ms": None}
 PHASE_OF = {"countdown": "countdown", "started": "running", "result": "done"}
+ENTRY_KINDS = ("act", "progress")  # items that each stand for one entry of a racer's log
 
 
 class Feeding:
@@ -53,6 +54,7 @@ class Room:
     def __init__(self, race: Race, created_mono: int, feeding: Feeding) -> None:
         self.race = race
         self.delay_ms = race.settings.spectator_delay_ms
+        self.boards_live = boards_live(race)  # else spectators see progress until the end
         self.feeding = feeding  # the server's rooms whose feed has work to do
         self.created_mono = created_mono
         self.spectators: dict[Session, None] = {}  # an ordered set
@@ -98,11 +100,14 @@ class Room:
     ) -> None:
         """Queue a feed item. ``racer`` names the racer it concerns: its standing fields
         (progress, actions, outcome, time_ms) become what spectators know of them, and an
-        ``act`` item advances that racer's action log by one."""
+        ``act`` item advances that racer's action log by one. While the boards are held
+        (``boards_live``) every item goes out as ``progress_only`` makes it."""
         self.feed_seq += 1
         if self._unwatched():
             self.synced = True  # nobody to send it to; a snapshot will cover it
             return
+        if not self.boards_live:
+            kind, data = progress_only(kind, data)
         item = Watch(self.id, self.feed_seq, kind, data)
         self.pending.append((now_mono + self.delay_ms, item, racer))
         self.feeding.add(self)
@@ -167,18 +172,22 @@ class Room:
             for key in NOTHING_SHOWN:
                 if key in data:
                     known[key] = data[key]
-            if kind == "act":
+            if kind in ENTRY_KINDS:
                 self.released_entries[racer] = self.released_entries.get(racer, 0) + 1
 
     def spectator_snapshot(self) -> dict[str, Any]:
-        """Every racer's face-up cards and standing as of the last released feed item."""
-        states: dict[str, GameState] = {}
+        """Every racer's standing as of the last released feed item, and their face-up
+        cards then (while the boards are held, once the end is released)."""
         race = self.race
-        for player, racer in race.racers.items():
-            shown = self.released_entries.get(player, 0)
-            if racer.state is not None and shown < len(racer.log):
-                states[player] = state_after(race, player, shown)
-        picture = spectator_view(race, states)
+        if not self.boards_live and self.shown_phase != "done":
+            picture = spectator_view(race, cards=False)
+        else:
+            states: dict[str, GameState] = {}
+            for player, racer in race.racers.items():
+                shown = self.released_entries.get(player, 0)
+                if racer.state is not None and shown < len(racer.log):
+                    states[player] = state_after(race, player, shown)
+            picture = spectator_view(race, states)
         for standing in picture["players"]:
             standing.update(self.shown.get(standing["player"], NOTHING_SHOWN))
         picture["phase"] = self.shown_phase

@@ -5,7 +5,8 @@ On a terminal the screen is redrawn in place (``rich.live.Live``) with a ticking
 a pipe each feed item is one line, with every board printed at the start. The views are
 kept from the feed (``watch`` items) as docs/protocol.md says: items up to the snapshot's
 ``feed_seq`` are already in it; a gap, an unknown racer or an event that does not fit
-takes a fresh snapshot.
+takes a fresh snapshot. A race that may count (``boards_live`` false: rated, or a ranked
+daily attempt) shows each racer's progress only, and every board once it is over.
 """
 
 from __future__ import annotations
@@ -29,6 +30,13 @@ from protocol.games import rules_for
 from protocol.messages import Event, Watch
 
 RECENT = 8  # moves listed under the boards on a terminal
+HELD = "boards shown when the race ends"
+
+
+def keep_progress(standing: dict[str, Any], data: dict[str, Any]) -> None:
+    """A racer's standing as an ``act`` or ``progress`` item tells it."""
+    for key in ("progress", "actions", "outcome", "time_ms"):
+        standing[key] = data[key]
 
 
 class SpectatorScreen:
@@ -163,6 +171,8 @@ class SpectatorScreen:
                 self.print_boards()
         elif item.kind == "act":
             await self.on_act(data)
+        elif item.kind == "progress":
+            self.on_progress(data)
         elif item.kind == "retired":
             standing = self.standing(data["player"])
             if standing is not None:
@@ -174,6 +184,10 @@ class SpectatorScreen:
         elif item.kind == "result":
             self.info["phase"] = "done"
             self.result = data
+            for player, view in (data.get("revealed") or data.get("boards") or {}).items():
+                standing = self.standing(player)
+                if standing is not None:
+                    standing["view"] = view
 
     async def on_act(self, data: dict[str, Any]) -> None:
         standing = self.standing(data["player"])
@@ -188,12 +202,7 @@ class SpectatorScreen:
             standing = self.standing(data["player"])
             if standing is None:
                 return
-        standing.update(
-            progress=data["progress"],
-            actions=data["actions"],
-            outcome=data["outcome"],
-            time_ms=data["time_ms"],
-        )
+        keep_progress(standing, data)
         line = Text(f"{render.shown_name(standing)}: ", style="bold")
         line.append(data["action"], style="cyan")
         line.append(f" ({render.describe_events(data['events'])})")
@@ -202,6 +211,14 @@ class SpectatorScreen:
         if data["outcome"] is not None:
             line.append(f" · {render.outcome(standing)}", style="bold green")
         self.note(line)
+
+    def on_progress(self, data: dict[str, Any]) -> None:
+        """A racer's progress in a race whose boards are held until its end."""
+        standing = self.standing(data["player"])
+        if standing is None:
+            return
+        keep_progress(standing, data)
+        self.note(self.title(standing))
 
     # ------------------------------------------------------------------ drawing
 
@@ -223,6 +240,8 @@ class SpectatorScreen:
         )
         if any("view" in p for p in self.players):
             self.print_boards()
+        elif self.info.get("boards_live") is False:
+            self.console.print(f"A race that counts: progress only, {HELD}.")
 
     def print_boards(self) -> None:
         assert self.rules is not None
@@ -252,8 +271,12 @@ class SpectatorScreen:
         )
         header.append(f" · {self.spectators} watching")
         boards = [
-            Panel(render.board(p["view"], self.rules.has_waste), title=self.title(p), expand=False)
+            Panel(
+                render.board(p["view"], self.rules.has_waste) if "view" in p else Text(HELD),
+                title=self.title(p),
+                expand=False,
+            )
             for p in self.players
-            if "view" in p
+            if "view" in p or self.info.get("boards_live") is False
         ]
         return Group(header, Columns(boards), *self.recent)

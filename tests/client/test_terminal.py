@@ -319,6 +319,35 @@ async def test_watch_shows_every_racers_moves_until_the_result() -> None:
     assert re.search(r"\| \d \| Bob +\| resigned +\| +- \| +0 \|", watcher.output)
 
 
+async def test_watch_shows_a_rated_race_s_progress_then_its_boards_at_the_end() -> None:
+    async with (
+        running_server() as url,
+        await Client.connect(url, "Ann") as ann,
+        await Client.connect(url, "Bob") as bob,
+    ):
+        await ann.quick_race(GAME)
+        await bob.quick_race(GAME)
+        race = (await ann.next_event("paired")).data["race"]["race"]
+        await ann.next_event("started")
+        async with solrace("watch", race, "--server", url) as watcher:
+            await watcher.expect(
+                "A race that counts: progress only, boards shown when the race ends"
+            )
+            legal = (await ann.snapshot(race))["you"]["legal"]
+            for _ in range(3):
+                action = next(a for a in legal if a != "undo")
+                legal = (await ann.act(race, action, legal=True))["legal"]
+            mine = await ann.snapshot(race)
+            actions = next(p["actions"] for p in mine["players"] if p["name"] == "Ann")
+            await watcher.expect(rf"Ann · \d+/52 home · {actions} actions? · playing")
+            final = mine["you"]["view"]
+            await bob.resign(race)
+            await ann.resign(race)
+            assert await watcher.finish() == 0
+    assert drawn(final, rules_for(GAME).has_waste) in watcher.output.rsplit("Ann · ", 1)[1]
+    assert re.search(rf"\| \d \| Ann +\| resigned +\| +- \| +{actions} \|", watcher.output)
+
+
 async def test_watch_spectates_again_after_the_connection_drops() -> None:
     wins = winning_actions(GAME, DEAL)
     async with running_server() as url, await Client.connect(url, "Ann") as ann:

@@ -64,7 +64,10 @@ def spectator(room: Room, outbox: Outbox, backlog: int = 0) -> tuple[Session, Tr
 
 def a_room(feeding: Feeding, delay_ms: int) -> Room:
     rules = rules_for(GAME)
-    settings = RaceSettings(GAME, dict(rules.options), 18, spectator_delay_ms=delay_ms)
+    # a lobby race (a ranked one's spectators see progress only: test_watching_rated_races)
+    settings = RaceSettings(
+        GAME, dict(rules.options), 18, spectator_delay_ms=delay_ms, ranked=False
+    )
     return Room(Race("r1", settings, rules, "ann"), 0, feeding)
 
 

@@ -3,16 +3,14 @@ delays, refusals — and never a hidden card in any frame a spectator receives."
 
 from __future__ import annotations
 
-import re
 import time
-from typing import Any
 
 import pytest
 from harness import member, player, running_server, winning_actions
+from hidden_cards import cards_in, hidden
 
 from client.api import ServerError
 from protocol.cards import name
-from protocol.engine import GameState
 from protocol.games import rules_for
 from protocol.notation import parse_action
 from protocol.race import view_json
@@ -20,27 +18,6 @@ from protocol.wire import decode_from_server
 from server.store import Store
 
 GAME, DEAL = "mount_sunflower", 18  # one deck: every card is unique, so a leak is exact
-CARD = re.compile(r"^(A|[2-9]|10|J|Q|K)[CSHD]$")
-
-
-def cards_in(value: Any) -> set[str]:
-    if isinstance(value, str):
-        return {value} if CARD.match(value) else set()
-    if isinstance(value, dict):
-        return set().union(*(cards_in(v) for v in value.values())) if value else set()
-    if isinstance(value, list):
-        return set().union(*(cards_in(v) for v in value)) if value else set()
-    return set()
-
-
-def hidden(state: GameState) -> set[str]:
-    position = state.position
-    down = {
-        name(card)
-        for pile, count in zip(position.tableau, position.face_down, strict=True)
-        for card in pile[:count]
-    }
-    return down | {name(card) for card in position.stock}
 
 
 async def test_a_spectator_of_a_live_race_never_receives_a_hidden_card() -> None:

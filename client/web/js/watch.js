@@ -1,7 +1,9 @@
 // Spectating: every racer's cards, updated live from the race's spectator feed, and its
 // moves as they come. The snapshot is as of feed item `feed_seq`; only later items are
-// applied, in order. Without a race named, the screen picks one itself: the top live race
-// (#watch), or the live race of a player followed (#follow=ID), and the next when it ends.
+// applied, in order. A race that may count (`boards_live` false: rated, or a ranked daily
+// attempt) shows each racer's progress only ("progress" items) and its boards at the end.
+// Without a race named, the screen picks one itself: the top live race (#watch), or the
+// live race of a player followed (#follow=ID), and the next when it ends.
 
 import { Board } from "./board.js";
 import { cardText } from "./cards.js";
@@ -197,6 +199,7 @@ export class WatchScreen {
           `Follow ${shownName(standing)}`,
         ),
       ),
+      h("p", { class: "watch-held sub", hidden: true }, "Boards shown when the race ends"),
       boardHost,
     );
     document.getElementById("watch-boards").append(element);
@@ -218,7 +221,7 @@ export class WatchScreen {
         break;
       case "started":
         this.info.phase = "running";
-        for (const p of players) p.view = copyView(item.view);
+        if (item.view) for (const p of players) p.view = copyView(item.view);
         break;
       case "act": {
         const p = racer(item.player);
@@ -234,6 +237,13 @@ export class WatchScreen {
         });
         break;
       }
+      case "progress": {
+        const p = racer(item.player);
+        if (!p) break;
+        const { progress, actions, outcome, time_ms } = item;
+        Object.assign(p, { progress, actions, outcome, time_ms });
+        break;
+      }
       case "retired": {
         const p = racer(item.player);
         if (p) p.outcome = item.outcome;
@@ -245,9 +255,10 @@ export class WatchScreen {
       case "result":
         this.info.phase = "done";
         this.result = item;
-        for (const [player, view] of Object.entries(item.revealed ?? {})) {
+        // the deal shown: every card, face-down ones too; else the boards held till now
+        for (const [player, view] of Object.entries(item.revealed ?? item.boards ?? {})) {
           const p = racer(player);
-          if (p) p.view = view; // the deal is shown: every card, face-down ones too
+          if (p) p.view = view;
         }
         break;
       default:
@@ -310,6 +321,8 @@ export class WatchScreen {
       if (p.last_action) figures.push(`last: ${p.last_action}`);
       fill(panel.element.querySelector(".watch-figures"), figures.join(" · "));
       if (p.view) panel.board.render(p.view);
+      const held = !p.view && info.boards_live === false;
+      panel.element.querySelector(".watch-held").hidden = !held;
     }
     const results = document.getElementById("watch-results");
     results.hidden = !this.result;
