@@ -48,6 +48,7 @@ def record_of(race: Race) -> dict[str, Any]:
                 if r.outcome is not None and r.outcome.value in RETIREMENTS
                 else None,
                 "done_at": r.done_at if r.outcome is not None else None,
+                **({"lost_to": r.lost_to} if r.lost_to else {}),
             }
             for r in race.racers.values()
         ],
@@ -59,7 +60,11 @@ def stored_racer(stored: dict[str, Any]) -> Racer:
     badge = stored.get("badge")
     account = stored.get("account", badge is not None)  # records before the field: by badge
     return Racer(
-        stored["player"], stored["name"], Badge(**badge) if badge else None, account=account
+        stored["player"],
+        stored["name"],
+        Badge(**badge) if badge else None,
+        account=account,
+        lost_to=stored.get("lost_to", 0),
     )
 
 
@@ -115,6 +120,7 @@ def absorb(race: Race, record: dict[str, Any], now: Now) -> list[RaceChange]:
         race.start_mono = now.mono_ms - (now.wall_ms - start)
     for player, stored in wanted.items():
         racer = racers[player]
+        racer.lost_to = max(racer.lost_to, stored.get("lost_to", 0))  # never taken back
         if stored["outcome"] is not None and racer.outcome is None:
             racer.outcome, racer.done_at = Ending(stored["outcome"]), stored["done_at"]
         elif (

@@ -4,7 +4,7 @@ event, a spectator feed item, a store job, a timer, or a race let go.
 It also runs the act hot path's second half: the reply and the effects of an accepted
 action wait until its log entry is written (``Writer``), and an action whose entry could
 not be written is taken back and answered ``store_unavailable`` (the race is then read back
-from the store: ``RaceService.reconcile``). What a race's failure or timer decides is the
+from the store: ``server/read_back.py``). What a race's failure or timer decides is the
 race service's; this module only carries it out.
 """
 
@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from protocol.messages import Error
 from protocol.race import Now
+from server import read_back
 from server.answers import Answer, Answers
 from server.client import Client
 from server.effects import (
@@ -175,7 +176,9 @@ class Executor:
                     None, lambda: answers.act_answered(client, decision.reply, read_at)
                 )
             return
-        job = AppendActions(room.id, (entry,), fence)
+        logged = room.race.racers[entry.player].log  # the entry is its last
+        after = logged[-2].seq if len(logged) > 1 else 0
+        job = AppendActions(room.id, (entry,), fence, after)
         if self.writer.at_once(job):  # the memory store: stored already
             self.races.stored(room, entry)
             answers.act_answered(client, decision.reply, read_at)
@@ -210,7 +213,7 @@ class Executor:
             while True:
                 await self.writer.idle.wait()
                 try:
-                    effects = await self.races.reconcile(room, now(), self._fence_of)
+                    effects = await read_back.reconcile(self.races, room, now(), self._fence_of)
                 except StoreError:
                     await asyncio.sleep(RECONCILE_PAUSE_S)
                     continue

@@ -6,7 +6,10 @@ a "log" message's entries when they continue the replica's log, ``carried_entrie
 actions that could not be written are taken back, every one not known to be stored
 (``undo_unstored``) or a racer's whom another node holds now (``let_go``); then the race
 as the store has it is taken (``reconciled``), or written again from its stored part if
-the store lost it (``rewrite``). Plain functions of the room: the race director
+the store lost it (``rewrite``); when the store holds fewer of a racer's actions than were
+known stored (it came back with less than it acknowledged), the race as it holds it is
+taken all the same, and what was lost remembered (``lost_actions``, ``take_loss``) and
+told (``loss_told``). Plain functions of the room: the race director
 (``server/director.py``) calls them with what it reads from the store, the executor
 (``server/executor.py``) when a write fails.
 """
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from protocol.player_events import Snapshot
+from protocol.player_events import HistoryLost, Snapshot
 from protocol.race import LogEntry, Now, Phase, Race, RaceError
 from protocol.race_record import record_of, restore
 from protocol.race_views import racer_view
@@ -107,6 +110,46 @@ def reconciled(room: Room, rebuilt: Room) -> Effects:
     room.race, room.durable, room.suspect = rebuilt.race, rebuilt.durable, False
     room.version = rebuilt.version
     return [Push(player, Snapshot([racer_view(room.race, player)])) for player in room.race.racers]
+
+
+def lost_actions(room: Room, known: dict[str, int], rebuilt: Room) -> dict[str, tuple[int, int]]:
+    """What the store's ``rebuilt`` race lacks of what was known stored (``known``: each
+    racer's entries known stored before it was read): per racer who lost any, how many and
+    the seq of the last one lost (acknowledged); empty when nothing was lost."""
+    lost = {}
+    for player, count in known.items():
+        held = rebuilt.durable.get(player, 0)
+        racer = room.race.racers.get(player)
+        if held < count and racer is not None and len(racer.log) >= count:
+            lost[player] = (count - held, racer.log[count - 1].seq)
+    return lost
+
+
+def take_loss(room: Room, rebuilt: Room, lost: dict[str, tuple[int, int]]) -> None:
+    """``room`` takes the race as the store holds it (``rebuilt``); each racer keeps the seq
+    of their last action lost, and the loss waits in ``room.lost`` to be stored and told
+    (what was there before, not yet told, is kept)."""
+    for player, (count, acked) in lost.items():
+        before = room.lost.get(player, (0, 0))
+        room.lost[player] = (before[0] + count, max(before[1], acked))
+    room.race, room.durable, room.suspect = rebuilt.race, rebuilt.durable, False
+    room.version = rebuilt.version
+    for player, (_, acked) in room.lost.items():
+        racer = room.race.racers.get(player)
+        if racer is not None:
+            racer.lost_to = max(racer.lost_to, acked)
+
+
+def loss_told(room: Room, here: Callable[[str], bool]) -> Effects:
+    """Every racer here is told that the race's history was lost (``history_lost``), with
+    their game as the store holds it and how many of their actions were lost; the loss
+    is told then (``room.lost`` emptied)."""
+    lost, room.lost = room.lost, {}
+    return [
+        Push(player, HistoryLost(racer_view(room.race, player), lost.get(player, (0, 0))[0]))
+        for player in room.race.racers
+        if here(player)
+    ]
 
 
 def rewrite(room: Room, fence_of: Callable[[str], int]) -> Effects:

@@ -68,6 +68,8 @@ class Room:
         self.last_act: dict[str, int] = {}  # racer -> when they last acted (mono ms)
         self.durable: dict[str, int] = {}  # racer -> log entries known to be stored
         self.suspect = False  # a write of its log failed: rebuild it from the store first
+        # racer -> (actions the store lost, the last one's seq), until stored and told
+        self.lost: dict[str, tuple[int, int]] = {}
         self.version = 0  # the version of the race's record this replica reflects
         self.lock = asyncio.Lock()  # one change of the race itself at a time
         self.spectator_count_shown = 0

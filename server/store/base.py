@@ -70,6 +70,12 @@ class Fenced(StoreError):
     player over, and this node must let them go."""
 
 
+class LogGap(StoreError):
+    """A log entry decided on top of entries the racer's log no longer holds (the store
+    came back with less than it acknowledged): refused, never stored above the hole; the
+    race must be read back (``server/replica.py``, ``history_lost``)."""
+
+
 class Wiring(Protocol):
     """What a store's roles read of the store as it is wired into a server: its node, the
     listener of the messages subscribed to, and whether this node's own log messages

@@ -1,0 +1,136 @@
+"""Redis comes back with less than the server acknowledged (``appendfsync everysec`` and a
+power loss, or a replica that lagged promoted). The node that acknowledged the actions
+notices when it reads the race back: an ERROR log line, a metric, /healthz degraded while
+such a race runs; each racer is told with a ``history_lost`` event carrying the race as the
+store really holds it; the race goes on from there, never rated; an action acknowledged
+before the loss and sent again is refused, not played as new; and no entry is stored above
+the hole."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import shutil
+import urllib.request
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from harness import player, running_server, winning_actions
+from prometheus_client.parser import text_string_to_metric_families
+from redis_server import RedisServer
+
+from client.api import ServerError
+from protocol.race import LogEntry
+from server.jobs import AppendActions
+from server.store import LogGap, open_store
+
+GAME, DEAL = "mount_sunflower", 18
+EVERYSEC = ("--appendonly", "yes", "--appendfsync", "everysec")
+
+
+def health(port: int) -> dict[str, object]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as answer:
+            return json.loads(answer.read())  # type: ignore[no-any-return]
+    except urllib.error.HTTPError as error:
+        return json.loads(error.read())  # type: ignore[no-any-return]
+
+
+def metric(port: int, name: str) -> float:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+        text = answer.read().decode()
+    found = [
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name
+    ]
+    return found[0] if found else 0.0
+
+
+def roll_back(redis: RedisServer, older: Path) -> None:
+    """Stop Redis, put back the append-only files copied earlier, start it on its port."""
+    redis.stop()
+    shutil.rmtree(redis.directory / "appendonlydir")
+    shutil.copytree(older, redis.directory / "appendonlydir")
+    redis.start()
+
+
+async def test_redis_back_with_fewer_actions_than_acknowledged_is_noticed_and_told(
+    redis_server_factory: Callable[..., RedisServer],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.ERROR, logger="solrace")
+    redis = redis_server_factory(*EVERYSEC)
+    wins = winning_actions(GAME, DEAL)
+    store = open_store(redis.url, prefix=f"lost-{uuid.uuid4().hex}:")
+    async with running_server(store, countdown_ms=0) as server:
+        ann, bob = await player(server, "Ann"), await player(server, "Bob")
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        await ann.next_event("started")
+        for action in wins[:10]:
+            await ann.act(race, action)
+        for action in wins[:3]:
+            await bob.act(race, action)
+        await asyncio.sleep(1.2)  # everysec: these are on disk
+        shutil.copytree(redis.directory / "appendonlydir", tmp_path / "older")
+        for action in wins[10:20]:  # acknowledged, then lost
+            await ann.act(race, action)
+        roll_back(redis, tmp_path / "older")
+
+        told = (await ann.next_event("history_lost", timeout=15)).data
+        assert told["race"]["race"] == race and told["lost"] == 10
+        assert told["race"]["you"]["seq"] == 10  # the race as the store holds it
+        assert told["race"]["history_lost"] is True
+        assert (await bob.next_event("history_lost")).data["lost"] == 0
+        status = await asyncio.to_thread(health, server.port)
+        assert status["status"] == "degraded" and status["history"] != "ok"
+        assert await asyncio.to_thread(metric, server.port, "solrace_actions_lost_total") == 10
+        assert any(
+            r.levelno == logging.ERROR and "lost acknowledged actions" in r.getMessage()
+            for r in caplog.records
+        )
+
+        with pytest.raises(ServerError) as refused:  # acknowledged before: not played anew
+            await ann.act(race, wins[15], seq=16)
+        assert refused.value.code == "history_lost"
+        assert (await ann.snapshot(race))["you"]["seq"] == 10
+
+        await ann.act(race, wins[10], seq=21)  # on from the position the store holds
+        await ann.resign(race)
+        await bob.resign(race)
+        result = (await ann.next_event("result")).data
+        assert result["history_lost"] is True
+        assert (await asyncio.to_thread(health, server.port))["status"] == "ok"
+    reader = open_store(redis.url, prefix=store.prefix)  # type: ignore[attr-defined]
+    try:
+        logged = [(e.player, e.seq) for e in await reader.races.actions(race)]
+        assert [seq for who, seq in logged if who == ann.player] == [*range(1, 11), 21]
+    finally:
+        await reader.close()
+
+
+async def test_an_entry_decided_above_actions_the_store_lost_is_not_stored(
+    redis_url: str,
+) -> None:
+    store = open_store(redis_url, prefix=f"test:{uuid.uuid4().hex}:")
+    try:
+        first = AppendActions("r1", (LogEntry("ann", 1, "deal", 5),), fence=2)
+        assert await store.write([first]) == [None]
+        # decided on top of seq 3, which the store does not hold
+        above = AppendActions("r1", (LogEntry("ann", 4, "deal", 9),), fence=2, after=3)
+        [error] = await store.write([above])
+        assert isinstance(error, LogGap)
+        assert [e.seq for e in await store.races.actions("r1")] == [1]
+        # decided on top of what it holds: stored
+        next_one = AppendActions("r1", (LogEntry("ann", 5, "deal", 9),), fence=2, after=1)
+        assert await store.write([next_one]) == [None]
+        assert [e.seq for e in await store.races.actions("r1")] == [1, 5]
+    finally:
+        await store.purge()  # type: ignore[attr-defined]
+        await store.close()
