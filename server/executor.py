@@ -35,12 +35,14 @@ from server.effects import (
 )
 from server.jobs import AppendActions
 from server.race_service import RaceService
+from server.read_back import HISTORY_LOST, HISTORY_LOST_SENTENCE
 from server.relay import Relay
+from server.replica import lost_under
 from server.retrying import until_the_store_takes_it
 from server.rooms import Room
 from server.sessions import Sessions
 from server.spectating import SpectatingDesk
-from server.store import Fenced, StoreError
+from server.store import Fenced, LogGap, StoreError
 from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
 from server.writer import Writer
 
@@ -199,7 +201,13 @@ class Executor:
                 client.deferred -= 1  # no answer: this connection is closed
                 return
             request_id = getattr(decision.reply, "id", None)
-            error_reply = Error(request_id, "act", STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE)
+            if isinstance(error, LogGap) and error.player == entry.player:
+                lost_under(room, entry.player, entry.seq)  # decided on lost actions
+                error_reply = Error(request_id, "act", HISTORY_LOST, HISTORY_LOST_SENTENCE)
+            else:
+                error_reply = Error(
+                    request_id, "act", STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
+                )
             answers.act_answered(client, error_reply, read_at)
 
         self.writer.submit(job, written, refused)

@@ -140,6 +140,14 @@ def take_loss(room: Room, rebuilt: Room, lost: dict[str, tuple[int, int]]) -> No
             racer.lost_to = max(racer.lost_to, acked)
 
 
+def lost_under(room: Room, player: str, seq: int) -> None:
+    """``player``'s action ``seq`` was refused as decided on top of actions the store lost:
+    its seq is spent with the lost ones (sent again, it is refused too) once the loss is
+    taken (``take_loss``)."""
+    count, acked = room.lost.get(player, (0, 0))
+    room.lost[player] = (count, max(acked, seq))
+
+
 def loss_told(room: Room, here: Callable[[str], bool]) -> Effects:
     """Every racer here is told that the race's history was lost (``history_lost``), with
     their game as the store holds it and how many of their actions were lost; the loss

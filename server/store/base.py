@@ -71,9 +71,13 @@ class Fenced(StoreError):
 
 
 class LogGap(StoreError):
-    """A log entry decided on top of entries the racer's log no longer holds (the store
-    came back with less than it acknowledged): refused, never stored above the hole; the
-    race must be read back (``server/replica.py``, ``history_lost``)."""
+    """A log entry of ``player``'s decided on top of entries their log no longer holds
+    (the store came back with less than it acknowledged): refused, never stored above the
+    hole; the race must be read back (``server/read_back.py``)."""
+
+    def __init__(self, message: str, player: str) -> None:
+        super().__init__(message)
+        self.player = player
 
 
 class Wiring(Protocol):

@@ -73,7 +73,8 @@ class MemoryRaces(Races):
         if batch and after >= 0:
             held = logs.get(batch[0].player) or []
             if (held[-1].seq if held else 0) < after:
-                raise LogGap(f"{batch[0].player}'s log in race {race} ends below {after}")
+                player = batch[0].player
+                raise LogGap(f"{player}'s log in race {race} ends below {after}", player)
         for entry in batch:
             if fence < self._fences.get((race, entry.player), 0):
                 raise Fenced(f"{entry.player} was taken over in race {race}")

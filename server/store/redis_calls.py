@@ -115,8 +115,9 @@ class RedisCalls:
         """A command Redis refused (out of memory, read-only, a script error)."""
         if isinstance(error, Fenced):
             return error
-        if str(error).startswith("LOGGAP"):
-            return LogGap(f"the Redis store at {self.where} refused a log entry: {error}")
+        if str(error).startswith("LOGGAP "):  # LOGGAP <player>: ...
+            player = str(error).split()[1].rstrip(":")
+            return LogGap(f"the Redis store at {self.where} refused a log entry: {error}", player)
         kind = (
             StoreUnavailable
             if isinstance(error, ReadOnlyError | RedisConnectionError)

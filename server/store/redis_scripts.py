@@ -233,7 +233,7 @@ for at = 3 + 5 * n, #ARGV, 4 do
   local i = tonumber(ARGV[at])
   local reply
   if gap[i] then
-    reply = redis.error_reply('LOGGAP the log ends below seq ' .. gap[i])
+    reply = redis.error_reply('LOGGAP ' .. ARGV[5 * i - 2] .. ': the log ends below ' .. gap[i])
   else
     reply = redis.pcall('XADD', KEYS[1 + i], ARGV[at + 1], 'a', ARGV[at + 2], 't', ARGV[at + 3])
   end

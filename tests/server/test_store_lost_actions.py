@@ -135,3 +135,35 @@ async def test_an_entry_decided_above_actions_the_store_lost_is_not_stored(
     finally:
         await store.purge()  # type: ignore[attr-defined]
         await store.close()
+
+
+async def test_an_action_decided_on_actions_the_store_lost_is_refused_and_the_loss_told(
+    redis_url: str,
+) -> None:
+    """The store loses a racer's last entries with no reconnect to tell the node (a
+    replica promoted behind a proxy that kept the connections): the racer's next action
+    is refused by the store, not stored above the hole, and the race read back."""
+    wins = winning_actions(GAME, DEAL)
+    store = open_store(redis_url, prefix=f"test:{uuid.uuid4().hex}:")
+    async with running_server(store, countdown_ms=0) as server:
+        ann = await player(server, "Ann")
+        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+        await ann.next_event("started")
+        for action in wins[:10]:
+            await ann.act(race, action)
+        redis = store._redis  # type: ignore[attr-defined]
+        key = store._keys.log(race, ann.player)  # type: ignore[attr-defined]
+        newest = [entry_id for entry_id, _ in await redis.xrevrange(key, count=2)]
+        await redis.xdel(key, *newest)  # the store lost actions 9 and 10
+
+        with pytest.raises(ServerError) as refused:
+            await ann.act(race, wins[10])  # decided on top of action 10
+        assert refused.value.code == "history_lost"
+        told = (await ann.next_event("history_lost")).data
+        assert told["lost"] == 2 and told["race"]["you"]["seq"] == 8
+        assert server.races.actions_lost == 2
+        assert (await ann.act(race, wins[8]))["seq"] == 12
+        logged = await store.races.racer_log(race, ann.player)
+        assert [entry.seq for entry in logged] == [*range(1, 9), 12]
+        await ann.resign(race)
+    await store.purge()  # type: ignore[attr-defined]
