@@ -151,7 +151,7 @@ class Racer:
 
     def anew(self) -> Racer:
         """The same racer before their first action."""
-        return Racer(self.player, self.name, self.badge, account=self.account, lost_to=self.lost_to)
+        return Racer(self.player, self.name, self.badge, account=self.account)
 
     def standing(self) -> dict[str, Any]:
         """What anyone in or watching the race may know of this racer: ``account`` says
@@ -419,6 +419,7 @@ class Race:
             self.act(player, entry.seq, entry.action, at)
         if old.outcome is not None and old.outcome.value in RETIREMENTS:
             fresh.outcome, fresh.done_at = old.outcome, old.done_at
+        fresh.lost_to = old.lost_to  # after the replay: the lost seqs stay spent
         self._finish_if_all_done()
 
     # ------------------------------------------------------------------ what people see

@@ -24,6 +24,7 @@ from redis_server import RedisServer
 
 from client.api import ServerError
 from protocol.race import LogEntry
+from server.executor import now
 from server.jobs import AppendActions
 from server.store import LogGap, open_store
 
@@ -162,6 +163,10 @@ async def test_an_action_decided_on_actions_the_store_lost_is_refused_and_the_lo
         told = (await ann.next_event("history_lost")).data
         assert told["lost"] == 2 and told["race"]["you"]["seq"] == 8
         assert server.races.actions_lost == 2
+        # the record keeps it: a node rebuilding the race (a restart) knows what was lost
+        again = await server.races.rebuild(race, now(), fresh=True)
+        assert again is not None and again.race.racers[ann.player].lost_to == 11
+        assert again.race.racers[ann.player].last_seq == 8 and again.race.history_lost
         assert (await ann.act(race, wins[8]))["seq"] == 12
         logged = await store.races.racer_log(race, ann.player)
         assert [entry.seq for entry in logged] == [*range(1, 9), 12]
