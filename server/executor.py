@@ -30,6 +30,7 @@ from server.effects import (
     Push,
     PushAnywhere,
     Rate,
+    Rewatch,
     StartAt,
     Write,
 )
@@ -135,6 +136,9 @@ class Executor:
                 self.races.forget(effect.room)
                 self.spectating.forgotten(effect.room, effect.reason)
                 self.relay.unfollow(effect.room)
+            elif kind is Rewatch:
+                assert isinstance(effect, Rewatch)
+                self.spectating.rewatch(effect.room, effect.reason)
             elif kind is Follow:
                 assert isinstance(effect, Follow)
                 self.relay.follow(effect.room)

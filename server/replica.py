@@ -23,7 +23,7 @@ from protocol.race import LogEntry, Now, Phase, Race, RaceError
 from protocol.race_record import record_of, restore
 from protocol.race_views import racer_view
 from server.config import Settings
-from server.effects import Effects, PostAct, Push, Write
+from server.effects import Effects, PostAct, Push, Rewatch, Write
 from server.jobs import AppendActions
 from server.node_news import CarriedEntries
 from server.rooms import Room
@@ -134,6 +134,7 @@ def take_loss(room: Room, rebuilt: Room, lost: dict[str, tuple[int, int]]) -> No
         room.lost[player] = (before[0] + count, max(before[1], acked))
     room.race, room.durable, room.suspect = rebuilt.race, rebuilt.durable, False
     room.version = rebuilt.version
+    room.feed_anew()
     for player, (_, acked) in room.lost.items():
         racer = room.race.racers.get(player)
         if racer is not None:
@@ -150,14 +151,16 @@ def lost_under(room: Room, player: str, seq: int) -> None:
 
 def loss_told(room: Room, here: Callable[[str], bool]) -> Effects:
     """Every racer here is told that the race's history was lost (``history_lost``), with
-    their game as the store holds it and how many of their actions were lost; the loss
-    is told then (``room.lost`` emptied)."""
+    their game as the store holds it and how many of their actions were lost, and its
+    spectators here watch it again from there; the loss is told then (``room.lost``
+    emptied)."""
     lost, room.lost = room.lost, {}
-    return [
+    effects: Effects = [
         Push(player, HistoryLost(racer_view(room.race, player), lost.get(player, (0, 0))[0]))
         for player in room.race.racers
         if here(player)
     ]
+    return [*effects, Rewatch(room, "history_lost")]
 
 
 def rewrite(room: Room, fence_of: Callable[[str], int]) -> Effects:

@@ -139,6 +139,13 @@ class Room:
         self.released_seq = self.feed_seq
         self.synced = False
 
+    def feed_anew(self) -> None:
+        """The race was replaced by what the store holds (it lost acknowledged actions):
+        what spectators know is taken from it, and items still queued for them (of actions
+        now lost) are dropped; they are sent a snapshot when they watch again."""
+        self.pending.clear()
+        self._catch_up()
+
     def watch(self, session: Session) -> None:
         if self.synced:
             self._catch_up()

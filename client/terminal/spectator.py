@@ -121,6 +121,8 @@ class SpectatorScreen:
                     await self.on_item(item)
                 elif isinstance(item, Event) and item.kind == "watch_ended":
                     if item.data.get("race") == self.race_id:
+                        if item.data.get("reason") == "history_lost":
+                            self.note("The server lost some moves of this race.", "yellow")
                         await self.spectate(self.race_id)
                 elif isinstance(item, Event) and item.kind == "shutdown":
                     self.note(f"The server says: {item.data.get('reason')}.", "yellow")

@@ -74,6 +74,8 @@ async def test_redis_back_with_fewer_actions_than_acknowledged_is_noticed_and_to
         race = (await ann.create_race(GAME, deal=DEAL))["race"]
         await bob.join_race(race)
         await ann.next_event("started")
+        cy = await player(server, "Cy")
+        await cy.spectate(race)
         for action in wins[:10]:
             await ann.act(race, action)
         for action in wins[:3]:
@@ -89,6 +91,11 @@ async def test_redis_back_with_fewer_actions_than_acknowledged_is_noticed_and_to
         assert told["race"]["you"]["seq"] == 10  # the race as the store holds it
         assert told["race"]["history_lost"] is True
         assert (await bob.next_event("history_lost")).data["lost"] == 0
+        # spectators saw the lost actions: they watch again from what the store holds
+        assert (await cy.next_event("watch_ended")).data["reason"] == "history_lost"
+        watched = await cy.spectate(race)
+        seen = [{k: v for k, v in p.items() if k != "view"} for p in watched["players"]]
+        assert seen == told["race"]["players"]  # the standings Ann was told
         status = await asyncio.to_thread(health, server.port)
         assert status["status"] == "degraded" and status["history"] != "ok"
         assert await asyncio.to_thread(metric, server.port, "solrace_actions_lost_total") == 10

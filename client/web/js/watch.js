@@ -276,7 +276,9 @@ export class WatchScreen {
     if (event.kind === "watch_ended" && event.race === this.raceId) {
       fill(
         document.getElementById("watch-message"),
-        "You fell too far behind this race's feed; watching again.",
+        event.reason === "history_lost"
+          ? "The server lost some moves of this race; watching again from what it holds."
+          : "You fell too far behind this race's feed; watching again.",
       );
       this.open(this.raceId);
       return true;
