@@ -12,21 +12,24 @@ import asyncio
 import json
 import logging
 import shutil
+import time
 import urllib.request
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from harness import player, running_server, winning_actions
+from harness import member, player, running_server, winning_actions
 from prometheus_client.parser import text_string_to_metric_families
 from redis_server import RedisServer
+from store_loss import store_keeps_only
 
 from client.api import ServerError
+from protocol.daily import day_of
 from protocol.race import LogEntry
 from server.executor import now
 from server.jobs import AppendActions
-from server.store import LogGap, open_store
+from server.store import LogGap, MemoryStore, open_store
 
 GAME, DEAL = "mount_sunflower", 18
 EVERYSEC = ("--appendonly", "yes", "--appendfsync", "everysec")
@@ -179,3 +182,23 @@ async def test_an_action_decided_on_actions_the_store_lost_is_refused_and_the_lo
         assert [entry.seq for entry in logged] == [*range(1, 9), 12]
         await ann.resign(race)
     await store.purge()  # type: ignore[attr-defined]
+
+
+async def test_a_daily_run_whose_store_lost_actions_goes_on_no_board() -> None:
+    wins = winning_actions(GAME, DEAL)
+    store = MemoryStore()
+    await store.days.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
+    async with running_server(store) as server:
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
+        attempt = (await ann.daily_start(GAME))["race"]["race"]
+        for action in wins[:10]:
+            await ann.act(attempt, action)
+        await store_keeps_only(server, ann.player, 6)
+        assert (await ann.next_event("history_lost")).data["lost"] == 4
+        for action in wins[6:]:  # Ann plays on from what the store holds, and wins
+            await ann.act(attempt, action)
+        result = (await ann.next_event("result")).data
+        assert result["ranking"][0]["outcome"] == "finished" and result["history_lost"]
+        await server.writer.drain(5)
+        board = await bob.daily_board(GAME)
+        assert board["total"] == 0 and (await bob.best_board(GAME))["total"] == 0
