@@ -67,6 +67,7 @@ class RaceService:
         self.here = here
         self.actions_lost = 0  # acknowledged actions the store was found to have lost
         self.history_losses = 0  # times a race was found to have lost some (read_back.py)
+        self.read_back_due: dict[str, set[str]] = {}  # player taken over -> races followed
 
     async def find(self, race_id: str, moment: Now) -> Room:
         """A race followed here, else rebuilt from the store: a live one is followed from
@@ -175,9 +176,12 @@ class RaceService:
         """``player``'s session continues on this node with ``fence``: follow their live
         races (rebuilt from the store), claim their logs with the fence (an older
         session's late writes are refused from now on), and read what it wrote up to
-        then. Returns the races they are listed in and how many were rebuilt;
-        ProtocolError ``replaced`` if a newer session of theirs claimed a log first."""
+        then. The races followed here already are due to be read back once the session is
+        here (``read_back_due``: the store may hold less than this node saw stored).
+        Returns the races they are listed in and how many were rebuilt; ProtocolError
+        ``replaced`` if a newer session of theirs claimed a log first."""
         races = await self.store.races.player_races(player)
+        followed = set(races) & set(self.rooms)
         rebuilt = 0
         for race_id in races:
             rebuilt += race_id not in self.rooms
@@ -192,6 +196,8 @@ class RaceService:
                     "this player's session continues on a newer connection", "replaced"
                 )
             self.carry_out(await self.pull(room, player, moment))
+        if followed:
+            self.read_back_due[player] = followed
         return races, rebuilt
 
     def begin(self, room: Room) -> Effects:

@@ -1,8 +1,9 @@
 """A live race read back from the store and compared with what this node knows was stored.
 
-After a write of its log failed (``reconcile``: the executor) or once the store's
-connection is back (``read_back``: the relay, on ``Resync``), the race is rebuilt from the
-store. Where the store holds fewer of a racer's actions than this node knows it stored (a
+After a write of its log failed (``reconcile``: the executor), once the store's
+connection is back (``read_back``: the relay, on ``Resync``) and when a racer's session
+comes to a node that followed their race (``RaceService.take_over``), the race is rebuilt
+from the store. Where the store holds fewer of a racer's actions than this node knows it stored (a
 Redis that came back with less than it acknowledged: ``appendfsync everysec`` and a power
 loss, a lagging replica promoted), nothing is carried on silently: the loss is logged at
 ERROR and counted (``RaceService.actions_lost``, ``history_losses``: ``/metrics``), the
@@ -15,12 +16,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from protocol.race import Now, Phase
 from server.effects import Effects
-from server.race_service import RaceService
 from server.replica import loss_told, lost_actions, reconciled, rewrite, take_loss
 from server.rooms import Room
+
+if TYPE_CHECKING:  # the race service reads its races back through this module
+    from server.race_service import RaceService
 
 log = logging.getLogger("solrace.director")
 

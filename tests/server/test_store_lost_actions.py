@@ -19,12 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from harness import member, player, running_server, winning_actions
+from harness import member, player, running_server, url, winning_actions
 from prometheus_client.parser import text_string_to_metric_families
 from redis_server import RedisServer
 from store_loss import store_keeps_only
 
-from client.api import ServerError
+from client.api import Client, ServerError
 from protocol.daily import day_of
 from protocol.race import LogEntry
 from server.executor import now
@@ -202,3 +202,40 @@ async def test_a_daily_run_whose_store_lost_actions_goes_on_no_board() -> None:
         await server.writer.drain(5)
         board = await bob.daily_board(GAME)
         assert board["total"] == 0 and (await bob.best_board(GAME))["total"] == 0
+
+
+async def test_a_racer_who_resumes_on_a_node_that_saw_their_lost_actions_is_told(
+    redis_url: str,
+) -> None:
+    """Bob's node followed the race and saw Ann's actions stored; the store then loses
+    her last two, and she resumes on Bob's node: it reads her log back and tells her."""
+    wins = winning_actions(GAME, DEAL)
+    prefix = f"test:{uuid.uuid4().hex}:"
+    stores = [open_store(redis_url, prefix=prefix) for _ in range(2)]
+    async with running_server(stores[0]) as a, running_server(stores[1]) as b:
+        ann, bob = await Client.connect(url(a), "Ann"), await Client.connect(url(b), "Bob")
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        await ann.next_event("started")
+        for action in wins[:10]:
+            await ann.act(race, action)
+        for _ in range(100):  # node B applies Ann's stored actions
+            if b.director.rooms[race].race.racers[ann.player].last_seq == 10:
+                break
+            await asyncio.sleep(0.05)
+        redis = stores[0]._redis  # type: ignore[attr-defined]
+        key = stores[0]._keys.log(race, ann.player)  # type: ignore[attr-defined]
+        newest = [entry_id for entry_id, _ in await redis.xrevrange(key, count=2)]
+        await redis.xdel(key, *newest)  # the store lost actions 9 and 10
+
+        moved = Client(url(b), "Ann")
+        moved.token, moved.last_event = ann.token, ann.last_event
+        await moved.reconnect()
+        told = (await moved.next_event("history_lost")).data
+        assert told["lost"] == 2 and told["race"]["you"]["seq"] == 8
+        assert b.races.actions_lost == 2
+        await moved.close()
+        await bob.close()
+    await stores[0].purge()  # type: ignore[attr-defined]
+    for store in stores:
+        await store.close()
