@@ -209,15 +209,16 @@ return 1
 APPEND_LOG = """
 local n = tonumber(ARGV[2])
 local function newest_seq(key)
-  local top = '+'
+  local top, count = '+', 1
   while true do
-    local page = redis.call('XREVRANGE', key, top, '-', 'COUNT', 8)
+    local page = redis.call('XREVRANGE', key, top, '-', 'COUNT', count)
     for _, entry in ipairs(page) do
       local seq = tonumber(string.match(entry[1], '%-(%d+)$'))
       if seq > 0 then return seq end
       top = '(' .. entry[1]
     end
-    if #page < 8 then return 0 end
+    if #page < count then return 0 end
+    count = 16
   end
 end
 local gap = {}
