@@ -9,7 +9,6 @@ the hole."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import shutil
 import time
@@ -19,7 +18,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from harness import member, player, running_server, url, winning_actions
+from harness import (
+    health,
+    member,
+    player,
+    racing_alone,
+    running_server,
+    url,
+    winning_actions,
+)
 from prometheus_client.parser import text_string_to_metric_families
 from redis_server import RedisServer
 from store_loss import store_keeps_only
@@ -29,18 +36,10 @@ from protocol.daily import day_of
 from protocol.race import LogEntry
 from server.executor import now
 from server.jobs import AppendActions
-from server.store import LogGap, MemoryStore, open_store
+from server.store import LogGap, MemoryStore, Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
 EVERYSEC = ("--appendonly", "yes", "--appendfsync", "everysec")
-
-
-def health(port: int) -> dict[str, object]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as answer:
-            return json.loads(answer.read())  # type: ignore[no-any-return]
-    except urllib.error.HTTPError as error:
-        return json.loads(error.read())  # type: ignore[no-any-return]
 
 
 def metric(port: int, name: str) -> float:
@@ -61,6 +60,14 @@ def roll_back(redis: RedisServer, older: Path) -> None:
     shutil.rmtree(redis.directory / "appendonlydir")
     shutil.copytree(older, redis.directory / "appendonlydir")
     redis.start()
+
+
+async def lose_newest(store: Store, race: str, player: str, count: int) -> None:
+    """The Redis ``store`` loses ``player``'s newest ``count`` log entries in ``race``."""
+    redis = store._redis  # type: ignore[attr-defined]
+    key = store._keys.log(race, player)  # type: ignore[attr-defined]
+    newest = [entry_id for entry_id, _ in await redis.xrevrange(key, count=count)]
+    await redis.xdel(key, *newest)
 
 
 async def test_redis_back_with_fewer_actions_than_acknowledged_is_noticed_and_told(
@@ -157,15 +164,8 @@ async def test_an_action_decided_on_actions_the_store_lost_is_refused_and_the_lo
     wins = winning_actions(GAME, DEAL)
     store = open_store(redis_url, prefix=f"test:{uuid.uuid4().hex}:")
     async with running_server(store, countdown_ms=0) as server:
-        ann = await player(server, "Ann")
-        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
-        await ann.next_event("started")
-        for action in wins[:10]:
-            await ann.act(race, action)
-        redis = store._redis  # type: ignore[attr-defined]
-        key = store._keys.log(race, ann.player)  # type: ignore[attr-defined]
-        newest = [entry_id for entry_id, _ in await redis.xrevrange(key, count=2)]
-        await redis.xdel(key, *newest)  # the store lost actions 9 and 10
+        ann, race = await racing_alone(server, "Ann", wins[:10])
+        await lose_newest(store, race, ann.player, 2)  # the store lost actions 9 and 10
 
         with pytest.raises(ServerError) as refused:
             await ann.act(race, wins[10])  # decided on top of action 10
@@ -223,10 +223,7 @@ async def test_a_racer_who_resumes_on_a_node_that_saw_their_lost_actions_is_told
             if b.director.rooms[race].race.racers[ann.player].last_seq == 10:
                 break
             await asyncio.sleep(0.05)
-        redis = stores[0]._redis  # type: ignore[attr-defined]
-        key = stores[0]._keys.log(race, ann.player)  # type: ignore[attr-defined]
-        newest = [entry_id for entry_id, _ in await redis.xrevrange(key, count=2)]
-        await redis.xdel(key, *newest)  # the store lost actions 9 and 10
+        await lose_newest(stores[0], race, ann.player, 2)  # the store lost actions 9 and 10
 
         moved = Client(url(b), "Ann")
         moved.token, moved.last_event = ann.token, ann.last_event
