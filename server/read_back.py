@@ -1,15 +1,16 @@
 """A live race read back from the store and compared with what this node knows was stored.
 
-After a write of its log failed (``reconcile``: the executor), once the store's
-connection is back (``read_back``: the relay, on ``Resync``) and when a racer's session
-comes to a node that followed their race (``RaceService.take_over``), the race is rebuilt
-from the store. Where the store holds fewer of a racer's actions than this node knows it stored (a
-Redis that came back with less than it acknowledged: ``appendfsync everysec`` and a power
-loss, a lagging replica promoted), nothing is carried on silently: the loss is logged at
-ERROR and counted (``RaceService.actions_lost``, ``history_losses``: ``/metrics``), the
-race goes on from what the store holds, with each racer's last lost seq kept in its record
-(``Racer.lost_to``: a resend of a lost action is refused, and the race is never rated nor
-ranked), and each racer here is told (``history_lost``, with their game as it is now).
+The race is rebuilt from the store after a write of its log failed (``reconcile``: the
+executor), once the store's connection is back (``read_back``: the relay, on ``Resync``)
+and when a racer's session comes to a node that followed their race (``read_back``: the
+session desk, after the welcome). Where the store holds fewer of a racer's actions than
+this node knows it stored (a Redis that came back with less than it acknowledged:
+``appendfsync everysec`` and a power loss, a lagging replica promoted), nothing is carried
+on silently: the loss is logged at ERROR and counted (``RaceService.actions_lost``,
+``history_losses``: ``/metrics``), the race goes on from what the store holds, with each
+racer's last lost seq kept in its record (``Racer.lost_to``: a resend of a lost action is
+refused, and the race is never rated nor ranked), and each racer here is told
+(``history_lost``, with their game as it is now).
 """
 
 from __future__ import annotations
@@ -43,14 +44,12 @@ async def reconcile(
     was stored before; if it lost acknowledged actions, that is said and told (as in
     ``read_back``). StoreError while the store is out."""
     async with room.lock:
-        known = dict(room.durable)
-        rebuilt = await races.rebuild(room.id, moment, fresh=True)
+        rebuilt, lost = await _compared(races, room, moment)
         if rebuilt is None:
             log.error(
                 "a live race was lost by the store: writing it again", extra={"race": room.id}
             )
             return rewrite(room, fence_of)
-        lost = lost_actions(room, known, rebuilt)
         if not lost and not room.lost:
             return reconciled(room, rebuilt)
         _take_loss(races, room, rebuilt, lost)
@@ -58,20 +57,25 @@ async def reconcile(
 
 
 async def read_back(races: RaceService, room: Room, moment: Now) -> Effects:
-    """The store may have come back with less (its connection was lost): read ``room``'s
-    race back and compare each racer's log with what was known stored; where it holds
-    less, the loss is taken, stored and told; nothing otherwise. StoreError while the
-    store is out."""
+    """The store may hold less than this node saw stored: read ``room``'s race back and
+    compare each racer's log with what was known stored; where it holds less, the loss
+    is taken, stored and told; nothing otherwise. StoreError while the store is out."""
     async with room.lock:
-        known = dict(room.durable)
-        rebuilt = await races.rebuild(room.id, moment, fresh=True)
-        if rebuilt is None or room.race.phase is Phase.DONE:
-            return []
-        lost = lost_actions(room, known, rebuilt)
-        if not lost and not room.lost:
+        rebuilt, lost = await _compared(races, room, moment)
+        if rebuilt is None or room.race.phase is Phase.DONE or not (lost or room.lost):
             return []
         _take_loss(races, room, rebuilt, lost)
     return await _loss_stored(races, room, moment)
+
+
+async def _compared(
+    races: RaceService, room: Room, moment: Now
+) -> tuple[Room | None, dict[str, tuple[int, int]]]:
+    """``room``'s race rebuilt from the store (None: the store has none), and what it
+    lacks of what was known stored before it was read (``lost_actions``)."""
+    known = dict(room.durable)
+    rebuilt = await races.rebuild(room.id, moment, fresh=True)
+    return rebuilt, {} if rebuilt is None else lost_actions(room, known, rebuilt)
 
 
 def _take_loss(
@@ -95,6 +99,10 @@ def _take_loss(
 
 async def _loss_stored(races: RaceService, room: Room, moment: Now) -> Effects:
     """The race's record keeps what was lost (a step that changes nothing else: the racers'
-    ``lost_to`` are set), then its racers here are told."""
+    ``lost_to`` are set), then its racers here are told; actions stored while it was read
+    are applied from the store."""
     effects = await races.step(room, moment, lambda: None)
-    return effects + loss_told(room, races.here)
+    effects += loss_told(room, races.here)
+    for player in list(room.race.racers):
+        effects += await races.pull(room, player, moment)
+    return effects
