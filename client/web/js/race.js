@@ -178,7 +178,7 @@ export class RaceScreen {
         break;
       case "history_lost": // the server's store lost moves it had accepted: its game is ours
         this.adopt(event.race);
-        this.say(lostSentence(event.lost), true);
+        this.ending().then(({ lostSentence }) => this.say(lostSentence(event.lost), true));
         break;
       case "rematch":
         this.rematchOffer = event;
@@ -473,13 +473,4 @@ function practiceText(guest) {
   return guest
     ? "practice on yesterday's deal: sign in to play today's, ranked"
     : "practice: only your first attempt of the day is ranked";
-}
-
-/** What a racer is told when the server's store lost `lost` of their accepted moves. */
-function lostSentence(lost) {
-  const moves = lost === 1 ? "your last move" : `your last ${lost} moves`;
-  const what = lost
-    ? `The server lost ${moves}: your game goes on from the cards shown.`
-    : "The server lost some moves of this race.";
-  return `${what} It will not be rated or ranked.`;
 }
