@@ -359,6 +359,24 @@ async def test_watch_spectates_again_after_the_connection_drops() -> None:
             assert await watcher.finish() == 0
 
 
+async def test_watch_says_when_the_server_lost_moves_and_watches_the_race_as_it_is() -> None:
+    wins = winning_actions(GAME, DEAL)
+    async with running_server() as url, await Client.connect(url, "Ann") as ann:
+        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+        await ann.next_event("started")
+        for action in wins[:3]:
+            await ann.act(race, action)
+        async with solrace("watch", race, "--server", url, "--name", "Eve") as watcher:
+            await watcher.expect(r"Ann · 0/52 home · 3 actions · playing")
+            await store_keeps_only(SERVERS[url], ann.player, 1)
+            await watcher.expect("The server lost some moves of this race.")
+            await watcher.expect(r"Ann · 0/52 home · 1 action · playing")
+            await ann.act(race, wins[1])
+            await watcher.expect(rf"Ann: {re.escape(wins[1])} \(.*· 2 actions")
+            await ann.resign(race)
+            assert await watcher.finish() == 0
+
+
 # ---------------------------------------------------------------------- board
 
 
