@@ -49,6 +49,7 @@ async def reconcile(
             log.error(
                 "a live race was lost by the store: writing it again", extra={"race": room.id}
             )
+            room.lost.clear()  # nothing stored is lost: this node writes it all again
             return rewrite(room, fence_of)
         if not lost and not room.lost:
             return reconciled(room, rebuilt)

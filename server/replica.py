@@ -167,8 +167,10 @@ def rewrite(room: Room, fence_of: Callable[[str], int]) -> Effects:
     """The store lost ``room``'s race (a Redis restarted without its data): write the
     stored part of each racer's log again, with the fence of that racer's session
     (``fence_of``: this node's, or 1 for a racer held elsewhere, whose newer node's fence
-    then refuses it for good: the writer drops it); its record follows with the next step."""
+    then refuses it for good: the writer drops it); its record follows with the next step,
+    as the first version of a record the store does not hold."""
     room.suspect = False
+    room.version = 0
     effects: Effects = []
     for player, racer in room.race.racers.items():
         stored = tuple(racer.log[: room.durable.get(player, 0)])

@@ -236,3 +236,30 @@ async def test_a_racer_who_resumes_on_a_node_that_saw_their_lost_actions_is_told
     await stores[0].purge()  # type: ignore[attr-defined]
     for store in stores:
         await store.close()
+
+
+async def test_a_race_redis_lost_whole_is_written_again_and_stays_as_it_was(
+    redis_server_factory: Callable[..., RedisServer],
+) -> None:
+    """Redis restarts with nothing (no persistence): the node still holds every action it
+    acknowledged, so it writes the race again; nothing was lost, nothing is marked."""
+    redis = redis_server_factory()
+    wins = winning_actions(GAME, DEAL)
+    store = open_store(redis.url, prefix="empty:")
+    async with running_server(store, countdown_ms=0) as server:
+        ann, race = await racing_alone(server, "Ann", wins[:10])
+        redis.kill()
+        redis.start()  # empty
+        for _ in range(100):
+            try:
+                await ann.act(race, wins[10])
+                break
+            except ServerError as error:  # refused while the race is written again
+                assert error.code in ("store_unavailable", "history_lost")
+                await asyncio.sleep(0.1)
+        await server.writer.drain(5)
+        logged = await store.races.racer_log(race, ann.player)
+        assert [e.action for e in logged] == wins[:11]
+        assert not server.races.rooms[race].race.history_lost
+        assert (await asyncio.to_thread(health, server.port))["status"] == "ok"
+        await ann.resign(race)
