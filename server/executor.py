@@ -3,8 +3,9 @@ event, a spectator feed item, a store job, a timer, or a race let go.
 
 It also runs the act hot path's second half: the reply and the effects of an accepted
 action wait until its log entry is written (``Writer``), and an action whose entry could
-not be written is taken back and answered ``store_unavailable`` (the race is then read back
-from the store: ``server/read_back.py``). What a race's failure or timer decides is the
+not be written is taken back and answered ``store_unavailable`` (``history_lost`` when the
+store refused it as decided on top of actions it lost), and the race is then read back
+from the store (``server/read_back.py``). What a race's failure or timer decides is the
 race service's; this module only carries it out.
 """
 
