@@ -9,6 +9,7 @@ the hole."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import shutil
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from harness import (
+    SERVE_QUICKLY,
     health,
     member,
     player,
@@ -28,7 +30,8 @@ from harness import (
     winning_actions,
 )
 from prometheus_client.parser import text_string_to_metric_families
-from redis_server import RedisServer
+from redis_server import RedisServer, free_port
+from serve_process import ServeProcess
 from store_loss import store_keeps_only
 
 from client.api import Client, ServerError
@@ -263,3 +266,38 @@ async def test_a_race_redis_lost_whole_is_written_again_and_stays_as_it_was(
         assert not server.races.rooms[race].race.history_lost
         assert (await asyncio.to_thread(health, server.port))["status"] == "ok"
         await ann.resign(race)
+
+
+async def test_a_solrace_serve_node_says_so_when_redis_comes_back_with_less(
+    redis_server_factory: Callable[..., RedisServer], tmp_path: Path
+) -> None:
+    """The reporter's run: a real ``solrace serve`` on a Redis with ``appendfsync
+    everysec``, the append-only files put back one second's worth before Redis restarts."""
+    redis = redis_server_factory(*EVERYSEC)
+    wins = winning_actions(GAME, DEAL)
+    args = ("--redis", redis.url, "--countdown-ms", "0", *SERVE_QUICKLY)
+    with ServeProcess(free_port(), tmp_path / "node", *args) as node:
+        await asyncio.to_thread(node.start)
+        ann, bob = await Client.connect(node.url, "Ann"), await Client.connect(node.url, "Bob")
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        await ann.next_event("started")
+        for action in wins[:5]:
+            await ann.act(race, action)
+        await asyncio.sleep(1.2)  # everysec: these are on disk
+        shutil.copytree(redis.directory / "appendonlydir", tmp_path / "older")
+        for action in wins[5:12]:
+            await ann.act(race, action)
+        roll_back(redis, tmp_path / "older")
+
+        told = (await ann.next_event("history_lost", timeout=15)).data
+        assert told["lost"] == 7 and told["race"]["you"]["seq"] == 5
+        status, body = await asyncio.to_thread(node.get, "/healthz")
+        assert status == 503 and json.loads(body)["history"] == "lost in 1 live race(s)"
+        _, metrics = await asyncio.to_thread(node.get, "/metrics")
+        assert "solrace_actions_lost_total 7.0" in metrics.decode()
+        [said] = [line for line in node.log() if line["level"] == "error"]
+        assert said["msg"].startswith("the store lost acknowledged actions")
+        assert said["race"] == race and said["lost"][ann.player] == {"actions": 7, "last_seq": 12}
+        for client in (ann, bob):
+            await client.close()
