@@ -9,7 +9,9 @@
 Requests are awaited and return the result's fields (a dict) or raise ``ServerError``
 with the server's code and sentence. Events (numbered per player) and spectator feed items
 arrive on ``events()``. ``resume()`` reconnects with the resume token and the number of the
-last event seen, so nothing is missed.
+last event seen, so nothing is missed. A ``history_lost`` event (the server's store lost
+actions it had acknowledged) carries the racer view to play on from; ``act`` keeps
+numbering above every action sent, so a lost one is never sent again as new.
 """
 
 from __future__ import annotations

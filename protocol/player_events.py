@@ -156,6 +156,17 @@ class Snapshot(_Fields):
 
 
 @dataclass(frozen=True, slots=True)
+class HistoryLost(_Fields):
+    """The store lost acknowledged actions of a race I am in: ``race`` is my racer view
+    as the store holds it (take it as my game now), ``lost`` how many of my actions
+    were lost. The race goes on from there, never rated nor ranked."""
+
+    kind: ClassVar[str] = "history_lost"
+    race: dict[str, Any]
+    lost: int
+
+
+@dataclass(frozen=True, slots=True)
 class WatchEnded(_Fields):
     kind: ClassVar[str] = "watch_ended"
     race: str
@@ -183,6 +194,7 @@ PlayerEvent = (
     | Challenged
     | ChallengeDeclined
     | Snapshot
+    | HistoryLost
     | WatchEnded
     | Shutdown
 )

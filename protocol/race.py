@@ -145,6 +145,9 @@ class Racer:
     done_at: int | None = None  # wall clock of the finish or of dropping out
     log: ActionLog[LogEntry] = field(default_factory=lambda: ActionLog(LogEntry))
     receipt: bytes = b""  # the running hash of ``log`` (protocol/receipts.py); b"": none yet
+    # the seq of their last action acknowledged before the store lost it (0: none lost);
+    # an action sent again with a seq up to it is refused (``history_lost``)
+    lost_to: int = 0
 
     def anew(self) -> Racer:
         """The same racer before their first action."""
@@ -299,6 +302,13 @@ class Race:
                     "stale_seq",
                 )
             return ActResult(cached[1], cached[2], repeated=True)
+        if seq <= racer.lost_to:
+            raise RaceError(
+                f"action {seq} was accepted before the store lost it and is not played "
+                f"again; your game goes on from action {racer.last_seq} (the history_lost "
+                f"event shows it): number new actions after {racer.lost_to}",
+                "history_lost",
+            )
         if self.phase in (Phase.OPEN, Phase.COUNTDOWN) or now.mono_ms < (self.start_mono or 0):
             raise RaceError("the race has not started yet", "race_not_started")
         if racer.outcome is not None or self.phase is Phase.DONE:
@@ -379,6 +389,12 @@ class Race:
                 racer.outcome, racer.done_at = Ending.TIMED_OUT, now.wall_ms
         self._finish_if_all_done()
 
+    @property
+    def history_lost(self) -> bool:
+        """The store lost actions of this race that had been acknowledged: it goes on from
+        what the store holds, and it is never rated nor put on a board."""
+        return any(racer.lost_to for racer in self.racers.values())
+
     def _finish_if_all_done(self) -> None:
         if self.live and all(r.outcome for r in self.racers.values()):
             self.move("everyone_done")
@@ -403,6 +419,7 @@ class Race:
             self.act(player, entry.seq, entry.action, at)
         if old.outcome is not None and old.outcome.value in RETIREMENTS:
             fresh.outcome, fresh.done_at = old.outcome, old.done_at
+        fresh.lost_to = old.lost_to  # after the replay: the lost seqs stay spent
         self._finish_if_all_done()
 
     # ------------------------------------------------------------------ what people see

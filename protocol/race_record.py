@@ -48,6 +48,7 @@ def record_of(race: Race) -> dict[str, Any]:
                 if r.outcome is not None and r.outcome.value in RETIREMENTS
                 else None,
                 "done_at": r.done_at if r.outcome is not None else None,
+                **({"lost_to": r.lost_to} if r.lost_to else {}),
             }
             for r in race.racers.values()
         ],
@@ -74,12 +75,12 @@ def restore(record: dict[str, Any], rules: Rules, log: list[LogEntry], now: Now)
         race.racers[racer["player"]] = stored_racer(racer)
     start_wall = record["start_at_ms"]
     if start_wall is None:
-        return race
+        return _lost_kept(race, record)
     race.move("schedule_start")
     race.start_wall = start_wall
     race.start_mono = now.mono_ms - (now.wall_ms - start_wall)
     if Phase(record["phase"]) is Phase.COUNTDOWN and now.wall_ms < start_wall and not log:
-        return race
+        return _lost_kept(race, record)
     race.begin()
     for entry in log:
         at = Now(race.start_mono + entry.t_ms, start_wall + entry.t_ms)
@@ -90,6 +91,14 @@ def restore(record: dict[str, Any], rules: Rules, log: list[LogEntry], now: Now)
             if racer.outcome is None:
                 racer.outcome, racer.done_at = Ending(stored["outcome"]), stored["done_at"]
     race._finish_if_all_done()  # the race's own rule, for the retirements just restored
+    return _lost_kept(race, record)
+
+
+def _lost_kept(race: Race, record: dict[str, Any]) -> Race:
+    """Each racer's last lost seq, as the record keeps it (set after the log's replay,
+    whose seqs lie below it)."""
+    for stored in record["racers"]:
+        race.racers[stored["player"]].lost_to = stored.get("lost_to", 0)
     return race
 
 
@@ -115,6 +124,7 @@ def absorb(race: Race, record: dict[str, Any], now: Now) -> list[RaceChange]:
         race.start_mono = now.mono_ms - (now.wall_ms - start)
     for player, stored in wanted.items():
         racer = racers[player]
+        racer.lost_to = max(racer.lost_to, stored.get("lost_to", 0))  # never taken back
         if stored["outcome"] is not None and racer.outcome is None:
             racer.outcome, racer.done_at = Ending(stored["outcome"]), stored["done_at"]
         elif (

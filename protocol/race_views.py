@@ -50,7 +50,14 @@ def race_result(race: Race, today: str | None = None) -> dict[str, Any]:
             {"rank": i + 1, **run_json(run, shown), "outcome": outcomes[run.player]}
             for i, run in enumerate(race_runs(race))
         ],
+        **_history_lost(race),
     }
+
+
+def _history_lost(race: Race) -> dict[str, Any]:
+    """``history_lost: true`` when the store lost acknowledged actions of ``race``
+    (never rated nor ranked); nothing otherwise."""
+    return {"history_lost": True} if race.history_lost else {}
 
 
 def public_log(race: Race, today: str | None = None) -> dict[str, Any]:
@@ -97,6 +104,7 @@ def public_info(race: Race) -> dict[str, Any]:
         "phase": race.phase.value,
         "start_at_ms": race.start_wall,
         "players": race.standings(),
+        **_history_lost(race),
     }
 
 

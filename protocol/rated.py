@@ -7,7 +7,8 @@ A race is rated when all of these hold (``unrated_because`` says which one fails
 - two or more accounts race (guests are left out) and no bot;
 - every racer made at least ``MIN_ACTIONS`` actions (a race one side abandoned at once,
   "aborted", changes nothing);
-- at least one racer finished, or the race's time limit ended it.
+- at least one racer finished, or the race's time limit ended it;
+- the store holds every action it acknowledged (``Race.history_lost``).
 And, from what the server saw (``server/director.py`` asks the store): no two of its
 accounts were seen on one client address that day, and no two of them have already had
 ``PAIR_RACES_A_DAY`` rated races together that day.
@@ -29,6 +30,8 @@ def unrated_because(race: Race) -> str | None:
     racers = list(race.racers.values())
     if settings.mode != "race" or not settings.ranked:
         return "not paired by the server"
+    if race.history_lost:
+        return "the store lost some of its moves"
     if settings.deal_chosen or settings.options != dict(rules_for(settings.game).options):
         return "a chosen deal or other options"
     if sum(1 for racer in racers if racer.badge is not None) < 2:

@@ -205,6 +205,8 @@ class RaceServer:
                 "writes",
                 "writes_refused",
                 "store_round_trips",
+                "actions_lost",
+                "history_losses",
                 "feed_fan_outs",
                 "feed_frames_written",
                 "feed_fan_out_seconds_total",
@@ -220,10 +222,13 @@ class RaceServer:
         except Exception:
             store_ok = False
         writes_ok = self.writer.healthy
+        history_lost = self.races.history_lost_live()
+        all_ok = store_ok and writes_ok and not history_lost and not self.stopping
         return {
-            "status": "ok" if store_ok and writes_ok and not self.stopping else "degraded",
+            "status": "ok" if all_ok else "degraded",
             "store": "ok" if store_ok else "unavailable",
             "writes": "ok" if writes_ok else "failing or backing up",
+            "history": f"lost in {history_lost} live race(s)" if history_lost else "ok",
             "stopping": self.stopping,
             "players": self.sessions.connected(),
             "races": len(self.director.rooms),
@@ -355,6 +360,8 @@ class RaceServer:
             "write_failures": writer.failures,
             "writes": writer.written,
             "writes_refused": writer.refused_count,
+            "actions_lost": self.races.actions_lost,
+            "history_losses": self.races.history_losses,
             "store_round_trips": writer.round_trips,
             "store_write_seconds_total": writer.write_seconds,
             "daily_deals_certified": sum(1 for v in self.daily.verdicts.values() if v),

@@ -77,6 +77,15 @@ class Forget:
 
 
 @dataclass(slots=True)
+class Rewatch:
+    """``room``'s spectators saw what its race no longer holds: their watch ends
+    (``watch_ended`` with ``reason``), so they spectate it again from the race as it is."""
+
+    room: Room
+    reason: str
+
+
+@dataclass(slots=True)
 class Follow:
     """Hear what other nodes do in ``room``'s race (record changes, new actions)."""
 
@@ -99,7 +108,7 @@ class Rate:
     room: Room
 
 
-Effect = Push | Post | PostAct | Write | StartAt | Forget | Follow | PushAnywhere | Rate
+Effect = Push | Post | PostAct | Write | StartAt | Forget | Rewatch | Follow | PushAnywhere | Rate
 Effects = list[Effect]
 
 

@@ -3,8 +3,9 @@ event, a spectator feed item, a store job, a timer, or a race let go.
 
 It also runs the act hot path's second half: the reply and the effects of an accepted
 action wait until its log entry is written (``Writer``), and an action whose entry could
-not be written is taken back and answered ``store_unavailable`` (the race is then read back
-from the store: ``RaceService.reconcile``). What a race's failure or timer decides is the
+not be written is taken back and answered ``store_unavailable`` (``history_lost`` when the
+store refused it as decided on top of actions it lost), and the race is then read back
+from the store (``server/read_back.py``). What a race's failure or timer decides is the
 race service's; this module only carries it out.
 """
 
@@ -17,6 +18,7 @@ from collections.abc import Callable
 
 from protocol.messages import Error
 from protocol.race import Now
+from server import read_back
 from server.answers import Answer, Answers
 from server.client import Client
 from server.effects import (
@@ -29,17 +31,20 @@ from server.effects import (
     Push,
     PushAnywhere,
     Rate,
+    Rewatch,
     StartAt,
     Write,
 )
 from server.jobs import AppendActions
 from server.race_service import RaceService
+from server.read_back import HISTORY_LOST, HISTORY_LOST_SENTENCE
 from server.relay import Relay
+from server.replica import lost_under
 from server.retrying import until_the_store_takes_it
 from server.rooms import Room
 from server.sessions import Sessions
 from server.spectating import SpectatingDesk
-from server.store import Fenced, StoreError
+from server.store import Fenced, LogGap, StoreError
 from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
 from server.writer import Writer
 
@@ -132,6 +137,9 @@ class Executor:
                 self.races.forget(effect.room)
                 self.spectating.forgotten(effect.room, effect.reason)
                 self.relay.unfollow(effect.room)
+            elif kind is Rewatch:
+                assert isinstance(effect, Rewatch)
+                self.spectating.rewatch(effect.room, effect.reason)
             elif kind is Follow:
                 assert isinstance(effect, Follow)
                 self.relay.follow(effect.room)
@@ -175,7 +183,9 @@ class Executor:
                     None, lambda: answers.act_answered(client, decision.reply, read_at)
                 )
             return
-        job = AppendActions(room.id, (entry,), fence)
+        logged = room.race.racers[entry.player].log  # the entry is its last
+        after = logged[-2].seq if len(logged) > 1 else 0
+        job = AppendActions(room.id, (entry,), fence, after)
         if self.writer.at_once(job):  # the memory store: stored already
             self.races.stored(room, entry)
             answers.act_answered(client, decision.reply, read_at)
@@ -196,7 +206,13 @@ class Executor:
                 client.deferred -= 1  # no answer: this connection is closed
                 return
             request_id = getattr(decision.reply, "id", None)
-            error_reply = Error(request_id, "act", STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE)
+            if isinstance(error, LogGap) and error.player == entry.player:
+                lost_under(room, entry.player, entry.seq)  # decided on lost actions
+                error_reply = Error(request_id, "act", HISTORY_LOST, HISTORY_LOST_SENTENCE)
+            else:
+                error_reply = Error(
+                    request_id, "act", STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
+                )
             answers.act_answered(client, error_reply, read_at)
 
         self.writer.submit(job, written, refused)
@@ -210,7 +226,7 @@ class Executor:
             while True:
                 await self.writer.idle.wait()
                 try:
-                    effects = await self.races.reconcile(room, now(), self._fence_of)
+                    effects = await read_back.reconcile(self.races, room, now(), self._fence_of)
                 except StoreError:
                     await asyncio.sleep(RECONCILE_PAUSE_S)
                     continue

@@ -20,11 +20,15 @@ from protocol.ranking import Run
 class AppendActions:
     """Accepted actions of one racer's session, appended to their log in order (resends
     are skipped), written with the session's ``fence``: refused (``Fenced``) once another
-    node took the player over with a higher one. Nodes following the race are told."""
+    node took the player over with a higher one. Nodes following the race are told.
+    ``after``: the seq of the log entry the first entry was decided on top of (0: the
+    racer's first); refused (``LogGap``) when the log's newest entry is below it, as when
+    the store lost acknowledged entries. -1: not checked (entries written again)."""
 
     race: str
     entries: tuple[LogEntry, ...]
     fence: int = 1
+    after: int = -1
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,7 @@ from server.config import Settings
 from server.effects import Effects, Follow, Forget, StartAt
 from server.node_news import CarriedEntries
 from server.rating import rate
-from server.replica import apply_logged, carried_entries, let_go, reconciled, rewrite, undo_unstored
+from server.replica import apply_logged, carried_entries, let_go, undo_unstored
 from server.results import finished
 from server.rooms import Feeding, Room
 from server.store import Listed, Store, StoreError
@@ -65,6 +65,9 @@ class RaceService:
         # whether a player's session is on this node (the server's sessions say): only
         # those are sent standings; others' nodes send them theirs
         self.here = here
+        self.actions_lost = 0  # acknowledged actions the store was found to have lost
+        self.history_losses = 0  # times a race was found to have lost some (read_back.py)
+        self.read_back_due: dict[str, set[str]] = {}  # player taken over -> races followed
 
     async def find(self, race_id: str, moment: Now) -> Room:
         """A race followed here, else rebuilt from the store: a live one is followed from
@@ -173,9 +176,12 @@ class RaceService:
         """``player``'s session continues on this node with ``fence``: follow their live
         races (rebuilt from the store), claim their logs with the fence (an older
         session's late writes are refused from now on), and read what it wrote up to
-        then. Returns the races they are listed in and how many were rebuilt;
-        ProtocolError ``replaced`` if a newer session of theirs claimed a log first."""
+        then. The races followed here already are due to be read back once the session is
+        here (``read_back_due``: the store may hold less than this node saw stored).
+        Returns the races they are listed in and how many were rebuilt; ProtocolError
+        ``replaced`` if a newer session of theirs claimed a log first."""
         races = await self.store.races.player_races(player)
+        followed = set(races) & set(self.rooms)
         rebuilt = 0
         for race_id in races:
             rebuilt += race_id not in self.rooms
@@ -190,6 +196,8 @@ class RaceService:
                     "this player's session continues on a newer connection", "replaced"
                 )
             self.carry_out(await self.pull(room, player, moment))
+        if followed:
+            self.read_back_due[player] = followed
         return races, rebuilt
 
     def begin(self, room: Room) -> Effects:
@@ -209,17 +217,9 @@ class RaceService:
         undo_unstored(room, moment)
         return True
 
-    async def reconcile(self, room: Room, moment: Now, fence_of: Callable[[str], int]) -> Effects:
-        """Read ``room``'s race back from the store (a write whose answer was lost may have
-        gone in) and take that as the truth; if the store lost it, write it again from
-        what was stored before. StoreError while the store is out."""
-        rebuilt = await self.rebuild(room.id, moment, fresh=True)
-        if rebuilt is None:
-            log.error(
-                "a live race was lost by the store: writing it again", extra={"race": room.id}
-            )
-            return rewrite(room, fence_of)
-        return reconciled(room, rebuilt)
+    def history_lost_live(self) -> int:
+        """How many races followed here that lost acknowledged actions are not over."""
+        return sum(1 for room in self.live() if room.race.history_lost)
 
     def stored(self, room: Room, entry: LogEntry) -> None:
         """``entry`` of ``room``'s log is written."""

@@ -21,6 +21,7 @@ from typing import Any
 from protocol.player_events import Paired, PlayerEvent, Started
 from protocol.race import Now, Phase
 from protocol.race_views import racer_view
+from server import read_back
 from server.effects import Effects
 from server.node_news import (
     CarriedEntries,
@@ -33,6 +34,7 @@ from server.node_news import (
     encode,
 )
 from server.race_service import RaceService
+from server.retrying import until_the_store_takes_it
 from server.rooms import Room
 from server.sessions import Sessions
 from server.store import Store, StoreError, node_channel, race_channel
@@ -106,9 +108,7 @@ class Relay:
             for race_id in list(self.following):
                 room = self.races.rooms.get(race_id)
                 if room is not None:
-                    self._spawn(self._caught_up(room))
-                    for player in room.race.racers:
-                        self._pull(room, player)
+                    self._spawn(self._resynced(room))
             return
         if channel.startswith("race:"):
             room = self.races.rooms.get(channel.removeprefix("race:"))
@@ -134,6 +134,19 @@ class Relay:
         self.sessions.push(player, paired)
         if room.race.phase is Phase.RUNNING and player in room.race.racers:
             self.sessions.push(player, Started(racer_view(room.race, player)))
+
+    async def _resynced(self, room: Room) -> None:
+        """The store's connection was lost and is back: read the race back first (the
+        store may have come back with less than it acknowledged: ``read_back``), however
+        long the store takes, then catch up with what other nodes did meanwhile."""
+
+        async def read() -> None:
+            self.run(await read_back.read_back(self.races, room, self.clock()))
+
+        await until_the_store_takes_it(read, "reading a race back", race=room.id)
+        await self._caught_up(room)
+        for player in room.race.racers:
+            self._pull(room, player)
 
     async def _caught_up(self, room: Room) -> None:
         self.run(await self.races.caught_up(room, self.clock()))

@@ -6,7 +6,10 @@ a "log" message's entries when they continue the replica's log, ``carried_entrie
 actions that could not be written are taken back, every one not known to be stored
 (``undo_unstored``) or a racer's whom another node holds now (``let_go``); then the race
 as the store has it is taken (``reconciled``), or written again from its stored part if
-the store lost it (``rewrite``). Plain functions of the room: the race director
+the store lost it (``rewrite``); when the store holds fewer of a racer's actions than were
+known stored (it came back with less than it acknowledged), the race as it holds it is
+taken all the same, and what was lost remembered (``lost_actions``, ``take_loss``) and
+told (``loss_told``). Plain functions of the room: the race director
 (``server/director.py``) calls them with what it reads from the store, the executor
 (``server/executor.py``) when a write fails.
 """
@@ -15,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from protocol.player_events import Snapshot
+from protocol.player_events import HistoryLost, Snapshot
 from protocol.race import LogEntry, Now, Phase, Race, RaceError
 from protocol.race_record import record_of, restore
 from protocol.race_views import racer_view
 from server.config import Settings
-from server.effects import Effects, PostAct, Push, Write
+from server.effects import Effects, PostAct, Push, Rewatch, Write
 from server.jobs import AppendActions
 from server.node_news import CarriedEntries
 from server.rooms import Room
@@ -109,12 +112,65 @@ def reconciled(room: Room, rebuilt: Room) -> Effects:
     return [Push(player, Snapshot([racer_view(room.race, player)])) for player in room.race.racers]
 
 
+def lost_actions(room: Room, known: dict[str, int], rebuilt: Room) -> dict[str, tuple[int, int]]:
+    """What the store's ``rebuilt`` race lacks of what was known stored (``known``: each
+    racer's entries known stored before it was read): per racer who lost any, how many and
+    the seq of the last one lost (acknowledged); empty when nothing was lost."""
+    lost = {}
+    for player, count in known.items():
+        held = rebuilt.durable.get(player, 0)
+        racer = room.race.racers.get(player)
+        if held < count and racer is not None and len(racer.log) >= count:
+            lost[player] = (count - held, racer.log[count - 1].seq)
+    return lost
+
+
+def take_loss(room: Room, rebuilt: Room, lost: dict[str, tuple[int, int]]) -> None:
+    """``room`` takes the race as the store holds it (``rebuilt``); each racer keeps the seq
+    of their last action lost, and the loss waits in ``room.lost`` to be stored and told
+    (what was there before, not yet told, is kept)."""
+    for player, (count, acked) in lost.items():
+        before = room.lost.get(player, (0, 0))
+        room.lost[player] = (before[0] + count, max(before[1], acked))
+    room.race, room.durable, room.suspect = rebuilt.race, rebuilt.durable, False
+    room.version = rebuilt.version
+    room.feed_anew()
+    for player, (_, acked) in room.lost.items():
+        racer = room.race.racers.get(player)
+        if racer is not None:
+            racer.lost_to = max(racer.lost_to, acked)
+
+
+def lost_under(room: Room, player: str, seq: int) -> None:
+    """``player``'s action ``seq`` was refused as decided on top of actions the store lost:
+    its seq is spent with the lost ones (sent again, it is refused too) once the loss is
+    taken (``take_loss``)."""
+    count, acked = room.lost.get(player, (0, 0))
+    room.lost[player] = (count, max(acked, seq))
+
+
+def loss_told(room: Room, here: Callable[[str], bool]) -> Effects:
+    """Every racer here is told that the race's history was lost (``history_lost``), with
+    their game as the store holds it and how many of their actions were lost, and its
+    spectators here watch it again from there; the loss is told then (``room.lost``
+    emptied)."""
+    lost, room.lost = room.lost, {}
+    effects: Effects = [
+        Push(player, HistoryLost(racer_view(room.race, player), lost.get(player, (0, 0))[0]))
+        for player in room.race.racers
+        if here(player)
+    ]
+    return [*effects, Rewatch(room, "history_lost")]
+
+
 def rewrite(room: Room, fence_of: Callable[[str], int]) -> Effects:
     """The store lost ``room``'s race (a Redis restarted without its data): write the
     stored part of each racer's log again, with the fence of that racer's session
     (``fence_of``: this node's, or 1 for a racer held elsewhere, whose newer node's fence
-    then refuses it for good: the writer drops it); its record follows with the next step."""
+    then refuses it for good: the writer drops it); its record follows with the next step,
+    as the first version of a record the store does not hold."""
     room.suspect = False
+    room.version = 0
     effects: Effects = []
     for player, racer in room.race.racers.items():
         stored = tuple(racer.log[: room.durable.get(player, 0)])

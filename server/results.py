@@ -43,7 +43,12 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
         *[Push(player, RaceResult(result)) for player in race.racers],
         Post(room, "result", result_item(room, result)),
     ]
-    if race_settings.mode == "daily" and race_settings.ranked and race_settings.day is not None:
+    if (
+        race_settings.mode == "daily"
+        and race_settings.ranked
+        and race_settings.day is not None
+        and not race.history_lost  # a board never rests on moves the store lost
+    ):
         effects += daily_run(room, moment, settings)
     if rated(race):
         effects.append(Rate(room))

@@ -70,6 +70,8 @@ class Room:
         self.last_act: dict[str, int] = {}  # racer -> when they last acted (mono ms)
         self.durable: dict[str, int] = {}  # racer -> log entries known to be stored
         self.suspect = False  # a write of its log failed: rebuild it from the store first
+        # racer -> (actions the store lost, the last one's seq), until stored and told
+        self.lost: dict[str, tuple[int, int]] = {}
         self.version = 0  # the version of the race's record this replica reflects
         self.lock = asyncio.Lock()  # one change of the race itself at a time
         self.spectator_count_shown = 0
@@ -141,6 +143,13 @@ class Room:
         self.shown_phase = race.phase.value
         self.released_seq = self.feed_seq
         self.synced = False
+
+    def feed_anew(self) -> None:
+        """The race was replaced by what the store holds (it lost acknowledged actions):
+        what spectators know is taken from it, and items still queued for them (of actions
+        now lost) are dropped; they are sent a snapshot when they watch again."""
+        self.pending.clear()
+        self._catch_up()
 
     def watch(self, session: Session) -> None:
         if self.synced:

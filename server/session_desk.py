@@ -27,6 +27,7 @@ from server.executor import now
 from server.jobs import SaveIdentity
 from server.metrics import Metrics
 from server.race_service import RaceService
+from server.read_back import read_back
 from server.relay import Relay
 from server.sessions import (
     GENERATION_SHIFT,
@@ -38,7 +39,7 @@ from server.sessions import (
 )
 from server.signing import Seal
 from server.spectating import SpectatingDesk
-from server.store import Store
+from server.store import Store, StoreError
 from server.writer import Writer
 
 GAME_CATALOG = catalog()  # the same for every welcome
@@ -109,6 +110,7 @@ class SessionDesk:
             )
         )
         self.catch_up(session, resumed, restored, request.last_event)
+        await self.read_back_taken(session.player)
         self.metrics.hellos.labels(
             "resumed" if resumed else "restored" if restored else "new"
         ).inc()
@@ -197,6 +199,19 @@ class SessionDesk:
         session.connection = client.connection
         session.encoding = client.encoding
         client.session = session
+
+    async def read_back_taken(self, player: str) -> None:
+        """The races this node followed before ``player``'s session came here are read
+        back (``server/read_back.py``: the store may hold less than this node saw stored);
+        what a loss tells follows the welcome and the snapshot."""
+        for race_id in sorted(self.races.read_back_due.pop(player, ())):
+            room = self.races.rooms.get(race_id)
+            if room is None:
+                continue
+            try:
+                self.races.carry_out(await read_back(self.races, room, now()))
+            except StoreError as error:  # a later write or reconnect reads it back then
+                log.warning("a race not read back", extra={"race": race_id, "error": str(error)})
 
     def catch_up(
         self, session: Session, resumed: bool, restored: bool, last_event: int | None

@@ -89,6 +89,13 @@ class SpectatingDesk:
         for race_id in list(session.watching):
             self.stop_watching(session, race_id)
 
+    def rewatch(self, room: Room, reason: str) -> None:
+        """``room``'s spectators stop watching it and are told why (``watch_ended``): they
+        spectate it again, from a fresh snapshot."""
+        for spectator in list(room.spectators):
+            self.stop_watching(spectator, room.id)
+            spectator.push(WatchEnded(room.id, reason))
+
     def forgotten(self, room: Room, reason: str) -> None:
         """``room`` is let go: its spectators are told."""
         for spectator in list(room.spectators):

@@ -8,7 +8,8 @@ lets an ``act`` be answered only once its log entry is stored, at thousands a se
 A queued item is one of:
 - a job to retry until written (race records, results, daily runs, identities): never
   dropped on a store error that retrying can mend (one refused for good, ``Fenced`` because
-  a newer node took the racer over, is dropped and logged); at shutdown what is left is
+  a newer node took the racer over, or ``LogGap`` because the log lost entries it was
+  decided on, is dropped and logged); at shutdown what is left is
   spilled to a file that the next start writes first;
 - a job that may be *refused* (an accepted action): when the store fails it is not
   retried, ``refused`` is called instead (the action is undone and answered
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from server.jobs import Job, describe, job_from_json, job_json
-from server.store import Fenced, Store, StoreError
+from server.store import Fenced, LogGap, Store, StoreError
 
 log = logging.getLogger("solrace.writer")
 
@@ -189,9 +190,9 @@ class Writer:
                 failure = error
                 self.refused_count += 1
                 _call(item.refused, error)
-            elif isinstance(error, Fenced) and item.job is not None:  # for good: no retry
+            elif isinstance(error, Fenced | LogGap) and item.job is not None:  # for good
                 log.error(
-                    "a write fenced off by a newer node is dropped",
+                    "a write the store refuses for good is dropped",
                     extra={"job": describe(item.job), "error": str(error)},
                 )
             else:

@@ -106,10 +106,26 @@ async def on_event(screen: RacerScreen, event: Event) -> None:
             if picture["race"] == screen.race_id:
                 screen.adopt(picture, authoritative=True)
                 screen.after_resync()
+    elif kind == "history_lost":  # the server's store lost moves it had accepted
+        screen.adopt(data["race"], authoritative=True)
+        screen.after_resync()
+        screen.say(lost_sentence(data["lost"]), style="bold red")
+        screen.draw()
     elif kind == "held":  # the fair-play rule flagged a run of it (docs/fairness.md)
         screen.say(held_sentence(data), style="yellow")
     elif kind == "shutdown":
         screen.say(f"The server says: {data.get('reason', 'shutting down')}.", style="yellow")
+
+
+def lost_sentence(lost: int) -> str:
+    """What a racer is told when the server's store lost ``lost`` of their accepted moves."""
+    moves = "your last move" if lost == 1 else f"your last {lost} moves"
+    what = (
+        f"The server lost {moves}: your game goes on from the cards shown."
+        if lost
+        else "The server lost some moves of this race."
+    )
+    return f"{what} It will not be rated or ranked."
 
 
 async def count_down(screen: RacerScreen, start_at_ms: int) -> None:

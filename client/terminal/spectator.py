@@ -130,6 +130,10 @@ class SpectatorScreen:
                 elif isinstance(item, Event) and item.kind == "watch_ended":
                     if item.data.get("race") == self.race_id:
                         await self.spectate(self.race_id)
+                        if item.data.get("reason") == "history_lost":
+                            self.note("The server lost some moves of this race.", "yellow")
+                            if self.live is None:  # a terminal redraws by itself
+                                self.print_boards()
                 elif isinstance(item, Event) and item.kind == "shutdown":
                     self.note(f"The server says: {item.data.get('reason')}.", "yellow")
         except Unreachable as error:

@@ -70,6 +70,16 @@ class Fenced(StoreError):
     player over, and this node must let them go."""
 
 
+class LogGap(StoreError):
+    """A log entry of ``player``'s decided on top of entries their log no longer holds
+    (the store came back with less than it acknowledged): refused, never stored above the
+    hole; the race must be read back (``server/read_back.py``)."""
+
+    def __init__(self, message: str, player: str) -> None:
+        super().__init__(message)
+        self.player = player
+
+
 class Wiring(Protocol):
     """What a store's roles read of the store as it is wired into a server: its node, the
     listener of the messages subscribed to, and whether this node's own log messages

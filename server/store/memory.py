@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from server.jobs import AppendActions, EndRace, Job, KeepReview, RecordDaily, RecordHistory
-from server.store.base import Fenced, Store, StoreError
+from server.store.base import Fenced, LogGap, Store, StoreError
 from server.store.memory_accounts import MemoryAccounts
 from server.store.memory_bus import MemoryBus, MemoryLimits, MemoryPairing
 from server.store.memory_days import MemoryDays
@@ -61,8 +61,8 @@ class MemoryStore(Store):
         for job in jobs:
             try:
                 self._do(job)
-            except Fenced as fenced:
-                errors.append(fenced)
+            except (Fenced, LogGap) as refused:
+                errors.append(refused)
             else:
                 errors.append(None)
         return errors

@@ -13,7 +13,7 @@ from typing import Any
 from protocol.race import LogEntry
 from server.jobs import AppendActions, EndRace
 from server.node_news import RecordChanged, encode, logged
-from server.store.base import Fenced, encode_json, race_channel
+from server.store.base import Fenced, LogGap, encode_json, race_channel
 from server.store.memory_bus import MemoryBus
 from server.store.records import Listed
 from server.store.roles import Races
@@ -63,10 +63,18 @@ class MemoryRaces(Races):
     async def listed_races(self, kind: str) -> list[str]:
         return sorted(self._listed[kind])
 
-    def _append(self, race: str, batch: Sequence[LogEntry], fence: int = 1) -> None:
+    def _append(
+        self, race: str, batch: Sequence[LogEntry], fence: int = 1, after: int = -1
+    ) -> None:
         """A player's seqs grow along their log: one not above their last is a resend;
-        a fence below the racer's claimed one is refused."""
+        a fence below the racer's claimed one is refused, and so is a batch decided on top
+        of an entry above the log's newest (``after``: ``LogGap``)."""
         logs = self._logs.setdefault(race, {})
+        if batch and after >= 0:
+            held = logs.get(batch[0].player) or []
+            if (held[-1].seq if held else 0) < after:
+                player = batch[0].player
+                raise LogGap(f"{player}'s log in race {race} ends below {after}", player)
         for entry in batch:
             if fence < self._fences.get((race, entry.player), 0):
                 raise Fenced(f"{entry.player} was taken over in race {race}")
@@ -97,7 +105,7 @@ class MemoryRaces(Races):
 
     def append_job(self, job: AppendActions) -> None:
         """An ``AppendActions`` job: logged, then told to the nodes following the race."""
-        self._append(job.race, job.entries, job.fence)
+        self._append(job.race, job.entries, job.fence, job.after)
         channel = race_channel(job.race)
         if self.bus.hears(channel):
             node = self.bus.wiring.node

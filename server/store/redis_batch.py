@@ -171,7 +171,8 @@ class BatchBuilder:
                     f"[{entry.seq},{entry.t_ms},{_json_string(entry.action)}]" for entry in entries
                 )
                 carried = f'{hint[:-1]},"e":[{listed}]}}'
-            words += [player, "1" if new else "0", carried, hint]
+            after = job.after if player == job.entries[0].player else -1
+            words += [player, "1" if new else "0", carried, hint, after]
         for entry in job.entries:
             words += [index[entry.player], f"{fence}-{entry.seq}", entry.action, entry.t_ms]
         return ("EVALSHA", self.shas.append_log, len(keys), *keys, *words)

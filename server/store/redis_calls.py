@@ -26,7 +26,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ReadOnlyError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.store.base import Fenced, StoreError, StoreUnavailable
+from server.store.base import Fenced, LogGap, StoreError, StoreUnavailable
 from server.store.redis_wire import Address
 
 RETRIES = 3  # after the first try: at most 4 tries per command
@@ -115,6 +115,9 @@ class RedisCalls:
         """A command Redis refused (out of memory, read-only, a script error)."""
         if isinstance(error, Fenced):
             return error
+        if str(error).startswith("LOGGAP "):  # LOGGAP <player>: ...
+            player = str(error).split()[1].rstrip(":")
+            return LogGap(f"the Redis store at {self.where} refused a log entry: {error}", player)
         kind = (
             StoreUnavailable
             if isinstance(error, ReadOnlyError | RedisConnectionError)

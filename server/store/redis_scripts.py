@@ -196,28 +196,53 @@ return 1
 # A batch's action entries for one race, and the news of them, in one step. KEYS[1] the
 # race's racers (a set), KEYS[1 + i] racer i's log (a stream). ARGV[1] the race's channel,
 # ARGV[2] n, the racers; then per racer i: its id, '1' to add it to the racers, the message
-# that carries its entries, the bare hint; then per entry: its racer's i, its stream id,
-# action and t_ms. Every entry is appended (an id not above its log's last is refused,
-# the others still go in); then each racer's message is published: the one that carries
-# the entries if every entry went in, else the hint (followers read the log). In the same
-# step, so the news is never of an entry a fence refused, and it reaches the followers
-# before anything the racer's next request changes. 1 when every entry went in, else
-# every XADD's reply (an error reply in its place).
+# that carries its entries, the bare hint, the seq its first entry was decided on top of
+# (-1: unchecked); then per entry: its racer's i, its stream id, action and t_ms. A racer
+# whose log's newest action is below that seq (the store lost acknowledged entries) has
+# every entry refused with a LOGGAP error, never stored above the hole. Every other entry
+# is appended (an id not above its log's last is refused, the others still go in); then
+# each racer's message is published: the one that carries the entries if every entry went
+# in, else the hint (followers read the log). In the same step, so the news is never of an
+# entry a fence refused, and it reaches the followers before anything the racer's next
+# request changes. 1 when every entry went in, else every XADD's reply (an error reply in
+# its place).
 APPEND_LOG = """
 local n = tonumber(ARGV[2])
+local function newest_seq(key)
+  local top, count = '+', 1
+  while true do
+    local page = redis.call('XREVRANGE', key, top, '-', 'COUNT', count)
+    for _, entry in ipairs(page) do
+      local seq = tonumber(string.match(entry[1], '%-(%d+)$'))
+      if seq > 0 then return seq end
+      top = '(' .. entry[1]
+    end
+    if #page < count then return 0 end
+    count = 16
+  end
+end
+local gap = {}
 for i = 1, n do
-  if ARGV[4 * i] == '1' then redis.call('SADD', KEYS[1], ARGV[4 * i - 1]) end
+  local at = 5 * i - 2
+  if ARGV[at + 1] == '1' then redis.call('SADD', KEYS[1], ARGV[at]) end
+  local after = tonumber(ARGV[at + 4])
+  if after >= 0 and newest_seq(KEYS[1 + i]) < after then gap[i] = after end
 end
 local replies = {}
 local ok = true
-for at = 3 + 4 * n, #ARGV, 4 do
-  local reply = redis.pcall('XADD', KEYS[1 + tonumber(ARGV[at])], ARGV[at + 1],
-                            'a', ARGV[at + 2], 't', ARGV[at + 3])
+for at = 3 + 5 * n, #ARGV, 4 do
+  local i = tonumber(ARGV[at])
+  local reply
+  if gap[i] then
+    reply = redis.error_reply('LOGGAP ' .. ARGV[5 * i - 2] .. ': the log ends below ' .. gap[i])
+  else
+    reply = redis.pcall('XADD', KEYS[1 + i], ARGV[at + 1], 'a', ARGV[at + 2], 't', ARGV[at + 3])
+  end
   if type(reply) == 'table' and reply.err then ok = false end
   replies[#replies + 1] = reply
 end
 for i = 1, n do
-  redis.call('PUBLISH', ARGV[1], ok and ARGV[4 * i + 1] or ARGV[4 * i + 2])
+  redis.call('PUBLISH', ARGV[1], ok and ARGV[5 * i] or ARGV[5 * i + 1])
 end
 if ok then return 1 end
 return replies

@@ -16,10 +16,12 @@ from typing import Any
 
 import pytest
 from harness import winning_actions
+from store_loss import store_keeps_only
 from terminals import (
     DEAL,
     GAME,
     PROMPT,
+    SERVERS,
     SETTINGS,
     PseudoTerminal,
     an_action_that_does_not_fit,
@@ -219,6 +221,28 @@ async def test_play_reconnects_and_resumes_after_the_connection_drops() -> None:
     assert re.search(r"\| \d \| Ann \(you\) +\| resigned +\| +- \| +2 \|", ann.output)
 
 
+async def test_play_says_when_the_server_lost_moves_and_goes_on_from_the_cards_it_holds() -> None:
+    async with running_server() as url:
+        args = ("play", "--server", url, "--name", "Ann", "--create", GAME, "--deal", str(DEAL))
+        async with solrace(*args, "--players", "1") as ann:
+            for played in ("1 action", "2 actions", "3 actions"):
+                await ann.expect(re.escape(PROMPT))
+                await ann.type("1")
+                await ann.expect(rf"· {played}\b")
+            (player,) = SERVERS[url].sessions.by_player
+            await store_keeps_only(SERVERS[url], player, 1)
+            await ann.expect(
+                "The server lost your last 2 moves: your game goes on from the cards "
+                "shown. It will not be rated or ranked."
+            )
+            await ann.expect(r"· 1 action\b")  # the game as the store holds it
+            await ann.type("1")
+            await ann.expect(r"· 2 actions\b")  # numbered above the lost ones: played
+            await ann.type("resign")
+            await ann.expect("You resigned.")
+            assert await ann.finish() == 0
+
+
 async def test_play_on_a_terminal_colours_the_cards_and_redraws_the_screen() -> None:
     async with running_server() as url:
         args = ("play", "--server", url, "--name", "Ann", "--create", GAME, "--deal", str(DEAL))
@@ -358,6 +382,24 @@ async def test_watch_spectates_again_after_the_connection_drops() -> None:
             await watcher.expect(r"Ann · 0/52 home · 1 action · playing")
             await drop_connection_of(url, "Eve")
             await watcher.expect("Reconnected.")
+            await ann.act(race, wins[1])
+            await watcher.expect(rf"Ann: {re.escape(wins[1])} \(.*· 2 actions")
+            await ann.resign(race)
+            assert await watcher.finish() == 0
+
+
+async def test_watch_says_when_the_server_lost_moves_and_watches_the_race_as_it_is() -> None:
+    wins = winning_actions(GAME, DEAL)
+    async with running_server() as url, await Client.connect(url, "Ann") as ann:
+        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+        await ann.next_event("started")
+        for action in wins[:3]:
+            await ann.act(race, action)
+        async with solrace("watch", race, "--server", url, "--name", "Eve") as watcher:
+            await watcher.expect(r"Ann · 0/52 home · 3 actions · playing")
+            await store_keeps_only(SERVERS[url], ann.player, 1)
+            await watcher.expect("The server lost some moves of this race.")
+            await watcher.expect(r"Ann · 0/52 home · 1 action · playing")
             await ann.act(race, wins[1])
             await watcher.expect(rf"Ann: {re.escape(wins[1])} \(.*· 2 actions")
             await ann.resign(race)

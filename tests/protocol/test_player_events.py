@@ -15,6 +15,7 @@ from protocol.player_events import (
     ChallengeDeclined,
     CountdownSet,
     Held,
+    HistoryLost,
     Paired,
     PlayerEvent,
     RaceResult,
@@ -46,6 +47,7 @@ ONE_OF_EACH: list[PlayerEvent] = [
     Challenged("r1", "sanibel", "p1", "Ann", True),
     ChallengeDeclined("r1", "p2", "Bob"),
     Snapshot([{**INFO, "you": {"player": "p1"}}]),
+    HistoryLost({**INFO, "history_lost": True, "you": {"seq": 10}}, 10),
     WatchEnded("r1", "too_slow"),
     Shutdown("restart", 1000),
 ]

@@ -79,6 +79,15 @@ def test_numbers_older_than_the_remembered_answers_are_stale() -> None:
     assert refused.value.code == "stale_seq"
 
 
+def test_an_action_acknowledged_before_the_store_lost_it_is_refused_when_sent_again() -> None:
+    race = started(make_race(max_players=1))
+    race.racers["ann"].lost_to = 4  # actions 1..4 were acknowledged, then lost
+    with pytest.raises(RaceError) as refused:
+        race.act("ann", 3, "t0 1 t1", Now(1100, 1100))
+    assert refused.value.code == "history_lost" and race.racers["ann"].actions == 0
+    assert race.act("ann", 5, "t0 1 t1", Now(1200, 1200)).ok  # numbered above: played
+
+
 def test_the_finish_time_runs_from_the_start_signal_to_the_winning_action() -> None:
     race = started(make_race(max_players=1), at=1000)
     moves = [line for line in WIN.read_text().splitlines() if line and not line.startswith("#")]

@@ -119,3 +119,20 @@ def test_absorbing_the_last_retirement_ends_the_race() -> None:
     there.retire("ann", Ending.DROPPED, Now(5000, 5000))
     assert absorb(here, record_of(there), Now(5000, 5000)) == [Retired("ann"), Done()]
     assert here.phase is Phase.DONE and here.racers["ann"].outcome is Ending.DROPPED
+
+
+# ---------------------------------------------------------------------- a lost history
+
+
+def test_a_racer_s_lost_actions_are_kept_by_the_record_and_every_node_that_absorbs_it() -> None:
+    wins = [line for line in WIN.read_text().split("\n") if line and not line.startswith("#")]
+    race = started(make_race(max_players=2, countdown_ms=0))
+    for seq, action in enumerate(wins[:3], 1):
+        race.act("ann", seq, action, Now(2_000 + seq, 2_000 + seq))
+    elsewhere = rebuilt(race, Now(3_000, 3_000))
+    race.racers["ann"].lost_to = 7  # actions 4..7 were acknowledged, then lost
+    assert race.history_lost and not elsewhere.history_lost
+    assert rebuilt(race, Now(3_000, 3_000)).racers["ann"].lost_to == 7
+    absorb(elsewhere, record_of(race), Now(3_000, 3_000))
+    assert elsewhere.racers["ann"].lost_to == 7 and elsewhere.history_lost
+    assert race_result(elsewhere)["history_lost"] is True

@@ -92,3 +92,9 @@ def test_a_race_nobody_finished_is_not_rated() -> None:
 
 def test_pairs_are_every_two_players_in_byte_order() -> None:
     assert pairs(["pc", "pa", "pb"]) == [("pa", "pb"), ("pa", "pc"), ("pb", "pc")]
+
+
+def test_a_race_whose_store_lost_acknowledged_actions_is_not_rated() -> None:
+    race = over(a_race("pann", "pbob"), Ending.FINISHED, Ending.RESIGNED)
+    race.racers["pbob"].lost_to = MIN_ACTIONS + 2
+    assert unrated_because(race) == "the store lost some of its moves"

@@ -53,7 +53,7 @@ def log_call(command: Command) -> tuple[list[str | int], list[str | int], list[s
     count = int(command[2])
     keys, rest = list(command[3 : 3 + count]), list(command[3 + count :])
     racers = int(rest[1])
-    return keys, rest[2 : 2 + 4 * racers], rest[2 + 4 * racers :]
+    return keys, rest[2 : 2 + 5 * racers], rest[2 + 5 * racers :]
 
 
 def test_an_append_actions_job_becomes_one_evalsha_with_fence_seq_ids_entries_and_message() -> None:
@@ -61,13 +61,13 @@ def test_an_append_actions_job_becomes_one_evalsha_with_fence_seq_ids_entries_an
         LogEntry("ann", 4, 'm "7" \u00e9\n', 1_500),
         LogEntry("ann", 5, "u", 1_900),
     )
-    commands = only([AppendActions("r1", entries, fence=3)])
+    commands = only([AppendActions("r1", entries, fence=3, after=2)])
     assert len(commands) == 1
     keys, racer, per_entry = log_call(commands[0])
     assert keys == ["p:race:{r1}:racers", "p:race:{r1}:log:ann"]
     assert commands[0][5:7] == ("p:race:r1", 1)  # the race's channel, one racer
-    player, new, carried, hint = racer
-    assert (player, new) == ("ann", "1")
+    player, new, carried, hint, after = racer
+    assert (player, new, after) == ("ann", "1", 2)
     assert json.loads(str(carried)) == encode(logged("n1", "ann", entries))
     assert json.loads(str(hint)) == encode(Logged("ann", "n1"))
     assert per_entry == [1, "3-4", 'm "7" \u00e9\n', 1_500, 1, "3-5", "u", 1_900]
@@ -91,8 +91,9 @@ def test_racers_of_one_job_come_in_name_order_and_each_entry_points_at_its_racer
     entries = (LogEntry("bob", 1, "a", 1), LogEntry("ann", 1, "b", 2), LogEntry("bob", 2, "c", 3))
     keys, racers, per_entry = log_call(only([AppendActions("r1", entries, fence=2)])[0])
     assert keys[1:] == ["p:race:{r1}:log:ann", "p:race:{r1}:log:bob"]
-    assert racers[0::4] == ["ann", "bob"]
-    assert json.loads(str(racers[6]))["e"] == [[1, 1, "a"], [2, 3, "c"]]  # bob's, in order
+    assert racers[0::5] == ["ann", "bob"]
+    assert racers[4::5] == [-1, -1]  # not checked
+    assert json.loads(str(racers[7]))["e"] == [[1, 1, "a"], [2, 3, "c"]]  # bob's, in order
     assert per_entry == [2, "2-1", "a", 1, 1, "2-1", "b", 2, 2, "2-2", "c", 3]
 
 

@@ -7,13 +7,20 @@ is ever lost or doubled."""
 from __future__ import annotations
 
 import asyncio
-import json
-import urllib.request
 import uuid
 from collections.abc import Callable
 
 import pytest
-from harness import member, password_for, player, running_server, url, winning_actions
+from harness import (
+    health,
+    member,
+    password_for,
+    player,
+    racing_alone,
+    running_server,
+    url,
+    winning_actions,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis_server import RedisServer
 from redis_tripwire import Tripwire
@@ -26,14 +33,6 @@ from server.store import StoreUnavailable, open_store
 
 GAME, DEAL = "mount_sunflower", 18
 PERSISTENT = ("--appendonly", "yes", "--appendfsync", "always")
-
-
-def health(port: int) -> dict[str, object]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as answer:
-            return json.loads(answer.read())  # type: ignore[no-any-return]
-    except urllib.error.HTTPError as error:
-        return json.loads(error.read())  # type: ignore[no-any-return]
 
 
 async def until(check: Callable[[], bool], seconds: float = 10) -> None:
@@ -107,11 +106,7 @@ async def test_a_redis_at_its_memory_limit_refuses_what_it_cannot_store_and_goes
     store = open_store(redis.url, prefix="full:")
     admin = open_store(redis.url, prefix="admin:")
     async with running_server(store, countdown_ms=0) as server:
-        ann = await player(server, "Ann")
-        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
-        await ann.next_event("started")
-        for action in wins[:20]:
-            await ann.act(race, action)
+        ann, race = await racing_alone(server, "Ann", wins[:20])
         # Redis is full: its memory limit is below what it holds
         await admin._redis.config_set("maxmemory", "1")  # type: ignore[attr-defined]
         for refused_request in (ann.act(race, wins[20]), ann.resign(race)):

@@ -5,6 +5,9 @@ as test data."""
 from __future__ import annotations
 
 import dataclasses
+import json
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -120,3 +123,23 @@ async def race_alone_resigned(client: Client, game: str, deal: int, actions: int
         await client.act(race, action)
     await client.resign(race)
     return race
+
+
+def health(port: int) -> dict[str, object]:
+    """The /healthz answer of the server on ``port`` (a 503 "degraded" one too)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as answer:
+            return json.loads(answer.read())  # type: ignore[no-any-return]
+    except urllib.error.HTTPError as error:
+        return json.loads(error.read())  # type: ignore[no-any-return]
+
+
+async def racing_alone(server: RaceServer, name: str, actions: list[str]) -> tuple[Client, str]:
+    """``name`` races alone on the Mount Sunflower deal the wins are kept for, and plays
+    ``actions``: the client and the race's id."""
+    client = await player(server, name)
+    race = (await client.create_race("mount_sunflower", deal=18, max_players=1))["race"]
+    await client.next_event("started")
+    for action in actions:
+        await client.act(race, action)
+    return client, race

@@ -1,4 +1,5 @@
-// The end of a race on the race screen: the results and another racer's rematch offer.
+// The end of a race on the race screen: the results and another racer's rematch offer;
+// and the rare sentence for moves the server's store lost (loaded when first needed).
 
 import { fill } from "./dom.js";
 import { ordinal, ratingText, shownName } from "./format.js";
@@ -113,4 +114,13 @@ export function drawRematchOffer(el, players, offer) {
   if (!offer) return;
   const by = shownName(players.find((p) => p.player === offer.by) ?? { name: "Another racer" });
   fill(el["rematch-text"], `${by} offers a rematch.`);
+}
+
+/** What a racer is told when the server's store lost `lost` of their accepted moves. */
+export function lostSentence(lost) {
+  const moves = lost === 1 ? "your last move" : `your last ${lost} moves`;
+  const what = lost
+    ? `The server lost ${moves}: your game goes on from the cards shown.`
+    : "The server lost some moves of this race.";
+  return `${what} It will not be rated or ranked.`;
 }

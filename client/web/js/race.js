@@ -176,6 +176,10 @@ export class RaceScreen {
         this.held = event;
         this.drawResult();
         break;
+      case "history_lost": // the server's store lost moves it had accepted: its game is ours
+        this.adopt(event.race);
+        this.ending().then(({ lostSentence }) => this.say(lostSentence(event.lost), true));
+        break;
       case "rematch":
         this.rematchOffer = event;
         // Drawn from the state once ending.js is loaded (after a reset: no offer, hidden).

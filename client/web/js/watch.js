@@ -285,11 +285,13 @@ export class WatchScreen {
 
   onEvent(event) {
     if (event.kind === "watch_ended" && event.race === this.raceId) {
+      this.open(this.raceId); // first: opening clears the message
       fill(
         document.getElementById("watch-message"),
-        "You fell too far behind this race's feed; watching again.",
+        event.reason === "history_lost"
+          ? "The server lost some moves of this race; watching again from what it holds."
+          : "You fell too far behind this race's feed; watching again.",
       );
-      this.open(this.raceId);
       return true;
     }
     return false;
