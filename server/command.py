@@ -25,9 +25,30 @@ DEFAULTS = Settings()
 ADMIN_TOKEN_LENGTH = 32  # a moderator's token guessed is every moderator's power
 
 
+ON = ("1", "true", "yes", "on")
+OFF = ("0", "false", "no", "off")
+
+
 def _env(name: str, default: object) -> str | None:
     value = os.environ.get(f"SOLRACE_{name}")
     return value if value is not None else (None if default is None else str(default))
+
+
+def _flag(given: bool | None, name: str, default: bool) -> bool:
+    """A yes-or-no setting: its option when given (``given`` is not None), else
+    ``SOLRACE_<name>`` (1/0, true/false, yes/no or on/off, any case; empty: ``default``),
+    else ``default``. Any other value is ``SolraceError``, never silently on."""
+    if given is not None:
+        return given
+    value = (os.environ.get(f"SOLRACE_{name}") or "").strip().lower()
+    if not value:
+        return default
+    if value not in ON + OFF:
+        raise SolraceError(
+            f"SOLRACE_{name}: {os.environ[f'SOLRACE_{name}']!r} is neither on nor off; "
+            "say 1/0, true/false, yes/no or on/off"
+        )
+    return value in ON
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -135,7 +156,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rank-new-accounts",
         dest="new_accounts_ranked_today",
         action="store_true",
-        default=_env("RANK_NEW_ACCOUNTS", "0") not in ("0", "false", "no"),
+        default=None,  # SOLRACE_RANK_NEW_ACCOUNTS, read by settings_from
         help="an account registered today may make today's ranked daily attempt (off: from "
         "the next day on; for small events and tests) [SOLRACE_RANK_NEW_ACCOUNTS=1]",
     )
@@ -186,7 +207,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--no-certify",
         dest="daily_certify",
         action="store_false",
-        default=_env("DAILY_CERTIFY", "1") not in ("0", "false", "no"),
+        default=None,  # SOLRACE_DAILY_CERTIFY, read by settings_from
         help="do not require daily deals to be proven winnable [SOLRACE_DAILY_CERTIFY=0]",
     )
     add(
@@ -261,7 +282,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--no-hold-flagged",
         dest="hold_flagged",
         action="store_false",
-        default=_env("HOLD_FLAGGED", "1") not in ("0", "false", "no"),
+        default=None,  # SOLRACE_HOLD_FLAGGED, read by settings_from
         help="flagged runs still go on the boards and rated races are rated at once (the "
         "flags wait for a moderator all the same) [SOLRACE_HOLD_FLAGGED=0]",
     )
@@ -305,13 +326,17 @@ def settings_from(args: argparse.Namespace) -> Settings:
             connections_per_address=int(args.connections_per_address),
             auth_per_username=int(args.auth_per_username),
             registrations_per_address_day=int(args.registrations_per_address_day),
-            new_accounts_ranked_today=bool(args.new_accounts_ranked_today),
+            new_accounts_ranked_today=_flag(
+                args.new_accounts_ranked_today,
+                "RANK_NEW_ACCOUNTS",
+                DEFAULTS.new_accounts_ranked_today,
+            ),
             ping_interval_s=float(args.ping_interval_s),
             ping_timeout_s=float(args.ping_timeout_s),
             spectator_chunk=max(1, int(args.spectator_chunk)),
             spectator_pause_ms=max(0.0, float(args.spectator_pause_ms)),
             daily_secret=args.daily_secret,
-            daily_certify=args.daily_certify,
+            daily_certify=_flag(args.daily_certify, "DAILY_CERTIFY", DEFAULTS.daily_certify),
             daily_certify_budget_s=float(args.daily_certify_budget_s),
             static_dir=args.static_dir,
             signing_key_path=Path(args.signing_key_path) if args.signing_key_path else None,
@@ -322,7 +347,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             keep_guests_days=int(args.keep_guests_days),
             admin_token=args.admin_token or None,  # empty: none
             fair_play_solver_nodes=int(args.fair_play_solver_nodes),
-            hold_flagged=bool(args.hold_flagged),
+            hold_flagged=_flag(args.hold_flagged, "HOLD_FLAGGED", DEFAULTS.hold_flagged),
             log_level=args.log_level,
         )
     )
@@ -365,6 +390,11 @@ def checked(settings: Settings) -> Settings:
         raise SolraceError(f"--host: {settings.host!r} is not an address here ({error})") from None
     if settings.redis_url is not None:
         _check_redis_url(settings.redis_url)
+    if "{" in settings.redis_prefix or "}" in settings.redis_prefix:
+        raise SolraceError(
+            f"--redis-prefix: {settings.redis_prefix!r} must not hold braces (Redis reads "
+            "them as hash tags)"
+        )
     if settings.admin_token is not None and len(settings.admin_token) < ADMIN_TOKEN_LENGTH:
         raise SolraceError(f"--admin-token: must be at least {ADMIN_TOKEN_LENGTH} characters long")
     if settings.daily_secret is not None and len(settings.daily_secret) < SHORT_SECRET:

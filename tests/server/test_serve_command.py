@@ -156,6 +156,8 @@ BAD_SETTINGS = [
     (["--fair-play-solver-nodes", "-1"], "--fair-play-solver-nodes"),
     (["--signing-key", str(ROOT / "pyproject.toml")], "--signing-key"),
     (["--redis", f"redis://127.0.0.1:{free_port()}/0"], "--redis"),  # nobody listens there
+    (["--redis-prefix", "a{b"], "--redis-prefix"),  # braces mark Redis Cluster hash tags
+    (["--redis", f"redis://127.0.0.1:{free_port()}/0", "--redis-prefix", "a}"], "--redis-prefix"),
 ]
 
 
@@ -175,6 +177,40 @@ def test_every_bad_setting_is_one_sentence_naming_it_and_exit_status_2(
     assert "Traceback" not in told and len(told.splitlines()) == 1, (args, told)
     assert told.startswith(f"solrace: error: {option}"), (args, told)
     assert "serving on" not in done.out, args
+
+
+FLAGS = [
+    ("RANK_NEW_ACCOUNTS", "new_accounts_ranked_today", False),
+    ("DAILY_CERTIFY", "daily_certify", True),
+    ("HOLD_FLAGGED", "hold_flagged", True),
+]
+
+
+@pytest.mark.parametrize(("variable", "setting", "default"), FLAGS)
+def test_every_boolean_variable_takes_the_usual_spellings_of_on_and_off(
+    variable: str, setting: str, default: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.command import settings_from
+
+    spellings = {"1": True, "true": True, "Yes": True, "ON": True, "0": False, "FALSE": False}
+    spellings |= {"no": False, "Off": False, "": default}  # empty: as if unset
+    for spelling, meant in spellings.items():
+        monkeypatch.setenv(f"SOLRACE_{variable}", spelling)
+        settings = settings_from(build_parser().parse_args(["serve"]))
+        assert getattr(settings, setting) is meant, (variable, spelling)
+
+
+@pytest.mark.timeout(30)  # a value taken as on or off would serve until then
+@pytest.mark.parametrize("variable", [variable for variable, _, _ in FLAGS])
+def test_a_boolean_variable_that_is_not_on_or_off_is_one_sentence_and_exit_status_2(
+    variable: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``SOLRACE_RANK_NEW_ACCOUNTS=maybe`` was taken as on (anything but 0/false/no was)."""
+    monkeypatch.setenv(f"SOLRACE_{variable}", "maybe")
+    status = main(["serve", "--port", "0"])  # no option given: the variable counts
+    told = capsys.readouterr().err.strip()
+    assert status == 2 and len(told.splitlines()) == 1, told
+    assert told.startswith(f"solrace: error: SOLRACE_{variable}: 'maybe'"), told
 
 
 def test_a_port_in_use_is_one_sentence_and_exit_status_2() -> None:
