@@ -442,16 +442,16 @@ async def serve_until_signalled(settings: Settings) -> None:
     except OSError as error:
         where = f"{settings.host}:{settings.port}"
         raise SolraceError(f"--host/--port: cannot listen on {where}: {error.strerror}") from None
-    print(
-        f"solrace: serving on http://{settings.host}:{server.port}/ "
-        f"(websocket: ws://{settings.host}:{server.port}/ws)",
-        flush=True,
-    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     memorydump.install(loop)
+    print(  # after the handlers: a SIGTERM sent once this is read shuts down gracefully
+        f"solrace: serving on http://{settings.host}:{server.port}/ "
+        f"(websocket: ws://{settings.host}:{server.port}/ws)",
+        flush=True,
+    )
     await stop.wait()
     log = logging.getLogger("solrace.server")
     log.info("shutting down")

@@ -4,6 +4,7 @@ shutdown on SIGTERM that tells everyone and finishes its writes; docker-compose.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -261,3 +262,33 @@ def test_sign_ins_never_wait_behind_the_certification_worker(tmp_path: Path) -> 
         while os.sched_getscheduler(workers[0]) != os.SCHED_IDLE and time.monotonic() < deadline:
             time.sleep(0.1)
         assert os.sched_getscheduler(workers[0]) == os.SCHED_IDLE
+
+
+def test_sigterm_abandons_a_certification_that_does_not_finish_within_the_drain_time(
+    tmp_path: Path,
+) -> None:
+    """A server stopped while its certification worker is starved of CPU (here: stopped
+    outright, SIGSTOP) exits within its drain time all the same; it waited for the worker
+    after logging "stopped" (over 2 minutes once). The deal was not stored: the next start
+    certifies again."""
+    with ServeProcess(
+        free_port(), tmp_path, "--certify-budget-s", "600", "--drain-s", "2"
+    ) as server:
+        server.start()
+        assert server.process is not None
+        deadline = time.monotonic() + 30
+        while not (workers := children(server.process.pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert workers, "the server started no certification worker"
+        os.kill(workers[0], signal.SIGSTOP)  # it gets no CPU from now on
+        try:
+            began = time.monotonic()
+            assert server.terminate(timeout_s=20) == 0
+            took = time.monotonic() - began
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(workers[0], signal.SIGKILL)
+        assert took < 2 + 8, took  # the drain time, and the steps after it (a loaded machine)
+        assert not running(workers[0])
+        said = [line["msg"] for line in server.log()]
+        assert "certification abandoned at shutdown" in said, said
