@@ -76,10 +76,7 @@ class Room:
         self.stored = False  # its end (record and result) is written
         self.sending = False  # a fan-out of feed items is still being written
         self.feed_soon = False  # a feed of this room is asked for at the end of this turn
-        # Nobody watches, nothing is delayed or queued: every item is released as it comes,
-        # so what spectators would know is the race as it is, and nothing is tracked until
-        # a spectator arrives (``watch`` then catches up).
-        self.synced = not self.delay_ms
+        self._released_from_race()
         # a ranked daily run's fair-play context (``server/fairplay.py``): the solver's
         # line for the deal once it is known, and the player's earlier times of the game
         self.solver_line: Callable[[], tuple[str, ...] | None] = lambda: None
@@ -100,8 +97,8 @@ class Room:
         (progress, actions, outcome, time_ms) become what spectators know of them, and an
         ``act`` item advances that racer's action log by one."""
         self.feed_seq += 1
-        if self._unwatched():
-            self.synced = True  # nobody to send it to; a snapshot will cover it
+        if self._unwatched():  # nobody to send it to: released at once, so a snapshot
+            self._release(self.feed_seq, kind, data, racer)  # shows exactly the items fed
             return
         item = Watch(self.id, self.feed_seq, kind, data)
         self.pending.append((now_mono + self.delay_ms, item, racer))
@@ -124,8 +121,11 @@ class Room:
         """An item posted now would be released at once, to nobody."""
         return not self.spectators and not self.delay_ms and not self.pending
 
-    def _catch_up(self) -> None:
-        """What spectators know, taken from the race itself (see ``synced``)."""
+    def _released_from_race(self) -> None:
+        """What spectators know of a race made here or read back from the store: all of
+        it, as nothing of it will be fed. From then on only items fed (or released to
+        nobody) change it, never the race itself: an action applied but not yet stored is
+        fed once stored, so a snapshot holding it would have it twice."""
         race = self.race
         standings = {player: racer.standing() for player, racer in race.racers.items()}
         self.shown = {
@@ -135,11 +135,8 @@ class Room:
         self.released_entries = {player: len(racer.log) for player, racer in race.racers.items()}
         self.shown_phase = race.phase.value
         self.released_seq = self.feed_seq
-        self.synced = False
 
     def watch(self, session: Session) -> None:
-        if self.synced:
-            self._catch_up()
         self.spectators[session] = None
         self.feeding.add(self)  # the spectator count changed
 
