@@ -16,6 +16,7 @@ from redis_server import RedisServer
 from client.api import ServerError
 from protocol.cards import name
 from protocol.engine import GameState
+from protocol.messages import Watch
 from protocol.games import rules_for
 from protocol.notation import parse_action
 from protocol.race import view_json
@@ -297,6 +298,7 @@ async def test_a_first_spectator_never_gets_an_action_their_snapshot_already_hol
         answer, watched = await acting, await watching
         (ann_seen,) = watched["players"]
         item = await dee.next_event("act", timeout=5)
+        assert isinstance(item, Watch)
         assert ann_seen["actions"] < item.data["actions"] == answer["actions"], (ann_seen, item)
         assert item.seq == watched["feed_seq"] + 1
         for client in (ann, dee):
