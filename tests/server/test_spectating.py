@@ -16,8 +16,8 @@ from redis_server import RedisServer
 from client.api import ServerError
 from protocol.cards import name
 from protocol.engine import GameState
-from protocol.messages import Watch
 from protocol.games import rules_for
+from protocol.messages import Watch
 from protocol.notation import parse_action
 from protocol.race import view_json
 from protocol.wire import decode_from_server
