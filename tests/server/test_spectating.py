@@ -300,7 +300,7 @@ async def test_a_first_spectator_never_gets_an_action_their_snapshot_already_hol
         item = await dee.next_event("act", timeout=5)
         assert isinstance(item, Watch)
         assert ann_seen["actions"] < item.data["actions"] == answer["actions"], (ann_seen, item)
-        assert item.seq == watched["feed_seq"] + 1
+        assert item.seq > watched["feed_seq"]  # after the snapshot (a count may come first)
         for client in (ann, dee):
             await client.close()
     await store.close()
