@@ -192,6 +192,7 @@ class RaceServer:
         self.duties = Duties(
             self.node, store, settings, self.daily, self.sweeper, self.pairing, self.executor
         )
+        self.clock = self.duties.clock
         self.http = HttpRoutes(
             self, self.connection_counts, settings.static_dir, settings.trusted_proxies
         )
@@ -220,16 +221,21 @@ class RaceServer:
         except Exception:
             store_ok = False
         writes_ok = self.writer.healthy
+        well = store_ok and writes_ok and not self.stopping and not self.clock.off
         return {
-            "status": "ok" if store_ok and writes_ok and not self.stopping else "degraded",
+            "status": "ok" if well else "degraded",
             "store": "ok" if store_ok else "unavailable",
             "writes": "ok" if writes_ok else "failing or backing up",
+            "clock": self.clock.state(),
             "stopping": self.stopping,
             "players": self.sessions.connected(),
             "races": len(self.director.rooms),
             "write_backlog": self.writer.backlog,
             "node": self.node,
         }
+
+    def clock_trouble(self) -> str | None:
+        return self.clock.trouble()
 
     def signing_keys(self) -> dict[str, Any]:
         return self.seal.keys()
@@ -249,6 +255,7 @@ class RaceServer:
         await self.seal.start()
         await self.relay.start()
         await self.store.bus.node_alive(self.node, LEASE_TTL_MS)
+        await self.clock.measure(self.store.bus)  # before any lease or connection
         self.tasks = [
             asyncio.create_task(self.writer.run(), name="writer"),
             asyncio.create_task(self.ticker.run(), name="ticker"),
@@ -359,6 +366,8 @@ class RaceServer:
             "store_write_seconds_total": writer.write_seconds,
             "daily_deals_certified": sum(1 for v in self.daily.verdicts.values() if v),
             "daily_deals_uncertified": sum(1 for v in self.daily.verdicts.values() if not v),
+            "clock_offset_seconds": (self.clock.offset_ms or 0.0) / 1000,
+            "clock_off": float(self.clock.off),
         }
 
 

@@ -227,6 +227,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "the spill file [SOLRACE_DRAIN_S]",
     )
     add(
+        "--max-clock-offset-ms",
+        type=int,
+        default=_env("MAX_CLOCK_OFFSET_MS", DEFAULTS.max_clock_offset_ms),
+        help="a node whose clock is further off the store's (Redis TIME) takes no lease and "
+        "no new connection until they agree [SOLRACE_MAX_CLOCK_OFFSET_MS]",
+    )
+    add(
         "--spill-file",
         dest="spill_path",
         default=_env("SPILL_FILE", DEFAULTS.spill_path),
@@ -342,6 +349,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             signing_key_path=Path(args.signing_key_path) if args.signing_key_path else None,
             spill_path=Path(args.spill_path) if args.spill_path else None,
             shutdown_grace_s=float(args.shutdown_grace_s),
+            max_clock_offset_ms=int(args.max_clock_offset_ms),
             keep_race_logs_days=int(args.keep_race_logs_days),
             keep_identities_days=int(args.keep_identities_days),
             keep_guests_days=int(args.keep_guests_days),
@@ -367,6 +375,7 @@ def checked(settings: Settings) -> Settings:
         ("--auth-per-username", settings.auth_per_username, 1),
         ("--registrations-per-address", settings.registrations_per_address_day, 1),
         ("--drain-s", settings.shutdown_grace_s, 0),
+        ("--max-clock-offset-ms", settings.max_clock_offset_ms, 1),
         ("--keep-race-logs-days", settings.keep_race_logs_days, 1),
         ("--keep-identities-days", settings.keep_identities_days, 1),
         ("--keep-guests-days", settings.keep_guests_days, 1),
