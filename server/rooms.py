@@ -60,6 +60,7 @@ class Room:
         self.feed_seq = 0
         self.released_seq = 0
         self.released_entries: dict[str, int] = {}  # racer -> log entries shown to spectators
+        self.fed_seqs: dict[str, int] = {}  # racer -> the seq of their last action fed
         self.shown: dict[str, dict[str, Any]] = {}  # racer -> standing spectators know
         self.shown_phase = race.phase.value
         self.standings_version = 0  # grows with every change of anyone's standing
@@ -109,7 +110,12 @@ class Room:
     def post_act(self, racer: str, reply: dict[str, Any], now_mono: int) -> None:
         """Queue ``racer``'s accepted action, given as the answer they got: spectators see
         the same, but for its ``seq`` (a feed item's ``seq`` numbers the feed) and ``legal``,
-        and with whose it is. (With nobody to send it to, the answer itself is released.)"""
+        and with whose it is. (With nobody to send it to, the answer itself is released.)
+        Each action is fed once, in the order of the racer's seqs, however often it is
+        applied."""
+        if reply["seq"] <= self.fed_seqs.get(racer, 0):
+            return  # fed already: applied again to a replica read back older than its feed
+        self.fed_seqs[racer] = reply["seq"]
         data = reply
         if not self._unwatched():
             data = {**reply, "player": racer}
@@ -133,6 +139,7 @@ class Room:
             for player, standing in standings.items()
         }
         self.released_entries = {player: len(racer.log) for player, racer in race.racers.items()}
+        self.fed_seqs = {player: r.log[-1].seq for player, r in race.racers.items() if r.log}
         self.shown_phase = race.phase.value
         self.released_seq = self.feed_seq
 
