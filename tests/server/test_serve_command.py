@@ -157,6 +157,7 @@ BAD_SETTINGS = [
     (["--fair-play-solver-nodes", "-1"], "--fair-play-solver-nodes"),
     (["--signing-key", str(ROOT / "pyproject.toml")], "--signing-key"),
     (["--redis", f"redis://127.0.0.1:{free_port()}/0"], "--redis"),  # nobody listens there
+    (["--max-clock-offset-ms", "0"], "--max-clock-offset-ms"),
     (["--redis-prefix", "a{b"], "--redis-prefix"),  # braces mark Redis Cluster hash tags
     (["--redis", f"redis://127.0.0.1:{free_port()}/0", "--redis-prefix", "a}"], "--redis-prefix"),
 ]
