@@ -11,6 +11,8 @@ import json
 import shutil
 import time
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -60,14 +62,23 @@ async def eventually(check, seconds: float = 15):  # type: ignore[no-untyped-def
     return answer
 
 
+@asynccontextmanager
+async def node_off_by(
+    offset: str, redis_url: str, tmp_path: Path
+) -> AsyncIterator[tuple[ServeProcess, str]]:
+    """A node serving on its own key prefix of Redis (also given), its clock ``offset`` off."""
+    prefix = f"clock-{uuid.uuid4().hex}:"
+    args = ("--redis", redis_url, "--redis-prefix", prefix, *SERVE_QUICKLY)
+    with ServeProcess(free_port(), tmp_path, *args, **off_by(offset, tmp_path)) as node:
+        await asyncio.to_thread(node.start)
+        yield node, prefix
+
+
 @pytest.mark.timeout(60)
 async def test_a_node_a_day_off_the_store_s_clock_takes_no_lease_and_no_player(
     redis_url: str, tmp_path: Path
 ) -> None:
-    prefix = f"clock-{uuid.uuid4().hex}:"
-    args = ("--redis", redis_url, "--redis-prefix", prefix, *SERVE_QUICKLY)
-    with ServeProcess(free_port(), tmp_path, *args, **off_by("-1d", tmp_path)) as node:
-        await asyncio.to_thread(node.start)
+    async with node_off_by("-1d", redis_url, tmp_path) as (node, prefix):
         status, body = await asyncio.to_thread(health, node)
         assert status == 503 and body["status"] == "degraded", body
         assert "clock" in str(body["clock"]) and "-86400" in str(body["clock"]), body
@@ -88,10 +99,7 @@ async def test_a_node_a_day_off_the_store_s_clock_takes_no_lease_and_no_player(
 async def test_a_node_whose_clock_goes_off_while_running_gives_its_leases_up_and_back(
     redis_url: str, tmp_path: Path
 ) -> None:
-    prefix = f"clock-{uuid.uuid4().hex}:"
-    args = ("--redis", redis_url, "--redis-prefix", prefix, *SERVE_QUICKLY)
-    with ServeProcess(free_port(), tmp_path, *args, **off_by("+0", tmp_path)) as node:
-        await asyncio.to_thread(node.start)
+    async with node_off_by("+0", redis_url, tmp_path) as (node, prefix):
         assert (await asyncio.to_thread(health, node))[0] == 200
 
         async def holds_both() -> bool:

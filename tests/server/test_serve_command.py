@@ -113,14 +113,21 @@ def running(pid: int) -> bool:
         return False
 
 
+def started_with_a_worker(server: ServeProcess) -> list[int]:
+    """Start ``server`` and wait for its certification worker: its process id, in a list."""
+    server.start()
+    assert server.process is not None
+    deadline = time.monotonic() + 30
+    while not (workers := children(server.process.pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert workers, "the server started no certification worker"
+    return workers
+
+
 def test_the_certification_worker_ends_when_its_server_is_killed(tmp_path: Path) -> None:
     with ServeProcess(free_port(), tmp_path, "--certify-budget-s", "1") as server:
-        server.start()  # it prepares today's and tomorrow's deals in its worker process
-        assert server.process is not None
-        deadline = time.monotonic() + 30
-        while not (workers := children(server.process.pid)) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert workers, "the server started no certification worker"
+        # it prepares today's and tomorrow's deals in its worker process
+        workers = started_with_a_worker(server)
         server.kill()  # kill -9: the server cannot stop its worker itself
         deadline = time.monotonic() + 10
         while any(map(running, workers)) and time.monotonic() < deadline:
@@ -241,18 +248,14 @@ def test_sign_ins_never_wait_behind_the_certification_worker(tmp_path: Path) -> 
     server never waits behind certification (it did while the worker was only niced and
     so always ran before the idle-class hashing)."""
     with ServeProcess(free_port(), tmp_path, "--certify-budget-s", "30") as server:
-        server.start()
-        assert server.process is not None
-        deadline = time.monotonic() + 30
-        while not (workers := children(server.process.pid)) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert workers, "the server started no certification worker"
+        workers = started_with_a_worker(server)
 
         async def register() -> None:
             async with await member(server.url, "Ann"):
                 pass
 
         asyncio.run(register())  # the hashing thread starts with the first hash
+        assert server.process is not None
         pid = server.process.pid
         threads = [int(task.name) for task in Path(f"/proc/{pid}/task").iterdir()]
         idle = [tid for tid in threads if os.sched_getscheduler(tid) == os.SCHED_IDLE]
@@ -275,12 +278,7 @@ def test_sigterm_abandons_a_certification_that_does_not_finish_within_the_drain_
     with ServeProcess(
         free_port(), tmp_path, "--certify-budget-s", "600", "--drain-s", "2"
     ) as server:
-        server.start()
-        assert server.process is not None
-        deadline = time.monotonic() + 30
-        while not (workers := children(server.process.pid)) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert workers, "the server started no certification worker"
+        workers = started_with_a_worker(server)
         os.kill(workers[0], signal.SIGSTOP)  # it gets no CPU from now on
         try:
             began = time.monotonic()
