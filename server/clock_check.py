@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 
 from server.store.roles import Bus
 
@@ -23,25 +22,23 @@ log = logging.getLogger("solrace.server")
 
 
 class ClockCheck:
-    def __init__(self, bound_ms: int, wall: Callable[[], float] = time.time) -> None:
+    def __init__(self, bound_ms: int) -> None:
         self.bound_ms = bound_ms
-        self.wall = wall
         self.offset_ms: float | None = None  # this node's clock minus the store's; None: unknown
-        self.slack_ms = 0.0  # half the round trip of that reading
         self.off = False  # beyond the bound at the last reading
 
     async def measure(self, bus: Bus) -> None:
         """Read the store's clock and compare (StoreError when the store does not
         answer: the last reading stands)."""
-        before = self.wall()
+        before = time.time()
         store_ms = await bus.clock_ms()
-        after = self.wall()
+        after = time.time()
         if store_ms is None:
             return
         was_off = self.off
         self.offset_ms = (before + after) * 500 - store_ms
-        self.slack_ms = (after - before) * 500
-        self.off = abs(self.offset_ms) - self.slack_ms > self.bound_ms
+        half_round_trip_ms = (after - before) * 500  # the reading may be that far off
+        self.off = abs(self.offset_ms) - half_round_trip_ms > self.bound_ms
         if self.off and not was_off:
             log.error(
                 "this node's clock is off the store's: it takes no lease and no new "
