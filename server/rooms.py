@@ -110,17 +110,20 @@ class Room:
     def post_act(self, racer: str, reply: dict[str, Any], now_mono: int) -> None:
         """Queue ``racer``'s accepted action, given as the answer they got: spectators see
         the same, but for its ``seq`` (a feed item's ``seq`` numbers the feed) and ``legal``,
-        and with whose it is. (With nobody to send it to, the answer itself is released.)
+        and with whose it is (with nobody to send it to, the answer itself is released).
         Each action is fed once, in the order of the racer's seqs, however often it is
         applied."""
-        if reply["seq"] <= self.fed_seqs.get(racer, 0):
+        seq = reply["seq"]
+        if seq <= self.fed_seqs.get(racer, 0):
             return  # fed already: applied again to a replica read back older than its feed
-        self.fed_seqs[racer] = reply["seq"]
-        data = reply
-        if not self._unwatched():
-            data = {**reply, "player": racer}
-            del data["seq"]
-            data.pop("legal", None)
+        self.fed_seqs[racer] = seq
+        if self._unwatched():  # as ``post`` does, without a copy (the usual case)
+            self.feed_seq += 1
+            self._release(self.feed_seq, "act", reply, racer)
+            return
+        data = {**reply, "player": racer}
+        del data["seq"]
+        data.pop("legal", None)
         self.post("act", data, now_mono, racer=racer)
 
     def _unwatched(self) -> bool:
