@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -24,18 +23,16 @@ from websockets.exceptions import InvalidStatus
 
 from client.api import Client
 
-FAKETIME = shutil.which("faketime")
-
 
 def off_by(offset: str, directory: Path) -> dict[str, str]:
     """The environment that runs a process with its wall clock ``offset`` off (``-1d``,
     ``+0``), read again at every call from a file the test may rewrite meanwhile."""
-    assert FAKETIME, "faketime is not installed (.ci/system-packages installs it)"
-    library = Path(FAKETIME).resolve().parents[1] / "lib/x86_64-linux-gnu/faketime"
+    libraries = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1"))
+    assert libraries, "libfaketime is not installed (.ci/system-packages installs faketime)"
     clock = directory / "clock"
     clock.write_text(offset)
     return {
-        "LD_PRELOAD": str(library / "libfaketime.so.1"),
+        "LD_PRELOAD": str(libraries[0]),
         "FAKETIME_TIMESTAMP_FILE": str(clock),
         "FAKETIME_NO_CACHE": "1",
         "FAKETIME_DONT_FAKE_MONOTONIC": "1",
