@@ -192,6 +192,7 @@ class RaceServer:
         self.duties = Duties(
             self.node, store, settings, self.daily, self.sweeper, self.pairing, self.executor
         )
+        self.clock = self.duties.clock
         self.http = HttpRoutes(
             self, self.connection_counts, settings.static_dir, settings.trusted_proxies
         )
@@ -200,7 +201,7 @@ class RaceServer:
         self.expiring: set[asyncio.Task[None]] = set()
         self.stopping = False
         self.metrics.watch(
-            self._readings,
+            lambda: _readings(self),
             (
                 "writes",
                 "writes_refused",
@@ -223,18 +224,24 @@ class RaceServer:
             store_ok = False
         writes_ok = self.writer.healthy
         history_lost = self.races.history_lost_live()
-        all_ok = store_ok and writes_ok and not history_lost and not self.stopping
+        well = (
+            store_ok and writes_ok and not history_lost and not self.stopping and not self.clock.off
+        )
         return {
-            "status": "ok" if all_ok else "degraded",
+            "status": "ok" if well else "degraded",
             "store": "ok" if store_ok else "unavailable",
             "writes": "ok" if writes_ok else "failing or backing up",
             "history": f"lost in {history_lost} live race(s)" if history_lost else "ok",
+            "clock": self.clock.state(),
             "stopping": self.stopping,
             "players": self.sessions.connected(),
             "races": len(self.director.rooms),
             "write_backlog": self.writer.backlog,
             "node": self.node,
         }
+
+    def clock_trouble(self) -> str | None:
+        return self.clock.trouble()
 
     def signing_keys(self) -> dict[str, Any]:
         return self.seal.keys()
@@ -254,6 +261,7 @@ class RaceServer:
         await self.seal.start()
         await self.relay.start()
         await self.store.bus.node_alive(self.node, LEASE_TTL_MS)
+        await self.clock.measure(self.store.bus)  # before any lease or connection
         self.tasks = [
             asyncio.create_task(self.writer.run(), name="writer"),
             asyncio.create_task(self.ticker.run(), name="ticker"),
@@ -341,32 +349,34 @@ class RaceServer:
         self.expiring.add(task)
         task.add_done_callback(self.expiring.discard)
 
-    # ================================================================== readings
 
-    def _readings(self) -> dict[str, float]:
-        writer = self.writer
-        return {
-            "players_connected": self.sessions.connected(),
-            "sessions": len(self.sessions.by_player),
-            "live_races": sum(1 for _ in self.races.live()),
-            "races_in_memory": len(self.director.rooms),
-            "spectators": sum(len(room.spectators) for room in self.director.rooms.values()),
-            "feed_fan_outs": self.feeds.fan_outs.count,
-            "feed_frames_written": self.feeds.fan_outs.frames,
-            "feed_fan_out_seconds_total": self.feeds.fan_outs.seconds,
-            "feed_fan_out_seconds_max": self.feeds.fan_outs.seconds_max,
-            "feed_fan_out_cpu_seconds_total": self.feeds.fan_outs.cpu_seconds,
-            "write_backlog": writer.backlog,
-            "write_failures": writer.failures,
-            "writes": writer.written,
-            "writes_refused": writer.refused_count,
-            "actions_lost": self.races.actions_lost,
-            "history_losses": self.races.history_losses,
-            "store_round_trips": writer.round_trips,
-            "store_write_seconds_total": writer.write_seconds,
-            "daily_deals_certified": sum(1 for v in self.daily.verdicts.values() if v),
-            "daily_deals_uncertified": sum(1 for v in self.daily.verdicts.values() if not v),
-        }
+def _readings(server: RaceServer) -> dict[str, float]:
+    """The figures ``/metrics`` reads from the server's parts when it is scraped."""
+    writer = server.writer
+    return {
+        "players_connected": server.sessions.connected(),
+        "sessions": len(server.sessions.by_player),
+        "live_races": sum(1 for _ in server.races.live()),
+        "races_in_memory": len(server.director.rooms),
+        "spectators": sum(len(room.spectators) for room in server.director.rooms.values()),
+        "feed_fan_outs": server.feeds.fan_outs.count,
+        "feed_frames_written": server.feeds.fan_outs.frames,
+        "feed_fan_out_seconds_total": server.feeds.fan_outs.seconds,
+        "feed_fan_out_seconds_max": server.feeds.fan_outs.seconds_max,
+        "feed_fan_out_cpu_seconds_total": server.feeds.fan_outs.cpu_seconds,
+        "write_backlog": writer.backlog,
+        "write_failures": writer.failures,
+        "writes": writer.written,
+        "writes_refused": writer.refused_count,
+        "actions_lost": server.races.actions_lost,
+        "history_losses": server.races.history_losses,
+        "store_round_trips": writer.round_trips,
+        "store_write_seconds_total": writer.write_seconds,
+        "daily_deals_certified": sum(1 for v in server.daily.verdicts.values() if v),
+        "daily_deals_uncertified": sum(1 for v in server.daily.verdicts.values() if not v),
+        "clock_offset_seconds": (server.clock.offset_ms or 0.0) / 1000,
+        "clock_off": float(server.clock.off),
+    }
 
 
 def _select_subprotocol(connection: ServerConnection, offered: Any) -> Any:

@@ -25,9 +25,30 @@ DEFAULTS = Settings()
 ADMIN_TOKEN_LENGTH = 32  # a moderator's token guessed is every moderator's power
 
 
+ON = ("1", "true", "yes", "on")
+OFF = ("0", "false", "no", "off")
+
+
 def _env(name: str, default: object) -> str | None:
     value = os.environ.get(f"SOLRACE_{name}")
     return value if value is not None else (None if default is None else str(default))
+
+
+def _flag(given: bool | None, name: str, default: bool) -> bool:
+    """A yes-or-no setting: its option when given (``given`` is not None), else
+    ``SOLRACE_<name>`` (1/0, true/false, yes/no or on/off, any case; empty: ``default``),
+    else ``default``. Any other value is ``SolraceError``, never silently on."""
+    if given is not None:
+        return given
+    value = (os.environ.get(f"SOLRACE_{name}") or "").strip().lower()
+    if not value:
+        return default
+    if value not in ON + OFF:
+        raise SolraceError(
+            f"SOLRACE_{name}: {os.environ[f'SOLRACE_{name}']!r} is neither on nor off; "
+            "say 1/0, true/false, yes/no or on/off"
+        )
+    return value in ON
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -135,7 +156,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rank-new-accounts",
         dest="new_accounts_ranked_today",
         action="store_true",
-        default=_env("RANK_NEW_ACCOUNTS", "0") not in ("0", "false", "no"),
+        default=None,  # SOLRACE_RANK_NEW_ACCOUNTS, read by settings_from
         help="an account registered today may make today's ranked daily attempt (off: from "
         "the next day on; for small events and tests) [SOLRACE_RANK_NEW_ACCOUNTS=1]",
     )
@@ -186,7 +207,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--no-certify",
         dest="daily_certify",
         action="store_false",
-        default=_env("DAILY_CERTIFY", "1") not in ("0", "false", "no"),
+        default=None,  # SOLRACE_DAILY_CERTIFY, read by settings_from
         help="do not require daily deals to be proven winnable [SOLRACE_DAILY_CERTIFY=0]",
     )
     add(
@@ -204,6 +225,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=_env("DRAIN_S", DEFAULTS.shutdown_grace_s),
         help="on SIGTERM, seconds to wait for queued writes before spilling the rest to "
         "the spill file [SOLRACE_DRAIN_S]",
+    )
+    add(
+        "--max-clock-offset-ms",
+        type=int,
+        default=_env("MAX_CLOCK_OFFSET_MS", DEFAULTS.max_clock_offset_ms),
+        help="a node whose clock is further off the store's (Redis TIME) takes no lease and "
+        "no new connection until they agree [SOLRACE_MAX_CLOCK_OFFSET_MS]",
     )
     add(
         "--spill-file",
@@ -261,7 +289,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--no-hold-flagged",
         dest="hold_flagged",
         action="store_false",
-        default=_env("HOLD_FLAGGED", "1") not in ("0", "false", "no"),
+        default=None,  # SOLRACE_HOLD_FLAGGED, read by settings_from
         help="flagged runs still go on the boards and rated races are rated at once (the "
         "flags wait for a moderator all the same) [SOLRACE_HOLD_FLAGGED=0]",
     )
@@ -305,24 +333,29 @@ def settings_from(args: argparse.Namespace) -> Settings:
             connections_per_address=int(args.connections_per_address),
             auth_per_username=int(args.auth_per_username),
             registrations_per_address_day=int(args.registrations_per_address_day),
-            new_accounts_ranked_today=bool(args.new_accounts_ranked_today),
+            new_accounts_ranked_today=_flag(
+                args.new_accounts_ranked_today,
+                "RANK_NEW_ACCOUNTS",
+                DEFAULTS.new_accounts_ranked_today,
+            ),
             ping_interval_s=float(args.ping_interval_s),
             ping_timeout_s=float(args.ping_timeout_s),
             spectator_chunk=max(1, int(args.spectator_chunk)),
             spectator_pause_ms=max(0.0, float(args.spectator_pause_ms)),
             daily_secret=args.daily_secret,
-            daily_certify=args.daily_certify,
+            daily_certify=_flag(args.daily_certify, "DAILY_CERTIFY", DEFAULTS.daily_certify),
             daily_certify_budget_s=float(args.daily_certify_budget_s),
             static_dir=args.static_dir,
             signing_key_path=Path(args.signing_key_path) if args.signing_key_path else None,
             spill_path=Path(args.spill_path) if args.spill_path else None,
             shutdown_grace_s=float(args.shutdown_grace_s),
+            max_clock_offset_ms=int(args.max_clock_offset_ms),
             keep_race_logs_days=int(args.keep_race_logs_days),
             keep_identities_days=int(args.keep_identities_days),
             keep_guests_days=int(args.keep_guests_days),
             admin_token=args.admin_token or None,  # empty: none
             fair_play_solver_nodes=int(args.fair_play_solver_nodes),
-            hold_flagged=bool(args.hold_flagged),
+            hold_flagged=_flag(args.hold_flagged, "HOLD_FLAGGED", DEFAULTS.hold_flagged),
             log_level=args.log_level,
         )
     )
@@ -342,6 +375,7 @@ def checked(settings: Settings) -> Settings:
         ("--auth-per-username", settings.auth_per_username, 1),
         ("--registrations-per-address", settings.registrations_per_address_day, 1),
         ("--drain-s", settings.shutdown_grace_s, 0),
+        ("--max-clock-offset-ms", settings.max_clock_offset_ms, 1),
         ("--keep-race-logs-days", settings.keep_race_logs_days, 1),
         ("--keep-identities-days", settings.keep_identities_days, 1),
         ("--keep-guests-days", settings.keep_guests_days, 1),
@@ -365,6 +399,11 @@ def checked(settings: Settings) -> Settings:
         raise SolraceError(f"--host: {settings.host!r} is not an address here ({error})") from None
     if settings.redis_url is not None:
         _check_redis_url(settings.redis_url)
+    if "{" in settings.redis_prefix or "}" in settings.redis_prefix:
+        raise SolraceError(
+            f"--redis-prefix: {settings.redis_prefix!r} must not hold braces (Redis reads "
+            "them as hash tags)"
+        )
     if settings.admin_token is not None and len(settings.admin_token) < ADMIN_TOKEN_LENGTH:
         raise SolraceError(f"--admin-token: must be at least {ADMIN_TOKEN_LENGTH} characters long")
     if settings.daily_secret is not None and len(settings.daily_secret) < SHORT_SECRET:
@@ -412,16 +451,16 @@ async def serve_until_signalled(settings: Settings) -> None:
     except OSError as error:
         where = f"{settings.host}:{settings.port}"
         raise SolraceError(f"--host/--port: cannot listen on {where}: {error.strerror}") from None
-    print(
-        f"solrace: serving on http://{settings.host}:{server.port}/ "
-        f"(websocket: ws://{settings.host}:{server.port}/ws)",
-        flush=True,
-    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     memorydump.install(loop)
+    print(  # after the handlers: a SIGTERM sent once this is read shuts down gracefully
+        f"solrace: serving on http://{settings.host}:{server.port}/ "
+        f"(websocket: ws://{settings.host}:{server.port}/ws)",
+        flush=True,
+    )
     await stop.wait()
     log = logging.getLogger("solrace.server")
     log.info("shutting down")

@@ -63,6 +63,9 @@ class Settings:
     daily_certify_budget_s: float = CERTIFY_BUDGET_S  # one worker core, at most this long a day
     # (Shady Lanes needs minutes; the other games under a second: docs/solver.md)
     shutdown_grace_s: float = 10.0  # time to finish writes on SIGTERM
+    # a node whose wall clock is further off the store's (Redis TIME) takes no lease and no
+    # new connection (server/clock_check.py)
+    max_clock_offset_ms: int = 2_000
     # the Ed25519 key (PEM) race logs and boards are signed with; None: one kept in the store
     signing_key_path: Path | None = None
     static_dir: str | None = None  # the browser client's files; None: the packaged ones

@@ -29,8 +29,8 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import Any
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from typing import Any, TypeVar
 
 from protocol.daily import (
     CHAIN_FIRST_DAY,
@@ -70,6 +70,7 @@ PREPARE_ORDER = tuple(sorted(GAMES, key=lambda game: game in SLOW_TO_PROVE))
 
 # (game, deal number, node budget, deadline on time.monotonic) -> True when proven winnable
 Certifier = Callable[[str, int, int, float], bool]
+Answer = TypeVar("Answer")
 
 
 def start_worker(server: int) -> None:
@@ -167,6 +168,7 @@ class DailyDeals:
         self.line_nodes = settings.fair_play_solver_nodes
         self.lines: dict[tuple[str, int], tuple[str, ...] | None] = {}  # (game, deal) -> line
         self.asked: set[asyncio.Future[tuple[str, ...] | None]] = set()  # lines being found
+        self.in_worker: set[Future[Any]] = set()  # what the worker has still to finish
 
     async def ready(self, game: str, day: str) -> tuple[int, bool] | None:
         """The day's deal and whether it is proven winnable, when that is settled; None
@@ -205,7 +207,7 @@ class DailyDeals:
         work = functools.partial(
             first_proven, self.certifier, game, candidates, self.nodes, self.budget_s
         )
-        number, proven = await asyncio.get_running_loop().run_in_executor(self.worker(), work)
+        number, proven = await self._in_worker(work)
         self.verdicts[(game, number)] = proven
         return number, proven
 
@@ -217,8 +219,7 @@ class DailyDeals:
             return None
         if (game, number) not in self.lines:
             work = functools.partial(solver_line, game, number, self.line_nodes)
-            loop = asyncio.get_running_loop()
-            self.lines[(game, number)] = await loop.run_in_executor(self.worker(), work)
+            self.lines[(game, number)] = await self._in_worker(work)
         return self.lines[(game, number)]
 
     def line_soon(self, game: str, number: int) -> Callable[[], tuple[str, ...] | None]:
@@ -234,6 +235,14 @@ class DailyDeals:
             return self.lines.get((game, number))
 
         return known
+
+    async def _in_worker(self, work: Callable[[], Answer]) -> Answer:
+        """``work``'s answer, worked out in the worker process (kept in ``in_worker`` until
+        the worker is done with it, even when whoever awaited it gave up)."""
+        future = self.worker().submit(work)
+        self.in_worker.add(future)
+        future.add_done_callback(self.in_worker.discard)
+        return await asyncio.wrap_future(future)
 
     def worker(self) -> Executor:
         """The worker process the solver runs in (made when first needed)."""
@@ -295,12 +304,29 @@ class DailyDeals:
                     )
 
     def close(self) -> None:
+        """Stop at once: cancel what waits, and kill the worker process, whatever it is
+        solving (it may be starved of CPU for minutes: the process must not wait for it at
+        exit). Nothing half-chosen was stored."""
         for task in self.preparing.values():
             task.cancel()
         for asked in self.asked:
             asked.cancel()
-        if self.executor is not None:
-            self.executor.shutdown(wait=False, cancel_futures=True)
+        if self.executor is None:
+            return
+        busy = any(not future.done() for future in self.in_worker)
+        processes = list(getattr(self.executor, "_processes", None) or {})
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        for pid in processes:  # private to concurrent.futures (3.14: kill_workers())
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if busy:
+            log.warning(
+                "certification abandoned at shutdown",
+                extra={
+                    "detail": "the worker's unfinished solving is dropped; a later "
+                    "start chooses and certifies the day's deal again"
+                },
+            )
 
 
 class DailyDesk:

@@ -1,7 +1,8 @@
 """The work done once per deployment, by whichever node holds its lease (``LEASES``):
 ``timers`` (the sweeper: lost nodes' players, races' time limits; and quick pairing) and
 ``daily`` (choose and certify the daily deals, a day ahead). Every node says it is alive
-as it renews its leases."""
+as it renews its leases, and first compares its clock with the store's: a node whose
+clock is off takes no lease, and gives up those it holds (``server/clock_check.py``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import logging
 from typing import Final
 
 from protocol.daily import day_of
+from server.clock_check import ClockCheck
 from server.config import Settings
 from server.daily import DailyDeals
 from server.executor import Executor, now
@@ -35,6 +37,7 @@ class Duties:
         executor: Executor,
     ) -> None:
         self.node = node
+        self.clock = ClockCheck(settings.max_clock_offset_ms)
         self.store = store
         self.settings = settings
         self.daily = daily
@@ -76,6 +79,9 @@ class Duties:
                 await self.store.bus.node_alive(self.node, LEASE_TTL_MS)
             except Exception:
                 log.warning("could not say this node is alive", exc_info=True)
+            if await self.clock_off():
+                await asyncio.sleep(self.settings.sweep_every_s)
+                continue
             for name in LEASES:
                 try:
                     held = await self.store.bus.claim_lease(name, self.node, LEASE_TTL_MS)
@@ -95,6 +101,24 @@ class Duties:
                 except Exception:
                     log.warning("sweeping lost nodes and time limits failed", exc_info=True)
             await asyncio.sleep(self.settings.sweep_every_s)
+
+    async def clock_off(self) -> bool:
+        """Compare this node's clock with the store's; when it is off, give up every lease
+        held (another node takes them over) and say True."""
+        try:
+            await self.clock.measure(self.store.bus)
+        except Exception:
+            log.warning("could not read the store's clock", exc_info=True)
+        if not self.clock.off:
+            return False
+        for name in sorted(self.leases):
+            self.leases.discard(name)  # no more of its work here; unreleased, it lapses
+            log.info("lease given up", extra={"lease": name, "node": self.node})
+            try:
+                await self.store.bus.release_lease(name, self.node)
+            except Exception:
+                log.warning("could not give a lease up", exc_info=True, extra={"lease": name})
+        return True
 
     def running(self) -> list[asyncio.Task[None]]:
         """The task preparing deals, if one was started (stopped with the server's)."""

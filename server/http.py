@@ -1,5 +1,6 @@
 """Plain HTTP on the websocket port: ``GET /healthz`` (is all well: the store, the writes),
-``GET /readyz`` (may a load balancer send new connections here: not while shutting down),
+``GET /readyz`` (may a load balancer send new connections here: not while shutting down,
+nor while the node's clock is off the store's),
 ``GET /metrics``, ``GET /games`` (the games served here), ``GET /signing-keys`` (the
 public keys of signed results) and the browser client's files.
 
@@ -55,6 +56,10 @@ class NodeStatus(Protocol):
         """The health report; its "status" is "ok" or "degraded"."""
         ...
 
+    def clock_trouble(self) -> str | None:
+        """Why this node takes no new connection, its clock being off (None: it takes them)."""
+        ...
+
     def signing_keys(self) -> dict[str, Any]: ...
 
     async def daily_secret(self) -> str: ...
@@ -82,12 +87,16 @@ class HttpRoutes:
             if self.status.stopping:  # draining: new players go to another node
                 body = b"this node is shutting down: connect again\n"
                 return _response(HTTPStatus.SERVICE_UNAVAILABLE, body, "text/plain")
+            trouble = self.status.clock_trouble()
+            if trouble is not None:  # it would decide days on its own wrong day
+                body = f"{trouble}\n".encode()
+                return _response(HTTPStatus.SERVICE_UNAVAILABLE, body, "text/plain")
             return self.admit(connection, request)
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             return await self.health()
         if path == "/readyz":  # for a load balancer: take new connections here?
-            ready = not self.status.stopping
+            ready = not self.status.stopping and self.status.clock_trouble() is None
             body = json.dumps({"ready": ready, "node": self.status.node}).encode()
             status = HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE
             return _response(status, body, "application/json")

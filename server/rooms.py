@@ -62,6 +62,7 @@ class Room:
         self.feed_seq = 0
         self.released_seq = 0
         self.released_entries: dict[str, int] = {}  # racer -> log entries shown to spectators
+        self.fed_seqs: dict[str, int] = {}  # racer -> the seq of their last action fed
         self.shown: dict[str, dict[str, Any]] = {}  # racer -> standing spectators know
         self.shown_phase = race.phase.value
         self.standings_version = 0  # grows with every change of anyone's standing
@@ -80,10 +81,7 @@ class Room:
         self.stored = False  # its end (record and result) is written
         self.sending = False  # a fan-out of feed items is still being written
         self.feed_soon = False  # a feed of this room is asked for at the end of this turn
-        # Nobody watches, nothing is delayed or queued: every item is released as it comes,
-        # so what spectators would know is the race as it is, and nothing is tracked until
-        # a spectator arrives (``watch`` then catches up).
-        self.synced = not self.delay_ms
+        self._released_from_race()
         # a ranked daily run's fair-play context (``server/fairplay.py``): the solver's
         # line for the deal once it is known, and the player's earlier times of the game
         self.solver_line: Callable[[], tuple[str, ...] | None] = lambda: None
@@ -105,8 +103,8 @@ class Room:
         ``act`` item advances that racer's action log by one. While the boards are held
         (``boards_live``) every item goes out as ``progress_only`` makes it."""
         self.feed_seq += 1
-        if self._unwatched():
-            self.synced = True  # nobody to send it to; a snapshot will cover it
+        if self._unwatched():  # nobody to send it to: released at once, so a snapshot
+            self._release(self.feed_seq, kind, data, racer)  # shows exactly the items fed
             return
         if not self.boards_live:
             kind, data = progress_only(kind, data)
@@ -119,20 +117,31 @@ class Room:
     def post_act(self, racer: str, reply: dict[str, Any], now_mono: int) -> None:
         """Queue ``racer``'s accepted action, given as the answer they got: spectators see
         the same, but for its ``seq`` (a feed item's ``seq`` numbers the feed) and ``legal``,
-        and with whose it is. (With nobody to send it to, the answer itself is released.)"""
-        data = reply
-        if not self._unwatched():
-            data = {**reply, "player": racer}
-            del data["seq"]
-            data.pop("legal", None)
+        and with whose it is (with nobody to send it to, the answer itself is released).
+        Each action is fed once, in the order of the racer's seqs, however often it is
+        applied."""
+        seq = reply["seq"]
+        if seq <= self.fed_seqs.get(racer, 0):
+            return  # fed already: applied again to a replica read back older than its feed
+        self.fed_seqs[racer] = seq
+        if self._unwatched():  # as ``post`` does, without a copy (the usual case)
+            self.feed_seq += 1
+            self._release(self.feed_seq, "act", reply, racer)
+            return
+        data = {**reply, "player": racer}
+        del data["seq"]
+        data.pop("legal", None)
         self.post("act", data, now_mono, racer=racer)
 
     def _unwatched(self) -> bool:
         """An item posted now would be released at once, to nobody."""
         return not self.spectators and not self.delay_ms and not self.pending
 
-    def _catch_up(self) -> None:
-        """What spectators know, taken from the race itself (see ``synced``)."""
+    def _released_from_race(self) -> None:
+        """What spectators know of a race made here or read back from the store: all of
+        it, as nothing of it will be fed. From then on only items fed (or released to
+        nobody) change it, never the race itself: an action applied but not yet stored is
+        fed once stored, so a snapshot holding it would have it twice."""
         race = self.race
         standings = {player: racer.standing() for player, racer in race.racers.items()}
         self.shown = {
@@ -140,20 +149,18 @@ class Room:
             for player, standing in standings.items()
         }
         self.released_entries = {player: len(racer.log) for player, racer in race.racers.items()}
+        self.fed_seqs = {player: r.log[-1].seq for player, r in race.racers.items() if r.log}
         self.shown_phase = race.phase.value
         self.released_seq = self.feed_seq
-        self.synced = False
 
     def feed_anew(self) -> None:
         """The race was replaced by what the store holds (it lost acknowledged actions):
         what spectators know is taken from it, and items still queued for them (of actions
         now lost) are dropped; they are sent a snapshot when they watch again."""
         self.pending.clear()
-        self._catch_up()
+        self._released_from_race()
 
     def watch(self, session: Session) -> None:
-        if self.synced:
-            self._catch_up()
         self.spectators[session] = None
         self.feeding.add(self)  # the spectator count changed
 

@@ -89,6 +89,10 @@ class RedisBus(Bus):
         key = self._keys.key("lease", name)
         return bool(await self._call(self._lease(keys=[key], args=[holder, ttl_ms])))
 
+    async def clock_ms(self) -> int | None:
+        seconds, microseconds = await self._call(self._redis.time())
+        return int(seconds) * 1000 + int(microseconds) // 1000
+
     async def release_lease(self, name: str, holder: str) -> None:
         await self._call(self._release(keys=[self._keys.key("lease", name)], args=[holder]))
 

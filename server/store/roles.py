@@ -186,6 +186,11 @@ class Bus(ABC):
     async def release_lease(self, name: str, holder: str) -> None:
         """Give the lease up if ``holder`` holds it (another process may take it at once)."""
 
+    async def clock_ms(self) -> int | None:
+        """The store's own clock, in ms since the epoch (Redis ``TIME``), which every node
+        sharing it reads alike; None for a store with no clock of its own (memory)."""
+        return None
+
 
 class Accounts(ABC):
     """Who players are: resume tokens' identities, accounts, ratings, the past their

@@ -164,3 +164,28 @@ def test_a_race_the_store_lost_has_the_stored_part_of_each_log_written_again() -
         ]
     )
     assert not room.suspect
+
+
+def test_a_read_back_older_than_the_feed_never_feeds_an_action_twice() -> None:
+    """After a failed write the race is read back from the store; Bob's third action
+    (another node's, stored) came and was fed while the logs were being read, so the race
+    read back lacks it. Applied again by the next pull, it was fed again: an ``act`` whose
+    ``actions`` repeated the last one."""
+    room = Room(started(), START.mono_ms, Feeding())
+    bob = played(started(), "bob", 3)  # stored by the node Bob plays on
+
+    def carry_out(effects: list[object]) -> None:  # as the executor posts them
+        for effect in effects:
+            if isinstance(effect, PostAct):
+                room.post_act(effect.racer, effect.reply, START.mono_ms)
+
+    here = lambda player: True  # noqa: E731
+    read_back = restore(record_of(room.race), rules_for(GAME), bob[:2], START)
+    carry_out(apply_logged(room, "bob", bob, START, SETTINGS, here))
+    stale = Room(read_back, 0, Feeding())
+    stale.durable = {"bob": 2}
+    reconciled(room, stale)
+    carry_out(apply_logged(room, "bob", bob, START, SETTINGS, here))  # the next pull
+    assert room.feed_seq == 3
+    assert room.released_entries == {"ann": 0, "bob": 3}
+    assert room.spectator_snapshot()["players"][1]["actions"] == 3

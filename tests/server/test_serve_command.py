@@ -4,6 +4,7 @@ shutdown on SIGTERM that tells everyone and finishes its writes; docker-compose.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -112,14 +113,21 @@ def running(pid: int) -> bool:
         return False
 
 
+def started_with_a_worker(server: ServeProcess) -> list[int]:
+    """Start ``server`` and wait for its certification worker: its process id, in a list."""
+    server.start()
+    assert server.process is not None
+    deadline = time.monotonic() + 30
+    while not (workers := children(server.process.pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert workers, "the server started no certification worker"
+    return workers
+
+
 def test_the_certification_worker_ends_when_its_server_is_killed(tmp_path: Path) -> None:
     with ServeProcess(free_port(), tmp_path, "--certify-budget-s", "1") as server:
-        server.start()  # it prepares today's and tomorrow's deals in its worker process
-        assert server.process is not None
-        deadline = time.monotonic() + 30
-        while not (workers := children(server.process.pid)) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert workers, "the server started no certification worker"
+        # it prepares today's and tomorrow's deals in its worker process
+        workers = started_with_a_worker(server)
         server.kill()  # kill -9: the server cannot stop its worker itself
         deadline = time.monotonic() + 10
         while any(map(running, workers)) and time.monotonic() < deadline:
@@ -156,6 +164,9 @@ BAD_SETTINGS = [
     (["--fair-play-solver-nodes", "-1"], "--fair-play-solver-nodes"),
     (["--signing-key", str(ROOT / "pyproject.toml")], "--signing-key"),
     (["--redis", f"redis://127.0.0.1:{free_port()}/0"], "--redis"),  # nobody listens there
+    (["--max-clock-offset-ms", "0"], "--max-clock-offset-ms"),
+    (["--redis-prefix", "a{b"], "--redis-prefix"),  # braces mark Redis Cluster hash tags
+    (["--redis", f"redis://127.0.0.1:{free_port()}/0", "--redis-prefix", "a}"], "--redis-prefix"),
 ]
 
 
@@ -175,6 +186,40 @@ def test_every_bad_setting_is_one_sentence_naming_it_and_exit_status_2(
     assert "Traceback" not in told and len(told.splitlines()) == 1, (args, told)
     assert told.startswith(f"solrace: error: {option}"), (args, told)
     assert "serving on" not in done.out, args
+
+
+FLAGS = [
+    ("RANK_NEW_ACCOUNTS", "new_accounts_ranked_today", False),
+    ("DAILY_CERTIFY", "daily_certify", True),
+    ("HOLD_FLAGGED", "hold_flagged", True),
+]
+
+
+@pytest.mark.parametrize(("variable", "setting", "default"), FLAGS)
+def test_every_boolean_variable_takes_the_usual_spellings_of_on_and_off(
+    variable: str, setting: str, default: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.command import settings_from
+
+    spellings = {"1": True, "true": True, "Yes": True, "ON": True, "0": False, "FALSE": False}
+    spellings |= {"no": False, "Off": False, "": default}  # empty: as if unset
+    for spelling, meant in spellings.items():
+        monkeypatch.setenv(f"SOLRACE_{variable}", spelling)
+        settings = settings_from(build_parser().parse_args(["serve"]))
+        assert getattr(settings, setting) is meant, (variable, spelling)
+
+
+@pytest.mark.timeout(30)  # a value taken as on or off would serve until then
+@pytest.mark.parametrize("variable", [variable for variable, _, _ in FLAGS])
+def test_a_boolean_variable_that_is_not_on_or_off_is_one_sentence_and_exit_status_2(
+    variable: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``SOLRACE_RANK_NEW_ACCOUNTS=maybe`` was taken as on (anything but 0/false/no was)."""
+    monkeypatch.setenv(f"SOLRACE_{variable}", "maybe")
+    status = main(["serve", "--port", "0"])  # no option given: the variable counts
+    told = capsys.readouterr().err.strip()
+    assert status == 2 and len(told.splitlines()) == 1, told
+    assert told.startswith(f"solrace: error: SOLRACE_{variable}: 'maybe'"), told
 
 
 def test_a_port_in_use_is_one_sentence_and_exit_status_2() -> None:
@@ -203,18 +248,14 @@ def test_sign_ins_never_wait_behind_the_certification_worker(tmp_path: Path) -> 
     server never waits behind certification (it did while the worker was only niced and
     so always ran before the idle-class hashing)."""
     with ServeProcess(free_port(), tmp_path, "--certify-budget-s", "30") as server:
-        server.start()
-        assert server.process is not None
-        deadline = time.monotonic() + 30
-        while not (workers := children(server.process.pid)) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert workers, "the server started no certification worker"
+        workers = started_with_a_worker(server)
 
         async def register() -> None:
             async with await member(server.url, "Ann"):
                 pass
 
         asyncio.run(register())  # the hashing thread starts with the first hash
+        assert server.process is not None
         pid = server.process.pid
         threads = [int(task.name) for task in Path(f"/proc/{pid}/task").iterdir()]
         idle = [tid for tid in threads if os.sched_getscheduler(tid) == os.SCHED_IDLE]
@@ -225,3 +266,28 @@ def test_sign_ins_never_wait_behind_the_certification_worker(tmp_path: Path) -> 
         while os.sched_getscheduler(workers[0]) != os.SCHED_IDLE and time.monotonic() < deadline:
             time.sleep(0.1)
         assert os.sched_getscheduler(workers[0]) == os.SCHED_IDLE
+
+
+def test_sigterm_abandons_a_certification_that_does_not_finish_within_the_drain_time(
+    tmp_path: Path,
+) -> None:
+    """A server stopped while its certification worker is starved of CPU (here: stopped
+    outright, SIGSTOP) exits within its drain time all the same; it waited for the worker
+    after logging "stopped" (over 2 minutes once). The deal was not stored: the next start
+    certifies again."""
+    with ServeProcess(
+        free_port(), tmp_path, "--certify-budget-s", "600", "--drain-s", "2"
+    ) as server:
+        workers = started_with_a_worker(server)
+        os.kill(workers[0], signal.SIGSTOP)  # it gets no CPU from now on
+        try:
+            began = time.monotonic()
+            assert server.terminate(timeout_s=20) == 0
+            took = time.monotonic() - began
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(workers[0], signal.SIGKILL)
+        assert took < 2 + 8, took  # the drain time, and the steps after it (a loaded machine)
+        assert not running(workers[0])
+        said = [line["msg"] for line in server.log()]
+        assert "certification abandoned at shutdown" in said, said

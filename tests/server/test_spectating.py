@@ -3,19 +3,24 @@ delays, refusals — and never a hidden card in any frame a spectator receives."
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 
 import pytest
 from harness import member, player, running_server, winning_actions
 from hidden_cards import cards_in, hidden
+from redis_server import RedisServer
 
 from client.api import ServerError
 from protocol.cards import name
 from protocol.games import rules_for
+from protocol.messages import Watch
 from protocol.notation import parse_action
 from protocol.race import view_json
 from protocol.wire import decode_from_server
 from server.store import Store
+from server.store.redis_store import RedisStore
 
 GAME, DEAL = "mount_sunflower", 18  # one deck: every card is unique, so a leak is exact
 
@@ -241,3 +246,45 @@ async def test_once_the_deal_is_revealed_spectators_see_every_racer_s_face_down_
             assert standing["view"] == result.data["revealed"][standing["player"]]
         for client in (ann, bob, cy):
             await client.close()
+
+
+async def test_a_first_spectator_never_gets_an_action_their_snapshot_already_holds(
+    redis_server_factory: Callable[..., RedisServer],
+) -> None:
+    """A race nobody watched on this node showed its first spectator the race as it was,
+    with an action still being written (applied, not yet answered nor fed); once written,
+    the feed sent that action again: an ``act`` whose ``actions`` repeated the snapshot's
+    (a client applying it plays the move twice). Redis is frozen to hold the write."""
+    redis = redis_server_factory()
+    store = RedisStore(redis.url, prefix="first-spectator:")
+    wins = winning_actions(GAME, DEAL)
+    async with running_server(store) as server:
+        ann, dee = await player(server, "Ann"), await player(server, "Dee")
+        race = (await ann.create_race(GAME, deal=DEAL, max_players=1))["race"]
+        await ann.next_event("started")
+        await ann.act(race, wins[0])
+        replica = server.races.rooms[race]
+        redis.pause()
+        try:
+            acting = asyncio.ensure_future(ann.act(race, wins[1]))
+            await until(lambda: replica.race.racers[ann.player].last_seq == 2)
+            watching = asyncio.ensure_future(dee.spectate(race))
+            await until(lambda: bool(replica.spectators))  # its snapshot is taken
+        finally:
+            redis.resume()
+        answer, watched = await acting, await watching
+        (ann_seen,) = watched["players"]
+        item = await dee.next_event("act", timeout=5)
+        assert isinstance(item, Watch)
+        assert ann_seen["actions"] < item.data["actions"] == answer["actions"], (ann_seen, item)
+        assert item.seq > watched["feed_seq"]  # after the snapshot (a count may come first)
+        for client in (ann, dee):
+            await client.close()
+    await store.close()
+
+
+async def until(check: Callable[[], bool], seconds: float = 5) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "not within the time"
+        await asyncio.sleep(0.005)

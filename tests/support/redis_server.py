@@ -131,6 +131,16 @@ class RedisServer:
     def stop(self) -> None:
         self._end(signal.SIGTERM)
 
+    def pause(self) -> None:
+        """Freeze the server (SIGSTOP): connections stay open, nothing is answered."""
+        assert self._process is not None
+        self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused server answer again (SIGCONT)."""
+        assert self._process is not None
+        self._process.send_signal(signal.SIGCONT)
+
     def _end(self, how: signal.Signals) -> None:
         if self._process is None:
             return
