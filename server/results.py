@@ -23,6 +23,8 @@ from server.fairplay import review_of
 from server.jobs import EndRace, KeepReview, RecordDaily, RecordHistory
 from server.rooms import Room
 
+GAVE_UP = ("resigned", "dropped")  # outcomes that never win a race, whatever the place
+
 log = logging.getLogger("solrace.director")  # a race's end is one of the director's steps
 
 
@@ -97,7 +99,7 @@ def closed(room: Room, settings: Settings) -> Effects:
 def histories(race: Race, result: dict[str, Any], moment: Now, keep_s: int) -> list[RecordHistory]:
     """Each racer's line in their history (kept ``keep_s`` after their last race): their
     place, outcome and figures; a head-to-head race counts as played (and won, by the
-    first), a ranked daily run for its day."""
+    first unless they gave up: resigned or dropped), a ranked daily run for its day."""
     settings = race.settings
     counted = settings.mode == "race" and len(race.racers) > 1
     ranked_day = settings.day if settings.mode == "daily" and settings.ranked else None
@@ -117,7 +119,7 @@ def histories(race: Race, result: dict[str, Any], moment: Now, keep_s: int) -> l
             "actions": entry["actions"],
             "progress": entry["progress"],
         }
-        won = counted and entry["rank"] == 1
+        won = counted and entry["rank"] == 1 and entry["outcome"] not in GAVE_UP
         jobs.append(
             RecordHistory(
                 entry["player"], race.id, settings.game, line, counted, won, ranked_day, keep_s
