@@ -10,12 +10,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from protocol.player_events import Held, RaceResult, Rated
+from protocol.player_events import Held, RaceResult, Rated, Unrated
 from protocol.race import Now, Race
 from protocol.race_record import record_of
 from protocol.race_views import race_result, race_runs, revealed_views
 from protocol.ranking import Run
-from protocol.rated import unrated_because
+from protocol.rated import UNRATED, unrated_because
 from protocol.ratings import Rating, is_provisional
 from server.config import Settings
 from server.effects import Effects, Forget, Post, Push, PushAnywhere, Rate, Write
@@ -48,8 +48,11 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
     ]
     if race_settings.mode == "daily" and race_settings.ranked and race_settings.day is not None:
         effects += daily_run(room, moment, settings)
-    if rated(race):
+    reason = unrated_because(race)
+    if reason is None:
         effects.append(Rate(room))
+    elif race_settings.mode == "race" and len(race.racers) > 1:
+        effects += [Push(player, unrated_news(race, reason)) for player in race.racers]
     keep_identities_s = settings.keep_identities_days * 86_400
     effects += [Write(job) for job in histories(race, result, moment, keep_identities_s)]
     log.info(
@@ -79,6 +82,11 @@ def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:
         assert race.settings.day is not None
         effects.append(Write(RecordDaily(race.settings.game, race.settings.day, run)))
     return effects
+
+
+def unrated_news(race: Race, reason: str) -> Unrated:
+    """A head-to-head race moved no rating: why (a code of ``UNRATED``), and in a sentence."""
+    return Unrated(race.id, race.settings.game, reason, UNRATED[reason])
 
 
 def held_news(race: Race) -> Held:
@@ -126,12 +134,6 @@ def histories(race: Race, result: dict[str, Any], moment: Now, keep_s: int) -> l
             )
         )
     return jobs
-
-
-def rated(race: Race) -> bool:
-    """The race itself may count for its racers' ratings (``protocol/rated.py``); the
-    store's facts (shared addresses, pairs' races that day) are asked when it is rated."""
-    return unrated_because(race) is None
 
 
 def rated_runs(race: Race) -> list[Run]:
