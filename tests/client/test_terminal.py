@@ -128,6 +128,8 @@ async def test_play_quick_waits_for_an_opponent_then_races() -> None:
         await ann.type("resign")
         assert await ann.finish() == 0
     assert "You placed" in ann.output
+    # and that it was not rated, and why (issue 32)
+    assert "Not rated: fewer than two racers had accounts (a guest is never rated)." in ann.output
 
 
 async def test_play_shows_the_sentence_of_a_refused_action_and_goes_on() -> None:

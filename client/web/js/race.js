@@ -39,6 +39,7 @@ export class RaceScreen {
     this.result = null;
     this.rated = null; // the `rated` event: every rated racer's new rating and change
     this.held = null; // the `held` event: this race waits for a moderator before it counts
+    this.unrated = null; // the `unrated` event: this race moved no rating, and why
     this.rematchOffer = null;
     this.el["seal-toggle"].addEventListener("click", () => this.toggleSeal());
     this.el["ghost-button"].addEventListener("click", () =>
@@ -110,6 +111,7 @@ export class RaceScreen {
     this.result = null;
     this.rated = null;
     this.held = null;
+    this.unrated = null;
     this.rematchOffer = null;
     delete this.root.dataset.race;
     delete this.root.dataset.phase;
@@ -174,6 +176,10 @@ export class RaceScreen {
         break;
       case "held":
         this.held = event;
+        this.drawResult();
+        break;
+      case "unrated":
+        this.unrated = event;
         this.drawResult();
         break;
       case "rematch":
@@ -395,7 +401,7 @@ export class RaceScreen {
       return;
     }
     this.ending().then(({ drawResult }) =>
-      drawResult(this.el, this.info, this.result, this.rated, this.app, this.held),
+      drawResult(this.el, this.info, this.result, this.app, this),
     );
   }
 
