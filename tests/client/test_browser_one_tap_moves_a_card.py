@@ -2,7 +2,8 @@
 plays the best of the legal actions the server listed for it (home first, then onto a
 card of its suit, then onto any card, leftmost first, an empty pile last; issue 32: 4♣
 went onto 5♥ while 5♣ was free); a card with no legal place is picked up
-instead; a double-click moves one card, not two; and, as the player chooses, cards go
+instead, and a refusal (in the cards' names the table shows) goes with the next move; a
+double-click moves one card, not two; and, as the player chooses, cards go
 home by themselves. When nothing but undo is left the page says so, and a race that
 counts for nothing (a race of one, a daily's practice) offers hints."""
 
@@ -80,8 +81,12 @@ def test_a_card_with_no_place_is_picked_up_to_be_put_down(
     card.click(position=CORNER)
     expect(card).to_have_class(re.compile(r"\bselected\b"))
     my_board(page).locator('[data-pile="t5"]').click(position=CORNER)  # the rules refuse it
-    expect(page.locator("#race-message")).to_contain_text("cannot go on")
+    message = page.locator("#race-message")  # in the cards' names as the table shows them
+    expect(message).to_have_text(re.compile(r"^\d?[\dAJQK][♣♠♥♦] cannot go on \d?[\dAJQK][♣♠♥♦]: "))
     wait_for_board(my_board(page), expected_board(GAME, DEAL, []))
+    card.click(position=CORNER)  # the next move begins: the refusal goes
+    expect(card).to_have_class(re.compile(r"\bselected\b"))
+    expect(message).to_have_text("")
 
 
 def test_home_is_the_best_place_and_a_double_click_moves_one_card(

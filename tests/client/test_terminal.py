@@ -229,8 +229,8 @@ async def test_play_on_a_terminal_colours_the_cards_and_redraws_the_screen() -> 
             await ann.expect(re.escape(PROMPT))
             screen = ann.output
             assert "\x1b[2J" in screen or "\x1b[H" in screen  # cleared before drawing
-            assert re.search(r"\x1b\[31m10H", screen)  # hearts in red (t5 shows 10H)
-            assert not re.search(r"\x1b\[31m4C", screen)  # clubs not
+            assert re.search(r"\x1b\[31m10♥", screen)  # hearts in red (t5 shows 10♥)
+            assert not re.search(r"\x1b\[31m4♣", screen)  # clubs not
             await ann.type("1")
             await ann.expect(r"1 action")
             await ann.type("resign")

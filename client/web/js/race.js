@@ -53,6 +53,10 @@ export class RaceScreen {
     this.el["rematch-button"].addEventListener("click", () => this.rematch());
     this.el["again-button"].addEventListener("click", () => this.playAgain());
     this.el["join-rematch"].addEventListener("click", () => this.joinRematch());
+    // a refusal goes with the next move: a press on the table, a pile key, a played action
+    for (const kind of ["pointerdown", "keydown"]) {
+      this.el["race-board"].addEventListener(kind, () => this.dropRefusal());
+    }
     setInterval(() => this.tick(), 100);
   }
 
@@ -223,6 +227,7 @@ export class RaceScreen {
    * (`movedView`); the answer then draws what the server says, a refusal puts it back.
    */
   play(action) {
+    this.dropRefusal();
     const online = this.app.conn.status === "online"; // offline, a move waits, undrawn
     if (online && this.board && this.view && !this.unanswered.size && this.legal?.includes(action)) {
       const { board, view } = this;
@@ -347,6 +352,11 @@ export class RaceScreen {
 
   copyLink() {
     copyInput(this.el["share-link"], (text) => this.app.notice(text));
+  }
+
+  /** The red sentence of a refused move (or request) goes; any other message stays. */
+  dropRefusal() {
+    if (this.el["race-message"].classList.contains("error")) this.say("");
   }
 
   say(text, isError = false) {
