@@ -20,23 +20,20 @@ function pointless(view, move) {
   return view.face_down[index] === 0 && view.tableau[index].length === move.count;
 }
 
-/** The card at the bottom of the `count` cards taken from `pile` (a code such as "4C"). */
+/** The bottom card of the `count` taken from `pile` ("4C"). */
 function movedCard(view, pile, count) {
   if (pile === "w") return view.waste.at(-1);
   const index = Number(pile.slice(1));
   return pile[0] === "r" ? view.reserves[index].at(-1) : view.tableau[index].at(-count);
 }
 
-/** Whether `move` puts its cards onto a card of their own suit (a run that moves as one). */
+/** Whether `move` builds a run in one suit. */
 function ontoItsSuit(view, move) {
   const onto = move.dst[0] === "t" ? view.tableau[Number(move.dst.slice(1))].at(-1) : null;
   return Boolean(onto) && onto.at(-1) === movedCard(view, move.src, move.count)?.at(-1);
 }
 
-/**
- * Home first, then onto a card of the same suit, then onto any card, then a reserve, then
- * an empty pile; leftmost first.
- */
+/** Home, onto a card of its suit, onto any card, a reserve, an empty pile; leftmost first. */
 function placeOrder(view, move) {
   if (move.dst === "f") return 0;
   if (emptyPile(view, move.dst)) return 4;

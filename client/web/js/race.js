@@ -53,7 +53,7 @@ export class RaceScreen {
     this.el["rematch-button"].addEventListener("click", () => this.rematch());
     this.el["again-button"].addEventListener("click", () => this.playAgain());
     this.el["join-rematch"].addEventListener("click", () => this.joinRematch());
-    // a refusal goes with the next move: a press on the table, a pile key, a played action
+    // a refusal goes with the next move
     for (const kind of ["pointerdown", "keydown"]) {
       this.el["race-board"].addEventListener(kind, () => this.dropRefusal());
     }
@@ -354,7 +354,7 @@ export class RaceScreen {
     copyInput(this.el["share-link"], (text) => this.app.notice(text));
   }
 
-  /** The red sentence of a refused move (or request) goes; any other message stays. */
+  /** A refusal's red sentence goes; any other message stays. */
   dropRefusal() {
     if (this.el["race-message"].classList.contains("error")) this.say("");
   }
