@@ -174,7 +174,9 @@ def test_two_players_who_race_someone_now_meet_in_a_race_that_starts_by_itself(
         )
     problems += view_problems(cal, axe_source, "results-phone")
     # a race the server paired offers "Play again": back in the same game's pool at once
-    # (a race set up in the lobby does not: tests/client/test_browser_racers_*)
+    # (a race set up in the lobby does not: tests/client/test_browser_racers_*); and
+    # "Rematch" too, as every race of two does (docs/browser.md)
+    expect(cal.locator("#results").get_by_role("button", name="Rematch")).to_be_visible()
     cal.locator("#results").get_by_role("button", name="Play again").click()
     expect(cal.locator("#screen-lobby")).to_be_visible()
     expect(cal.locator("#quick-text")).to_contain_text("Looking for a Mount Sunflower opponent")
