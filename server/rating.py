@@ -12,7 +12,7 @@ from protocol.daily import DAY_MS, day_of
 from protocol.race import Now, Race
 from protocol.rated import PAIR_RACES_A_DAY, pairs
 from server.config import Settings
-from server.effects import Effects, PushAnywhere, Write
+from server.effects import Effects, Push, PushAnywhere, Write
 from server.fairplay import history_times, review_of, with_changes
 from server.jobs import KeepReview
 from server.results import held_news, logs_keep_s, rated_runs, ratings_told, unrated_news
@@ -24,7 +24,7 @@ log = logging.getLogger("solrace.director")  # one of the director's steps
 async def rate(store: Store, settings: Settings, race: Race, moment: Now) -> Effects:
     """Rate a finished race, if no node did yet, and tell its rated racers their new
     ratings (``rated``, wherever they are): unless two of its accounts were seen on one
-    address that day or the pair raced enough that day (then its racers are told so:
+    address that day or the pair raced enough that day (then its racers here are told so:
     ``unrated``), or its fair-play review holds it for a moderator (``server/fairplay.py``;
     the review is kept either way)."""
     keep_s = logs_keep_s(settings)
@@ -36,6 +36,8 @@ async def rate(store: Store, settings: Settings, race: Race, moment: Now) -> Eff
         return unrated_told(race, "same_address")
     for a, b in pairs(accounts):  # the store's expiring counters count a pair's day
         if await store.limits.failures(f"rated-pair:{day}:{a}:{b}") >= PAIR_RACES_A_DAY:
+            if await store.accounts.was_rated(race.settings.game, race.id):
+                return []  # another node rated it, and counted it: its racers were told
             log.info("race not rated: the pair's races today", extra={"race": race.id})
             return unrated_told(race, "pair_limit")
     game = race.settings.game
@@ -60,5 +62,6 @@ async def rate(store: Store, settings: Settings, race: Race, moment: Now) -> Eff
 
 
 def unrated_told(race: Race, reason: str) -> Effects:
-    """Every racer is told, wherever they are, that the race moved no rating, and why."""
-    return [PushAnywhere(player, unrated_news(race, reason)) for player in race.racers]
+    """Every racer is told that the race moved no rating, and why: by their own node (each
+    node that follows the race decides alike), so once."""
+    return [Push(player, unrated_news(race, reason)) for player in race.racers]

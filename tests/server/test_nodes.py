@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from harness import SERVE_QUICKLY, member, winning_actions
+from harness import SERVE_QUICKLY, member, quick_race_played, winning_actions
 from racers import Racer
 from redis.asyncio import Redis
 from redis_server import free_port
@@ -331,6 +331,35 @@ async def test_a_player_paired_on_another_node_is_told_the_start_even_without_a_
         for client in (ann, bob):
             started = (await client.next_event("started", timeout=5)).data
             assert started["race"] == race and started["you"]["legal"]
+
+
+async def told_unrated(client: Client, race: str, seconds: float = 2.0) -> list[str]:
+    """The reasons of every ``unrated`` event ``client`` hears of ``race`` within ``seconds``."""
+    reasons = []
+    while True:
+        try:
+            told = await client.next_event("unrated", seconds, lambda e: e["race"] == race)
+        except TimeoutError:
+            return reasons
+        reasons.append(told.data["reason"])
+
+
+async def test_racers_on_two_nodes_are_told_once_why_their_race_was_not_rated(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Each node follows the race and asks the store's facts (here: two accounts on one
+    address); each racer hears ``unrated`` once, from their own node."""
+    args = ("--redis", redis_url, "--redis-prefix", f"unrated-{uuid.uuid4().hex}:", *FAST)
+    args += ("--countdown-ms", "0", "--max-race-ms", "1500")  # the clock ends it
+    with (
+        ServeProcess(free_port(), tmp_path / "a", *args) as a,
+        ServeProcess(free_port(), tmp_path / "b", *args) as b,
+    ):
+        await asyncio.to_thread(a.start)
+        await asyncio.to_thread(b.start)
+        ann, bob = await member(a.url, "Ann"), await member(b.url, "Bob")
+        race = await quick_race_played(ann, bob, GAME)
+        assert [await told_unrated(c, race) for c in (ann, bob)] == [["same_address"]] * 2
 
 
 async def feed_until_result(client: Client, race: str, seconds: float = 30) -> list[Watch]:

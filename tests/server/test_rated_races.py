@@ -126,7 +126,9 @@ def finished_race(players: list[str]) -> list[Run]:
 
 async def test_a_race_is_rated_once_whoever_asks_again(store: Store) -> None:
     runs = finished_race(["a", "b", "c"])
+    assert not await store.accounts.was_rated(GAME, "r1")
     first = await store.accounts.rate_race(GAME, "r1", runs, 10_000, 60)
+    assert await store.accounts.was_rated(GAME, "r1")  # (another node need not say why not)
     assert first is not None and set(first) == {"a", "b", "c"}
     assert all(before == DEFAULT for before, _ in first.values())
     assert (
