@@ -50,6 +50,14 @@ def names(cards: tuple[Card, ...] | list[Card]) -> list[str]:
     return list(map(_NAMES.__getitem__, cards))
 
 
+SUIT_SYMBOLS = "♣♠♥♦"  # in the order of SUITS: how players see the suits
+
+
+def shown(card: Card) -> str:
+    """A card as players see it on the table (browser and terminal), for sentences: ``10♥``."""
+    return RANKS[rank(card)] + SUIT_SYMBOLS[suit(card)]
+
+
 def rank_phrase(rank_value: int) -> str:
     """Rank with its article, for sentences: ``an ace``, ``a 10``, ``an 8``, ``a king``."""
     word = _RANK_WORDS[rank_value]

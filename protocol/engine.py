@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
 from protocol import cards as C
-from protocol.cards import ACE, Card, name
+from protocol.cards import ACE, Card, shown
 from protocol.deals import shuffled
 from protocol.errors import BadGame, IllegalAction
 from protocol.events import Dealt, Event, Moved, Revealed, Undone
@@ -381,8 +381,8 @@ def _replace(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
 def _foundation_refusal(card: Card, dst: Pile, foundations: tuple[tuple[Card, ...], ...]) -> str:
     where = "a foundation" if dst.index is None else str(dst)
     if card >> 2 == ACE:
-        return f"{name(card)} cannot go to {where}: an ace needs an empty foundation"
-    return f"{name(card)} cannot go to {where}: it needs {name(card - 4)} on top"
+        return f"{shown(card)} cannot go to {where}: an ace needs an empty foundation"
+    return f"{shown(card)} cannot go to {where}: it needs {shown(card - 4)} on top"
 
 
 _NO_DESTINATION = {
@@ -393,10 +393,11 @@ _NO_DESTINATION = {
 
 
 def build_refusal(card: Card, top: Card, colour: str) -> IllegalAction:
-    """The refusal of ``card`` on ``top``: "7H cannot go on 9S: it needs an 8 of the other
-    colour" (``colour`` says what the build asks of the suits)."""
+    """The refusal of ``card`` on ``top``, naming cards as players see them: "7♥ cannot go on
+    9♠: it needs an 8 of the other colour" (``colour`` says what the build asks of the
+    suits)."""
     if C.rank(card) == C.KING:
         why = "a king goes only on an empty pile"
     else:
         why = f"it needs {C.rank_phrase(C.rank(card) + 1)}{colour}"
-    return IllegalAction(f"{name(card)} cannot go on {name(top)}: {why}", "does_not_fit")
+    return IllegalAction(f"{shown(card)} cannot go on {shown(top)}: {why}", "does_not_fit")

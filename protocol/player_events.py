@@ -99,6 +99,18 @@ class Rated(_Fields):
 
 
 @dataclass(frozen=True, slots=True)
+class Unrated(_Fields):
+    """A race of mine moved no rating: ``reason`` (a code of ``protocol/rated.py``'s
+    ``UNRATED``) says why, ``message`` in a sentence."""
+
+    kind: ClassVar[str] = "unrated"
+    race: str
+    game: str
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Held(_Fields):
     """A run of mine (``what``: ``daily`` or ``race``) waits for a moderator."""
 
@@ -188,6 +200,7 @@ PlayerEvent = (
     | Standings
     | Paired
     | Rated
+    | Unrated
     | Held
     | RaceResult
     | RematchOffered

@@ -66,7 +66,8 @@ class RaceSettings:
     spectator_delay_ms: int = 0
     mode: str = "race"  # "race" or "daily"
     day: str | None = None  # daily: the UTC day of the challenge
-    ranked: bool = True  # daily: the player's first attempt of the day
+    ranked: bool = True  # daily: the player's first attempt of the day; race: may be rated
+    paired: bool = False  # a race the server paired (``quick_race``), rated or not
     deal_chosen: bool = False  # the deal number was known before play (so may be shown)
     nonce: str = ""  # the secret half of the deal's commitment (``protocol/fairness.py``)
     invited: str | None = None  # a challenge: the player challenged to it (not shown)
@@ -98,6 +99,7 @@ class RaceSettings:
             "mode": self.mode,
             "day": self.day,
             "ranked": self.ranked,
+            "paired": self.paired,
         }
 
 

@@ -1,17 +1,19 @@
 """Which races move ratings, pure: only real games between real opponents.
 
-A race is rated when all of these hold (``unrated_because`` says which one fails):
-- the server chose the pairing (quick pairing: ``RaceSettings.ranked``); a private or
-  lobby race, or a rematch, is chosen by its players, so any two accounts could meet;
-- a random deal with the game's usual options (a chosen deal may have been practised);
-- two or more accounts race (guests are left out) and no bot;
-- every racer made at least ``MIN_ACTIONS`` actions (a race one side abandoned at once,
-  "aborted", changes nothing);
-- at least one racer finished, or the race's time limit ended it;
-- the store holds every action it acknowledged (``Race.history_lost``).
-And, from what the server saw (``server/director.py`` asks the store): no two of its
-accounts were seen on one client address that day, and no two of them have already had
-``PAIR_RACES_A_DAY`` rated races together that day.
+A race is rated when all of these hold (``unrated_because`` says which one fails, as a
+stable code; ``UNRATED`` has each code's sentence):
+- no bot races (``bot``), and two or more accounts race (``guests``: guests are left out);
+- the server chose the pairing (``not_paired``; quick pairing: ``RaceSettings.ranked``); a
+  private or lobby race, or a rematch, is chosen by its players, so any two accounts could
+  meet;
+- the store holds every action it acknowledged (``history_lost``: ``Race.history_lost``);
+- a random deal with the game's usual options (``chosen_deal``: it may have been practised);
+- every racer made at least ``MIN_ACTIONS`` actions (``few_actions``: a race one side
+  abandoned at once, "aborted", changes nothing);
+- at least one racer finished, or the race's time limit ended it (``nobody_finished``).
+And, from what the server saw (``server/rating.py`` asks the store): no two of its accounts
+were seen on one client address that day (``same_address``), and no two of them have
+already had ``PAIR_RACES_A_DAY`` rated races together that day (``pair_limit``).
 """
 
 from __future__ import annotations
@@ -23,25 +25,37 @@ from protocol.race import Ending, Race
 MIN_ACTIONS = 3
 PAIR_RACES_A_DAY = 3
 
+UNRATED = {
+    "bot": "Not rated: a bot raced, and races with a bot are never rated.",
+    "guests": "Not rated: fewer than two racers had accounts (a guest is never rated).",
+    "not_paired": "Not rated: its racers chose each other; only quick races are rated.",
+    "history_lost": "Not rated: the server lost some of its moves.",
+    "chosen_deal": "Not rated: its deal or options were chosen, not the usual random deal.",
+    "few_actions": f"Not rated: a racer made fewer than {MIN_ACTIONS} moves.",
+    "nobody_finished": "Not rated: nobody finished, and the time limit did not end it.",
+    "same_address": "Not rated: two of its accounts were seen on one address today.",
+    "pair_limit": f"Not rated: these players had {PAIR_RACES_A_DAY} rated races together today.",
+}
+
 
 def unrated_because(race: Race) -> str | None:
-    """Why ``race`` (over) moves no rating, in a few words; None when it may."""
+    """Why ``race`` (over) moves no rating, as a code of ``UNRATED``; None when it may."""
     settings = race.settings
     racers = list(race.racers.values())
-    if settings.mode != "race" or not settings.ranked:
-        return "not paired by the server"
-    if race.history_lost:
-        return "the store lost some of its moves"
-    if settings.deal_chosen or settings.options != dict(rules_for(settings.game).options):
-        return "a chosen deal or other options"
-    if sum(1 for racer in racers if racer.badge is not None) < 2:
-        return "fewer than two accounts"
     if any(is_bot(racer.player) for racer in racers):
-        return "a bot raced"
+        return "bot"
+    if sum(1 for racer in racers if racer.badge is not None) < 2:
+        return "guests"
+    if settings.mode != "race" or not settings.ranked:
+        return "not_paired"
+    if race.history_lost:
+        return "history_lost"
+    if settings.deal_chosen or settings.options != dict(rules_for(settings.game).options):
+        return "chosen_deal"
     if any(len(racer.log) < MIN_ACTIONS for racer in racers):
-        return f"a racer made fewer than {MIN_ACTIONS} actions"
+        return "few_actions"
     if not any(racer.outcome in (Ending.FINISHED, Ending.TIMED_OUT) for racer in racers):
-        return "nobody finished"
+        return "nobody_finished"
     return None
 
 

@@ -128,6 +128,9 @@ class PairingDesk:
             public=True,
             countdown_ms=self.countdown_ms,
             nonce=secrets.token_hex(16),
+            # says what will happen: a bot or a guest in it, and it is never rated
+            ranked=all(p["account"] and not is_bot(p["player"]) for p in pair),
+            paired=True,
         )
         room, effects = await self.director.open_room(
             settings, host["player"], host["name"], moment, account=host["account"]

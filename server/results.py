@@ -10,18 +10,20 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from protocol.player_events import Held, RaceResult, Rated
+from protocol.player_events import Held, RaceResult, Rated, Unrated
 from protocol.race import Now, Race
 from protocol.race_record import record_of
 from protocol.race_views import final_boards, race_result, race_runs, revealed_views
 from protocol.ranking import Run
-from protocol.rated import unrated_because
+from protocol.rated import UNRATED, unrated_because
 from protocol.ratings import Rating, is_provisional
 from server.config import Settings
 from server.effects import Effects, Forget, Post, Push, PushAnywhere, Rate, Write
 from server.fairplay import review_of
 from server.jobs import EndRace, KeepReview, RecordDaily, RecordHistory
 from server.rooms import Room
+
+GAVE_UP = ("resigned", "dropped")  # outcomes that never win a race, whatever the place
 
 log = logging.getLogger("solrace.director")  # a race's end is one of the director's steps
 
@@ -50,8 +52,11 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
         and not race.history_lost  # a board never rests on moves the store lost
     ):
         effects += daily_run(room, moment, settings)
-    if rated(race):
+    reason = unrated_because(race)
+    if reason is None:
         effects.append(Rate(room))
+    elif race_settings.mode == "race" and len(race.racers) > 1:
+        effects += [Push(player, unrated_news(race, reason)) for player in race.racers]
     keep_identities_s = settings.keep_identities_days * 86_400
     effects += [Write(job) for job in histories(race, result, moment, keep_identities_s)]
     log.info(
@@ -95,6 +100,11 @@ def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:
     return effects
 
 
+def unrated_news(race: Race, reason: str) -> Unrated:
+    """A head-to-head race moved no rating: why (a code of ``UNRATED``), and in a sentence."""
+    return Unrated(race.id, race.settings.game, reason, UNRATED[reason])
+
+
 def held_news(race: Race) -> Held:
     """What a racer is told when a run of ``race`` is held for a moderator (never why:
     the rule's details would only help to slip past it)."""
@@ -113,7 +123,7 @@ def closed(room: Room, settings: Settings) -> Effects:
 def histories(race: Race, result: dict[str, Any], moment: Now, keep_s: int) -> list[RecordHistory]:
     """Each racer's line in their history (kept ``keep_s`` after their last race): their
     place, outcome and figures; a head-to-head race counts as played (and won, by the
-    first), a ranked daily run for its day."""
+    first unless they gave up: resigned or dropped), a ranked daily run for its day."""
     settings = race.settings
     counted = settings.mode == "race" and len(race.racers) > 1
     ranked_day = settings.day if settings.mode == "daily" and settings.ranked else None
@@ -133,19 +143,13 @@ def histories(race: Race, result: dict[str, Any], moment: Now, keep_s: int) -> l
             "actions": entry["actions"],
             "progress": entry["progress"],
         }
-        won = counted and entry["rank"] == 1
+        won = counted and entry["rank"] == 1 and entry["outcome"] not in GAVE_UP
         jobs.append(
             RecordHistory(
                 entry["player"], race.id, settings.game, line, counted, won, ranked_day, keep_s
             )
         )
     return jobs
-
-
-def rated(race: Race) -> bool:
-    """The race itself may count for its racers' ratings (``protocol/rated.py``); the
-    store's facts (shared addresses, pairs' races that day) are asked when it is rated."""
-    return unrated_because(race) is None
 
 
 def rated_runs(race: Race) -> list[Run]:

@@ -138,6 +138,8 @@ async def play(args: argparse.Namespace, options: dict[str, Any], deal: int | No
         status = await racer_events.run(screen)
         if args.daily and screen.result is not None:
             await show_daily_board(console, link, args.daily)
+        else:
+            await racer_events.show_rating_news(screen)
         return status
     finally:
         await link.close()

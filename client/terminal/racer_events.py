@@ -128,6 +128,45 @@ def lost_sentence(lost: int) -> str:
     return f"{what} It will not be rated or ranked."
 
 
+RATING_NEWS_WAIT_S = 3.0  # how long the end of a race waits to hear what it did to ratings
+
+
+async def show_rating_news(screen: RacerScreen) -> None:
+    """After a race of two or more: what it did to ratings as the server tells it (``rated``:
+    my new rating; ``unrated``: why not; ``held``), if told within a few seconds; other
+    news of the race meanwhile (a rematch offer) is shown as during the race."""
+    if screen.result is None or len(screen.result["ranking"]) < 2:
+        return
+    if screen.info.get("mode") != "race":
+        return
+    client = screen.link.client
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + RATING_NEWS_WAIT_S
+    while (left := deadline - loop.time()) > 0:
+        try:
+            event = await client.next_event(None, left, lambda d: d.get("race") == screen.race_id)
+        except (TimeoutError, ConnectionError):
+            return
+        assert isinstance(event, Event)
+        if event.kind in ("rated", "unrated", "held"):
+            screen.say(rating_news(screen.me, event), style="yellow")
+            return
+        await on_event(screen, event)
+
+
+def rating_news(me: str, event: Event) -> str:
+    """What a ``rated``, ``unrated`` or ``held`` event tells the player, in a sentence."""
+    if event.kind == "unrated":
+        return str(event.data["message"])
+    if event.kind == "held":
+        return held_sentence(event.data)
+    mine = event.data["ratings"].get(me)
+    if mine is None:
+        return "The race was rated."
+    mark = "?" if mine["provisional"] else ""
+    return f"Rated: your rating is {mine['rating']}{mark} ({mine['change']:+d})."
+
+
 async def count_down(screen: RacerScreen, start_at_ms: int) -> None:
     left = start_at_ms - screen.link.server_now_ms()
     screen.say(f"The race starts in {max(left, 0) / 1000:.1f} s.")

@@ -17,8 +17,9 @@ from rich.table import Table
 from rich.text import Text
 
 from client.views import View
+from protocol.cards import SUIT_SYMBOLS, SUITS
 
-CELL = 4  # columns per card: "10H" and a space
+CELL = 4  # columns per card: "10♥" and a space
 BACK = "##"
 EMPTY = "--"
 OUTCOMES = {
@@ -94,13 +95,19 @@ def span(ms: int) -> str:
 # ---------------------------------------------------------------------- cards and boards
 
 
+def shown(name: str) -> str:
+    """A card's notation (``10H``) as players see it, as the browser and the server's
+    sentences show it: ``10♥``."""
+    return name[:-1] + SUIT_SYMBOLS[SUITS.index(name[-1])]
+
+
 def card(name: str | None) -> Text:
     """One card in a cell of ``CELL`` columns: red suits red, black ones bold."""
     if name is None:
         return Text(EMPTY.ljust(CELL), style="dim")
     if name == BACK:
         return Text(BACK.ljust(CELL), style="blue")
-    return Text(name.ljust(CELL), style="red" if name[-1] in "HD" else "bold")
+    return Text(shown(name).ljust(CELL), style="red" if name[-1] in "HD" else "bold")
 
 
 def _row(cells: Sequence[Text], indent: str = " ") -> Text:
@@ -264,21 +271,23 @@ def _when(at_ms: int | None) -> str:
 
 
 def describe_events(events: Sequence[dict[str, Any]]) -> str:
-    """An action's event items in words: ``9H 8C t3 -> t5; t3 turned up QS``."""
+    """An action's event items in words: ``9♥ 8♣ t3 -> t5; t3 turned up Q♠``."""
     parts = []
     for event in events:
         kind = event.get("type")
         if kind == "moved":
-            parts.append(f"{' '.join(event['cards'])} {event['src']} -> {event['dst']}")
+            moved = " ".join(map(shown, event["cards"]))
+            parts.append(f"{moved} {event['src']} -> {event['dst']}")
         elif kind == "revealed":
-            parts.append(f"{event['pile']} turned up {event['card']}")
+            parts.append(f"{event['pile']} turned up {shown(event['card'])}")
         elif kind == "dealt":
             dealt = ", ".join(
-                f"{c} to {p}" for p, c in zip(event["piles"], event["cards"], strict=True)
+                f"{shown(c)} to {p}" for p, c in zip(event["piles"], event["cards"], strict=True)
             )
             parts.append(f"dealt {dealt}")
         elif kind == "refilled":
-            parts.append(f"{event['reserve']} refilled with {event['card']} from {event['src']}")
+            card_in = shown(event["card"])
+            parts.append(f"{event['reserve']} refilled with {card_in} from {event['src']}")
         elif kind == "undone":
             parts.append(f"took back {event['action']}")
     return "; ".join(parts)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from protocol.cards import Card, name, rank
+from protocol.cards import Card, rank, shown
 from protocol.engine import Rules, build_refusal
 from protocol.errors import IllegalAction
 from protocol.events import Dealt, Event
@@ -90,7 +90,7 @@ class MountSunflower(Rules):
         if count > run:
             lower, upper = pile[-run - 1], pile[-run]
             raise IllegalAction(
-                f"only a run in one suit moves together, and {name(upper)} lies on {name(lower)}",
+                f"only a run in one suit moves together, and {shown(upper)} lies on {shown(lower)}",
                 "group_not_movable",
             )
 

@@ -94,6 +94,9 @@ class MemoryAccounts(Accounts):
             del shown[:-RATINGS_KEPT]
         return {player: (before[player], rating) for player, rating in after.items()}
 
+    async def was_rated(self, game: str, race: str) -> bool:
+        return (game, race) in self.rated
+
     async def rating_history(self, game: str, player: str) -> list[tuple[int, int]]:
         return list(self.rating_histories.get((game, player), []))
 

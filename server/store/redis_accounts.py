@@ -143,6 +143,9 @@ class RedisAccounts(Accounts):
             return {player: (before[player], rating) for player, rating in after.items()}
         raise StoreError(f"race {race}'s ratings kept changing under it ({RATE_TRIES} tries)")
 
+    async def was_rated(self, game: str, race: str) -> bool:
+        return bool(await self._call(self._redis.exists(self._keys.rated(game, race))))
+
     async def rating_history(self, game: str, player: str) -> list[tuple[int, int]]:
         kept = await self._call(
             self._redis.lrange(self._keys.rating(game, player, "history"), 0, -1)

@@ -236,6 +236,10 @@ class Accounts(ABC):
         it was rated is kept ``keep_s`` seconds."""
 
     @abstractmethod
+    async def was_rated(self, game: str, race: str) -> bool:
+        """Whether ``rate_race`` rated ``race`` (while its mark is kept)."""
+
+    @abstractmethod
     async def rating_history(self, game: str, player: str) -> list[tuple[int, int]]:
         """``player``'s rating in ``game`` after each of their latest ``RATINGS_KEPT``
         rated races, oldest first: (when it was rated, epoch ms; the rating, rounded)."""

@@ -1,5 +1,6 @@
 """Phone first (issue 25): on a 390x844 phone the table fills the first screen. The header
-is one line, the race bar is short (the deal's seal behind a small "fair deal" link), and
+is short (three lines at most: its links wrap, never hide behind a sideways scroll, issue
+32), the race bar is short (the deal's seal behind a small "fair deal" link), and
 the race table's top is within the first 200 px, both for a race of two and in a daily;
 own name never cut in the standings; nothing scrolls sideways. Measured in a real
 Chromium; a screenshot of each is kept."""
@@ -51,7 +52,7 @@ def test_a_race_of_two_on_a_phone_starts_with_its_table(
     for page in (ann, bob):
         expect(page.locator("#screen-race")).to_have_attribute("data-phase", "running")
     figures = measured(ann, "race")
-    assert figures["header"] <= 48  # one line
+    assert figures["header"] <= 80  # the brand and who I am, then the links
     assert figures["table"] <= TOP_MAX
     assert figures["width"] <= PHONE["width"]
     # the deal's seal waits behind its link, and opens on a tap

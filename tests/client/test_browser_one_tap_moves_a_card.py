@@ -1,7 +1,9 @@
 """Issue 25, "one tap or click moves a card to its best legal place": a click on a card
 plays the best of the legal actions the server listed for it (home first, then onto a
-card, leftmost first, an empty pile last); a card with no legal place is picked up
-instead; a double-click moves one card, not two; and, as the player chooses, cards go
+card of its suit, then onto any card, leftmost first, an empty pile last; issue 32: 4♣
+went onto 5♥ while 5♣ was free); a card with no legal place is picked up
+instead, and a refusal (in the cards' names the table shows) goes with the next move; a
+double-click moves one card, not two; and, as the player chooses, cards go
 home by themselves. When nothing but undo is left the page says so, and a race that
 counts for nothing (a race of one, a daily's practice) offers hints."""
 
@@ -30,6 +32,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from protocol.games import rules_for
 from protocol.notation import format_action
+from protocol.race import view_json
 
 # Seven actions into deal 18's winning line, t2's top card may go onto t0 or home.
 HOME_AFTER = 7
@@ -54,17 +57,19 @@ def solo_race(open_page: OpenPage, url: str, name: str, deal: int = DEAL) -> tup
     return page, frames
 
 
-def test_a_click_on_a_card_plays_its_only_place_or_the_leftmost(
+def test_a_click_on_a_card_plays_its_only_place_or_the_one_of_its_suit(
     server: ServerThread, open_page: OpenPage
 ) -> None:
     legal = legal_after(GAME, DEAL, [])
     assert [a for a in legal if a.startswith("t4 ")] == ["t4 1 t5"]  # one place
     assert [a for a in legal if a.startswith("t0 ")] == ["t0 1 t1", "t0 1 t6"]  # two
+    view = view_json(rules_for(GAME).view(state_after(GAME, DEAL, [])))
+    assert [view["tableau"][i][-1] for i in (0, 1, 6)] == ["4C", "5H", "5C"]
     page, _ = solo_race(open_page, server.url, "Uma")
     top_card(page, "t4").click(position=CORNER)
     wait_for_board(my_board(page), expected_board(GAME, DEAL, ["t4 1 t5"]))
-    top_card(page, "t0").click(position=CORNER)
-    wait_for_board(my_board(page), expected_board(GAME, DEAL, ["t4 1 t5", "t0 1 t1"]))
+    top_card(page, "t0").click(position=CORNER)  # 4♣ onto 5♣, not the leftmost 5♥
+    wait_for_board(my_board(page), expected_board(GAME, DEAL, ["t4 1 t5", "t0 1 t6"]))
 
 
 def test_a_card_with_no_place_is_picked_up_to_be_put_down(
@@ -76,8 +81,12 @@ def test_a_card_with_no_place_is_picked_up_to_be_put_down(
     card.click(position=CORNER)
     expect(card).to_have_class(re.compile(r"\bselected\b"))
     my_board(page).locator('[data-pile="t5"]').click(position=CORNER)  # the rules refuse it
-    expect(page.locator("#race-message")).to_contain_text("cannot go on")
+    message = page.locator("#race-message")  # in the cards' names as the table shows them
+    expect(message).to_have_text(re.compile(r"^\d?[\dAJQK][♣♠♥♦] cannot go on \d?[\dAJQK][♣♠♥♦]: "))
     wait_for_board(my_board(page), expected_board(GAME, DEAL, []))
+    card.click(position=CORNER)  # the next move begins: the refusal goes
+    expect(card).to_have_class(re.compile(r"\bselected\b"))
+    expect(message).to_have_text("")
 
 
 def test_home_is_the_best_place_and_a_double_click_moves_one_card(

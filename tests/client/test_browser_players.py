@@ -168,12 +168,16 @@ def test_two_players_who_race_someone_now_meet_in_a_race_that_starts_by_itself(
     expect(cal.locator("#clock")).not_to_have_text("0:00.0")
     resign(cal)
     resign(dot)
-    for page in (cal, dot):
+    for page in (cal, dot):  # and each is told so, and why (issue 32)
         expect(page.locator("#results")).to_be_visible()
-        expect(page.locator("#results-rating")).to_be_hidden()
+        expect(page.locator("#results-rating")).to_have_text(
+            "Not rated: a racer made fewer than 3 moves."
+        )
     problems += view_problems(cal, axe_source, "results-phone")
     # a race the server paired offers "Play again": back in the same game's pool at once
-    # (a race set up in the lobby does not: tests/client/test_browser_racers_*)
+    # (a race set up in the lobby does not: tests/client/test_browser_racers_*); and
+    # "Rematch" too, as every race of two does (docs/browser.md)
+    expect(cal.locator("#results").get_by_role("button", name="Rematch")).to_be_visible()
     cal.locator("#results").get_by_role("button", name="Play again").click()
     expect(cal.locator("#screen-lobby")).to_be_visible()
     expect(cal.locator("#quick-text")).to_contain_text("Looking for a Mount Sunflower opponent")
@@ -187,7 +191,7 @@ def test_two_players_who_race_someone_now_meet_in_a_race_that_starts_by_itself(
     expect(cal.locator("#profile-title")).to_have_text("Cal_q (you)")
     row = profile.locator('tr[data-game="mount_sunflower"]')
     expect(row).to_contain_text("—")  # no rating: the race was not rated
-    expect(row).to_contain_text("/ 1")  # one race played
+    expect(row).to_contain_text("0 / 1")  # one race played, and resigned: not won
     history = profile.locator(f'tr[data-race="{race}"]')
     expect(history).to_contain_text("Mount Sunflower · race")
     problems += view_problems(cal, axe_source, "profile-phone")

@@ -204,7 +204,7 @@ def test_a_refused_action_is_readable_without_json(
     status, out, _ = run(capsys, "replay", "mount_sunflower", "1", path)
     assert status == 1
     assert out == (
-        "action 0 ('t2 1 t0') refused: 3C cannot go on AS: it needs a 4 of any suit "
+        "action 0 ('t2 1 t0') refused: 3♣ cannot go on A♠: it needs a 4 of any suit "
         "[does_not_fit]\n"
     )
 

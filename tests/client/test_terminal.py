@@ -130,6 +130,8 @@ async def test_play_quick_waits_for_an_opponent_then_races() -> None:
         await ann.type("resign")
         assert await ann.finish() == 0
     assert "You placed" in ann.output
+    # and that it was not rated, and why (issue 32)
+    assert "Not rated: fewer than two racers had accounts (a guest is never rated)." in ann.output
 
 
 async def test_play_shows_the_sentence_of_a_refused_action_and_goes_on() -> None:
@@ -251,8 +253,8 @@ async def test_play_on_a_terminal_colours_the_cards_and_redraws_the_screen() -> 
             await ann.expect(re.escape(PROMPT))
             screen = ann.output
             assert "\x1b[2J" in screen or "\x1b[H" in screen  # cleared before drawing
-            assert re.search(r"\x1b\[31m10H", screen)  # hearts in red (t5 shows 10H)
-            assert not re.search(r"\x1b\[31m4C", screen)  # clubs not
+            assert re.search(r"\x1b\[31m10♥", screen)  # hearts in red (t5 shows 10♥)
+            assert not re.search(r"\x1b\[31m4♣", screen)  # clubs not
             await ann.type("1")
             await ann.expect(r"1 action")
             await ann.type("resign")

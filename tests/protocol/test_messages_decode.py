@@ -149,7 +149,7 @@ def test_a_boolean_is_not_a_number() -> None:
     [
         Welcome(1, "p1", "Ann", "tok", False, 1, 123, 30000, 0),
         Result(2, "act", {"race": "r1", "events": []}),
-        Error(3, "act", "does_not_fit", "7H cannot go on 9S: it needs an 8 of the other colour"),
+        Error(3, "act", "does_not_fit", "7♥ cannot go on 9♠: it needs an 8 of the other colour"),
         Event(4, "started", {"race": "r1", "kind_of_thing": 1}),
         Watch("r1", 5, "act", {"player": "p1"}),
     ],

@@ -27,6 +27,7 @@ from protocol.player_events import (
     Snapshot,
     Standings,
     Started,
+    Unrated,
     WatchEnded,
     player_event,
 )
@@ -41,6 +42,7 @@ ONE_OF_EACH: list[PlayerEvent] = [
     Standings("r1", [{"player": "p1", "progress": 4}]),
     Paired(INFO),
     Rated("r1", "sanibel", {"p1": {"rating": 1517, "change": 17}}),
+    Unrated("r1", "sanibel", "few_actions", "Not rated: a racer made fewer than 3 moves."),
     Held("r1", "sanibel", "daily"),
     RaceResult({"race": "r1", "ranking": [], "deal": None}),
     RematchOffered("r1", "r2", "p1"),

@@ -12,7 +12,7 @@ import pytest
 from protocol.games import rules_for
 from protocol.race import Badge, Ending, Now, Race, RaceSettings
 from protocol.race_views import racer_view
-from protocol.rated import MIN_ACTIONS, pairs, unrated_because
+from protocol.rated import MIN_ACTIONS, UNRATED, pairs, unrated_because
 
 GAME = "sanibel"
 START = Now(1_000, 1_700_000_000_000)
@@ -59,35 +59,42 @@ def test_a_paired_race_of_real_play_that_someone_finished_or_the_clock_ended_is_
 
 def test_a_race_its_players_chose_is_not_rated() -> None:
     race = over(a_race("pann", "pbob", ranked=False), Ending.FINISHED, Ending.RESIGNED)
-    assert unrated_because(race) == "not paired by the server"
+    assert unrated_because(race) == "not_paired"
 
 
 @pytest.mark.parametrize("changes", [{"deal_chosen": True}, {"options": {"undo": False}}])
 def test_a_chosen_deal_or_other_options_are_not_rated(changes: dict[str, Any]) -> None:
     race = over(a_race("pann", "pbob", **changes), Ending.FINISHED, Ending.RESIGNED)
-    assert unrated_because(race) == "a chosen deal or other options"
+    assert unrated_because(race) == "chosen_deal"
 
 
 def test_fewer_than_two_accounts_are_not_rated() -> None:
     race = over(a_race("pann", "pgus", badges=(BADGE, None)), Ending.FINISHED, Ending.RESIGNED)
-    assert unrated_because(race) == "fewer than two accounts"
+    assert unrated_because(race) == "guests"
 
 
 def test_a_race_with_a_bot_is_not_rated() -> None:
     race = over(a_race("pann", "b0123456789ab"), Ending.FINISHED, Ending.RESIGNED)
-    assert unrated_because(race) == "a bot raced"
+    assert unrated_because(race) == "bot"
 
 
 def test_a_race_one_side_abandoned_at_once_is_not_rated() -> None:
     race = a_race("pann", "pbob", actions=MIN_ACTIONS - 1)
-    assert unrated_because(over(race, Ending.FINISHED, Ending.RESIGNED)) == (
-        f"a racer made fewer than {MIN_ACTIONS} actions"
-    )
+    assert unrated_because(over(race, Ending.FINISHED, Ending.RESIGNED)) == "few_actions"
 
 
 def test_a_race_nobody_finished_is_not_rated() -> None:
     race = over(a_race("pann", "pbob"), Ending.RESIGNED, Ending.DROPPED)
-    assert unrated_because(race) == "nobody finished"
+    assert unrated_because(race) == "nobody_finished"
+
+
+def test_a_race_with_a_bot_says_so_whoever_chose_it() -> None:
+    race = over(a_race("pann", "b0123456789ab", ranked=False), Ending.FINISHED, Ending.RESIGNED)
+    assert unrated_because(race) == "bot"
+
+
+def test_every_reason_has_a_sentence() -> None:
+    assert all(m.startswith("Not rated: ") and m.endswith(".") for m in UNRATED.values())
 
 
 def test_pairs_are_every_two_players_in_byte_order() -> None:
@@ -97,4 +104,4 @@ def test_pairs_are_every_two_players_in_byte_order() -> None:
 def test_a_race_whose_store_lost_acknowledged_actions_is_not_rated() -> None:
     race = over(a_race("pann", "pbob"), Ending.FINISHED, Ending.RESIGNED)
     race.racers["pbob"].lost_to = MIN_ACTIONS + 2
-    assert unrated_because(race) == "the store lost some of its moves"
+    assert unrated_because(race) == "history_lost"

@@ -83,14 +83,14 @@ def test_an_ace_cannot_go_on_a_foundation_that_holds_cards() -> None:
     start = state(SANIBEL, foundations=["AS"], waste="AH")
     error = refusal(SANIBEL, start, "w 1 f0")
     assert error.code == "foundation_refuses"
-    assert error.message == "AH cannot go to f0: an ace needs an empty foundation"
+    assert error.message == "A♥ cannot go to f0: an ace needs an empty foundation"
 
 
 def test_a_card_other_than_an_ace_cannot_start_a_foundation() -> None:
     start = state(SANIBEL, waste="2S")
     error = refusal(SANIBEL, start, "w 1 f")
     assert error.code == "foundation_refuses"
-    assert error.message == "2S cannot go to a foundation: it needs AS on top"
+    assert error.message == "2♠ cannot go to a foundation: it needs A♠ on top"
     assert "w 1 f" not in legal(SANIBEL, start)
 
 
@@ -105,7 +105,7 @@ def test_a_foundation_refuses_the_next_rank_of_another_suit() -> None:
     error = refusal(SANIBEL, start, "w 1 f0")
     assert (error.code, error.message) == (
         "foundation_refuses",
-        "2C cannot go to f0: it needs AC on top",
+        "2♣ cannot go to f0: it needs A♣ on top",
     )
 
 

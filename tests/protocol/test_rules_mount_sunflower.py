@@ -44,7 +44,7 @@ def test_a_card_cannot_go_on_a_card_that_is_not_one_rank_higher(rules: Rules) ->
     error = refusal(rules, start, "t1 1 t0")
     assert (error.code, error.message) == (
         "does_not_fit",
-        "5H cannot go on 7C: it needs a 6 of any suit",
+        "5♥ cannot go on 7♣: it needs a 6 of any suit",
     )
     assert refusal(rules, state(rules, tableau=["5C", "5H"]), "t1 1 t0").code == "does_not_fit"
 
@@ -53,7 +53,7 @@ def test_a_card_cannot_go_on_a_card_that_is_not_one_rank_higher(rules: Rules) ->
 def test_a_king_goes_only_on_an_empty_pile(rules: Rules) -> None:
     start = state(rules, tableau=["KD", "QS", "AH"])
     assert refusal(rules, start, "t0 1 t2").message == (
-        "KD cannot go on AH: a king goes only on an empty pile"
+        "K♦ cannot go on A♥: a king goes only on an empty pile"
     )
     assert "t0 1 t3" in legal(rules, start)
 
@@ -78,7 +78,7 @@ def test_a_build_in_mixed_suits_never_moves_as_a_unit(rules: Rules) -> None:
     error = refusal(rules, start, "t0 2 t1")
     assert (error.code, error.message) == (
         "group_not_movable",
-        "only a run in one suit moves together, and 7C lies on 8D",
+        "only a run in one suit moves together, and 7♣ lies on 8♦",
     )
     assert "t0 2 t1" not in legal(rules, start)
     assert "t0 1 t3" in legal(rules, start)

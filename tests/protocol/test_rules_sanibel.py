@@ -49,7 +49,7 @@ def test_the_waste_card_must_fit_the_tableau_pile_it_goes_on() -> None:
     start = state(SANIBEL, tableau=["9S"], waste="7H")
     error = refusal(SANIBEL, start, "w 1 t0")
     assert error.code == "does_not_fit"
-    assert error.message == "7H cannot go on 9S: it needs an 8 of the other colour"
+    assert error.message == "7♥ cannot go on 9♠: it needs an 8 of the other colour"
     assert "w 1 t0" not in legal(SANIBEL, start)
 
 
@@ -90,7 +90,7 @@ def test_a_group_cannot_land_on_a_card_of_the_same_colour() -> None:
     error = refusal(SANIBEL, start, "t0 2 t1")
     assert (error.code, error.message) == (
         "does_not_fit",
-        "8H cannot go on 9D: it needs a 9 of the other colour",
+        "8♥ cannot go on 9♦: it needs a 9 of the other colour",
     )
     assert "t0 2 t1" not in legal(SANIBEL, start)
 
@@ -98,14 +98,14 @@ def test_a_group_cannot_land_on_a_card_of_the_same_colour() -> None:
 def test_a_group_cannot_land_on_a_card_of_the_wrong_rank() -> None:
     start = state(SANIBEL, tableau=["8H", "10C"])
     assert refusal(SANIBEL, start, "t0 1 t1").message == (
-        "8H cannot go on 10C: it needs a 9 of the other colour"
+        "8♥ cannot go on 10♣: it needs a 9 of the other colour"
     )
 
 
 def test_a_king_goes_only_on_an_empty_pile() -> None:
     start = state(SANIBEL, tableau=["KS", "QH"])
     error = refusal(SANIBEL, start, "t0 1 t1")
-    assert error.message == "KS cannot go on QH: a king goes only on an empty pile"
+    assert error.message == "K♠ cannot go on Q♥: a king goes only on an empty pile"
     assert "t0 1 t2" in legal(SANIBEL, start)
 
 

@@ -44,7 +44,7 @@ def test_a_foundation_goes_up_in_suit() -> None:
     error = refusal(SHADY, start, "t1 1 f0")
     assert (error.code, error.message) == (
         "foundation_refuses",
-        "2D cannot go to f0: it needs AD on top",
+        "2♦ cannot go to f0: it needs A♦ on top",
     )
 
 
@@ -85,7 +85,7 @@ def test_a_reserve_card_may_go_on_a_tableau_pile_by_the_build() -> None:
 def test_a_reserve_card_must_fit_the_non_empty_pile_it_goes_on() -> None:
     start = state(SHADY, reserves=["7H"], tableau=["8D", "9C", "10H", "6S"])
     error = refusal(SHADY, start, "r0 1 t0")
-    assert error.message == "7H cannot go on 8D: it needs an 8 of the other colour"
+    assert error.message == "7♥ cannot go on 8♦: it needs an 8 of the other colour"
     assert [a for a in legal(SHADY, start) if a.startswith("r0")] == []
 
 
@@ -141,7 +141,7 @@ def test_the_tableau_builds_down_by_alternate_colour() -> None:
 def test_the_tableau_refuses_a_card_of_the_same_colour() -> None:
     start = state(SHADY, tableau=["8S", "7C"])
     error = refusal(SHADY, start, "t1 1 t0")
-    assert error.message == "7C cannot go on 8S: it needs an 8 of the other colour"
+    assert error.message == "7♣ cannot go on 8♠: it needs an 8 of the other colour"
 
 
 def test_only_one_card_moves_at_a_time_never_a_sequence() -> None:

@@ -123,7 +123,29 @@ async def test_a_race_between_a_person_and_a_bot_is_never_rated(store: Store) ->
         headers = {"X-Forwarded-For": "203.0.113.2"}
         robo = await Client.connect(url(server), "Robo", bot=True, headers=headers)
         await robo.register("Robo", password_for("Robo"))
-        await quick_race_played(ann, robo, GAME, bots=True)
+        race = await quick_race_played(ann, robo, GAME, bots=True)
+        told = (await ann.next_event("unrated")).data  # and says why
+        assert (told["race"], told["reason"]) == (race, "bot")
         with pytest.raises(TimeoutError):
             await ann.next_event("rated", timeout=0.5)
         assert await store.accounts.ratings(GAME, [ann.player, robo.player]) == {}
+
+
+async def test_a_quick_race_with_a_bot_says_from_the_start_that_it_is_not_ranked(
+    store: Store,
+) -> None:
+    async with running_server(store, countdown_ms=0) as server:
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
+        robo = await Client.connect(url(server), "Robo", bot=True)
+        await robo.register("Robo", password_for("Robo"))
+        await robo.quick_race(GAME)
+        await ann.quick_race(GAME, bots=True)
+        with_bot = (await ann.next_event("paired")).data["race"]
+        assert (with_bot["ranked"], with_bot["paired"]) == (False, True)
+        await ann.resign(with_bot["race"])
+        await robo.resign(with_bot["race"])
+        await ann.next_event("result")
+        await ann.quick_race(GAME)
+        await bob.quick_race(GAME)
+        people = (await ann.next_event("paired")).data["race"]
+        assert (people["ranked"], people["paired"]) == (True, True)

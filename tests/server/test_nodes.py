@@ -9,10 +9,11 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 
 import pytest
-from harness import SERVE_QUICKLY, member, winning_actions
+from harness import SERVE_QUICKLY, member, quick_race_played, winning_actions
 from racers import Racer
 from redis.asyncio import Redis
 from redis_server import free_port
@@ -42,14 +43,30 @@ async def two_nodes(
     for day in {day_of(now), day_of(now + DAY_MS)}:
         await store.days.set_daily_deal(GAME, day, DEAL)
     args = ("--redis", redis_url, "--redis-prefix", prefix, "--grace-ms", "2000", *FAST)
-    with (
-        ServeProcess(free_port(), tmp_path / "a", *args) as a,
-        ServeProcess(free_port(), tmp_path / "b", *args) as b,
-    ):
-        await asyncio.to_thread(a.start)
-        await asyncio.to_thread(b.start)
+    async with started_nodes(tmp_path, *args) as (a, b):
         yield store, a, b
     await store.close()
+
+
+@asynccontextmanager
+async def started_nodes(tmp_path: Path, *args: str) -> AsyncIterator[tuple[ServeProcess, ...]]:
+    """Two nodes serving with ``args``, each started (it waits for its port, in a thread)."""
+    with ExitStack() as stack:
+        nodes = [stack.enter_context(ServeProcess(free_port(), tmp_path / n, *args)) for n in "ab"]
+        for node in nodes:
+            await asyncio.to_thread(node.start)
+        yield tuple(nodes)
+
+
+@asynccontextmanager
+async def nodes_of_a_fresh_store(
+    redis_url: str, tmp_path: Path, *options: str
+) -> AsyncIterator[tuple[ServeProcess, ServeProcess]]:
+    """Two nodes, started, on a Redis prefix of their own, with ``FAST`` and ``options``
+    (a later option wins)."""
+    args = ("--redis", redis_url, "--redis-prefix", f"fresh-{uuid.uuid4().hex}:", *FAST, *options)
+    async with started_nodes(tmp_path, *args) as (a, b):
+        yield a, b
 
 
 def view_after(actions: list[str]) -> dict[str, object]:
@@ -316,14 +333,7 @@ async def test_a_player_paired_on_another_node_is_told_the_start_even_without_a_
 ) -> None:
     """With no countdown the race has started before the other node follows it: its racer
     there is told ``started`` (their cards) right after ``paired``, as the pairer's is."""
-    args = ("--redis", redis_url, "--redis-prefix", f"now-{uuid.uuid4().hex}:", *FAST)
-    args += ("--countdown-ms", "0")  # the later option wins
-    with (
-        ServeProcess(free_port(), tmp_path / "a", *args) as a,
-        ServeProcess(free_port(), tmp_path / "b", *args) as b,
-    ):
-        await asyncio.to_thread(a.start)
-        await asyncio.to_thread(b.start)
+    async with nodes_of_a_fresh_store(redis_url, tmp_path, "--countdown-ms", "0") as (a, b):
         ann, bob = await member(a.url, "Ann"), await member(b.url, "Bob")
         await ann.quick_race(GAME)
         await bob.quick_race(GAME)
@@ -331,6 +341,29 @@ async def test_a_player_paired_on_another_node_is_told_the_start_even_without_a_
         for client in (ann, bob):
             started = (await client.next_event("started", timeout=5)).data
             assert started["race"] == race and started["you"]["legal"]
+
+
+async def told_unrated(client: Client, race: str, seconds: float = 2.0) -> list[str]:
+    """The reasons of every ``unrated`` event ``client`` hears of ``race`` within ``seconds``."""
+    reasons = []
+    while True:
+        try:
+            told = await client.next_event("unrated", seconds, lambda e: e["race"] == race)
+        except TimeoutError:
+            return reasons
+        reasons.append(told.data["reason"])
+
+
+async def test_racers_on_two_nodes_are_told_once_why_their_race_was_not_rated(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Each node follows the race and asks the store's facts (here: two accounts on one
+    address); each racer hears ``unrated`` once, from their own node."""
+    ends_by_the_clock = ("--countdown-ms", "0", "--max-race-ms", "1500")
+    async with nodes_of_a_fresh_store(redis_url, tmp_path, *ends_by_the_clock) as (a, b):
+        ann, bob = await member(a.url, "Ann"), await member(b.url, "Bob")
+        race = await quick_race_played(ann, bob, GAME)
+        assert [await told_unrated(c, race) for c in (ann, bob)] == [["same_address"]] * 2
 
 
 async def feed_until_result(client: Client, race: str, seconds: float = 30) -> list[Watch]:

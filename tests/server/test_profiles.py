@@ -96,6 +96,28 @@ async def test_a_guest_has_a_profile_once_they_raced_and_nobody_else_does() -> N
         assert refused.value.code == "player_not_found"
 
 
+async def test_a_race_its_racers_resigned_is_won_by_nobody(store: Store) -> None:
+    async with running_server(store, countdown_ms=0) as server:
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
+        race = (await ann.create_race(GAME, deal=DEAL))["race"]
+        await bob.join_race(race)
+        await ann.next_event("started")
+        for action in winning_actions(GAME, DEAL)[:8]:  # up to "auto": cards on foundations
+            await ann.act(race, action)
+        await ann.resign(race)
+        await bob.resign(race)
+        await ann.next_event("result")
+        for _ in range(100):
+            profile = await ann.profile(ann.player)
+            if profile["recent"]:
+                break
+            await asyncio.sleep(0.02)
+        (line,) = profile["recent"]
+        assert (line["rank"], line["outcome"]) == (1, "resigned")
+        assert profile["races"][GAME] == {"played": 1, "won": 0}
+        assert (await bob.profile(bob.player))["races"][GAME] == {"played": 1, "won": 0}
+
+
 def test_a_streak_counts_consecutive_days_up_to_today_or_yesterday() -> None:
     days = ["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-20", "2026-11-29", "2026-11-30"]
     assert streaks(days, "2026-11-30") == {"current": 2, "longest": 3}

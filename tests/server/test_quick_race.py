@@ -1,5 +1,6 @@
 """Quick pairing through a real server: players waiting in a game's pool are paired and
-their race starts by itself; one pool at a time, not while racing; a player who leaves or
+their race starts by itself (``ranked`` says whether it may be rated: not with a guest);
+one pool at a time, not while racing; a player who leaves or
 does not come back waits no more."""
 
 from __future__ import annotations
@@ -33,6 +34,17 @@ async def test_two_players_waiting_in_a_pool_are_paired_and_their_race_starts(
             started = (await client.next_event("started")).data
             assert started["race"] == race["race"] and started["you"]["view"]
         assert await store.pairing.pool(GAME) == []
+
+
+async def test_a_quick_race_with_a_guest_says_from_the_start_that_it_will_not_be_rated(
+    store: Store,
+) -> None:
+    async with running_server(store, countdown_ms=100) as server:
+        ann, gus = await member(server, "Ann"), await player(server, "Gus")
+        await ann.quick_race(GAME)
+        await gus.quick_race(GAME)
+        race = (await ann.next_event("paired")).data["race"]
+        assert (race["ranked"], race["paired"]) == (False, True)  # a guest is never rated
 
 
 async def test_a_player_waits_in_one_pool_and_may_cancel(store: Store) -> None:

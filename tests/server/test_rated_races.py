@@ -2,7 +2,8 @@
 addresses of their own, played, ended by a finish or the clock) moves their ratings once,
 the winner up and the loser down; the farming routes (a private race with a second
 account, an aborted race, two accounts on one address, a fourth race of a pair in a day)
-move nothing; every racer's standing shows their rating; guests are not rated."""
+move nothing, and its racers are told why (``unrated``); every racer's standing shows
+their rating; guests are not rated."""
 
 from __future__ import annotations
 
@@ -39,6 +40,14 @@ async def race_to_the_end(ann: Client, bob: Client, **create: Any) -> tuple[str,
     return joined["race"], result
 
 
+async def told_not_rated(racers: tuple[Client, ...], race: str, reason: str) -> None:
+    """Each of ``racers`` is told that ``race`` moved no rating: ``reason``, and a sentence."""
+    for racer in racers:
+        told = (await racer.next_event("unrated", where=lambda e: e["race"] == race)).data
+        assert (told["reason"], told["game"]) == (reason, GAME)
+        assert told["message"].startswith("Not rated: ") and told["message"].endswith(".")
+
+
 async def test_a_real_race_between_accounts_moves_the_winner_up_and_the_loser_down(
     store: Store,
 ) -> None:
@@ -66,10 +75,13 @@ async def test_races_players_chose_aborted_or_on_one_address_move_no_rating(
     async with running_server(store, **RATED) as server:
         ann = await member_at(server, "Ann", "203.0.113.1")
         alt = await member_at(server, "Alt", "203.0.113.2")
-        await race_to_the_end(ann, alt)  # a private race
-        await quick_race_played(ann, alt, GAME, actions=0)  # aborted
+        private, _ = await race_to_the_end(ann, alt)
+        await told_not_rated((ann, alt), private, "not_paired")
+        aborted = await quick_race_played(ann, alt, GAME, actions=0)
+        await told_not_rated((ann, alt), aborted, "few_actions")
         twin = await member_at(server, "Twin", "203.0.113.1")  # Ann's own address
-        await quick_race_played(ann, twin, GAME)
+        shared = await quick_race_played(ann, twin, GAME)
+        await told_not_rated((ann, twin), shared, "same_address")
         with pytest.raises(TimeoutError):  # nobody is told of a rating
             await ann.next_event("rated", timeout=0.5)
         assert await store.accounts.ratings(GAME, [ann.player, alt.player, twin.player]) == {}
@@ -83,7 +95,8 @@ async def test_two_accounts_have_at_most_three_rated_races_a_day(store: Store) -
         for _ in range(PAIR_RACES_A_DAY):
             await quick_race_played(ann, bob, GAME)
             await ann.next_event("rated")
-        await quick_race_played(ann, bob, GAME)
+        fourth = await quick_race_played(ann, bob, GAME)
+        await told_not_rated((ann, bob), fourth, "pair_limit")
         with pytest.raises(TimeoutError):
             await ann.next_event("rated", timeout=0.5)
         assert (await store.accounts.ratings(GAME, [ann.player]))[
@@ -113,7 +126,9 @@ def finished_race(players: list[str]) -> list[Run]:
 
 async def test_a_race_is_rated_once_whoever_asks_again(store: Store) -> None:
     runs = finished_race(["a", "b", "c"])
+    assert not await store.accounts.was_rated(GAME, "r1")
     first = await store.accounts.rate_race(GAME, "r1", runs, 10_000, 60)
+    assert await store.accounts.was_rated(GAME, "r1")  # (another node need not say why not)
     assert first is not None and set(first) == {"a", "b", "c"}
     assert all(before == DEFAULT for before, _ in first.values())
     assert (

@@ -131,7 +131,8 @@ def test_each_racer_s_history_line_is_their_place_outcome_and_figures() -> None:
     result = race_result(race)
     jobs = histories(race, result, END, 77)
     assert [job.player for job in jobs] == ["ann", "bob", "cy"]  # the ranking's order
-    assert [(job.counted, job.won) for job in jobs] == [(True, True), (True, False), (True, False)]
+    # everyone resigned: the first is placed first, but a racer who gave up wins nothing
+    assert [(job.counted, job.won) for job in jobs] == [(True, False)] * 3
     assert all((job.race, job.game, job.day, job.keep_s) == ("r1", GAME, None, 77) for job in jobs)
     last = jobs[2].entry
     assert last == {
@@ -148,6 +149,12 @@ def test_each_racer_s_history_line_is_their_place_outcome_and_figures() -> None:
         "actions": 1,
         "progress": 0,
     }
+
+
+def test_the_first_of_a_race_the_clock_ended_won_it() -> None:
+    race = played_to_the_clock(race_of(Badge(1500, True), Badge(1500, True))).race
+    jobs = histories(race, race_result(race), END, 77)
+    assert [(job.counted, job.won) for job in jobs] == [(True, True), (True, False)]
 
 
 def test_a_race_for_one_counts_in_nobody_s_races_played() -> None:

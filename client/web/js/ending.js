@@ -6,7 +6,11 @@ import { ordinal, ratingText, shownName } from "./format.js";
 import { rankingRows, shareBox } from "./results.js";
 import { meFirst } from "./standings.js";
 
-export function drawResult(el, info, result, rated, app, held) {
+/**
+ * The result, and what it did to ratings (`news`: the race's `rated`, `held` and
+ * `unrated` events, each null until told).
+ */
+export function drawResult(el, info, result, app, { rated, held, unrated }) {
   el.results.hidden = !result;
   if (!result) return;
   const me = app.conn.player;
@@ -31,6 +35,11 @@ export function drawResult(el, info, result, rated, app, held) {
   );
   drawRated(el["results-rating"], info.players, rated, me);
   drawPlace(el["results-place"], info, result, app);
+  if (unrated) {
+    // a race of two that moved no rating says why ("Not rated: ...": the server's sentence)
+    el["results-rating"].hidden = false;
+    fill(el["results-rating"], unrated.message);
+  }
   if (held) {
     // The fair-play rule flagged a run of this race (docs/fairness.md): it counts once a
     // moderator has looked.
@@ -43,8 +52,8 @@ export function drawResult(el, info, result, rated, app, held) {
     );
   }
   el["rematch-button"].hidden = info.mode !== "race";
-  // a race the server paired (ranked): straight back into that game's pool
-  el["again-button"].hidden = info.mode !== "race" || !info.ranked;
+  // a race the server paired, rated or not: straight back into that game's pool
+  el["again-button"].hidden = info.mode !== "race" || !info.paired;
   // Once the ranked attempt is over, an account may race the day's best run's ghost.
   el["ghost-button"].hidden = info.mode !== "daily" || !app.conn.account;
   el["board-link"].hidden = info.mode !== "daily";

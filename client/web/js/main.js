@@ -49,8 +49,7 @@ class App {
     this.account = null; // the account panel and quick races: loaded when the session begins
     this.quick = null;
     this.wirePlayers();
-    this.lent = null; // {name, section, home}: a screen shown over the race (openOverRace)
-    document.getElementById("over-race").addEventListener("close", () => this.giveBack());
+    this.overRace = null; // the rules, a board or a profile over the race (openOverRace)
     document.getElementById("challenge-accept").addEventListener("click", () => this.answerChallenge(true));
     document.getElementById("challenge-decline").addEventListener("click", () => this.answerChallenge(false));
     this.setting("labels-toggle", "labels", (on) => document.body.classList.toggle("pile-names", on));
@@ -327,12 +326,14 @@ class App {
       return;
     }
     const race = this.screens.race;
-    if ((key === "rules" || key === "boards") && race.info && stillPlaying(race.info, this.conn.player)) {
-      this.openOverRace(key, id || race.info.game); // read while racing: nothing is left
+    const over = OVER_RACE[key];
+    if (over && race.info && stillPlaying(race.info, this.conn.player)) {
+      const what = over === "profile" ? this.profileOf(key, id) : id || race.info.game;
+      this.openOverRace(over, what); // read while racing: nothing is left
       this.setHash(`#race=${race.raceId}`);
       return;
     }
-    this.giveBack();
+    this.overRace?.giveBack();
     if (race.raceId && !(key === "race" && id === race.raceId) && !race.leave()) {
       this.setHash(`#race=${race.raceId}`); // the player chose to stay
       return;
@@ -355,7 +356,7 @@ class App {
       this.openLater("rules", id);
     } else if (key === "profile" || key === "user" || key === "player") {
       this.show("profile");
-      this.openProfile(key === "profile" ? { player: this.conn.player } : { [key === "user" ? "username" : "player"]: id });
+      this.openLater("profile", this.profileOf(key, id));
     } else if (key === "boards") {
       this.show("boards");
       this.openLater("boards", id);
@@ -365,37 +366,18 @@ class App {
     }
   }
 
-  /**
-   * The rules or the game's leaderboard over the race I play, in a dialog: the screen's
-   * own section is lent to it (its links, another game's tab, stay in it) and given back
-   * on *Back to the race*, Escape, or any other screen.
-   */
-  async openOverRace(name, id) {
-    const dialog = document.getElementById("over-race");
-    if (this.lent?.name !== name) {
-      this.giveBack();
-      const section = document.getElementById(`screen-${name}`);
-      const home = document.createComment(`screen-${name} lent`);
-      section.before(home);
-      dialog.append(section);
-      section.hidden = false;
-      this.lent = { name, section, home };
-    }
-    if (!dialog.open) dialog.showModal();
-    const screen = await this.screenLater(name);
-    if (this.lent?.name === name) screen.show(id);
+  /** Whose profile `#profile` (mine), `#user=NAME` or `#player=ID` asks for. */
+  profileOf(key, id) {
+    return key === "profile" ? { player: this.conn.player } : { [key === "user" ? "username" : "player"]: id };
   }
 
-  /** The screen lent to the dialog over the race goes back to its place. */
-  giveBack() {
-    const lent = this.lent;
-    if (!lent) return;
-    this.lent = null;
-    this.screens[lent.name]?.hide();
-    lent.section.hidden = true;
-    lent.home.replaceWith(lent.section);
-    const dialog = document.getElementById("over-race");
-    if (dialog.open) dialog.close();
+  /** A screen read over the race I play (js/over.js, loaded the first time). */
+  async openOverRace(name, id) {
+    if (!this.overRace) {
+      const { OverRace } = await import("./over.js");
+      this.overRace ??= new OverRace(this);
+    }
+    this.overRace.open(name, id);
   }
 
   /** The spectator screen is loaded when first opened: a race (#watch=ID), the top live
@@ -438,17 +420,6 @@ class App {
     if (this.currentName !== "replay") return;
     this.current = this.screens.replay;
     if (this.screens.replay.raceId !== id) this.screens.replay.open(id);
-  }
-
-  /** The profile screen is loaded when first opened: the first load stays small. */
-  async openProfile(who) {
-    if (!this.screens.profile) {
-      const { ProfileScreen } = await import("./profile.js");
-      this.screens.profile ??= new ProfileScreen(this);
-    }
-    if (this.currentName !== "profile") return;
-    this.current = this.screens.profile;
-    this.screens.profile.open(who);
   }
 
   /** Show a race I am in, from a race info or racer view I already have. */
@@ -546,7 +517,10 @@ class App {
 const LATER = {
   rules: () => import("./rules.js").then((module) => module.RulesScreen),
   boards: () => import("./boards.js").then((module) => module.BoardsScreen),
+  profile: () => import("./profile.js").then((module) => module.ProfileScreen),
 };
+// The addresses read over a race I play, not leaving it: their screens.
+const OVER_RACE = { rules: "rules", boards: "boards", profile: "profile", user: "profile", player: "profile" };
 
 const app = new App();
 window.solrace = app; // for the curious, and for the browser tests

@@ -20,11 +20,25 @@ function pointless(view, move) {
   return view.face_down[index] === 0 && view.tableau[index].length === move.count;
 }
 
-/** Home first, then onto a card, then a reserve, then an empty pile; leftmost first. */
+/** The bottom card of the `count` taken from `pile` ("4C"). */
+function movedCard(view, pile, count) {
+  if (pile === "w") return view.waste.at(-1);
+  const index = Number(pile.slice(1));
+  return pile[0] === "r" ? view.reserves[index].at(-1) : view.tableau[index].at(-count);
+}
+
+/** Whether `move` builds a run in one suit. */
+function ontoItsSuit(view, move) {
+  const onto = move.dst[0] === "t" ? view.tableau[Number(move.dst.slice(1))].at(-1) : null;
+  return Boolean(onto) && onto.at(-1) === movedCard(view, move.src, move.count)?.at(-1);
+}
+
+/** Home, onto a card of its suit, onto any card, a reserve, an empty pile; leftmost first. */
 function placeOrder(view, move) {
   if (move.dst === "f") return 0;
-  if (emptyPile(view, move.dst)) return 3;
-  return move.dst[0] === "t" ? 1 : 2;
+  if (emptyPile(view, move.dst)) return 4;
+  if (move.dst[0] !== "t") return 3;
+  return ontoItsSuit(view, move) ? 1 : 2;
 }
 
 function movesIn(legal, view) {

@@ -16,6 +16,11 @@ export class ProfileScreen {
     this.asked = null;
   }
 
+  /** Show `who`'s profile ({player} or {username}). */
+  show(who) {
+    this.open(who);
+  }
+
   hide() {
     this.asked = null;
   }

@@ -39,6 +39,7 @@ export class RaceScreen {
     this.result = null;
     this.rated = null; // the `rated` event: every rated racer's new rating and change
     this.held = null; // the `held` event: this race waits for a moderator before it counts
+    this.unrated = null; // the `unrated` event: this race moved no rating, and why
     this.rematchOffer = null;
     this.el["seal-toggle"].addEventListener("click", () => this.toggleSeal());
     this.el["ghost-button"].addEventListener("click", () =>
@@ -52,6 +53,10 @@ export class RaceScreen {
     this.el["rematch-button"].addEventListener("click", () => this.rematch());
     this.el["again-button"].addEventListener("click", () => this.playAgain());
     this.el["join-rematch"].addEventListener("click", () => this.joinRematch());
+    // a refusal goes with the next move
+    for (const kind of ["pointerdown", "keydown"]) {
+      this.el["race-board"].addEventListener(kind, () => this.dropRefusal());
+    }
     setInterval(() => this.tick(), 100);
   }
 
@@ -110,6 +115,7 @@ export class RaceScreen {
     this.result = null;
     this.rated = null;
     this.held = null;
+    this.unrated = null;
     this.rematchOffer = null;
     delete this.root.dataset.race;
     delete this.root.dataset.phase;
@@ -180,6 +186,10 @@ export class RaceScreen {
         this.adopt(event.race);
         this.ending().then(({ lostSentence }) => this.say(lostSentence(event.lost), true));
         break;
+      case "unrated":
+        this.unrated = event;
+        this.drawResult();
+        break;
       case "rematch":
         this.rematchOffer = event;
         // Drawn from the state once ending.js is loaded (after a reset: no offer, hidden).
@@ -221,6 +231,7 @@ export class RaceScreen {
    * (`movedView`); the answer then draws what the server says, a refusal puts it back.
    */
   play(action) {
+    this.dropRefusal();
     const online = this.app.conn.status === "online"; // offline, a move waits, undrawn
     if (online && this.board && this.view && !this.unanswered.size && this.legal?.includes(action)) {
       const { board, view } = this;
@@ -347,6 +358,11 @@ export class RaceScreen {
     copyInput(this.el["share-link"], (text) => this.app.notice(text));
   }
 
+  /** A refusal's red sentence goes; any other message stays. */
+  dropRefusal() {
+    if (this.el["race-message"].classList.contains("error")) this.say("");
+  }
+
   say(text, isError = false) {
     const message = this.el["race-message"];
     message.textContent = text;
@@ -399,7 +415,7 @@ export class RaceScreen {
       return;
     }
     this.ending().then(({ drawResult }) =>
-      drawResult(this.el, this.info, this.result, this.rated, this.app, this.held),
+      drawResult(this.el, this.info, this.result, this.app, this),
     );
   }
 
