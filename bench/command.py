@@ -1,9 +1,9 @@
 """``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2|signin|
-spectators|farm|redis-clients``: benchmarks that print figures (never timed tests). The server
-benchmark lives in bench/loadtest.py (``--nodes``: bench/nodebench.py), the engine and
+spectators|farm|fairplay|redis-clients``: benchmarks that print figures (never timed tests). The
+server benchmark lives in bench/loadtest.py (``--nodes``: bench/nodebench.py), the engine and
 solver ones in bench/enginebench.py, the memory one in
-bench/memorybench.py; soak, recovery, idle, pairing, spectators and farm in
-bench/{soak,recovery,idle,pairing,spectator,farm}bench.py; storage and argon2, which
+bench/memorybench.py; soak, recovery, idle, pairing, spectators, farm and fairplay in
+bench/{soak,recovery,idle,pairing,spectator,farm,fairplay}bench.py; storage and argon2, which
 measure the server's own parts in this process, in server/store/redis_bench.py and
 server/bench/passwords.py; redis-clients (the store's own hiredis connections against
 redis-py) in server/store/redis_clients_bench.py."""
@@ -35,6 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "signin",
             "spectators",
             "farm",
+            "fairplay",
             "redis-clients",
         ],
         help="what to measure",
@@ -51,7 +52,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--players",
         type=int,
         default=None,
-        help="connected players (server: 2000, soak: 200), or players arriving (pairing: 2000)",
+        help="connected players (server: 2000, soak: 200), players arriving (pairing: 2000), "
+        "or honest players (fairplay: 100)",
     )
     server.add_argument(
         "--redis",
@@ -174,6 +176,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     clients.add_argument(
         "--messages", type=int, default=100_000, help="messages published per client"
     )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="fairplay: a few players at a fiftieth of a person's pace (for its test)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -191,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
         "signin": run_signin,
         "spectators": run_spectators,
         "farm": run_farm,
+        "fairplay": run_fairplay,
     }
     if args.target in runners:
         return runners[args.target](args)
@@ -471,4 +479,14 @@ def run_farm(args: argparse.Namespace) -> int:
     for alts in (1, 2, 7):
         best = best_farm(alts, races, tries, seed=args.seed)
         print(f"{alts:>16} {best['one address']:>24.1f} {best['an address each']:>16.1f}")
+    return 0
+
+
+def run_fairplay(args: argparse.Namespace) -> int:
+    """Simulated honest players, cheaters and bots on a real server: the shares flagged."""
+    from bench.fairplaybench import measure, print_fairplay
+
+    honest = (4 if args.quick else 100) if args.players is None else args.players
+    result = asyncio.run(measure(honest, args.quick, args.seed))
+    print(json.dumps(result)) if args.json else print_fairplay(result)
     return 0

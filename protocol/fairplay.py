@@ -2,9 +2,11 @@
 look at (docs/fairness.md, "Fair-play signals").
 
 A ranked daily run and each racer of a rated race keep their ``Signals``: the time
-between their actions (the think-time distribution), their undos, how far they followed
-the solver's line for the deal (when the server's solver found one), and their time
-against their own history of the game. ``reasons`` applies the rule; a run with a reason
+between their actions (the think-time distribution: median, spread, and its fastest and
+slowest tenths), their undos, how much of the solver's line for the deal they played once
+their detours are taken out (``protocol/fairplay_line.py``, when the server's solver found
+a line), and their time against their own history of the game. ``reasons`` applies the
+rule, ``evidence`` gives each reason's figures against its threshold; a run with a reason
 is held off the public boards (and a race off the ratings) until a moderator clears or
 voids it. Pure: the same log, line and history give the same signals on every node.
 """
@@ -16,19 +18,24 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from protocol.fairplay_line import line_match
+
 # The rule (docs/fairness.md). A run is flagged when any of these holds:
-LINE_SHARE = 0.9  # it played the solver's line move for move for at least this share of it
+LINE_SHARE = 0.9  # its standing moves hold at least this share of the solver's line, in order
 MIN_LINE = 10  # ... of a line at least this long (a short line is found by anyone)
 PACE_ACTIONS = 20  # a pace is judged over at least this many actions:
 FAST_MEDIAN_MS = 200  # a median think time below this (no person reads a table that fast)
 STEADY_CV = 0.15  # or think times steadier than this (spread / mean: people pause, then rush)
+NARROW_RATIO = 2.0  # or its slowest tenth under this many times its fastest tenth (p90 / p10)
 HISTORY_RUNS = 5  # its time is judged against at least this many finished runs of the game:
 HISTORY_FACTOR = 4  # flagged when it is this many times faster than their median
 
 SOLVER_LINE, MACHINE_PACE, BEYOND_HISTORY = "solver_line", "machine_pace", "beyond_history"
+NARROW_PACE = "narrow_pace"
 REASONS = {
-    SOLVER_LINE: "played the solver's line move for move",
+    SOLVER_LINE: "played the solver's line, detours and undos aside",
     MACHINE_PACE: "a pace no person keeps (think times too fast or too even)",
+    NARROW_PACE: "think times in a band no person keeps (no long pauses, no quick runs)",
     BEYOND_HISTORY: "far faster than the account's own history of the game",
 }
 
@@ -47,6 +54,12 @@ class Signals:
     time_ms: int
     history_median_ms: int | None  # the account's median time of its earlier finished runs
     history_runs: int  # how many there were
+    # (later fields have defaults: reviews kept before them still read)
+    line_kept: int = 0  # the line's moves among its standing actions, in the line's order
+    standing: int = 0  # actions left once every undo and what it took back are removed
+    taken_back: int = 0  # actions undone
+    think_p10_ms: int | None = None  # the fastest tenth of think times ends here
+    think_p90_ms: int | None = None  # the slowest tenth starts here
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -77,6 +90,8 @@ def signals_of(
             if action != step:
                 break
             followed += 1
+    match = line_match([action for action, _ in actions], line or ())
+    tenths = statistics.quantiles(thinks, n=10, method="inclusive") if len(thinks) > 1 else None
     return Signals(
         actions=len(actions),
         undos=sum(1 for action, _ in actions if action == "undo"),
@@ -88,6 +103,11 @@ def signals_of(
         time_ms=time_ms,
         history_median_ms=int(statistics.median(history_ms)) if history_ms else None,
         history_runs=len(history_ms),
+        line_kept=match.kept,
+        standing=match.standing,
+        taken_back=match.taken_back,
+        think_p10_ms=int(tenths[0]) if tenths else None,
+        think_p90_ms=int(tenths[-1]) if tenths else None,
     )
 
 
@@ -95,13 +115,17 @@ def reasons(signals: Signals) -> list[str]:
     """Why the run is flagged by the rule above (empty: it is not)."""
     found = []
     line = signals.line_length
-    if line is not None and line >= MIN_LINE and signals.line_followed >= LINE_SHARE * line:
+    if line is not None and line >= MIN_LINE and signals.line_kept >= LINE_SHARE * line:
         found.append(SOLVER_LINE)
-    if signals.actions >= PACE_ACTIONS and (
+    paced = signals.actions >= PACE_ACTIONS
+    if paced and (
         (signals.think_median_ms is not None and signals.think_median_ms < FAST_MEDIAN_MS)
         or (signals.think_cv is not None and signals.think_cv < STEADY_CV)
     ):
         found.append(MACHINE_PACE)
+    fastest, slowest = signals.think_p10_ms, signals.think_p90_ms
+    if paced and fastest is not None and slowest is not None and slowest < NARROW_RATIO * fastest:
+        found.append(NARROW_PACE)
     past = signals.history_median_ms
     if (
         signals.finished
@@ -111,3 +135,39 @@ def reasons(signals: Signals) -> list[str]:
     ):
         found.append(BEYOND_HISTORY)
     return found
+
+
+def evidence(signals: Signals) -> dict[str, dict[str, Any]]:
+    """Each reason the run is flagged for, with the figures that flag it and the rule's
+    threshold beside them (what ``solrace admin review`` shows)."""
+    figures: dict[str, dict[str, Any]] = {
+        SOLVER_LINE: {
+            "line_kept": signals.line_kept,
+            "line_length": signals.line_length,
+            "share_needed": LINE_SHARE,
+            "standing": signals.standing,
+            "taken_back": signals.taken_back,
+            "undos": signals.undos,
+            "opening_followed": signals.line_followed,
+        },
+        MACHINE_PACE: {
+            "think_median_ms": signals.think_median_ms,
+            "median_under_ms": FAST_MEDIAN_MS,
+            "think_cv": signals.think_cv,
+            "spread_under": STEADY_CV,
+            "actions": signals.actions,
+        },
+        NARROW_PACE: {
+            "think_p10_ms": signals.think_p10_ms,
+            "think_p90_ms": signals.think_p90_ms,
+            "ratio_under": NARROW_RATIO,
+            "actions": signals.actions,
+        },
+        BEYOND_HISTORY: {
+            "time_ms": signals.time_ms,
+            "history_median_ms": signals.history_median_ms,
+            "history_runs": signals.history_runs,
+            "times_faster_needed": HISTORY_FACTOR,
+        },
+    }
+    return {reason: figures[reason] for reason in reasons(signals)}

@@ -5,10 +5,12 @@ clears or voids it (``server/admin.py``).
 
 A review is plain JSON:
 ``{"race", "kind": "daily" | "race", "game", "day", "at_ms", "status", "held", "players":
-{player: {"name", "signals", "reasons"}}, "runs": [run], "changes": {player: [before,
+{player: {"name", "signals", "reasons", "evidence"}}, "runs": [run], "changes": {player: [before,
 after]}}``, where ``runs`` are what it holds or placed (the daily run; the race's rated
 runs), ``changes`` the ratings a rated race moved (to take them back when it is voided),
-and ``status`` one of ``STATUSES``.
+and ``status`` one of ``STATUSES``. A player's ``evidence`` holds, per reason, the figures
+that flag it beside the rule's threshold (``protocol.fairplay.evidence``); a review kept
+before it has none.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from protocol.fairplay import reasons, signals_of
+from protocol.fairplay import evidence, reasons, signals_of
 from protocol.race import Race
 from protocol.ranking import Run
 from protocol.ratings import Rating
@@ -66,6 +68,7 @@ def review_of(
             "name": run.name,
             "signals": signals.as_dict(),
             "reasons": reasons(signals),
+            "evidence": evidence(signals),
         }
     flagged = any(player["reasons"] for player in players.values())
     settings = race.settings

@@ -123,14 +123,25 @@ def lines(command: str, answer: dict[str, Any]) -> list[str]:
             out.append(
                 f"  {seen['name']} ({player}): {signals['actions']} actions, "
                 f"{signals['undos']} undos, median think {signals['think_median_ms']} ms, "
-                f"spread {signals['think_cv']}, solver line {signals['line_followed']}"
-                f"/{signals['line_length']}, time {signals['time_ms']} ms against a median "
+                f"spread {signals['think_cv']}, solver line {signals.get('line_kept', '-')}"
+                f"/{signals['line_length']} kept, time {signals['time_ms']} ms against a median "
                 f"of {signals['history_median_ms']} over {signals['history_runs']} runs"
             )
+            out += evidence_lines(seen.get("evidence", {}))
         return out
     account = answer["account"]
     closed = " (closed)" if account["closed"] else ""
     return [f"Account {account['username']} ({account['player']}){closed}."]
+
+
+def evidence_lines(evidence: dict[str, dict[str, Any]]) -> list[str]:
+    """One line per reason a player was flagged: the figures that flag it, the rule's
+    threshold beside them (a reason this client does not know is shown by its name)."""
+    return [
+        f"    {REASONS.get(reason, reason)}: "
+        + ", ".join(f"{name} {value}" for name, value in figures.items())
+        for reason, figures in evidence.items()
+    ]
 
 
 def review_line(review: dict[str, Any]) -> str:
@@ -141,7 +152,7 @@ def review_line(review: dict[str, Any]) -> str:
     held = " held" if review.get("held") else ""
     return (
         f"{review['race']} {review['kind']} {review['game']}{day} [{review['status']}{held}] "
-        f"{names}: " + ("; ".join(REASONS[r] for r in why) or "nothing flagged")
+        f"{names}: " + ("; ".join(REASONS.get(r, r) for r in why) or "nothing flagged")
     )
 
 

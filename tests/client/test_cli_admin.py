@@ -100,3 +100,24 @@ async def test_every_refusal_is_one_line_and_an_exit_status() -> None:
             assert status == 2 and said in err and len(err.strip().splitlines()) == 1
         status, _, err = await solrace_admin(address, "flagged", token=None)
         assert status == 2 and "no admin token" in err
+
+
+async def test_a_flagged_run_s_review_shows_each_reason_s_figures_and_threshold() -> None:
+    async with running_server(admin_token=TOKEN) as server:
+        fast = await member(server, "Fast")
+        started = await fast.daily_start(GAME)
+        race = started["race"]["race"]
+        legal = started["race"]["you"]["legal"]
+        for _ in range(25):  # a program's pace: no pause at all
+            move = next(action for action in legal if action != "undo")
+            legal = (await fast.act(race, move, legal=True))["legal"]
+        await fast.resign(race)
+        await fast.next_event("result")
+        await asyncio.sleep(0.2)  # the review is written a moment after the result
+
+        status, out, _ = await solrace_admin(url(server), "review", race)
+        assert status == 0 and "[flagged" in out
+        evidence = [line for line in out.splitlines() if line.startswith("    ")]
+        pace = next(line for line in evidence if "a pace no person keeps" in line)
+        assert "median_under_ms 200" in pace
+        assert "think_median_ms " in pace and "actions 25" in pace

@@ -1,5 +1,5 @@
 """The fair-play rule (protocol/fairplay.py, docs/fairness.md): each sentence, flagged and
-not flagged, and the signals' invariants."""
+not flagged, each flag's evidence, and the signals' invariants."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ from hypothesis import strategies as st
 from protocol.fairplay import (
     BEYOND_HISTORY,
     MACHINE_PACE,
+    NARROW_PACE,
+    REASONS,
     SOLVER_LINE,
     Signals,
+    evidence,
     reasons,
     signals_of,
 )
@@ -35,11 +38,32 @@ def test_playing_the_solver_s_line_move_for_move_is_flagged() -> None:
     assert SOLVER_LINE in reasons(signals_of(played, True, played[-1][1], LINE))
 
 
-def test_leaving_the_solver_s_line_early_is_not_flagged() -> None:
-    own = LINE[:5] + ["undo"] + LINE[6:]  # off the line from the sixth move
-    played = paced(own, HUMAN_GAPS)
+def test_the_solver_s_line_after_a_move_and_its_undo_is_flagged() -> None:
+    detoured = ["t3 t5", "undo", *LINE]  # the issue's one move+undo before the line
+    played = paced(detoured, HUMAN_GAPS + [800, 1900])
+    assert SOLVER_LINE in reasons(signals_of(played, True, played[-1][1], LINE))
+
+
+def test_the_solver_s_line_with_detours_and_moves_taken_back_is_flagged() -> None:
+    detoured = [*LINE[:8], "w t2", "t2 w", *LINE[8:20], "s", "t6 f", "undo", "undo", *LINE[20:]]
+    played = paced(detoured, (HUMAN_GAPS * 2)[: len(detoured)])
     signals = signals_of(played, True, played[-1][1], LINE)
-    assert signals.line_followed == 5 and reasons(signals) == []
+    assert signals.line_kept == len(LINE) and signals.taken_back == 2
+    assert SOLVER_LINE in reasons(signals)
+
+
+def test_a_run_that_holds_less_than_nine_tenths_of_the_line_is_not_flagged() -> None:
+    own = LINE[:5] + ["w t4", "t0 f", "s"] + LINE[8:26]  # 23 of the line's 30 moves
+    played = paced(own, HUMAN_GAPS[: len(own)])
+    signals = signals_of(played, True, played[-1][1], LINE)
+    assert signals.line_kept == 23 and reasons(signals) == []
+
+
+def test_the_line_s_moves_that_were_taken_back_do_not_count() -> None:
+    undone = [*LINE, *["undo"] * 6]  # the line played, its last six moves undone
+    played = paced(undone, (HUMAN_GAPS * 2)[: len(undone)])
+    signals = signals_of(played, False, 0, LINE)
+    assert signals.line_kept == 24 and reasons(signals) == []
 
 
 def test_a_short_solver_line_is_not_held_against_anyone() -> None:
@@ -61,7 +85,24 @@ def test_a_median_think_time_faster_than_a_person_reads_is_flagged() -> None:
 
 def test_think_times_too_even_for_a_person_are_flagged() -> None:
     played = paced(LINE[:20], [1000, 1050, 980, 1020] * 5)
-    assert reasons(signals_of(played, False, 0)) == [MACHINE_PACE]
+    assert MACHINE_PACE in reasons(signals_of(played, False, 0))
+
+
+BOT_GAPS = [310, 220, 395, 260, 340, 205, 380, 290, 240, 360]  # 200 to 400 ms, jittered
+
+
+def test_think_times_in_a_narrow_band_are_flagged_though_neither_fast_nor_even() -> None:
+    played = paced(LINE[:20], BOT_GAPS * 2)
+    signals = signals_of(played, False, 0)
+    assert signals.think_median_ms is not None and signals.think_median_ms > 200
+    assert signals.think_cv is not None and signals.think_cv > 0.15
+    assert reasons(signals) == [NARROW_PACE]
+
+
+def test_a_person_s_fast_and_slow_moves_are_not_a_narrow_band() -> None:
+    gaps = [400, 650, 500, 2100, 450, 900, 1300, 380, 700, 1600] * 2  # fast, with pauses
+    played = paced(LINE[:20], gaps)
+    assert reasons(signals_of(played, False, 0)) == []
 
 
 def test_a_pace_is_not_judged_on_fewer_than_twenty_actions() -> None:
@@ -92,6 +133,30 @@ def test_history_counts_from_five_finished_runs_and_only_for_a_finished_run() ->
     assert reasons(signals_of(played, False, 10_000, None, [300_000] * 5)) == []
 
 
+def test_each_flag_carries_the_figures_that_flag_it_and_the_rule_s_threshold() -> None:
+    played = paced(["t3 t5", "undo", *LINE], BOT_GAPS * 3 + [300, 250])
+    signals = signals_of(played, True, played[-1][1], LINE)
+    found = evidence(signals)
+    assert list(found) == reasons(signals) == [SOLVER_LINE, NARROW_PACE]
+    assert found[SOLVER_LINE]["line_kept"] == found[SOLVER_LINE]["line_length"] == 30
+    assert found[SOLVER_LINE]["taken_back"] == 1 and found[SOLVER_LINE]["share_needed"] == 0.9
+    assert found[NARROW_PACE]["think_p90_ms"] < 2 * found[NARROW_PACE]["think_p10_ms"]
+    assert set(found) <= set(REASONS)
+
+
+def test_a_run_flagged_for_nothing_has_no_evidence() -> None:
+    played = paced(LINE, HUMAN_GAPS)
+    assert evidence(signals_of(played, True, played[-1][1], None)) == {}
+
+
+def test_signals_kept_before_the_detour_figures_still_read() -> None:
+    played = paced(LINE, HUMAN_GAPS)
+    old = signals_of(played, True, 1, LINE).as_dict()
+    for later in ("line_kept", "standing", "taken_back", "think_p10_ms", "think_p90_ms"):
+        del old[later]
+    assert reasons(Signals.from_dict(old)) == []  # an old review: no line figure, no flag
+
+
 def test_undos_are_counted() -> None:
     played = paced(["t1 t2", "undo", "t1 t3", "undo"], [900, 800, 700, 600])
     assert signals_of(played, False, 0).undos == 2
@@ -116,9 +181,10 @@ def test_signals_are_sound_and_survive_their_json(
     signals = signals_of(played, finished, t_ms, line, history)
     assert signals.actions == len(played)
     assert 0 <= signals.undos <= signals.actions
-    assert 0 <= signals.line_followed <= min(len(played), len(line or []))
+    assert 0 <= signals.line_followed <= signals.line_kept <= min(len(played), len(line or []))
+    assert signals.standing + 2 * signals.taken_back <= signals.actions
     assert signals.think_cv is None or signals.think_cv >= 0
     assert Signals.from_dict(signals.as_dict()) == signals
-    assert set(reasons(signals)) <= {SOLVER_LINE, MACHINE_PACE, BEYOND_HISTORY}
+    assert set(reasons(signals)) == set(evidence(signals)) <= set(REASONS)
     if not line:
         assert SOLVER_LINE not in reasons(signals)
