@@ -12,6 +12,7 @@ from browser_pages import (
     ServerThread,
     create_race,
     player_id,
+    register,
     resign,
     sign_in,
 )
@@ -45,6 +46,7 @@ def test_a_race_the_server_paired_is_watched_by_its_progress_and_its_boards_come
     ann, bob = open_page(server.url), open_page(server.url)
     for page, name in ((ann, "Ann"), (bob, "Bob")):
         sign_in(page, name)
+        register(page, f"{name}_w", f"{name}'s long secret")  # accounts: a race that counts
         page.get_by_role("button", name="Race someone now at Mount Sunflower", exact=True).click()
     screen = ann.locator("#screen-race")
     expect(screen).to_have_attribute("data-phase", "running")

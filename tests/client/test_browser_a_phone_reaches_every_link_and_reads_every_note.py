@@ -6,7 +6,7 @@ runs on. axe-core finds nothing serious on these views. Measured in a real Chrom
 
 from __future__ import annotations
 
-from browser_pages import PHONE, OpenPage, ServerThread, screenshot, sign_in
+from browser_pages import PHONE, OpenPage, ServerThread, add_test_script, screenshot, sign_in
 from playwright.sync_api import Page, expect
 
 # Whether an element is wholly inside the window and is what a tap at its middle reaches.
@@ -44,7 +44,7 @@ def out_of_reach(page: Page) -> list[str]:
 
 def axe_findings(page: Page, axe_source: str) -> list[str]:
     if not page.evaluate("typeof axe !== 'undefined'"):
-        page.add_script_tag(content=axe_source)
+        add_test_script(page, axe_source)
     findings: list[str] = page.evaluate(AXE_SERIOUS)
     return findings
 

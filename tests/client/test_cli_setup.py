@@ -1,6 +1,6 @@
 """The README's two commands set up a fresh machine (Debian 12, root): the test command
 first runs ``.ci/system-packages``, which installs with apt-get the system programs the
-tests need (Debian's chromium, redis-server, haproxy) when they are missing, and does
+tests need (Debian's chromium, redis-server, haproxy, npm, faketime) when they are missing, and does
 nothing when they are there; ``.ci/run`` runs that same command and installs nothing itself.
 
 The script runs for real: with a PATH where the programs are missing and ``apt-get`` is a
@@ -24,6 +24,7 @@ NEEDED = {
     "redis-server": "redis-server",
     "haproxy": "haproxy",
     "npm": "npm",
+    "faketime": "faketime",
 }
 
 

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from harness import winning_actions
+from harness import member, winning_actions
 from store_loss import store_keeps_only
 from terminals import (
     DEAL,
@@ -348,8 +348,8 @@ async def test_watch_shows_every_racers_moves_until_the_result() -> None:
 async def test_watch_shows_a_rated_race_s_progress_then_its_boards_at_the_end() -> None:
     async with (
         running_server() as url,
-        await Client.connect(url, "Ann") as ann,
-        await Client.connect(url, "Bob") as bob,
+        await member(url, "Ann") as ann,  # two accounts the server pairs: a race that counts
+        await member(url, "Bob") as bob,
     ):
         await ann.quick_race(GAME)
         await bob.quick_race(GAME)

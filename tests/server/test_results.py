@@ -11,7 +11,13 @@ from protocol.games import rules_for
 from protocol.player_events import RaceResult
 from protocol.race import Badge, Ending, Now, Phase, Race, RaceSettings
 from protocol.race_record import record_of
-from protocol.race_views import race_result, race_runs, racer_view, revealed_views
+from protocol.race_views import (
+    final_boards,
+    race_result,
+    race_runs,
+    racer_view,
+    revealed_views,
+)
 from protocol.ratings import DEFAULT, Rating
 from server.config import Settings
 from server.effects import Forget, Post, Push, PushAnywhere, Rate, Write
@@ -84,8 +90,10 @@ def test_a_finished_race_is_written_first_then_told_then_rated_and_kept_in_histo
     assert room.stored  # once written, the race may be let go
     told = [(e.player, e.event) for e in effects if isinstance(e, Push)]
     assert told == [("ann", RaceResult(result)), ("bob", RaceResult(result))]
-    # spectators also get every racer's cards, face-down ones too: the deal is shown now
-    assert effects[3] == Post(room, "result", {**result, "revealed": revealed_views(room.race)})
+    # spectators of this race that may count saw progress only: now every racer's last
+    # cards (boards), and every card, face-down ones too (revealed): the deal is shown now
+    boards, revealed = final_boards(room.race), revealed_views(room.race)
+    assert effects[3] == Post(room, "result", {**result, "boards": boards, "revealed": revealed})
     assert effects[4] == Rate(room)
     kept = [effect.job for effect in effects[5:] if isinstance(effect, Write)]
     assert kept == histories(room.race, result, END, 3 * 86_400)

@@ -181,7 +181,8 @@ async def test_no_spectator_frame_of_a_rated_race_on_either_node_carries_a_hidde
     in their stock, while the race ran; the ``result`` brings every racer's last board,
     and the progress they saw ends where each racer ended."""
     urls = [url(node) for node in two_nodes]
-    racers = [await Client.connect(urls[n], f"Racer{i}") for i, n in enumerate(plan["nodes"])]
+    tag = uuid.uuid4().hex[:6]  # each example's own accounts (one store for them all)
+    racers = [await member(urls[n], f"Racer{i}{tag}") for i, n in enumerate(plan["nodes"])]
     race = await paired(*racers)
     legal = [(await r.snapshot(race))["you"]["legal"] for r in racers]
     spectators: list[Client | None] = [None] * len(plan["spectators"])
