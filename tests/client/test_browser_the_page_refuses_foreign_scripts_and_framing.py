@@ -19,16 +19,16 @@ from playwright.sync_api import Browser, Page
 
 class OtherSite:
     """A site on another port of the machine: its page frames ``target``; it keeps
-    the Referer each request came with."""
+    the path and Referer of each request (the browser may ask for its icon too)."""
 
     def __init__(self, target: str) -> None:
         page = f'<!doctype html><title>other site</title><iframe src="{target}"></iframe>'
-        self.referers: list[str | None] = []
-        referers = self.referers
+        self.requests: list[tuple[str, str | None]] = []
+        requests = self.requests
 
         class Answer(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                referers.append(self.headers.get("Referer"))
+                requests.append((self.path, self.headers.get("Referer")))
                 body = page.encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -138,4 +138,5 @@ def test_a_player_who_follows_a_link_to_another_site_does_not_send_the_page_s_ad
         bare_page.goto(server.url + "#watch")
         with bare_page.expect_navigation():
             bare_page.evaluate("(other) => { location.href = other; }", other.url)
-        assert other.referers == [None]
+        assert other.requests[0] == ("/", None)
+        assert not [r for _, r in other.requests if r and r.startswith(server.url)]
