@@ -473,21 +473,9 @@ def run_spectators(args: argparse.Namespace) -> int:
 def run_farm(args: argparse.Namespace) -> int:
     """Rating farms for a day and day by day (one main account and second accounts), and
     what the farming guards cost a field of honest players."""
-    from bench.farmbench import best_farm, print_farm_days
-    from bench.ratingfield import measure, print_field
+    from bench.farmbench import print_farm
 
-    races, tries = 40, 200 if args.quick else 2000
-    print(f"farm: {races} races a day, {tries} random days per number of second accounts")
-    print(f"{'second accounts':>16} {'best rise, one address':>24} {'an address each':>16}")
-    for alts in (1, 2, 7):
-        best = best_farm(alts, races, tries, seed=args.seed)
-        print(f"{alts:>16} {best['one address']:>24.1f} {best['an address each']:>16.1f}")
-    print()
-    print_farm_days(8)
-    print()
-    players, days = (40, 18) if args.quick else (200, 30)
-    print(f"honest field: {players} players for {days} days (+20 newcomers on day 10)")
-    print_field(measure(players, days, args.seed))
+    print_farm(args.quick, args.seed)
     return 0
 
 

@@ -23,6 +23,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
+from bench.ratingfield import measure, print_field
 from protocol.games import rules_for
 from protocol.race import Badge, Ending, LogEntry, Race, RaceSettings
 from protocol.ranking import Run
@@ -200,3 +201,20 @@ def print_farm_days(days: int) -> None:
                         f"{kind:>22} {said:>20} {label:>6} {rises[0]:>+6.0f}"
                         f" {max(rises):>+8.0f} {sum(rises):>+7.0f}"
                     )
+
+
+def print_farm(quick: bool, seed: int) -> None:
+    """``solrace bench farm``: the random search, the issue's farm day by day, and the
+    honest field (``quick``: a smaller search and field)."""
+    races, tries = 40, 200 if quick else 2000
+    print(f"farm: {races} races a day, {tries} random days per number of second accounts")
+    print(f"{'second accounts':>16} {'best rise, one address':>24} {'an address each':>16}")
+    for alts in (1, 2, 7):
+        best = best_farm(alts, races, tries, seed=seed)
+        print(f"{alts:>16} {best['one address']:>24.1f} {best['an address each']:>16.1f}")
+    print()
+    print_farm_days(8)
+    print()
+    players, days = (40, 18) if quick else (200, 30)
+    print(f"honest field: {players} players for {days} days (+20 newcomers on day 10)")
+    print_field(measure(players, days, seed))

@@ -10,6 +10,9 @@ field of honest players."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -88,3 +91,14 @@ def test_the_guards_barely_move_a_settled_field_of_honest_players() -> None:
     figures = measure(players=40, days=14, seed=3)
     on, off = figures["settled, guards on"], figures["settled, guards off"]
     assert abs(on["error"] - off["error"]) < 5 and abs(on["mean"] - off["mean"]) < 15
+
+
+def test_solrace_bench_farm_prints_the_issue_s_farm_and_the_honest_field() -> None:
+    command = [sys.executable, "-m", "client.cli", "bench", "farm", "--quick"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
+    lines = done.stdout.splitlines()
+    issue = [line.split() for line in lines if line.strip().startswith("7 new     3 moves")]
+    assert len(issue) == 2  # guards on, then off
+    assert issue[0][-4:] == ["on", "+0", "+0", "+0"] and issue[1][-3] == "+557"
+    assert any(line.strip().startswith("settled, guards on") for line in lines)
+    assert any(line.strip().startswith("launch, guards off") for line in lines)
