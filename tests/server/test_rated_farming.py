@@ -17,6 +17,7 @@ from harness import RATED, member_at, running_server
 from client.api import Client
 from protocol.ranking import Run
 from protocol.ratings import DAILY_RISE, EARLY_ACTIONS, FEEDER_GAMES, PROVISIONAL_RD
+from server.app import RaceServer
 from server.store import Store
 
 GAME = "sanibel"
@@ -75,6 +76,14 @@ async def raced(ann: Client, bob: Client, bob_actions: int) -> tuple[str, list[s
     return race, [entry["player"] for entry in ranking]
 
 
+async def settled_pair(server: RaceServer, store: Store) -> tuple[Client, Client]:
+    """Ann and Bob, settled, each on an address of their own."""
+    ann = await member_at(server, "Ann", "203.0.113.1")
+    bob = await member_at(server, "Bob", "203.0.113.2")
+    await settled(store, [ann.player, bob.player])
+    return ann, bob
+
+
 async def changes(client: Client, race: str) -> dict[str, Any]:
     told = await client.next_event("rated", where=lambda e: e["race"] == race)
     return {player: r["change"] for player, r in told.data["ratings"].items()}
@@ -84,9 +93,7 @@ async def test_a_race_between_settled_accounts_moves_the_winner_up_and_the_loser
     store: Store,
 ) -> None:
     async with running_server(store, **SETTINGS) as server:
-        ann = await member_at(server, "Ann", "203.0.113.1")
-        bob = await member_at(server, "Bob", "203.0.113.2")
-        await settled(store, [ann.player, bob.player])
+        ann, bob = await settled_pair(server, store)
         race, (winner, loser) = await raced(ann, bob, EARLY_ACTIONS + 8)
         changed = await changes(ann, race)
         assert changed[winner] > 0 > changed[loser]
@@ -112,9 +119,7 @@ async def test_an_opponent_whose_recent_games_were_mostly_against_you_gives_noth
     store: Store,
 ) -> None:
     async with running_server(store, **SETTINGS) as server:
-        ann = await member_at(server, "Ann", "203.0.113.1")
-        bob = await member_at(server, "Bob", "203.0.113.2")
-        await settled(store, [ann.player, bob.player])
+        ann, bob = await settled_pair(server, store)
         feeding = [(ann.player, bob.player), (bob.player, ann.player)] * FEEDER_GAMES
         await rated_before(store, feeding[:FEEDER_GAMES], days_ago=1)
         race, (winner, loser) = await raced(ann, bob, EARLY_ACTIONS + 8)  # each feeds the other
