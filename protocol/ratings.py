@@ -253,9 +253,10 @@ def race_updates(
 ) -> dict[str, Rating]:
     """The new rating of every racer of a finished race of two or more (``Race.runs()``),
     rated at ``now_ms``: each racer's games (``pairwise``) against the others' ratings as of
-    now, in one period that began at their own last race, with the farming ``guards``.
-    Racers missing from ``ratings`` start at ``DEFAULT``. A race of one is not rated: the
-    answer is empty."""
+    now, in one period that began at their own last race, with the farming ``guards``;
+    each keeps this race's opponents (in id order) as its latest in ``recent``. Racers
+    missing from ``ratings`` start at ``DEFAULT``. A race of one is not rated: the answer
+    is empty."""
     if len(runs) < 2:
         return {}
     before = {run.player: ratings.get(run.player, DEFAULT) for run in runs}
