@@ -179,7 +179,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="fairplay: a few players at a fiftieth of a person's pace (for its test)",
+        help="fairplay: a few players at a fiftieth of a person's pace (for its test); "
+        "farm: a smaller search and honest field",
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
 
@@ -470,15 +471,11 @@ def run_spectators(args: argparse.Namespace) -> int:
 
 
 def run_farm(args: argparse.Namespace) -> int:
-    """The best rating farm found for a day: one main account and second accounts."""
-    from bench.farmbench import best_farm
+    """Rating farms for a day and day by day (one main account and second accounts), and
+    what the farming guards cost a field of honest players."""
+    from bench.farmbench import print_farm
 
-    races, tries = 40, 2000
-    print(f"farm: {races} races a day, {tries} random days per number of second accounts")
-    print(f"{'second accounts':>16} {'best rise, one address':>24} {'an address each':>16}")
-    for alts in (1, 2, 7):
-        best = best_farm(alts, races, tries, seed=args.seed)
-        print(f"{alts:>16} {best['one address']:>24.1f} {best['an address each']:>16.1f}")
+    print_farm(args.quick, args.seed)
     return 0
 
 

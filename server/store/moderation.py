@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from protocol.ranking import Run
@@ -69,13 +70,12 @@ def renamed(run: Run, player: str, name: str) -> Run:
 
 
 def taken_back(current: Rating, before: Rating, after: Rating) -> Rating:
-    """``current`` without one race's change from ``before`` to ``after``."""
-    return Rating(
+    """``current`` without one race's change from ``before`` to ``after`` (its other
+    fields, such as the day's start and recent opponents, as they are)."""
+    return replace(
+        current,
         rating=current.rating - (after.rating - before.rating),
-        rd=current.rd,
-        volatility=current.volatility,
         games=max(0, current.games - (after.games - before.games)),
-        at_ms=current.at_ms,
     )
 
 

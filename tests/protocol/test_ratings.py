@@ -1,5 +1,6 @@
 """Glicko-2 ratings: the paper's worked example, races of two and more, the RD's bounds and
-growth with absence, storage, and properties that must hold for any ratings."""
+growth with absence, storage, and properties that must hold for any ratings (the Glicko-2
+steps alone, ``NO_GUARDS``; the farming guards are tests/protocol/test_rating_guards.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from protocol.ranking import Run
 from protocol.ratings import (
     DEFAULT,
+    NO_GUARDS,
     PROVISIONAL_RD,
     RATING_PERIOD_MS,
     RD_MAX,
@@ -84,7 +86,8 @@ def test_a_rating_stops_being_provisional_after_about_ten_races_with_settled_pla
 
 def test_a_head_to_head_race_rates_the_winner_up_and_the_loser_down_at_once() -> None:
     ann, bob = Rating(1500, 100, 0.06, 30, NOW - DAY), Rating(1500, 100, 0.06, 30, NOW - DAY)
-    new = race_updates([run("ann", time_ms=50_000), run("bob")], {"ann": ann, "bob": bob}, NOW)
+    runs = [run("ann", time_ms=50_000), run("bob")]
+    new = race_updates(runs, {"ann": ann, "bob": bob}, NOW, NO_GUARDS)
     assert new["ann"].rating > 1500 > new["bob"].rating
     assert new["ann"].rating - 1500 == pytest.approx(1500 - new["bob"].rating)
     assert new["ann"].games == new["bob"].games == 31
@@ -92,7 +95,8 @@ def test_a_head_to_head_race_rates_the_winner_up_and_the_loser_down_at_once() ->
 
 
 def test_racers_without_a_rating_start_from_the_default() -> None:
-    new = race_updates([run("ann"), run("bob", finished=False, progress=20)], {}, NOW)
+    runs = [run("ann"), run("bob", finished=False, progress=20)]
+    new = race_updates(runs, {}, NOW, NO_GUARDS)
     assert new["ann"].rating > DEFAULT.rating > new["bob"].rating
     assert new["ann"].rd < RD_MAX
 
@@ -112,7 +116,7 @@ def test_a_race_of_several_counts_every_pair_of_the_final_ranking() -> None:
     assert games["ann"] == [("bob", 1.0), ("cy", 1.0), ("dee", 1.0)]
     assert games["bob"] == [("ann", 0.0), ("cy", 1.0), ("dee", 1.0)]
     assert games["cy"] == [("ann", 0.0), ("bob", 0.0), ("dee", 0.5)]
-    new = race_updates(runs, {}, NOW)
+    new = race_updates(runs, {}, NOW, NO_GUARDS)
     assert new["ann"].rating > new["bob"].rating > DEFAULT.rating > new["cy"].rating
     assert new["cy"].rating == new["dee"].rating
     assert {r.games for r in new.values()} == {3}
@@ -162,9 +166,18 @@ def test_races_in_quick_succession_add_no_growth_between_them() -> None:
 
 def test_ratings_are_stored_as_json_and_read_back_exactly() -> None:
     rating = update(Rating(1500, 200, 0.06, 7, NOW), [(Rating(1400, 30), 1.0)])
+    rating = replace(rating, recent=("bob", "cy", "bob"), day=NOW // DAY, day_start=1480.5)
     assert Rating.from_dict(json.loads(json.dumps(rating.as_dict()))) == rating
-    as_strings = {key: str(value) for key, value in rating.as_dict().items()}  # a Redis hash
+    as_strings = {  # a Redis hash: numbers as strings, the recent opponents as JSON text
+        key: json.dumps(value) if isinstance(value, list) else str(value)
+        for key, value in rating.as_dict().items()
+    }
     assert Rating.from_dict(as_strings) == rating
+
+
+def test_a_rating_stored_before_the_farming_guards_reads_with_no_recent_games() -> None:
+    old = {"rating": 1600.0, "rd": 80.0, "volatility": 0.06, "games": 40, "at_ms": NOW}
+    assert Rating.from_dict(old) == Rating(1600.0, 80.0, 0.06, 40, NOW)
 
 
 @given(
@@ -242,7 +255,7 @@ def test_every_racer_of_a_race_gets_one_game_per_other_racer(
 ) -> None:
     runs = [run(f"p{i}", time_ms=int(score * 10)) for i, (score, _) in enumerate(racers)]
     before = {f"p{i}": rating for i, (_, rating) in enumerate(racers)}
-    new = race_updates(runs, before, NOW)
+    new = race_updates(runs, before, NOW, NO_GUARDS)
     assert set(new) == set(before)
     for player, rating in new.items():
         assert rating.games == before[player].games + len(racers) - 1

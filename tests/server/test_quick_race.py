@@ -6,12 +6,14 @@ does not come back waits no more."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from harness import RATED, member, member_at, player, quick_race_played, running_server
 
 from client.api import ServerError
 from protocol.pairing import WINDOW
+from protocol.ranking import Run
 from server.store import Store
 
 GAME = "shady_lanes"
@@ -105,14 +107,21 @@ async def test_a_quick_race_between_accounts_is_rated(store: Store) -> None:
 
 
 async def test_an_operator_may_pair_any_ratings_at_once(store: Store) -> None:
-    """``--any-rating-after-ms 0``: two accounts whose ratings are far apart after a rated
-    race are paired again at once, not after the window has widened to reach them."""
+    """``--any-rating-after-ms 0``: two accounts whose ratings are far apart after rated
+    races (Bob lost two to Ann yesterday, through the store's rating step) are paired again
+    at once, not after the window has widened to reach them."""
     async with running_server(store, **RATED, any_rating_after_ms=0) as server:
         ann = await member_at(server, "Ann", "203.0.113.1")
         bob = await member_at(server, "Bob", "203.0.113.2")
-        await quick_race_played(ann, bob, GAME)
-        ratings = (await ann.next_event("rated")).data["ratings"]
-        gap = abs(ratings[ann.player]["rating"] - ratings[bob.player]["rating"])
+        yesterday = int(time.time() * 1000) - 86_400_000
+        for n in range(2):
+            runs = [
+                Run(p, p, "past", GAME, 1, p == ann.player, 1_000, 90, 30, yesterday + n)
+                for p in (ann.player, bob.player)
+            ]
+            await store.accounts.rate_race(GAME, f"past{n}", runs, yesterday + n, 60)
+        ratings = await store.accounts.ratings(GAME, [ann.player, bob.player])
+        gap = abs(ratings[ann.player].rating - ratings[bob.player].rating)
         assert gap > WINDOW.half_width(2_000)  # the usual window would not reach in 2 s
         waiting = await ann.quick_race(GAME)
         assert waiting["window"]["unlimited_after_ms"] == 0

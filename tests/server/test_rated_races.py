@@ -1,6 +1,6 @@
 """Ratings through a real server: a real race between accounts (paired by the server, on
-addresses of their own, played, ended by a finish or the clock) moves their ratings once,
-the winner up and the loser down; the farming routes (a private race with a second
+addresses of their own, played, ended by a finish or the clock) moves their ratings once
+(the farming guards: test_rated_farming.py); the farming routes (a private race with a second
 account, an aborted race, two accounts on one address, a fourth race of a pair in a day)
 move nothing, and its racers are told why (``unrated``); every racer's standing shows
 their rating; guests are not rated."""
@@ -48,10 +48,11 @@ async def told_not_rated(racers: tuple[Client, ...], race: str, reason: str) -> 
         assert told["message"].startswith("Not rated: ") and told["message"].endswith(".")
 
 
-async def test_a_real_race_between_accounts_moves_the_winner_up_and_the_loser_down(
+async def test_a_real_race_between_new_accounts_is_rated_and_moves_the_loser_down(
     store: Store,
 ) -> None:
-    """Paired by the server, on two addresses, a few actions each, ended by the clock."""
+    """Paired by the server, on two addresses, a few actions each, ended by the clock; a new
+    opponent gives the winner nothing (settled winners rise: test_rated_farming.py)."""
     async with running_server(store, **RATED) as server:
         ann = await member_at(server, "Ann", "203.0.113.1")
         bob = await member_at(server, "Bob", "203.0.113.2")
@@ -61,7 +62,7 @@ async def test_a_real_race_between_accounts_moves_the_winner_up_and_the_loser_do
         ratings = told["Ann"]["ratings"]
         result = (await ann.race_log(race))["result"]
         winner, loser = (entry["player"] for entry in result["ranking"])
-        assert ratings[winner]["change"] > 0 > ratings[loser]["change"]
+        assert ratings[winner]["change"] == 0 > ratings[loser]["change"]
         assert all(r["provisional"] and r["games"] == 1 for r in ratings.values())
         stored = await store.accounts.ratings(GAME, [winner, loser])
         assert round(stored[winner].rating) == ratings[winner]["rating"]
