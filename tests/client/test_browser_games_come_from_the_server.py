@@ -19,9 +19,9 @@ def test_the_lobby_offers_every_game_of_the_server_s_by_its_title(
     expect(page.locator("#create-form select[name=game] option")).to_have_text(titles)
     expect(page.locator("#daily-games .daily-title")).to_contain_text(titles)
     page.locator("#create-form select[name=game]").select_option(label="Sanibel")
-    expect(page.locator("#sanibel-options")).to_be_visible()
+    expect(page.locator("#rounds-options")).to_be_visible()
     page.locator("#create-form select[name=game]").select_option(label="Shady Lanes")
-    expect(page.locator("#sanibel-options")).to_be_hidden()
+    expect(page.locator("#rounds-options")).to_be_hidden()
 
 
 def test_the_rules_read_before_the_name_list_the_server_s_games(

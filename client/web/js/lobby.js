@@ -125,10 +125,10 @@ export class LobbyScreen {
     }
   }
 
-  /** The layout's rounds are asked for only of a game that has them (Sanibel). */
+  /** The layout's rounds are asked for only of a game whose options have them. */
   showOptions() {
     const options = GAMES[this.form.elements.game.value]?.options ?? {};
-    document.getElementById("sanibel-options").hidden = options.down === undefined;
+    document.getElementById("rounds-options").hidden = options.down === undefined;
   }
 
   tick() {
