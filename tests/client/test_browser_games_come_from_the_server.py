@@ -14,7 +14,7 @@ def test_the_lobby_offers_every_game_of_the_server_s_by_its_title(
 ) -> None:
     page = open_page(server.url)
     sign_in(page, "Gil")
-    titles = [rules.title for rules in GAMES.values()]
+    titles = [entry.rules.title for entry in GAMES.values()]
     expect(page.locator("#quick-games button")).to_have_text(titles)
     expect(page.locator("#create-form select[name=game] option")).to_have_text(titles)
     expect(page.locator("#daily-games .daily-title")).to_contain_text(titles)
@@ -30,5 +30,5 @@ def test_the_rules_read_before_the_name_list_the_server_s_games(
     page = open_page(server.url)
     page.goto(f"{server.url}#rules=shady_lanes")  # before signing in, as a new player may
     tabs = page.locator("#rules-tabs a")
-    expect(tabs).to_have_text([rules.title for rules in GAMES.values()])
+    expect(tabs).to_have_text([entry.rules.title for entry in GAMES.values()])
     expect(page.locator("#rules-tabs a[aria-current=page]")).to_have_text("Shady Lanes")
