@@ -203,3 +203,38 @@ def test_the_pages_replayer_deals_and_plays_the_toy_game_and_every_other_as_the_
     shown = json.loads(done.stdout)
     for case, view in zip(cases, shown, strict=True):
         assert view == case["view"], f"{case['game']} deal {case['deal']}"
+
+
+# node prints, for each game, the table the page sets out for its first view
+TABLES = f"""
+import {{ layoutFor, learnGames }} from {json.dumps((JS / "games.js").as_uri())};
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const {{ games, views }} = JSON.parse(input);
+learnGames(games);
+const tables = Object.entries(views).map(([game, view]) => [game, layoutFor(game, view)]);
+console.log(JSON.stringify(tables));
+"""
+
+
+def test_the_pages_table_sets_out_every_pile_of_the_toy_game_and_every_other_once(
+    toy_registered: str,
+) -> None:
+    views = {game: view_json(rules_for(game).view(rules_for(game).start(1))) for game in GAMES}
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", TABLES],
+        input=json.dumps({"games": catalog(), "views": views}),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    for game, table in json.loads(done.stdout):
+        view = views[game]
+        piles = ["s", *(["w"] if rules_for(game).has_waste else [])]
+        for kind, part in (("t", "tableau"), ("f", "foundations"), ("r", "reserves")):
+            piles += [f"{kind}{i}" for i in range(len(view.get(part, [])))]
+        placed = [pile for row in table["top"] for pile in row if pile] + table["tableau"]
+        assert sorted(placed) == sorted(piles), game
+        assert all(len(row) <= table["cols"] for row in table["top"]), game
+        assert table["tableauFrom"] + len(table["tableau"]) <= table["cols"], game

@@ -65,7 +65,7 @@ export function layoutFor(game, view) {
   if (shape.table === "two_rows") {
     const reserves = range("r", (view.reserves ?? []).length);
     const cols = Math.max(shape.foundations, foundations.length, 4 + reserves.length, tableau.length);
-    const gap = cols - reserves.length - stockAndWaste.length;
+    const gap = Math.max(cols - shape.reserves - stockAndWaste.length, 0); // reserves under the last foundations
     return {
       cols,
       top: [foundations, [...stockAndWaste, ...Array(gap).fill(null), ...reserves]],
