@@ -2,8 +2,9 @@
 is (its rules module, its solver profile, its registry entry: the three parts below) and
 registered in a temporary registry, is accepted by every part without another line: the
 server deals a race of it and judges its moves, the solver certifies one of its deals, the
-catalog the browser reads serves it, and the page's replayer (``client/web/js/replayer.js``,
-run by node as the browser runs it) deals and plays it as the engine does. docs/games.md
+catalog the browser reads serves it, the page's replayer (``client/web/js/replayer.js``,
+run by node as the browser runs it) deals and plays it as the engine does, and the page's
+table (``layoutFor``) sets out each of its piles. docs/games.md
 names the files a new game touches."""
 
 from __future__ import annotations
