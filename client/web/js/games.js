@@ -1,7 +1,5 @@
-// The games as the client shows them: the catalog the server sends (GET /games, and in its
-// welcome): names, titles, decks, options, layouts, example moves and rules texts; and how
-// each game's table is laid out. Nothing here is written per game: a new game comes from
-// the server's registry alone (protocol/games/__init__.py, docs/games.md).
+// The games as the client shows them: the server's catalog (GET /games, also in its
+// welcome; docs/games.md), and how each game's table is laid out. Nothing here is per game.
 
 /** game -> { title, decks, cards, options, variantOf, layout, exampleMove, rules }, in the server's order. */
 export const GAMES = {};

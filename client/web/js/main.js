@@ -6,7 +6,6 @@
 // Leaving the race screen, or going into another race, leaves the race I am in first
 // (see leaving.js): a race never goes on without its player.
 
-import { Challenges } from "./challenges.js";
 import { Connection } from "./connection.js";
 import { GAMES, learnGames } from "./games.js";
 import { leaveRaces, stillPlaying } from "./leaving.js";
@@ -52,7 +51,6 @@ class App {
     this.quick = null;
     this.wirePlayers();
     this.overRace = null; // the rules, a board or a profile over the race (openOverRace)
-    this.challenges = new Challenges(this);
     rememberedSetting("labels-toggle", "labels", (on) => document.body.classList.toggle("pile-names", on));
     rememberedSetting("sound-toggle", "sound", (on) => {
       this.sound = on;
@@ -233,13 +231,19 @@ class App {
     if (this.currentName === "lobby") this.screens.lobby.show();
   }
 
+  /** js/challenges.js, loaded when the first challenge comes or is sent (not with the page). */
+  challenges() {
+    this.loadingChallenges ??= import("./challenges.js").then((module) => new module.Challenges(this));
+    return this.loadingChallenges;
+  }
+
   onEvent(event) {
     if (event.kind === "challenged") {
-      this.challenges.offer(event);
+      this.challenges().then((challenges) => challenges.offer(event));
       return;
     }
     if (event.kind === "challenge_declined") {
-      this.challenges.declined(event);
+      this.challenges().then((challenges) => challenges.declined(event));
       return;
     }
     if (event.kind === "paired") {

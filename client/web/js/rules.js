@@ -15,6 +15,12 @@ const COMMON = [
 
 const EMPTY = { tableau: [], face_down: [], foundations: [], reserves: [], waste: [], stock: 0 };
 
+/** The key move's heading and animated figure, when the game's rules have an example. */
+function keyMove(host, example) {
+  if (!example) return [];
+  return [h("h2", {}, "The key move"), h("figure", { class: "example" }, host, h("figcaption", {}, example.text))];
+}
+
 export class RulesScreen {
   constructor(app) {
     this.app = app;
@@ -38,6 +44,7 @@ export class RulesScreen {
       ),
     );
     if (!rules) return; // the games are not known yet: drawn again once they are
+    this.hide(); // the last game's example board
     const host = h("div", { class: "example-board" });
     const base = GAMES[chosen].variantOf;
     if (base) {
@@ -52,10 +59,9 @@ export class RulesScreen {
           h("a", { href: `#rules=${base}` }, gameTitle(base)),
           ": the layout, the moves and the options.",
         ),
-        h("h2", {}, "The key move"),
-        h("figure", { class: "example" }, host, h("figcaption", {}, rules.example.text)),
+        ...keyMove(host, rules.example),
       );
-      this.animate(host, chosen, rules.example);
+      if (rules.example) this.animate(host, chosen, rules.example);
       return;
     }
     fill(
@@ -70,8 +76,7 @@ export class RulesScreen {
       h("ul", {}, COMMON.map((text) => h("li", {}, text))),
       h("h2", {}, "Options"),
       h("p", {}, rules.options),
-      h("h2", {}, "The key move"),
-      h("figure", { class: "example" }, host, h("figcaption", {}, rules.example.text)),
+      ...keyMove(host, rules.example),
       h("h2", {}, "Playing from the keyboard"),
       h(
         "p",
@@ -79,7 +84,7 @@ export class RulesScreen {
         "Type a move in the notation (t3 2 t5 moves the top 2 cards of t3 onto t5; w 1 f sends the waste's card to a foundation; deal, auto, undo), or press pile keys on the table: a digit picks tableau pile t0–t9 (press it again to take one more card), w the waste, r then a digit a reserve, then the pile it goes to, or f for a foundation. d deals, a plays Auto, f finishes, u undoes, Esc drops the selection. Switch on Pile names to see t0, f0… on the table.",
       ),
     );
-    this.animate(host, chosen, rules.example);
+    if (rules.example) this.animate(host, chosen, rules.example);
   }
 
   animate(host, game, example) {
