@@ -17,6 +17,17 @@ Count = int | tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
+class OptionField:
+    """A whole-number option a person sets when creating a race: its name, its label and
+    the range the form offers (the rules class checks the values either way)."""
+
+    name: str
+    label: str
+    low: int
+    high: int
+
+
+@dataclass(frozen=True, slots=True)
 class Layout:
     """The deal, in the order cards leave the shuffled pack: one card onto each reserve,
     ``rounds`` rounds onto every tableau pile, ``to_waste`` cards onto
@@ -26,7 +37,8 @@ class Layout:
     emptied reserve takes the waste's top card at once (else the stock's next). ``table`` is how the
     browser sets the table out: stock, waste and foundations in one ``row`` above the
     tableau, or ``two_rows`` (foundations, then stock, waste and reserves).
-    ``options_text`` says the options that differ from undo ("{down} down / {up} up")."""
+    ``options_text`` says the options that differ from undo ("{down} down / {up} up");
+    ``option_fields`` are the layout options a new race's form asks for."""
 
     rounds: Count
     face_down: tuple[int, ...] | str = ()
@@ -35,6 +47,7 @@ class Layout:
     reserves_refill: bool = False
     table: Literal["row", "two_rows"] = "row"
     options_text: str = ""
+    option_fields: tuple[OptionField, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +115,10 @@ class Game:
                 "reserves_refill": layout.reserves_refill,
                 "table": layout.table,
                 "options_text": layout.options_text,
+                "option_fields": [
+                    {"name": f.name, "label": f.label, "min": f.low, "max": f.high}
+                    for f in layout.option_fields
+                ],
             },
             "example_move": self.example_move,
             "rules": {

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from protocol.cards import Card
 from protocol.engine import Rules
 from protocol.errors import BadGame, IllegalAction
-from protocol.games.entry import Example, Layout, RulesText
+from protocol.games.entry import Example, Layout, OptionField, RulesText
 from protocol.notation import (
     ANY_FOUNDATION,
     DEAL,
@@ -108,7 +108,14 @@ class Sanibel(Rules):
 
 
 LAYOUT = Layout(
-    rounds=("down", "up"), face_down="down", to_waste=1, options_text="{down} down / {up} up"
+    rounds=("down", "up"),
+    face_down="down",
+    to_waste=1,
+    options_text="{down} down / {up} up",
+    option_fields=(
+        OptionField("down", "Face-down rounds", 0, ROUNDS - 1),
+        OptionField("up", "Face-up rounds", 1, ROUNDS),
+    ),
 )
 EXAMPLE_MOVE = "t3 2 t5, w 1 f, deal"
 TEXT = RulesText(
