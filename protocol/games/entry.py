@@ -30,15 +30,16 @@ class OptionField:
 @dataclass(frozen=True, slots=True)
 class Layout:
     """The deal, in the order cards leave the shuffled pack: one card onto each reserve,
-    ``rounds`` rounds onto every tableau pile, ``to_waste`` cards onto
-    the waste; the rest is the stock. ``face_down`` is each pile's face-down count (one count
-    per pile, or an option's name that every pile gets). ``deal`` is what Deal does: turn
-    one card onto the waste, or one card onto each tableau pile; ``reserves_refill`` when an
-    emptied reserve takes the waste's top card at once (else the stock's next). ``table`` is how the
-    browser sets the table out: stock, waste and foundations in one ``row`` above the
-    tableau, or ``two_rows`` (foundations, then stock, waste and reserves).
-    ``options_text`` says the options that differ from undo ("{down} down / {up} up");
-    ``option_fields`` are the layout options a new race's form asks for."""
+    ``rounds`` rounds onto every tableau pile, ``to_waste`` cards onto the waste; the rest
+    is the stock. ``face_down`` is each pile's face-down count (one count per pile, or an
+    option's name that every pile gets). ``deal`` is what Deal does: turn one card onto the
+    waste, or one card onto each tableau pile; ``reserves_refill`` when an emptied reserve
+    takes the waste's top card at once (else the stock's next). ``table`` is how the browser
+    sets the table out: stock, waste and foundations in one ``row`` above the tableau, or
+    ``two_rows`` (foundations, then stock, waste and reserves). ``options_text`` says the
+    options that differ from undo ("{down} down / {up} up"); ``option_fields`` are the
+    layout options a new race's form asks for. The page's replayer reads this to deal as
+    ``Rules.layout`` does (tests/server/test_a_fifth_game_reaches_every_part.py)."""
 
     rounds: Count
     face_down: tuple[int, ...] | str = ()
