@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from protocol.games import rules_for
+from protocol.games import game_entry, rules_for
 from protocol.solver import WON, Solution, solve
 from protocol.solver.certify import (
-    FIRST_NODES,
     GROWTH,
     Attempt,
     Certified,
@@ -26,22 +25,16 @@ from protocol.solver.search import screen
 
 SOLVER_NODES = 200_000  # the node budget per candidate (the server's --certify default)
 CERTIFY_BUDGET_S = 300.0  # the server's default time budget for a day's choice, in seconds
-MAX_CANDIDATES = 64  # candidates tried before falling back to an uncertified deal
-# Per game, where the default does not fit: the solver wins about one Shady Lanes candidate
-# in 170 within 32,000 positions and none within 8,000, so that game starts at 32,000 and
-# has candidates for longer than 60 s (docs/solver.md, "The certification study").
-GAME_CANDIDATES = {"shady_lanes": 1024}
-GAME_FIRST_NODES = {"shady_lanes": 32_000}
 
 
 def max_candidates(game: str) -> int:
     """How many of the day's candidates ``game`` tries before an uncertified deal."""
-    return GAME_CANDIDATES.get(game, MAX_CANDIDATES)
+    return game_entry(game).profile.certify_candidates
 
 
 def first_nodes(game: str) -> int:
     """The node budget per candidate of ``game``'s first widening round."""
-    return GAME_FIRST_NODES.get(game, FIRST_NODES)
+    return game_entry(game).profile.certify_first_nodes
 
 
 def solve_deal(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Annotated, Any, Final
 
@@ -31,7 +32,7 @@ class Text:
     max_len: int
     min_len: int = 1
     pattern: str | None = None
-    choices: tuple[str, ...] = ()
+    choices: Collection[str] = dataclasses.field(default=(), compare=False)  # read when checked
     hint: str = ""
     code: str = "bad_field"  # the error code of a string of the wrong length or characters
     matches: Any = dataclasses.field(init=False, repr=False, compare=False)  # the compiled pattern
@@ -109,7 +110,7 @@ class OptionsRule:
 
 RequestId = Annotated[int | str, RequestIdRule()]
 RaceId = Annotated[str, Text(24, pattern=r"[a-z0-9]+", hint="is not a race id")]
-GameName = Annotated[str, Text(32, choices=tuple(GAMES), code="unknown_game")]
+GameName = Annotated[str, Text(32, choices=GAMES, code="unknown_game")]
 PlayerName = Annotated[
     str, Text(24, pattern=r"[^\x00-\x1f\x7f]+", hint="may not hold control characters")
 ]

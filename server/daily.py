@@ -65,8 +65,6 @@ log = logging.getLogger("solrace.daily")
 WORKER_NICE = 10  # the certification worker yields to the event loop when cores are short
 PR_SET_PDEATHSIG = 1  # Linux prctl: a signal for this process when its parent dies
 SHORT_SECRET = 16  # characters: an operator's secret shorter than this is warned about
-SLOW_TO_PROVE = {"shady_lanes"}
-PREPARE_ORDER = tuple(sorted(GAMES, key=lambda game: game in SLOW_TO_PROVE))
 
 # (game, deal number, node budget, deadline on time.monotonic) -> True when proven winnable
 Certifier = Callable[[str, int, int, float], bool]
@@ -289,11 +287,12 @@ class DailyDeals:
     async def prepare_ahead(self, now_wall_ms: int) -> None:
         """Choose today's, yesterday's (the guests' daily) and tomorrow's deals in the
         background, so nobody waits: today's first, the games the solver proves quickly
-        first (Shady Lanes, whose deals it rarely proves, can take minutes on a fresh
-        start)."""
+        first (Shady Lanes, whose profile starts its certification higher since the solver
+        rarely proves its deals, can take minutes on a fresh start)."""
+        quick_first = sorted(GAMES, key=lambda game: GAMES[game].profile.certify_first_nodes)
         for offset in (0, -DAY_MS, DAY_MS):  # today's, yesterday's (guests'), tomorrow's
             day = day_of(now_wall_ms + offset)
-            for game in PREPARE_ORDER:
+            for game in quick_first:
                 try:
                     await self.deal_for(game, day)
                 except Exception:

@@ -27,7 +27,6 @@ from protocol.games import catalog
 from server.addresses import ConnectionCounts, client_address, forwarded_for, trusted_networks
 from server.connection import MessageConnection
 
-GAMES_JSON = json.dumps(catalog()).encode()
 WEB_ROOT = Path(__file__).resolve().parent.parent / "client" / "web"
 # What the page may load and who may frame it (docs/browser.md, "What the page trusts"):
 # scripts, styles and sockets only from its own origin ('self' covers ws: and wss: of the
@@ -110,7 +109,7 @@ class HttpRoutes:
             ).encode()
             return _response(HTTPStatus.OK, body, "application/json")
         if path == "/games":  # the games served here, as every welcome lists them
-            return _response(HTTPStatus.OK, GAMES_JSON, "application/json")
+            return _response(HTTPStatus.OK, json.dumps(catalog()).encode(), "application/json")
         if path == "/metrics":
             body = self.status.metrics_text()
             return _response(HTTPStatus.OK, body, "text/plain; version=0.0.4")

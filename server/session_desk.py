@@ -42,8 +42,6 @@ from server.spectating import SpectatingDesk
 from server.store import Store, StoreError
 from server.writer import Writer
 
-GAME_CATALOG = catalog()  # the same for every welcome
-
 log = logging.getLogger("solrace.gateway")  # its lines as before the desk was split out
 
 CLOSE_REPLACED = 4001  # another connection resumed this player's session
@@ -106,7 +104,7 @@ class SessionDesk:
                 self.node,
                 session.account,
                 self.seal.current(),
-                GAME_CATALOG,
+                catalog(),
             )
         )
         self.catch_up(session, resumed, restored, request.last_event)

@@ -11,6 +11,7 @@ from protocol.cards import Card, rank, shown
 from protocol.engine import Rules, build_refusal
 from protocol.errors import IllegalAction
 from protocol.events import Dealt, Event
+from protocol.games.entry import Example, Layout, RulesText
 from protocol.notation import ANY_FOUNDATION, DEAL, TABLEAU, TABLEAU_PILES, Action, Move, Pile
 from protocol.position import Position
 
@@ -114,3 +115,40 @@ class MountSunflower(Rules):
         )
         new = position._replace(tableau=tableau, stock=stock[count:])
         return new, [Dealt(TABLEAU_PILES[:count], dealt)]
+
+
+LAYOUT = Layout(rounds=SWEEPS, face_down=FACE_DOWN, deal="tableau")
+EXAMPLE_MOVE = "t3 1 t5, t0 1 f, deal"
+TEXT = RulesText(
+    lead="One deck. Build on any suit, but only runs in one suit move together.",
+    layout="Seven tableau piles t0–t6 of four cards, face down at the bottom as a low pyramid "
+    "(3, 2, 1, 0, 1, 2, 3 face-down cards), four foundations f0–f3 and a stock s of 24 cards. "
+    "No waste.",
+    moves=(
+        "A card goes on a card one rank higher, whatever the suit.",
+        "What moves: the top card, or a run at the top of a pile in descending sequence in one "
+        "suit (the whole run or its upper part). A build in mixed suits never moves as a unit.",
+        "An empty pile takes any card or run that may move.",
+        "Deal puts one card face up on each of t0–t6 (the last deal only on t0–t2). In Mount "
+        "Sunflower you may deal only while no pile is empty; in Mount Sunflower Easy at any "
+        "time.",
+    ),
+    options="Mount Sunflower Easy is the same game where Deal is allowed at any time. The "
+    "standard game can lock itself: with fewer than 7 cards in the tableau and cards in the "
+    "stock, no deal is possible again.",
+    example=Example(
+        "t0 2 t1: the 7♥ and 6♥, a run in one suit, go onto the 8♣ together.",
+        before={
+            "tableau": [["KS", "7H", "6H"], ["8C"], ["2D"]],
+            "face_down": [1, 0, 0],
+            "foundations": [["AD"], []],
+            "stock": 24,
+        },
+        after={
+            "tableau": [["KS"], ["8C", "7H", "6H"], ["2D"]],
+            "face_down": [1, 0, 0],
+            "foundations": [["AD"], []],
+            "stock": 24,
+        },
+    ),
+)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from protocol.games.entry import RulesText
 from protocol.games.mount_sunflower import MountSunflower
 
 
@@ -10,3 +11,9 @@ class MountSunflowerEasy(MountSunflower):
     title = "Mount Sunflower Easy"
     variant_of = "mount_sunflower"
     deal_needs_full_tableau = False
+
+
+TEXT = RulesText(
+    lead="Mount Sunflower with one change: Deal is allowed at any time while the stock has "
+    "cards (in Mount Sunflower only while no pile is empty), so the game never locks itself."
+)

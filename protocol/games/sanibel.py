@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from protocol.cards import Card
 from protocol.engine import Rules
 from protocol.errors import BadGame, IllegalAction
+from protocol.games.entry import Example, Layout, OptionField, RulesText
 from protocol.notation import (
     ANY_FOUNDATION,
     DEAL,
@@ -104,3 +105,50 @@ class Sanibel(Rules):
     def check_group(self, position: Position, src: Pile, count: int) -> None:
         if src.kind != TABLEAU and count != 1:
             raise IllegalAction("only the top card of the waste may move", "group_not_movable")
+
+
+LAYOUT = Layout(
+    rounds=("down", "up"),
+    face_down="down",
+    to_waste=1,
+    options_text="{down} down / {up} up",
+    option_fields=(
+        OptionField("down", "Face-down rounds", 0, ROUNDS - 1),
+        OptionField("up", "Face-up rounds", 1, ROUNDS),
+    ),
+)
+EXAMPLE_MOVE = "t3 2 t5, w 1 f, deal"
+TEXT = RulesText(
+    lead="Two decks. Yukon-style: any face-up card moves, with everything on top of it.",
+    layout="Ten tableau piles t0–t9, eight foundations f0–f7, a waste w and a stock s. Each "
+    "pile gets 3 cards face down and 7 face up; one card goes face up to the waste and the "
+    "last 3 are the stock.",
+    moves=(
+        "Any face-up card moves together with every card on top of it, in sequence or not. "
+        "The group lands on a card one rank higher of the other colour (a black 9 on a red 10).",
+        "An empty pile takes any card or group, from anywhere.",
+        "The waste's top card may go onto a tableau pile (by the same rule) or a foundation.",
+        "Deal turns the next stock card face up onto the waste. One pass, no redeal.",
+    ),
+    options="Layout option: face-down rounds and face-up rounds (3 down / 7 up is the standard "
+    "game; up to 10 rounds in all, the rest goes to the stock). 0 down / 10 up deals every "
+    "card face up but the last four.",
+    example=Example(
+        "t0 3 t1: the 9♠ takes the 3♥ and the K♦ with it onto the 10♥, and the card under it "
+        "turns face up.",
+        before={
+            "tableau": [["9S", "3H", "KD"], ["10H"], []],
+            "face_down": [1, 0, 0],
+            "foundations": [[], []],
+            "waste": ["4C"],
+            "stock": 3,
+        },
+        after={
+            "tableau": [["QC"], ["10H", "9S", "3H", "KD"], []],
+            "face_down": [0, 0, 0],
+            "foundations": [[], []],
+            "waste": ["4C"],
+            "stock": 3,
+        },
+    ),
+)

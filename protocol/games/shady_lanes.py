@@ -10,6 +10,7 @@ from protocol.cards import Card
 from protocol.engine import Rules
 from protocol.errors import IllegalAction
 from protocol.events import Event, Refilled
+from protocol.games.entry import Example, Layout, RulesText
 from protocol.notation import (
     ANY_FOUNDATION,
     DEAL,
@@ -109,3 +110,46 @@ class ShadyLanes(Rules):
         reserves = position.reserves[:i] + ((card,),) + position.reserves[i + 1 :]
         events.append(Refilled(src, origin, card))
         return position._replace(reserves=reserves)
+
+
+LAYOUT = Layout(
+    rounds=1, face_down=(0, 0, 0, 0), to_waste=1, reserves_refill=True, table="two_rows"
+)
+EXAMPLE_MOVE = "r0 1 t2, w 1 f, deal"
+TEXT = RulesText(
+    lead="Two decks. Build down in alternate colours one card at a time, fed by four reserves.",
+    layout="Four reserves r0–r3, four tableau piles t0–t3, eight foundations f0–f7, a waste w "
+    "and a stock s. One card face up on each reserve and each tableau pile, one on the waste; "
+    "the other 95 are the stock.",
+    moves=(
+        "The tableau builds down by alternate colour, one card at a time, never in sequences. "
+        "A tableau top card may go onto another non-empty pile or to a foundation.",
+        "A reserve's card may go onto any tableau pile (empty or not) or to a foundation. No "
+        "card is ever put into a reserve.",
+        "An empty reserve at once takes the waste's top card (else the stock's next card). An "
+        "empty tableau pile can be filled only from a reserve.",
+        "The waste's top card may go onto a non-empty tableau pile or to a foundation. Deal "
+        "turns one stock card onto the waste; one pass.",
+    ),
+    options="No layout option: only undo can be switched off.",
+    example=Example(
+        "r0 1 t1: the reserve's 8♦ fills the empty pile, and the reserve takes the waste's 5♣ "
+        "at once.",
+        before={
+            "tableau": [["9C"], []],
+            "face_down": [0, 0],
+            "foundations": [[], []],
+            "reserves": [["8D"], ["JS"]],
+            "waste": ["2H", "5C"],
+            "stock": 90,
+        },
+        after={
+            "tableau": [["9C"], ["8D"]],
+            "face_down": [0, 0],
+            "foundations": [[], []],
+            "reserves": [["5C"], ["JS"]],
+            "waste": ["2H"],
+            "stock": 90,
+        },
+    ),
+)

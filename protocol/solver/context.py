@@ -8,7 +8,6 @@ from typing import Final
 
 from protocol.engine import Rules
 from protocol.errors import SolraceError
-from protocol.games import rules_for
 from protocol.notation import Action, Move
 from protocol.position import Position
 from protocol.solver.profiles import Profile, profile_for
@@ -82,5 +81,7 @@ class Context:
         game = self.profile.stricter_game
         if game is None:
             return None
+        from protocol.games import rules_for  # the registry loads the solver: asked when needed
+
         rules = rules_for(game, self.rules.options)
         return Context(rules, profile_for(rules), self.budget)

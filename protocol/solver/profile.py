@@ -136,6 +136,11 @@ class Profile(ABC):
     # A game with the same layout whose every legal move is legal here too: its wins are
     # wins here, and its smaller space may be searched faster.
     stricter_game: ClassVar[str | None] = None
+    # The daily's certification (protocol/daily_choice.py): the node budget per candidate
+    # of the first widening round, and how many candidates are tried before an uncertified
+    # deal. A game the solver rarely wins soon starts higher and tries longer.
+    certify_first_nodes: ClassVar[int] = 8_000
+    certify_candidates: ClassVar[int] = 64
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules

@@ -1,5 +1,5 @@
-"""Every game's solver profile, by game (``profile_for``); what a profile is and promises is
-in ``protocol/solver/profile.py``."""
+"""Every game's solver profile, by game (``profile_for``), as the game registry's entry
+names it; what a profile is and promises is in ``protocol/solver/profile.py``."""
 
 from __future__ import annotations
 
@@ -7,21 +7,15 @@ from protocol.engine import Rules
 from protocol.errors import BadGame
 from protocol.solver.profile import Draws as Draws
 from protocol.solver.profile import Profile as Profile
-from protocol.solver.sanibel_profile import SanibelProfile
-from protocol.solver.shady_profile import ShadyLanesProfile
-from protocol.solver.sunflower_profile import MountSunflowerEasyProfile, MountSunflowerProfile
-
-PROFILES: dict[str, type[Profile]] = {
-    "sanibel": SanibelProfile,
-    "shady_lanes": ShadyLanesProfile,
-    "mount_sunflower": MountSunflowerProfile,
-    "mount_sunflower_easy": MountSunflowerEasyProfile,
-}
 
 
 def profile_for(rules: Rules) -> Profile:
-    """The solver's profile of ``rules``' game; BadGame if the solver does not know it."""
-    cls = PROFILES.get(rules.name)
-    if cls is None:
+    """The solver's profile of ``rules``' game; BadGame if the registry does not know it."""
+    # Looked up when asked: the registry imports the profiles (and, through this package,
+    # the solver), so importing it here at load time would go round in a circle.
+    from protocol.games import GAMES
+
+    entry = GAMES.get(rules.name)
+    if entry is None:
         raise BadGame(f"the solver does not know the game {rules.name!r}", "unknown_game")
-    return cls(rules)
+    return entry.profile(rules)

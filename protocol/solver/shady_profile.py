@@ -57,6 +57,11 @@ class ShadyLanesProfile(Profile):
     # budget ("Why proofs are out of reach"): where only a win counts, the beam gets the
     # depth-first share too.
     win_strategies = (("beam", 1),)
+    # The solver wins about one Shady Lanes candidate in 170 within 32,000 positions and
+    # none within 8,000, so its certification starts at 32,000 and has candidates for
+    # longer than 60 s (docs/solver.md, "The certification study").
+    certify_first_nodes = 32_000
+    certify_candidates = 1024
     # Restarts: one beam pass of this width after another, each later one ranking by its
     # own drawn weights (``varied_score``). On 200 deals at 32,000 positions this won more
     # than one widening beam (16, 64, 256, ...); see docs/solver.md.

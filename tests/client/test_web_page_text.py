@@ -22,10 +22,19 @@ def test_the_name_screen_counts_the_games_the_server_serves() -> None:
 
 def test_the_page_lists_no_game_of_its_own_the_server_s_list_fills_it() -> None:
     page = PAGE.read_text()
-    games = PAGE.parent / "js" / "games.js"
-    for game, rules in GAMES.items():
+    for game, entry in GAMES.items():
         assert f'data-game="{game}"' not in page and f'value="{game}"' not in page
-        assert rules.title not in games.read_text()
+        assert entry.rules.title not in page
+
+
+def test_no_script_of_the_page_names_a_game_it_reads_them_all_from_the_catalog() -> None:
+    """Issue 34: layouts, deals, example moves and rules texts come from the server's
+    catalog; no script branches on a game's name or says its title."""
+    for script in sorted((PAGE.parent / "js").glob("*.js")):
+        text = script.read_text()
+        for game, entry in GAMES.items():
+            assert f'"{game}"' not in text and f"{game}:" not in text, (script.name, game)
+            assert entry.rules.title not in text, (script.name, entry.rules.title)
 
 
 def test_the_lobby_says_every_rule_that_makes_a_quick_race_rated() -> None:

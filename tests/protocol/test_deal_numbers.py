@@ -69,7 +69,7 @@ def reference_shuffle(number: int, decks: int) -> list[Card]:
 def reference_layout(game: str, number: int) -> Position:
     """The layout as RULES.md describes it, from the cards in the order they are dealt
     (the last card of the shuffled list first)."""
-    decks = GAMES[game].decks
+    decks = GAMES[game].rules.decks
     order = tuple(reversed(reference_shuffle(number, decks)))
     empty_foundations: tuple[tuple[Card, ...], ...] = ((),) * (4 * decks)
     if game == "sanibel":

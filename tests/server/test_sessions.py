@@ -137,19 +137,27 @@ async def test_an_old_session_s_grace_period_or_removal_leaves_a_newer_one_of_it
     assert sessions.get("p1") is newer and sessions.by_token[newer.token_hash] is newer
 
 
-async def test_the_welcome_lists_every_game_with_its_title_decks_and_options() -> None:
+async def test_the_welcome_lists_every_game_with_its_title_decks_options_and_layout() -> None:
     async with running_server() as server, await player(server, "Ann") as ann:
         assert ann.welcome is not None
         listed = {entry["game"]: entry for entry in ann.welcome.games}
         assert list(listed) == list(GAMES)
-        assert listed["sanibel"] == {
+        sanibel = listed["sanibel"]
+        assert {key: sanibel[key] for key in ("game", "title", "decks", "options")} == {
             "game": "sanibel",
             "title": "Sanibel",
             "decks": 2,
             "options": {"undo": True, "down": 3, "up": 7},
-            "variant_of": None,
         }
-        assert listed["mount_sunflower_easy"]["variant_of"] == "mount_sunflower"
+        assert sanibel["variant_of"] is None
+        assert sanibel["layout"]["tableau"] == 10 and sanibel["layout"]["rounds"] == ["down", "up"]
+        assert sanibel["example_move"] == "t3 2 t5, w 1 f, deal"
+        assert sanibel["rules"]["lead"].startswith("Two decks.")
+        easy = listed["mount_sunflower_easy"]
+        assert easy["variant_of"] == "mount_sunflower"
+        assert easy["layout"]["deal_needs_full_tableau"] is False
+        assert listed["mount_sunflower"]["layout"]["deal_needs_full_tableau"] is True
+        assert easy["rules"]["example"] == listed["mount_sunflower"]["rules"]["example"]
         assert listed["mount_sunflower"]["decks"] == 1
 
 

@@ -297,9 +297,11 @@ OVERLAPS = """() => {
       if (x > 2 && y > 2) overlaps.push(`${name(a)} overlaps ${name(b)}`);
     }
   }
-  // In a fanned pile every card under another shows its corner index in full.
+  // In a fanned pile every card under another shows its corner index in full (once its
+  // cards have arrived: a sliding card passes over others on its way, as in the rules'
+  // animated example, which moves every 1.8 s).
   for (const pile of document.querySelectorAll('.board .fan')) {
-    if (!visible(pile)) continue;
+    if (!visible(pile) || pile.getAnimations({ subtree: true }).length) continue;
     const cards = [...pile.querySelectorAll('.card.face')];
     for (let i = 0; i + 1 < cards.length; i += 1) {
       const corner = cards[i].querySelector('.corner.top').getBoundingClientRect();

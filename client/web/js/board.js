@@ -2,23 +2,20 @@
 // move them: click a card to send it to its best legal place (or, when it has none or the
 // player chose so, click it then where it goes), drag it there, double-click it to send it
 // to a foundation, click the stock to deal. The board never changes a view itself: it
-// reports the action, and the owner redraws it from the server's answer.
+// reports the action, and the owner redraws it from the server's answer. Each pile's
+// element is drawn by js/piles.js.
 
 import { cardLabel } from "./cards.js";
 import { h } from "./dom.js";
-import { cardBack, cardFace, pileTag } from "./faces.js";
 import { layoutFor, pileName } from "./games.js";
 import { bestPlace } from "./moves.js";
+import { pileKey, slotPile, tableauPile } from "./piles.js";
 import { measurePlaces, SLIDE_MS, slide } from "./slide.js";
 
 const DRAG_THRESHOLD_PX = 6;
 // A press this soon after a one-tap move, on the same spot, is the second half of a
 // double-click (a habit from other solitaires): it does not move the next card too.
 const DOUBLE_CLICK_MS = 400;
-const DOWN_STEP = 0.12; // a face-down card shows this much of the card height
-const UP_STEP = 0.27; // a face-up card shows its corner
-const MAX_FAN = 4.6; // a fanned pile is at most this many card heights tall, ...
-const MIN_FAN = 0.22; // ... unless that would hide the corner index of a card under another
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
 
 export class Board {
@@ -108,13 +105,13 @@ export class Board {
       h(
         "div",
         { class: "board-row top-row" },
-        row.map((pile, column) => (pile ? this.slotPile(pile, view, column) : null)),
+        row.map((pile, column) => (pile ? slotPile(pile, view, column, this.playable) : null)),
       ),
     );
     const tableau = h(
       "div",
       { class: "board-row tableau-row" },
-      layout.tableau.map((pile, i) => this.tableauPile(pile, view, layout.tableauFrom + i)),
+      layout.tableau.map((pile, i) => tableauPile(pile, view, layout.tableauFrom + i, this.playable)),
     );
     this.root.replaceChildren(...rows, tableau);
   }
@@ -127,9 +124,9 @@ export class Board {
 
   /** One pile's element, drawn from `view` in its place of the layout. */
   drawPile(pile, layout, view) {
-    if (pile[0] === "t") return this.tableauPile(pile, view, layout.tableauFrom + Number(pile.slice(1)));
+    if (pile[0] === "t") return tableauPile(pile, view, layout.tableauFrom + Number(pile.slice(1)), this.playable);
     const row = layout.top.find((piles) => piles.includes(pile));
-    return this.slotPile(pile, view, row.indexOf(pile));
+    return slotPile(pile, view, row.indexOf(pile), this.playable);
   }
 
   /** Keep the keyboard on the table after a move: the same pile's top card, or the table. */
@@ -180,103 +177,6 @@ export class Board {
     );
   }
 
-
-  // ---------------------------------------------------------------- drawing
-
-  slotPile(pile, view, column) {
-    const element = h(
-      "div",
-      {
-        class: `pile slot pile-${pile[0]}`,
-        dataset: { pile },
-        role: "group",
-        style: { "grid-column": String(column + 1) },
-      },
-      pileTag(pile),
-    );
-    if (pile === "s") {
-      const count = view.stock;
-      element.setAttribute("aria-label", `stock, ${count} ${count === 1 ? "card" : "cards"}`);
-      if (count > 0) {
-        const back = cardBack();
-        if (this.playable) {
-          back.setAttribute("role", "button");
-          back.setAttribute("tabindex", "0");
-          back.setAttribute("aria-label", `stock: deal (${count} left)`);
-        }
-        element.append(back, h("span", { class: "count", "aria-hidden": "true" }, count));
-      } else {
-        element.classList.add("empty");
-        element.append(h("span", { class: "slot-mark", "aria-hidden": "true" }, "∅"));
-      }
-      return element;
-    }
-    const cards = pile === "w" ? view.waste : pileFor(view, pile);
-    element.setAttribute("aria-label", `${pileName(pile)}, ${cards.length} cards`);
-    if (pile[0] === "r") {
-      element.append(h("span", { class: "pile-caption", "aria-hidden": "true" }, "reserve"));
-    }
-    if (cards.length === 0) {
-      element.classList.add("empty");
-      const mark = pile[0] === "f" ? "A" : "";
-      element.append(h("span", { class: "slot-mark", "aria-hidden": "true" }, mark));
-      if (this.playable) element.setAttribute("tabindex", "0");
-      return element;
-    }
-    if (cards.length > 1) element.classList.add("stacked");
-    const top = cards[cards.length - 1];
-    const card = cardFace(top, { index: cards.length - 1, focusable: true, playable: this.playable });
-    element.append(card);
-    if (pile === "w" && cards.length > 1) {
-      element.append(h("span", { class: "count", "aria-hidden": "true" }, cards.length));
-    }
-    return element;
-  }
-
-  tableauPile(pile, view, column) {
-    const index = Number(pile.slice(1));
-    // Once the deal is shown (a finished race's spectators), the face-down cards are dealt
-    // face up too, dimmed, fanned with the others so each can be read.
-    const revealed = view.face_down_cards?.[index] ?? [];
-    const down = view.face_down[index] - revealed.length;
-    const up = [...revealed, ...view.tableau[index]];
-    const fan =
-      up.length > 1
-        ? Math.max(MIN_FAN, Math.min(UP_STEP, (MAX_FAN - 1 - down * DOWN_STEP) / (up.length - 1)))
-        : UP_STEP;
-    const element = h("div", {
-      class: "pile fan pile-t",
-      dataset: { pile },
-      role: "group",
-      "aria-label": `${pileName(pile)}: ${view.face_down[index]} face-down, ${view.tableau[index].length} face-up`,
-      style: {
-        "grid-column": String(column + 1),
-        "--down": String(down),
-        "--up": String(Math.max(up.length - 1, 0)),
-        "--fan": fan.toFixed(4),
-      },
-    });
-    element.append(pileTag(pile));
-    for (let i = 0; i < down; i += 1) {
-      element.append(cardBack({ "--d": String(i), "--u": "0" }));
-    }
-    up.forEach((card, i) => {
-      const face = cardFace(card, {
-        playable: this.playable,
-        index: i - revealed.length,
-        focusable: i >= revealed.length,
-        covered: i < up.length - 1,
-        style: { "--d": String(down), "--u": String(i) },
-      });
-      if (i < revealed.length) face.classList.add("revealed");
-      element.append(face);
-    });
-    if (down === 0 && up.length === 0) {
-      element.classList.add("empty");
-      if (this.playable) element.setAttribute("tabindex", "0");
-    }
-    return element;
-  }
 
   // ---------------------------------------------------------------- what can be picked up
 
@@ -547,20 +447,4 @@ export class Board {
     const element = document.elementFromPoint(x, y)?.closest(".pile");
     return element && this.root.contains(element) ? element : null;
   }
-}
-
-/** What is drawn of `pile` in `view`, as a string: equal strings draw the same pile. */
-function pileKey(view, pile) {
-  if (pile === "s") return String(view.stock);
-  if (pile === "w") return view.waste.join();
-  if (pile[0] !== "t") return pileFor(view, pile).join();
-  const index = Number(pile.slice(1));
-  const revealed = view.face_down_cards?.[index] ?? [];
-  return `${view.face_down[index]}|${revealed.join()}|${view.tableau[index].join()}`;
-}
-
-function pileFor(view, pile) {
-  const index = Number(pile.slice(1));
-  if (pile[0] === "f") return view.foundations[index];
-  return (view.reserves ?? [])[index];
 }

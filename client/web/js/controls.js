@@ -1,16 +1,10 @@
 // My controls on the race screen: Deal, Auto, Undo, Finish and Resign, the action box and
 // the keyboard shortcuts.
 
+import { GAMES } from "./games.js";
 import { hint, NO_MOVES } from "./moves.js";
 
 const ACTION_SEPARATORS = /[;,\n]+/;
-// The action box's example: moves that exist in the game (Mount Sunflower has no waste).
-const EXAMPLES = {
-  sanibel: "t3 2 t5, w 1 f, deal",
-  shady_lanes: "r0 1 t2, w 1 f, deal",
-  mount_sunflower: "t3 1 t5, t0 1 f, deal",
-  mount_sunflower_easy: "t3 1 t5, t0 1 f, deal",
-};
 const SHORTCUTS = { d: "deal", s: "deal", a: "auto", u: "undo" };
 
 /** Whether a race counts for nothing (a daily's practice, a race of one): hints are on. */
@@ -44,9 +38,10 @@ export class Controls {
     });
   }
 
+  /** The action box's example: a legal move, then the catalog's moves that exist in the game. */
   drawExample(info) {
     const legal = (info.you?.legal ?? []).find((action) => /^[tr]\d/.test(action));
-    this.el["action-input"].placeholder = `type a move: ${legal ? `${legal}, ` : ""}${EXAMPLES[info.game] ?? "deal"}`;
+    this.el["action-input"].placeholder = `type a move: ${legal ? `${legal}, ` : ""}${GAMES[info.game]?.exampleMove ?? "deal"}`;
   }
 
   draw() {

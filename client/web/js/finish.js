@@ -1,6 +1,7 @@
 // Finish (js/controls.js): whether deals and foundation moves alone win the game on the table,
 // worked out from the player's view. Loaded once a race is played, not with the page.
 
+import { GAMES } from "./games.js";
 import { autoMoves, clone, finishable, play, RANKS, SUITS } from "./replayer.js";
 
 const MAX_ORDERS = 720; // the stock's orders tried: every order of up to 6 unseen cards
@@ -9,7 +10,7 @@ const lastPlan = { key: null, plan: null }; // finishPlan's last question and an
 /** The cards not in sight (with nothing face down: the stock's), in no particular order. */
 function unseenCards(game, view) {
   const counts = new Map();
-  const decks = game === "sanibel" || game === "shady_lanes" ? 2 : 1;
+  const decks = GAMES[game]?.decks ?? 1;
   for (const suit of SUITS) for (const rank of RANKS) counts.set(rank + suit, decks);
   const seen = [view.tableau, view.foundations, view.reserves ?? [], [view.waste ?? []]].flat(2);
   for (const card of seen) counts.set(card, (counts.get(card) ?? 0) - 1);
@@ -42,8 +43,8 @@ function* orders(cards) {
 
 function mayDeal(game, position) {
   if (position.stock.length === 0) return false;
-  // Mount Sunflower (not Easy) deals only while no tableau pile is empty.
-  return game !== "mount_sunflower" || position.tableau.every((pile) => pile.length > 0);
+  // Some games deal only while no tableau pile is empty (the catalog says which).
+  return !GAMES[game]?.layout.deal_needs_full_tableau || position.tableau.every((pile) => pile.length > 0);
 }
 
 /**

@@ -1,7 +1,7 @@
-// The games as the client shows them: the list the server sends in its welcome (names,
-// titles, decks, options), and how each game's table is laid out.
+// The games as the client shows them: the server's catalog (GET /games, also in its
+// welcome; docs/games.md), and how each game's table is laid out. Nothing here is per game.
 
-/** game -> { title, decks, cards, options, variantOf }, in the server's order. */
+/** game -> { title, decks, cards, options, variantOf, layout, exampleMove, rules }, in the server's order. */
 export const GAMES = {};
 
 /** Learn the server's games from its welcome (`welcome.games`). */
@@ -14,6 +14,9 @@ export function learnGames(list) {
       cards: 52 * entry.decks,
       options: entry.options,
       variantOf: entry.variant_of,
+      layout: entry.layout,
+      exampleMove: entry.example_move,
+      rules: entry.rules,
     };
   }
 }
@@ -31,11 +34,14 @@ export function twoDecks(game) {
   return (GAMES[game]?.decks ?? 1) === 2;
 }
 
-/** "3 down / 7 up, undo off" — the options that differ from a plain game. */
+/** "3 down / 7 up, undo off" — the options that differ from a plain game (the catalog's
+ * `options_text` with the race's options put in, when the race names them all). */
 export function optionsText(game, options = {}) {
   const words = [];
-  if (game === "sanibel" && options.down !== undefined) {
-    words.push(`${options.down} down / ${options.up} up`);
+  const template = GAMES[game]?.layout?.options_text ?? "";
+  const named = [...template.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  if (named.length && named.every((name) => options[name] !== undefined)) {
+    words.push(template.replace(/\{(\w+)\}/g, (_, name) => options[name]));
   }
   words.push(options.undo === false ? "no undo" : "undo on");
   return words.join(", ");
@@ -46,32 +52,28 @@ const range = (prefix, count) => Array.from({ length: count }, (_, i) => `${pref
 /**
  * Where the piles sit on the table: `cols` columns; `top` rows of single-card piles
  * (null leaves a gap); `tableau` piles fanned downward, starting at column `tableauFrom`.
+ * The catalog's `table` says which: stock, waste and foundations in one `row`, or
+ * `two_rows` (the foundations, then stock, waste and reserves; the tableau to the right).
  */
 export function layoutFor(game, view) {
+  const shape = GAMES[game]?.layout ?? { table: "row", waste: false, foundations: 0 };
   const tableau = range("t", view.tableau.length);
   const foundations = range("f", view.foundations.length);
-  if (game === "shady_lanes") {
+  const stockAndWaste = shape.waste ? ["s", "w"] : ["s"];
+  if (shape.table === "two_rows") {
     const reserves = range("r", (view.reserves ?? []).length);
-    return {
-      cols: 8,
-      top: [foundations, ["s", "w", null, null, ...reserves]],
-      tableau,
-      tableauFrom: 8 - tableau.length,
-    };
-  }
-  if (game === "sanibel") {
-    const cols = Math.max(tableau.length, foundations.length + 2);
-    const gap = cols - foundations.length - 2;
+    const cols = Math.max(shape.foundations, foundations.length, 4 + reserves.length, tableau.length);
+    const gap = Math.max(cols - shape.reserves - stockAndWaste.length, 0); // reserves under the last foundations
     return {
       cols,
-      top: [["s", "w", ...Array(gap).fill(null), ...foundations]],
+      top: [foundations, [...stockAndWaste, ...Array(gap).fill(null), ...reserves]],
       tableau,
-      tableauFrom: 0,
+      tableauFrom: cols - tableau.length,
     };
   }
-  const cols = tableau.length;
-  const gap = cols - foundations.length - 1;
-  return { cols, top: [["s", ...Array(gap).fill(null), ...foundations]], tableau, tableauFrom: 0 };
+  const cols = Math.max(tableau.length, foundations.length + stockAndWaste.length);
+  const gap = cols - foundations.length - stockAndWaste.length;
+  return { cols, top: [[...stockAndWaste, ...Array(gap).fill(null), ...foundations]], tableau, tableauFrom: 0 };
 }
 
 /** A human name for a pile, for labels: "tableau pile 4", "foundation 2". */

@@ -125,10 +125,20 @@ export class LobbyScreen {
     }
   }
 
-  /** The layout's rounds are asked for only of a game that has them (Sanibel). */
+  /** The chosen game's layout options (the catalog's `option_fields`), at their defaults. */
   showOptions() {
-    const options = GAMES[this.form.elements.game.value]?.options ?? {};
-    document.getElementById("sanibel-options").hidden = options.down === undefined;
+    const game = this.form.elements.game.value;
+    const { options = {}, layout } = GAMES[game] ?? {};
+    const fields = layout?.option_fields ?? [];
+    const box = document.getElementById("game-options");
+    box.hidden = fields.length === 0;
+    fill(
+      box,
+      h("legend", {}, `${gameTitle(game)} layout`),
+      fields.map(({ name, label, min, max }) =>
+        h("label", {}, `${label} `, h("input", { name, type: "number", min, max, value: options[name] })),
+      ),
+    );
   }
 
   tick() {
@@ -221,10 +231,7 @@ export class LobbyScreen {
     const fields = this.form.elements;
     const game = fields.game.value;
     const options = { undo: fields.undo.checked };
-    if (GAMES[game]?.options.down !== undefined) {
-      options.down = Number(fields.down.value);
-      options.up = Number(fields.up.value);
-    }
+    for (const { name } of GAMES[game]?.layout.option_fields ?? []) options[name] = Number(fields[name].value);
     const deal = fields.deal.value.trim();
     const request = {
       game,

@@ -7,10 +7,11 @@
 // (see leaving.js): a race never goes on without its player.
 
 import { Connection } from "./connection.js";
-import { GAMES, gameTitle, learnGames } from "./games.js";
+import { GAMES, learnGames } from "./games.js";
 import { leaveRaces, stillPlaying } from "./leaving.js";
 import { LobbyScreen } from "./lobby.js";
 import { RaceScreen } from "./race.js";
+import { rememberedChoice, rememberedSetting } from "./settings.js";
 import { remembered } from "./storage.js";
 
 const STATUS_TEXT = {
@@ -50,21 +51,19 @@ class App {
     this.quick = null;
     this.wirePlayers();
     this.overRace = null; // the rules, a board or a profile over the race (openOverRace)
-    document.getElementById("challenge-accept").addEventListener("click", () => this.answerChallenge(true));
-    document.getElementById("challenge-decline").addEventListener("click", () => this.answerChallenge(false));
-    this.setting("labels-toggle", "labels", (on) => document.body.classList.toggle("pile-names", on));
-    this.setting("sound-toggle", "sound", (on) => {
+    rememberedSetting("labels-toggle", "labels", (on) => document.body.classList.toggle("pile-names", on));
+    rememberedSetting("sound-toggle", "sound", (on) => {
       this.sound = on;
     });
-    this.setting("pick-up-toggle", "pickup", (on) => {
+    rememberedSetting("pick-up-toggle", "pickup", (on) => {
       this.pickUp = on;
       if (this.screens.race.board) this.screens.race.board.oneTap = !on;
     });
-    this.setting("auto-home-toggle", "autohome", (on) => {
+    rememberedSetting("auto-home-toggle", "autohome", (on) => {
       this.autoHome = on;
     });
-    this.choice("card-back", "back");
-    this.choice("table-colour", "table");
+    rememberedChoice("card-back", "back");
+    rememberedChoice("table-colour", "table");
     const nameForm = document.getElementById("name-form");
     nameForm.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -135,32 +134,6 @@ class App {
     this.account?.draw();
     this.showName();
     document.getElementById("name-note").hidden = !renaming;
-  }
-
-  /** A checkbox the page remembers (localStorage), applied now and on every change. */
-  setting(id, key, apply) {
-    const box = document.getElementById(id);
-    box.checked = remembered.setting(key);
-    apply(box.checked);
-    box.addEventListener("change", () => {
-      remembered.setSetting(key, box.checked);
-      apply(box.checked);
-    });
-  }
-
-  /** A look the player chooses (`select#id`), remembered, on the page as html[data-key]. */
-  choice(id, key) {
-    const select = document.getElementById(id);
-    const apply = () => {
-      document.documentElement.dataset[key] = select.value;
-    };
-    const kept = remembered.choice(key);
-    if ([...select.options].some((option) => option.value === kept)) select.value = kept;
-    apply();
-    select.addEventListener("change", () => {
-      remembered.setChoice(key, select.value);
-      apply();
-    });
   }
 
   onStatus({ status, detail }) {
@@ -258,13 +231,19 @@ class App {
     if (this.currentName === "lobby") this.screens.lobby.show();
   }
 
+  /** js/challenges.js, loaded when the first challenge comes or is sent (not with the page). */
+  challenges() {
+    this.loadingChallenges ??= import("./challenges.js").then((module) => new module.Challenges(this));
+    return this.loadingChallenges;
+  }
+
   onEvent(event) {
     if (event.kind === "challenged") {
-      this.offerChallenge(event);
+      this.challenges().then((challenges) => challenges.offer(event));
       return;
     }
     if (event.kind === "challenge_declined") {
-      this.challengeDeclined(event);
+      this.challenges().then((challenges) => challenges.declined(event));
       return;
     }
     if (event.kind === "paired") {
@@ -426,58 +405,6 @@ class App {
   openRace(info, daily = null) {
     this.show("race");
     this.screens.race.open(info.race, info, daily);
-  }
-
-  /**
-   * Someone challenges me: *Accept* joins their race (leaving mine), *Decline* tells them
-   * no; a player who turns down every challenge (their profile) is not asked.
-   */
-  offerChallenge(challenge) {
-    if (remembered.setting("nochallenges")) {
-      this.declineChallenge(challenge.race);
-      return;
-    }
-    const offer = document.getElementById("challenge-offer");
-    const who = challenge.account ? challenge.name : `${challenge.name} (guest)`;
-    document.getElementById("challenge-text").textContent =
-      `${who} challenges you to ${gameTitle(challenge.game)}.`;
-    offer.dataset.race = challenge.race;
-    offer.hidden = false;
-  }
-
-  async answerChallenge(accepted) {
-    const offer = document.getElementById("challenge-offer");
-    offer.hidden = true;
-    if (!accepted) {
-      this.declineChallenge(offer.dataset.race);
-      return;
-    }
-    try {
-      if (!(await this.leaveMyRaces())) return;
-      this.openRace((await this.conn.request("join_race", { race: offer.dataset.race })).race);
-    } catch (error) {
-      this.notice(error.message); // the challenger left it, or someone else took the seat
-    }
-  }
-
-  declineChallenge(race) {
-    this.conn.request("decline_challenge", { race }).catch(() => {}); // gone already: nothing to say
-  }
-
-  /** My challenge was declined: leave its race for the lobby if it is on screen; say so. */
-  challengeDeclined(event) {
-    const race = this.screens.race;
-    if (race.raceId === event.race && race.info?.phase === "open") {
-      this.setHash("#lobby");
-      this.route(); // leaves the race, now, so that the notice below is the lobby's
-    }
-    this.notice(`${event.name} declined your challenge.`);
-  }
-
-  /** Challenge `player` to `game` from their profile: my private race waits for them. */
-  async challenge(player, game) {
-    if (!(await this.leaveMyRaces())) return;
-    this.openRace((await this.conn.request("challenge", { player, game })).race);
   }
 
   /**

@@ -137,7 +137,7 @@ export class ProfileScreen {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       try {
-        await app.challenge(profile.player, select.value);
+        await (await app.challenges()).challenge(profile.player, select.value);
       } catch (error) {
         fill(document.getElementById("profile-message"), error.message);
       }

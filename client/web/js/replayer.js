@@ -1,13 +1,14 @@
 // Replays a finished race in the page: the deal from its number (PySolFC's shuffles, as
-// protocol/deals.py and the games' layouts) and the mechanics of the actions the server
-// accepted (protocol/engine.py). Nothing is validated here: the server already did, and
+// protocol/deals.py, laid out as the catalog's `layout` of the game says) and the mechanics
+// of the actions the server accepted (protocol/engine.py). Nothing is validated here: the server already did, and
 // the log holds only accepted actions. The browser tests check every step against the
 // Python engine.
+
+import { GAMES } from "./games.js";
 
 export const SUITS = "CSHD";
 export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const FIRST_MT_DEAL = 32000n;
-const SUNFLOWER_DOWN = [3, 2, 1, 0, 1, 2, 3];
 
 const rankOf = (card) => RANKS.indexOf(card.slice(0, -1)) + 1;
 const suitOf = (card) => card.slice(-1);
@@ -105,27 +106,22 @@ export function shuffled(number, decks) {
 
 const empties = (count) => Array.from({ length: count }, () => []);
 
-/** The starting position of a deal, every card known: stock next card first. */
+/**
+ * The starting position of a deal, every card known: stock next card first. Laid out as
+ * the catalog's `layout` says: a card on each reserve, `rounds` rounds on the tableau,
+ * `to_waste` cards on the waste, the rest the stock; a count may name options to add up.
+ */
 export function startPosition(game, options, number) {
-  const twoDecks = game === "sanibel" || game === "shady_lanes";
-  const talon = shuffled(number, twoDecks ? 2 : 1);
-  const position = { tableau: [], face_down: [], foundations: [], reserves: [], waste: [] };
-  if (game === "shady_lanes") {
-    position.reserves = Array.from({ length: 4 }, () => [talon.pop()]);
-    position.tableau = Array.from({ length: 4 }, () => [talon.pop()]);
-    position.face_down = [0, 0, 0, 0];
-    position.waste = [talon.pop()];
-    position.foundations = empties(8);
-  } else {
-    const sanibel = game === "sanibel";
-    const piles = sanibel ? 10 : 7;
-    const rounds = sanibel ? (options?.down ?? 3) + (options?.up ?? 7) : 4;
-    position.tableau = empties(piles);
-    for (let r = 0; r < rounds; r += 1) for (const pile of position.tableau) pile.push(talon.pop());
-    position.face_down = sanibel ? Array(piles).fill(options?.down ?? 3) : [...SUNFLOWER_DOWN];
-    if (sanibel) position.waste = [talon.pop()];
-    position.foundations = empties(sanibel ? 8 : 4);
-  }
+  const { decks, layout, options: defaults } = GAMES[game];
+  const option = (name) => options?.[name] ?? defaults[name];
+  const count = (value) => (Array.isArray(value) ? value.reduce((sum, name) => sum + option(name), 0) : value);
+  const talon = shuffled(number, decks);
+  const position = { tableau: empties(layout.tableau), foundations: empties(layout.foundations), waste: [] };
+  position.reserves = Array.from({ length: layout.reserves }, () => [talon.pop()]);
+  for (let r = 0; r < count(layout.rounds); r += 1) for (const pile of position.tableau) pile.push(talon.pop());
+  position.face_down =
+    typeof layout.face_down === "string" ? Array(layout.tableau).fill(option(layout.face_down)) : [...layout.face_down];
+  for (let n = 0; n < layout.to_waste; n += 1) position.waste.push(talon.pop());
   position.stock = talon.reverse();
   return position;
 }
@@ -157,7 +153,7 @@ export function takes(pile, card) {
   return suitOf(top) === suitOf(card) && rankOf(top) + 1 === rankOf(card);
 }
 
-function move(position, src, count, dst) {
+function move(game, position, src, count, dst) {
   const from = pileOf(position, src);
   const group = from.splice(from.length - count, count);
   if (dst[0] === "f") {
@@ -172,8 +168,8 @@ function move(position, src, count, dst) {
   if (src[0] === "t") {
     const i = Number(src.slice(1));
     if (from.length > 0 && from.length === position.face_down[i]) position.face_down[i] -= 1;
-  } else if (src[0] === "r" && from.length === 0) {
-    // Shady Lanes: an emptied reserve takes the waste's top card, else the stock's next.
+  } else if (src[0] === "r" && from.length === 0 && GAMES[game].layout.reserves_refill) {
+    // An emptied reserve takes the waste's top card, else the stock's next.
     if (position.waste.length) from.push(position.waste.pop());
     else if (position.stock.length) from.push(position.stock.shift());
   }
@@ -205,7 +201,7 @@ function topFaceUp(position, pile) {
 
 /** The piles `auto` tries, in the engine's order: waste, reserves, tableau. */
 function autoSources(game, position) {
-  const piles = game === "sanibel" || game === "shady_lanes" ? ["w"] : [];
+  const piles = GAMES[game].layout.waste ? ["w"] : [];
   position.reserves.forEach((_, i) => piles.push(`r${i}`));
   position.tableau.forEach((_, i) => piles.push(`t${i}`));
   return piles;
@@ -221,7 +217,7 @@ export function autoMoves(game, position) {
       return card !== null && position.foundations.some((f) => takes(f, card));
     });
     if (!src) return moves;
-    move(position, src, 1, "f");
+    move(game, position, src, 1, "f");
     moves.push(`${src} 1 f`);
   }
 }
@@ -231,7 +227,7 @@ export function play(game, position, text) {
   const next = clone(position);
   const words = text.trim().split(/\s+/);
   if (words[0] === "deal") {
-    if (game === "mount_sunflower" || game === "mount_sunflower_easy") {
+    if (GAMES[game].layout.deal === "tableau") {
       const dealt = next.stock.splice(0, Math.min(next.tableau.length, next.stock.length));
       dealt.forEach((card, i) => next.tableau[i].push(card));
     } else {
@@ -240,7 +236,7 @@ export function play(game, position, text) {
   } else if (words[0] === "auto") {
     autoMoves(game, next);
   } else {
-    move(next, words[0], Number(words[1]), words[2]);
+    move(game, next, words[0], Number(words[1]), words[2]);
   }
   return next;
 }
