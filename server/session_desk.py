@@ -39,6 +39,7 @@ from server.sessions import (
 )
 from server.signing import Seal
 from server.spectating import SpectatingDesk
+from server.standing import standing_of
 from server.store import Store, StoreError
 from server.writer import Writer
 
@@ -92,6 +93,9 @@ class SessionDesk:
             request.token, request.name, request.bot
         )
         self.attach(client, session)
+        standing = await standing_of(
+            self.store, self.settings, session.player, session.account, now().wall_ms
+        )
         session.send(
             Welcome(
                 request.id,
@@ -107,6 +111,7 @@ class SessionDesk:
                 session.account,
                 self.seal.current(),
                 GAME_CATALOG,
+                standing,
             )
         )
         self.catch_up(session, resumed, restored, request.last_event)

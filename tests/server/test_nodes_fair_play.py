@@ -35,6 +35,7 @@ HELD = (
     "--fair-play-solver-nodes",
     "0",  # judged on pace: no worker process needed
     "--rank-new-accounts",
+    *("--ranked-account-days", "0", "--ranked-account-games", "0"),
     "--admin-token",
     TOKEN,
     "--trusted-proxy",

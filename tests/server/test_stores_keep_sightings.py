@@ -26,9 +26,7 @@ async def test_accounts_seen_on_one_device_are_related_whatever_their_addresses(
     await store.accounts.note_sighting("pann", "device", "d" * 16, NOW, WEEK)
     await store.accounts.note_sighting("pbob", "address", "198.51.100.7", NOW, WEEK)
     await store.accounts.note_sighting("pbob", "device", "d" * 16, NOW + 1, WEEK)
-    assert await store.accounts.related("pann", NOW - WEEK) == [
-        Relation("pbob", "device", NOW + 1)
-    ]
+    assert await store.accounts.related("pann", NOW - WEEK) == [Relation("pbob", "device", NOW + 1)]
 
 
 async def test_accounts_seen_on_other_addresses_and_devices_are_not_related(
