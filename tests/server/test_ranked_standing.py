@@ -12,8 +12,8 @@ from harness import RATED, member, member_at, player, quick_race_played, running
 
 from client.api import Client
 from protocol.daily import DAY_MS
-from server.jobs import RecordHistory
 from server.app import RaceServer
+from server.jobs import RecordHistory
 from server.passwords import hash_password
 from server.store import Account, Store
 
