@@ -78,6 +78,17 @@ async def member_at(
     return client
 
 
+async def on_one_device(
+    nodes: tuple[ServeProcess, ServeProcess], first: str, second: str
+) -> tuple[Client, Client]:
+    """Two members, on addresses of their own, one device, each on a node of its own."""
+    device = "one-phone-0123456789"
+    return (
+        await member_at(nodes[0], first, "10.0.0.1", device),
+        await member_at(nodes[1], second, "10.0.0.2", device),
+    )
+
+
 async def admin(client: Client, command: str, **fields: Any) -> dict[str, Any]:
     return await client.request("admin", token=TOKEN, command=command, **fields)
 
@@ -139,10 +150,8 @@ async def test_a_rated_race_across_two_nodes_is_reviewed_once_and_rated_once_whe
 async def test_a_run_by_an_account_on_the_device_of_one_that_started_on_the_other_node_is_held(
     two_nodes: tuple[ServeProcess, ServeProcess],
 ) -> None:
-    a, b = two_nodes
-    device = "one-phone-0123456789"
-    throwaway = await member_at(a, "Throw", "10.0.0.1", device)
-    main = await member_at(b, "Main", "10.0.0.2", device)
+    a, _ = two_nodes
+    throwaway, main = await on_one_device(two_nodes, "Throw", "Main")
     for client in (throwaway, main):  # the throw-away starts first, the main account next
         started = await client.daily_start(GAME)
         assert started["ranked"]
@@ -161,10 +170,7 @@ async def test_a_run_by_an_account_on_the_device_of_one_that_started_on_the_othe
 async def test_accounts_on_one_device_never_rate_each_other_across_two_nodes(
     two_nodes: tuple[ServeProcess, ServeProcess],
 ) -> None:
-    a, b = two_nodes
-    device = "one-laptop-0123456789"
-    ann = await member_at(a, "Ann", "10.0.0.1", device)
-    bob = await member_at(b, "Bob", "10.0.0.2", device)
+    ann, bob = await on_one_device(two_nodes, "Ann", "Bob")
     await quick_race_played(ann, bob, "sanibel")
     for racer in (ann, bob):
         assert (await racer.next_event("unrated", timeout=10)).data["reason"] == "related"

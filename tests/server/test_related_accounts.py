@@ -45,6 +45,17 @@ async def daily_run_resigned(client: Client) -> str:
     return race
 
 
+async def second_after_first(
+    server: RaceServer, first: tuple[str, str], second: tuple[str, str]
+) -> tuple[Client, Client, str]:
+    """Two members (each ``(address, device)``), each playing today's ranked daily (then
+    resigning), the first first: both, and the second's race."""
+    one = await member_on(server, "First", *first)
+    two = await member_on(server, "Second", *second)
+    await daily_run_resigned(one)  # it learns the deal...
+    return one, two, await daily_run_resigned(two)  # ...and the second plays it
+
+
 @pytest.mark.parametrize(
     "device", ["too-short", "x" * 65, "has spaces in it ok", "ünïcode-device-id"]
 )
@@ -69,10 +80,8 @@ async def test_a_ranked_run_of_an_account_on_the_device_of_one_that_started_toda
     store: Store,
 ) -> None:
     async with running_server(store, **HELD) as server:
-        throwaway = await member_on(server, "Throw", "203.0.113.1", PHONE)
-        main = await member_on(server, "Main", "198.51.100.2", PHONE)
-        await daily_run_resigned(throwaway)  # it learns the deal...
-        race = await daily_run_resigned(main)  # ...and the main account plays it
+        on_phone = ("203.0.113.1", PHONE), ("198.51.100.2", PHONE)
+        throwaway, main, race = await second_after_first(server, *on_phone)
         assert (await main.next_event("held", timeout=10)).data["race"] == race
         moderator = await player(server, "Mod")
         reviews = (await admin(moderator, "flagged"))["reviews"]
@@ -80,7 +89,7 @@ async def test_a_ranked_run_of_an_account_on_the_device_of_one_that_started_toda
         seen = reviews[0]["players"][main.player]
         assert seen["reasons"] == ["related_account"]
         evidence = seen["evidence"]["related_account"]
-        assert evidence["account"] == "Throw" and evidence["player"] == throwaway.player
+        assert evidence["account"] == "First" and evidence["player"] == throwaway.player
         assert evidence["how"] == "device" and evidence["related_accounts"] == 1
         assert isinstance(evidence["at_ms"], int)
 
@@ -89,10 +98,8 @@ async def test_a_ranked_run_of_an_account_on_the_address_of_one_that_started_is_
     store: Store,
 ) -> None:
     async with running_server(store, **HELD) as server:
-        first = await member_on(server, "First", "203.0.113.1", PHONE)
-        second = await member_on(server, "Second", "203.0.113.1", LAPTOP)
-        await daily_run_resigned(first)
-        race = await daily_run_resigned(second)
+        one_address = ("203.0.113.1", PHONE), ("203.0.113.1", LAPTOP)
+        _, second, race = await second_after_first(server, *one_address)
         moderator = await player(server, "Mod")
         review = (await admin(moderator, "review", race=race))["review"]
         assert review["held"] is True and review["status"] == "flagged"
@@ -113,19 +120,21 @@ async def test_the_first_of_related_accounts_to_start_and_unrelated_ones_are_not
             assert review["status"] == "clear" and review["held"] is False
 
 
-async def test_accounts_on_one_device_never_rate_each_other(store: Store) -> None:
+async def told_after_a_quick_race(store: Store, devices: tuple[str, str], kind: str) -> Any:
+    """Ann and Bob, on addresses of their own and on ``devices``, race; what Ann is told
+    after it (the event ``kind``), and the two."""
     async with running_server(store, **RATED) as server:
-        ann = await member_on(server, "Ann", "203.0.113.1", PHONE)
-        bob = await member_on(server, "Bob", "198.51.100.2", PHONE)
+        ann = await member_on(server, "Ann", "203.0.113.1", devices[0])
+        bob = await member_on(server, "Bob", "198.51.100.2", devices[1])
         await quick_race_played(ann, bob, GAME)
-        unrated = (await ann.next_event("unrated", timeout=10)).data
-        assert unrated["reason"] == "related" and "related" in unrated["message"]
+        return (await ann.next_event(kind, timeout=10)).data, {ann.player, bob.player}
+
+
+async def test_accounts_on_one_device_never_rate_each_other(store: Store) -> None:
+    unrated, _ = await told_after_a_quick_race(store, (PHONE, PHONE), "unrated")
+    assert unrated["reason"] == "related" and "related" in unrated["message"]
 
 
 async def test_accounts_on_their_own_devices_and_addresses_rate_each_other(store: Store) -> None:
-    async with running_server(store, **RATED) as server:
-        ann = await member_on(server, "Ann", "203.0.113.1", PHONE)
-        bob = await member_on(server, "Bob", "198.51.100.2", LAPTOP)
-        await quick_race_played(ann, bob, GAME)
-        rated = (await ann.next_event("rated", timeout=10)).data
-        assert set(rated["ratings"]) == {ann.player, bob.player}
+    rated, players = await told_after_a_quick_race(store, (PHONE, LAPTOP), "rated")
+    assert set(rated["ratings"]) == players
