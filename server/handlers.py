@@ -57,7 +57,7 @@ from server.session_desk import SessionDesk
 from server.sessions import Session, Sessions, close_soon
 from server.signing import Seal
 from server.spectating import SpectatingDesk
-from server.standing import daily_gate, note_seen, standing_of
+from server.standing import daily_gate, note_seen, told_standing
 from server.store import Store, StoreError
 
 log = logging.getLogger("solrace.gateway")
@@ -181,9 +181,10 @@ class Handlers:
         client.after_answer = close
         return answer, []
 
-    async def standing(self, session: Session, moment: Now) -> dict[str, Any]:
-        """May this session's player play ranked (``protocol/standing.py``)."""
-        return await standing_of(
+    async def standing(self, session: Session, moment: Now) -> dict[str, Any] | None:
+        """May this session's player play ranked (``protocol/standing.py``; None: the
+        store could not tell)."""
+        return await told_standing(
             self.store, self.settings, session.player, session.account, moment.wall_ms
         )
 
@@ -306,10 +307,11 @@ class Handlers:
         self, client: Client, session: Session, request: QuickRace, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         account = session.account is not None
+        standing = await self.standing(session, moment)
         answer = await self.pairing.join(
             session.player, session.name, account, request.game, moment, request.bots
         )
-        return {**answer, "standing": await self.standing(session, moment)}, []
+        return {**answer, "standing": standing}, []
 
     async def quick_cancel(
         self, client: Client, session: Session, request: QuickCancel, moment: Now

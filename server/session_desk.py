@@ -39,7 +39,7 @@ from server.sessions import (
 )
 from server.signing import Seal
 from server.spectating import SpectatingDesk
-from server.standing import standing_of
+from server.standing import told_standing
 from server.store import Store, StoreError
 from server.writer import Writer
 
@@ -92,10 +92,10 @@ class SessionDesk:
         session, resumed, restored = await self.session_for(
             request.token, request.name, request.bot
         )
-        self.attach(client, session)
-        standing = await standing_of(
+        standing = await told_standing(
             self.store, self.settings, session.player, session.account, now().wall_ms
         )
+        self.attach(client, session)
         session.send(
             Welcome(
                 request.id,

@@ -7,13 +7,16 @@ accounts never rate each other (``server/rating.py``)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from protocol.daily import DAY_MS
 from protocol.standing import StandingRule, standing
 from server.config import Settings
-from server.store import Relation, Store
+from server.store import Relation, Store, StoreError
+
+log = logging.getLogger("solrace.gateway")
 
 RELATED_WINDOW_MS = 7 * DAY_MS  # accounts seen on one address or device this recently
 
@@ -40,6 +43,19 @@ async def standing_of(
     kept = await store.accounts.account(account)
     finished = sum((await store.accounts.history(player)).finished.values())
     return standing(rule_of(settings), kept.created_ms if kept else 0, finished, now_ms)
+
+
+async def told_standing(
+    store: Store, settings: Settings, player: str, account: str | None, now_ms: int
+) -> dict[str, Any] | None:
+    """``standing_of`` for an answer that does not depend on it (``welcome``, ``register``,
+    ``sign_in``, ``quick_race``): None when the store does not answer, so the request's
+    own work is never undone by it (what counts is decided again where it counts)."""
+    try:
+        return await standing_of(store, settings, player, account, now_ms)
+    except StoreError:
+        log.warning("could not read a player's standing", extra={"player": player})
+        return None
 
 
 async def note_seen(
