@@ -57,6 +57,7 @@ class Link:
         self.account: str | None = None  # the account's username once signed in
         self.headers: HeadersLike | None = None  # more HTTP headers for the handshake
         self.bot = False  # a program plays: said in every hello
+        self.device: str | None = None  # this device's own id, said in every hello
         self.last_event = 0
         self.welcome: Welcome | None = None
         self.connection: ClientConnection | None = None
@@ -80,13 +81,16 @@ class Link:
         record: bool = False,
         headers: HeadersLike | None = None,
         bot: bool = False,
+        device: str | None = None,
     ) -> Self:
         """Connect and say hello as a new player (``headers``: more HTTP headers; ``bot``:
-        a program plays, and says so: it is shown as a bot everywhere)."""
+        a program plays, and says so: it is shown as a bot everywhere; ``device``: the id
+        this device keeps, ``client.device_id``)."""
         client = cls(url, name, encoding)
         client.record = record
         client.headers = headers
         client.bot = bot
+        client.device = device
         await client._open(token=None)
         return client
 
@@ -106,6 +110,7 @@ class Link:
             token=token or None,
             last_event=self.last_event if token else None,
             bot=self.bot,
+            device=self.device,
         )
         welcome = await self._exchange(encode_request(hello))
         assert isinstance(welcome, Welcome)

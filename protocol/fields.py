@@ -115,6 +115,11 @@ PlayerName = Annotated[
     str, Text(24, pattern=r"[^\x00-\x1f\x7f]+", hint="may not hold control characters")
 ]
 Token = Annotated[str, Text(64, pattern=r"[A-Za-z0-9_-]+", hint="is not a resume token")]
+# a device's own id (the browser's localStorage, the terminal's config file): 16 to 64
+DeviceId = Annotated[
+    str,
+    Text(64, 16, r"[A-Za-z0-9_-]+", hint="is not a device id (A-Z a-z 0-9 _ -)", code="bad_device"),
+]
 Username = Annotated[
     str,
     Text(

@@ -29,6 +29,7 @@ from protocol.fields import (
     AdminToken,
     Day,
     DealText,
+    DeviceId,
     Flag,
     GameName,
     Int,
@@ -76,6 +77,8 @@ class Hello(Request):
     token: Token | None = None
     last_event: Annotated[int, Int(0, 2**53 - 1)] | None = None
     bot: Annotated[bool, Flag()] = False  # a program plays: shown as a bot everywhere
+    # the device's own id, kept by the client: accounts seen on one are related
+    device: DeviceId | None = None
 
 
 @dataclass(slots=True)

@@ -12,8 +12,11 @@ stable code; ``UNRATED`` has each code's sentence):
   abandoned at once, "aborted", changes nothing);
 - at least one racer finished, or the race's time limit ended it (``nobody_finished``).
 And, from what the server saw (``server/rating.py`` asks the store): no two of its accounts
-were seen on one client address that day (``same_address``), and no two of them have
-already had ``PAIR_RACES_A_DAY`` rated races together that day (``pair_limit``).
+were seen on one client address that day (``same_address``), every account is in good
+standing (``standing``: old enough, with enough finished games: ``protocol/standing.py``),
+no two of them are related (``related``: seen on one address or one device within a week:
+``server/standing.py``), and no two of them have already had ``PAIR_RACES_A_DAY`` rated
+races together that day (``pair_limit``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ UNRATED = {
     "few_actions": f"Not rated: a racer made fewer than {MIN_ACTIONS} moves.",
     "nobody_finished": "Not rated: nobody finished, and the time limit did not end it.",
     "same_address": "Not rated: two of its accounts were seen on one address today.",
+    "standing": "Not rated: an account in it is too new, or has finished too few games, "
+    "for rated play.",
+    "related": "Not rated: two of its accounts are related (seen on one address or one "
+    "device this week); related accounts never rate each other.",
     "pair_limit": f"Not rated: these players had {PAIR_RACES_A_DAY} rated races together today.",
 }
 

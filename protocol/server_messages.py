@@ -32,6 +32,9 @@ class Welcome:
     signing_key: dict[str, str] | None = None
     # the games played here: {game, title, decks, options, variant_of} (``protocol.games``)
     games: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    # may this player play ranked (``protocol.standing``): {code, reason}; code None: yes;
+    # None: the store could not tell at that moment
+    standing: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)  # not frozen: like a request, it lives only while it is sent

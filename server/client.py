@@ -25,6 +25,7 @@ class Client:
         self.bucket = TokenBucket(settings.rate_per_s, settings.burst, now_s)
         self.flood = FloodGuard(settings.flood_strikes)
         self.session: Session | None = None
+        self.device: str | None = None  # the id its hello gave of the client's device
         self.closing = False  # closing for abuse: frames are read and dropped
         self.waiting: asyncio.Task[None] | None = None  # a request being answered by a task
         # messages read meanwhile, in order (made when first needed: most connections never do)

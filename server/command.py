@@ -160,6 +160,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="an account registered today may make today's ranked daily attempt (off: from "
         "the next day on; for small events and tests) [SOLRACE_RANK_NEW_ACCOUNTS=1]",
     )
+    for rule, unit in (
+        ("days", "whole days an account must be old"),
+        ("games", "games it must have finished"),
+    ):
+        add(
+            f"--ranked-account-{rule}",
+            type=int,
+            default=_env(
+                f"RANKED_ACCOUNT_{rule.upper()}", getattr(DEFAULTS, f"ranked_account_{rule}")
+            ),
+            help=f"{unit} for ranked daily attempts and rated races; 0: no such rule "
+            f"[SOLRACE_RANKED_ACCOUNT_{rule.upper()}]",
+        )
     add(
         "--connections-per-address",
         type=int,
@@ -338,6 +351,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
                 "RANK_NEW_ACCOUNTS",
                 DEFAULTS.new_accounts_ranked_today,
             ),
+            ranked_account_days=int(args.ranked_account_days),
+            ranked_account_games=int(args.ranked_account_games),
             ping_interval_s=float(args.ping_interval_s),
             ping_timeout_s=float(args.ping_timeout_s),
             spectator_chunk=max(1, int(args.spectator_chunk)),
@@ -380,6 +395,8 @@ def checked(settings: Settings) -> Settings:
         ("--keep-identities-days", settings.keep_identities_days, 1),
         ("--keep-guests-days", settings.keep_guests_days, 1),
         ("--fair-play-solver-nodes", settings.fair_play_solver_nodes, 0),
+        ("--ranked-account-days", settings.ranked_account_days, 0),
+        ("--ranked-account-games", settings.ranked_account_games, 0),
     ):
         if value < least:
             raise SolraceError(f"{option}: must be at least {least}, not {value}")

@@ -40,6 +40,10 @@ class Settings:
     registrations_per_address_day: int = 3  # accounts made from one address in a day
     # an account made today may make today's ranked daily attempt (off: from tomorrow on)
     new_accounts_ranked_today: bool = False
+    # ranked daily attempts and rated races need an account this many days old that has
+    # finished this many games (protocol/standing.py); 0: that part is off
+    ranked_account_days: int = 3
+    ranked_account_games: int = 10
     connections_per_address: int = 100  # open websockets per client address, per node; 0: any
     ping_interval_s: float = 20.0  # keepalive pings find dead connections
     ping_timeout_s: float = 20.0

@@ -58,6 +58,7 @@ from server.config import Settings
 from server.director import RaceDirector, new_id
 from server.effects import Effects
 from server.fairplay import history_times
+from server.standing import RankedGate
 from server.store import Board, Entry, Store
 
 log = logging.getLogger("solrace.daily")
@@ -344,7 +345,7 @@ class DailyDesk:
         account: bool,
         request: DailyStart,
         moment: Now,
-        registered_today: bool = False,
+        gate: RankedGate | None = None,
     ) -> tuple[dict[str, Any], Effects]:
         """An attempt at the daily challenge: an account's at today's deal, ranked when it
         is its first of the day; a guest's at yesterday's (revealed, its day over), never
@@ -376,8 +377,8 @@ class DailyDesk:
             and ghost is None
             and await self.store.days.claim_daily(request.game, day, player, attempt)
         )
-        # never a bot on the boards, nor an account made today (made for today's deal?)
-        ranked = first and account and not is_bot(player) and not registered_today
+        # never a bot on the boards, nor an account not in good standing (``gate``)
+        ranked = first and account and not is_bot(player) and (gate is None or gate.allowed)
         settings = RaceSettings(
             game=request.game,
             options=dict(rules_for(request.game).options),
@@ -398,6 +399,7 @@ class DailyDesk:
         if history is not None:  # its fair-play context (server/fairplay.py)
             room.histories = {player: history_times(history, request.game, attempt)}
             room.solver_line = self.deals.line_soon(request.game, deal)
+            room.related = gate.related if gate else ()
         return {
             "race": racer_view(room.race, player),
             "day": day,

@@ -24,6 +24,7 @@ from protocol.ranking import Run
 from protocol.ratings import Rating
 from server.store import History
 
+RELATED_ACCOUNT = "related_account"  # a reason of the server's own (not protocol/fairplay.py)
 FLAGGED = "flagged"  # held: waiting for a moderator
 CLEAR = "clear"  # nothing flagged: on the boards (or rated) at once
 CLEARED = "cleared"  # flagged, then cleared by a moderator: on the boards (or rated) now
@@ -84,6 +85,29 @@ def review_of(
         "runs": [run.as_dict() for run in runs],
         "changes": {},
     }
+
+
+def with_related(
+    review: dict[str, Any], player: str, related: Sequence[dict[str, Any]], hold: bool
+) -> dict[str, Any]:
+    """``review`` of a ranked daily run by ``player``, an account related to accounts that
+    started the day's daily before it (``server/standing.py``): flagged for that reason
+    (``related_account``), its evidence the first such account (``account``, ``player``),
+    ``how`` they are related (``address``, ``device``) and when it was seen so (``at_ms``),
+    with how many there were; held when flagged runs are held (``hold``)."""
+    if not related:
+        return review
+    seen = review["players"][player]
+    evidence = {**related[0], "related_accounts": len(related)}
+    players = {
+        **review["players"],
+        player: {
+            **seen,
+            "reasons": [*seen["reasons"], RELATED_ACCOUNT],
+            "evidence": {**seen["evidence"], RELATED_ACCOUNT: evidence},
+        },
+    }
+    return {**review, "players": players, "status": FLAGGED, "held": hold}
 
 
 def with_changes(

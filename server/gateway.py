@@ -201,6 +201,7 @@ class Gateway:
 
     async def _hello(self, client: Client, request: Hello) -> None:
         try:
+            client.device = request.device
             await self.session_desk.hello(client, request)
             await self.handlers.seen(client, now())
         except Exception as error:

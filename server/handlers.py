@@ -57,6 +57,7 @@ from server.session_desk import SessionDesk
 from server.sessions import Session, Sessions, close_soon
 from server.signing import Seal
 from server.spectating import SpectatingDesk
+from server.standing import daily_gate, note_seen, told_standing
 from server.store import Store, StoreError
 
 log = logging.getLogger("solrace.gateway")
@@ -83,6 +84,7 @@ class Handlers:
         seal: Seal,
     ) -> None:
         self.store = store
+        self.settings = settings
         self.sessions = sessions
         self.director = director
         self.challenges = ChallengeDesk(director)
@@ -124,16 +126,17 @@ class Handlers:
         }
 
     async def seen(self, client: Client, moment: Now) -> None:
-        """An account's address is noted for the day: two accounts seen on one address
-        are never rated against each other that day (``protocol/rated.py``). Best effort:
+        """An account's address is noted for the day (two accounts seen on one address
+        are never rated against each other that day: ``protocol/rated.py``), and with its
+        device, if its client gave one, for a week (``server/standing.py``). Best effort:
         the store being down loses a note, never the request's answer."""
         session = client.session
         if session is None or session.account is None:
             return
+        address = self.address(client)
         try:  # after the answer's work is done: a failure here must not answer again
-            await self.store.accounts.note_address(
-                day_of(moment.wall_ms), session.player, self.address(client)
-            )
+            await self.store.accounts.note_address(day_of(moment.wall_ms), session.player, address)
+            await note_seen(self.store, session.player, address, client.device, moment.wall_ms)
         except StoreError:
             log.warning("could not note an account's address", extra={"player": session.player})
 
@@ -146,7 +149,7 @@ class Handlers:
             session, request, client.attempts_allowed.popleft(), self.address(client)
         )
         await self.seen(client, moment)
-        return answer
+        return {**answer[0], "standing": await self.standing(session, moment)}, answer[1]
 
     async def sign_in(
         self, client: Client, session: Session, request: SignIn, moment: Now
@@ -161,7 +164,8 @@ class Handlers:
         self.session_desk.attach(client, signed_in)
         await self.seen(client, moment)
         client.after_answer = lambda: self.session_desk.catch_up(signed_in, resumed, restored, None)
-        return signed_in_answer(signed_in, token), []
+        standing = await self.standing(signed_in, moment)
+        return {**signed_in_answer(signed_in, token), "standing": standing}, []
 
     async def sign_out(
         self, client: Client, session: Session, request: SignOut, moment: Now
@@ -176,6 +180,13 @@ class Handlers:
 
         client.after_answer = close
         return answer, []
+
+    async def standing(self, session: Session, moment: Now) -> dict[str, Any] | None:
+        """May this session's player play ranked (``protocol/standing.py``; None: the
+        store could not tell)."""
+        return await told_standing(
+            self.store, self.settings, session.player, session.account, moment.wall_ms
+        )
 
     def _end(self, session: Session) -> None:
         """Forget ``session`` here and stop its watching (its player is not coming back
@@ -267,15 +278,20 @@ class Handlers:
     async def daily_start(
         self, client: Client, session: Session, request: DailyStart, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        data, effects = await self.daily.daily_start(
+        gate, standing = await daily_gate(
+            self.store,
+            self.settings,
             session.player,
-            session.name,
-            session.account is not None,
-            request,
-            moment,
+            session.account,
+            request.game,
+            day_of(moment.wall_ms),
+            moment.wall_ms,
             await self.accounts.registered_today(session, moment),
         )
-        return data, effects
+        data, effects = await self.daily.daily_start(
+            session.player, session.name, session.account is not None, request, moment, gate
+        )
+        return {**data, "standing": standing}, effects
 
     async def daily_board(
         self, client: Client, session: Session, request: DailyBoard, moment: Now
@@ -291,9 +307,11 @@ class Handlers:
         self, client: Client, session: Session, request: QuickRace, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         account = session.account is not None
-        return await self.pairing.join(
+        standing = await self.standing(session, moment)
+        answer = await self.pairing.join(
             session.player, session.name, account, request.game, moment, request.bots
-        ), []
+        )
+        return {**answer, "standing": standing}, []
 
     async def quick_cancel(
         self, client: Client, session: Session, request: QuickCancel, moment: Now

@@ -16,6 +16,7 @@ from server.effects import Effects, Push, PushAnywhere, Write
 from server.fairplay import history_times, review_of, with_changes
 from server.jobs import KeepReview
 from server.results import held_news, logs_keep_s, rated_runs, ratings_told, unrated_news
+from server.standing import related_pair, standing_of
 from server.store import Store
 
 log = logging.getLogger("solrace.director")  # one of the director's steps
@@ -24,9 +25,10 @@ log = logging.getLogger("solrace.director")  # one of the director's steps
 async def rate(store: Store, settings: Settings, race: Race, moment: Now) -> Effects:
     """Rate a finished race, if no node did yet, and tell its rated racers their new
     ratings (``rated``, wherever they are): unless two of its accounts were seen on one
-    address that day or the pair raced enough that day (then its racers here are told so:
-    ``unrated``), or its fair-play review holds it for a moderator (``server/fairplay.py``;
-    the review is kept either way)."""
+    address that day, an account is not in good standing, two are related, or the pair
+    raced enough that day (then its racers here are told so: ``unrated``), or its
+    fair-play review holds it for a moderator (``server/fairplay.py``; the review is kept
+    either way)."""
     keep_s = logs_keep_s(settings)
     runs = rated_runs(race)
     day = day_of(moment.wall_ms)
@@ -34,6 +36,14 @@ async def rate(store: Store, settings: Settings, race: Race, moment: Now) -> Eff
     if await store.accounts.shared_address(day, accounts):
         log.info("race not rated: accounts seen on one address", extra={"race": race.id})
         return unrated_told(race, "same_address")
+    for account in accounts:
+        name = await store.accounts.account_of(account)
+        if (await standing_of(store, settings, account, name, moment.wall_ms))["code"]:
+            log.info("race not rated: an account not in good standing", extra={"race": race.id})
+            return unrated_told(race, "standing")
+    if await related_pair(store, accounts, moment.wall_ms):
+        log.info("race not rated: related accounts", extra={"race": race.id})
+        return unrated_told(race, "related")
     for a, b in pairs(accounts):  # the store's expiring counters count a pair's day
         if await store.limits.failures(f"rated-pair:{day}:{a}:{b}") >= PAIR_RACES_A_DAY:
             if await store.accounts.was_rated(race.settings.game, race.id):

@@ -19,7 +19,7 @@ from protocol.rated import UNRATED, unrated_because
 from protocol.ratings import Rating, is_provisional
 from server.config import Settings
 from server.effects import Effects, Forget, Post, Push, PushAnywhere, Rate, Write
-from server.fairplay import review_of
+from server.fairplay import review_of, with_related
 from server.jobs import EndRace, KeepReview, RecordDaily, RecordHistory
 from server.rooms import Room
 
@@ -83,13 +83,15 @@ def result_item(room: Room, result: dict[str, Any]) -> dict[str, Any]:
 
 
 def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:
-    """A ranked daily run's review (``server/fairplay.py``) is kept, and the run goes on
+    """A ranked daily run's review (``server/fairplay.py``; flagged too when its account
+    is related to one that started the day's daily first) is kept, and the run goes on
     the day's board unless it is flagged and held for a moderator."""
     race = room.race
     run = race_runs(race)[0]
     review = review_of(
         race, [run], moment.wall_ms, room.solver_line(), room.histories, settings.hold_flagged
     )
+    review = with_related(review, run.player, room.related, settings.hold_flagged)
     effects: Effects = [Write(KeepReview(race.id, review, logs_keep_s(settings)))]
     if review["held"]:
         log.warning("daily run held for a moderator", extra={"race": race.id})

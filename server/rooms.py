@@ -86,6 +86,8 @@ class Room:
         # line for the deal once it is known, and the player's earlier times of the game
         self.solver_line: Callable[[], tuple[str, ...] | None] = lambda: None
         self.histories: dict[str, list[int]] = {}
+        # related accounts that started the day's daily first (``server/standing.py``)
+        self.related: tuple[dict[str, Any], ...] = ()
 
     @property
     def id(self) -> str:

@@ -39,6 +39,7 @@ from server.sessions import (
 )
 from server.signing import Seal
 from server.spectating import SpectatingDesk
+from server.standing import told_standing
 from server.store import Store, StoreError
 from server.writer import Writer
 
@@ -89,6 +90,9 @@ class SessionDesk:
         session, resumed, restored = await self.session_for(
             request.token, request.name, request.bot
         )
+        standing = await told_standing(
+            self.store, self.settings, session.player, session.account, now().wall_ms
+        )
         self.attach(client, session)
         session.send(
             Welcome(
@@ -105,6 +109,7 @@ class SessionDesk:
                 session.account,
                 self.seal.current(),
                 catalog(),
+                standing,
             )
         )
         self.catch_up(session, resumed, restored, request.last_event)

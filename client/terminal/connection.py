@@ -15,6 +15,7 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from client.api import Client, ServerError
 from client.cli import UsageError
+from client.device import device_id
 from protocol.errors import SolraceError
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
@@ -79,7 +80,7 @@ class Link:
     @classmethod
     async def open(cls, url: str, name: str) -> Link:
         try:
-            client = await Client.connect(url, name)
+            client = await Client.connect(url, name, device=device_id())
         except (OSError, InvalidURI, InvalidHandshake, TimeoutError) as error:
             raise Unreachable(f"cannot reach the server at {url}: {error}") from None
         return cls(client)

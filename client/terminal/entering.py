@@ -64,6 +64,9 @@ async def quick(screen: RacerScreen, game: str) -> None:
     waiting = await client.quick_race(game)
     title = rules_for(game).title
     screen.say(f"Waiting for someone to race at {title} (your rating {waiting['rating']})...")
+    standing = waiting.get("standing") or {}
+    if standing.get("code"):  # paired all the same: the race is not rated
+        screen.say(f"This race will not be rated. {standing['reason']}")
     paired = await client.next_event("paired", timeout=QUICK_WAIT_S)
     screen.adopt(paired.data["race"])
     others = [render.shown_name(p) for p in screen.players if p["player"] != client.player]
@@ -74,9 +77,12 @@ async def daily(screen: RacerScreen, game: str) -> None:
     data = await screen.link.client.daily_start(game)
     screen.adopt(data["race"])
     assert screen.rules is not None
+    standing = data.get("standing") or {}
     kind = (
         "ranked"
         if data["ranked"]
+        else f"practice: {standing['reason']}"
+        if standing.get("code") not in (None, "guest")
         else f"practice on yesterday's deal ({data['day']}): a guest never sees today's; "
         "sign in with --account to play today's, ranked"
         if screen.link.client.account is None

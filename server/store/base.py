@@ -30,6 +30,7 @@ from server.store.records import Entry as Entry
 from server.store.records import History as History
 from server.store.records import Identity as Identity
 from server.store.records import Listed as Listed
+from server.store.records import Relation as Relation
 from server.store.roles import Accounts, Bus, Days, Limits, Pairing, Races
 
 DAYS_KEPT = 400  # a player's ranked daily days remembered for their streak
@@ -165,6 +166,22 @@ def any_shared(address_sets: Sequence[set[str]]) -> bool:
             return True
         seen |= addresses
     return False
+
+
+def relations_of(
+    player: str, mine: dict[str, int], seen_by: dict[str, dict[str, int]], since_ms: int
+) -> list[Relation]:
+    """``Accounts.related`` from what a store read: ``mine``, the player's sightings
+    (``"how value"`` -> when) and ``seen_by``, each such sighting's accounts (-> when)."""
+    latest: dict[tuple[str, str], int] = {}
+    for sighting, at_ms in mine.items():
+        if at_ms < since_ms:
+            continue
+        how = sighting.split(" ", 1)[0]
+        for other, other_ms in seen_by.get(sighting, {}).items():
+            if other != player and other_ms >= since_ms:
+                latest[other, how] = max(other_ms, latest.get((other, how), other_ms))
+    return [Relation(other, how, at_ms) for (other, how), at_ms in sorted(latest.items())]
 
 
 def run_json(run: Run) -> str:

@@ -15,9 +15,9 @@ from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
 from server.jobs import HISTORY_KEPT, RecordHistory, SaveIdentity
 from server.store.account import Account
-from server.store.base import DAYS_KEPT, RATINGS_KEPT, any_shared
+from server.store.base import DAYS_KEPT, RATINGS_KEPT, any_shared, relations_of
 from server.store.memory_state import PlayerPast
-from server.store.records import History, Identity
+from server.store.records import History, Identity, Relation
 from server.store.roles import Accounts
 
 
@@ -35,6 +35,8 @@ class MemoryAccounts(Accounts):
         self.pasts: dict[str, PlayerPast] = {}
         self.rating_histories: dict[tuple[str, str], list[tuple[int, int]]] = {}
         self.seen_on: dict[str, dict[str, set[str]]] = {}  # day -> account -> addresses
+        self.sightings: dict[str, dict[str, int]] = {}  # account -> "how value" -> when
+        self.seen_by: dict[str, dict[str, int]] = {}  # "how value" -> account -> when
 
     async def identity(self, token_hash: str) -> Identity | None:
         if self.identity_until.get(token_hash, math.inf) <= time.monotonic():
@@ -118,6 +120,19 @@ class MemoryAccounts(Accounts):
     async def shared_address(self, day: str, players: Sequence[str]) -> bool:
         seen = self.seen_on.get(day, {})
         return any_shared([seen.get(player, set()) for player in players])
+
+    async def note_sighting(
+        self, player: str, how: str, value: str, at_ms: int, keep_ms: int
+    ) -> None:
+        sighting = f"{how} {value}"
+        for table, key in ((self.sightings, player), (self.seen_by, sighting)):
+            kept = table.setdefault(key, {})
+            for old in [each for each, when in kept.items() if when < at_ms - keep_ms]:
+                del kept[old]  # forgotten, as a Redis key left alone that long
+        self.sightings[player][sighting] = self.seen_by[sighting][player] = at_ms
+
+    async def related(self, player: str, since_ms: int) -> list[Relation]:
+        return relations_of(player, self.sightings.get(player, {}), self.seen_by, since_ms)
 
     def record_history(self, job: RecordHistory) -> None:
         past = self.pasts.setdefault(job.player, PlayerPast())

@@ -60,3 +60,16 @@ class Board:
     top: list[Entry]  # the best ``top`` entries
     around: list[Entry]  # ranks rank-``around`` .. rank+``around`` of ``player`` ([] if none)
     me: Entry | None  # the player's own entry, if any
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """Another account seen on an address or a device a player was seen on: who, ``how``
+    (``"address"`` or ``"device"``) and when it was last seen there (epoch ms)."""
+
+    other: str
+    how: str
+    at_ms: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"account": self.other, "how": self.how, "at_ms": self.at_ms}

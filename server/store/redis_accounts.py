@@ -14,8 +14,8 @@ from protocol.accounts import username_key, username_skeleton
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
 from server.store.account import Account
-from server.store.base import RATINGS_KEPT, StoreError, any_shared, encode_json
-from server.store.records import History, Identity
+from server.store.base import RATINGS_KEPT, StoreError, any_shared, encode_json, relations_of
+from server.store.records import History, Identity, Relation
 from server.store.redis_calls import RedisCalls
 from server.store.redis_keys import RedisKeys
 from server.store.redis_scripts import CREATE_ACCOUNT
@@ -187,3 +187,33 @@ class RedisAccounts(Accounts):
                 pipe.smembers(self._keys.key("seen", day, player))
             found = await pipe.execute()
         return any_shared([set(addresses) for addresses in found])
+
+    async def note_sighting(
+        self, player: str, how: str, value: str, at_ms: int, keep_ms: int
+    ) -> None:
+        """Two hashes, each forgotten ``keep_ms`` after its last sighting: the player's
+        sightings and the sighting's accounts (``related`` passes over older fields)."""
+        sighting = f"{how} {value}"
+        mine, theirs = self._keys.player(player, "sightings"), self._keys.key("seen-by", sighting)
+        async with self._pipeline() as pipe:
+            pipe.hset(mine, sighting, at_ms)
+            pipe.pexpire(mine, keep_ms)
+            pipe.hset(theirs, player, at_ms)
+            pipe.pexpire(theirs, keep_ms)
+            await pipe.execute()
+
+    async def related(self, player: str, since_ms: int) -> list[Relation]:
+        mine = await self._call(self._redis.hgetall(self._keys.player(player, "sightings")))
+        recent = {sighting: int(at_ms) for sighting, at_ms in mine.items()}
+        sightings = sorted(sighting for sighting, at_ms in recent.items() if at_ms >= since_ms)
+        if not sightings:
+            return []
+        async with self._pipeline() as pipe:
+            for sighting in sightings:
+                pipe.hgetall(self._keys.key("seen-by", sighting))
+            found = await pipe.execute()
+        seen_by = {
+            sighting: {other: int(at_ms) for other, at_ms in accounts.items()}
+            for sighting, accounts in zip(sightings, found, strict=True)
+        }
+        return relations_of(player, recent, seen_by, since_ms)

@@ -14,7 +14,7 @@ from protocol.race import LogEntry
 from protocol.ranking import Run
 from protocol.ratings import Rating
 from server.store.account import Account
-from server.store.records import Board, History, Identity, Listed
+from server.store.records import Board, History, Identity, Listed, Relation
 
 
 class Days(ABC):
@@ -255,6 +255,21 @@ class Accounts(ABC):
     @abstractmethod
     async def shared_address(self, day: str, players: Sequence[str]) -> bool:
         """Whether any two of ``players`` were seen on one client address on ``day``."""
+
+    @abstractmethod
+    async def note_sighting(
+        self, player: str, how: str, value: str, at_ms: int, keep_ms: int
+    ) -> None:
+        """``player`` (an account) was seen on the ``how`` (``"address"``, ``"device"``)
+        ``value`` at ``at_ms`` (replacing its sighting there noted before): kept at least
+        ``keep_ms`` (``related`` asks no further back), all of a value's sightings
+        forgotten ``keep_ms`` after its last."""
+
+    @abstractmethod
+    async def related(self, player: str, since_ms: int) -> list[Relation]:
+        """The other accounts seen since ``since_ms`` on an address or a device that
+        ``player`` was seen on since then: one ``Relation`` per account and ``how``, with
+        the last noted sighting of that account there, in account order."""
 
 
 class Pairing(ABC):

@@ -121,3 +121,23 @@ async def test_a_flagged_run_s_review_shows_each_reason_s_figures_and_threshold(
         pace = next(line for line in evidence if "a pace no person keeps" in line)
         assert "median_under_ms 200" in pace
         assert "think_median_ms " in pace and "actions 25" in pace
+
+
+async def test_a_related_account_s_held_run_shows_who_it_is_related_to_and_how() -> None:
+    async with running_server(admin_token=TOKEN) as server:
+        first, second = await member(server, "First"), await member(server, "Second")
+        races = []
+        for client in (first, second):  # both on 127.0.0.1: related by their address
+            started = await client.daily_start(GAME)
+            races.append(started["race"]["race"])
+            await client.resign(races[-1])
+            await client.next_event("result")
+        await asyncio.sleep(0.2)  # the review is written a moment after the result
+
+        status, out, _ = await solrace_admin(url(server), "review", races[1])
+        assert status == 0 and "[flagged" in out
+        related = next(line for line in out.splitlines() if line.startswith("    an account"))
+        assert "related to one that started the day's daily first: account First" in related
+        assert f"player {first.player}" in related and "how address" in related
+        status, out, _ = await solrace_admin(url(server), "flagged")
+        assert races[0] not in out and "related to one that started" in out

@@ -109,9 +109,11 @@ async def play_like_a_person(client: Client, line: list[str]) -> tuple[str, int]
 async def test_the_solver_s_line_is_held_for_a_moderator_and_ordinary_play_is_not(
     store: Store,
 ) -> None:
-    async with running_server(store, **MODERATED) as server:
+    # on addresses of their own: related accounts' runs are held too (test_related_accounts)
+    async with running_server(store, **MODERATED, trusted_proxies=("127.0.0.1",)) as server:
         line = await solver_line(server)
-        solvy, person = await member(server, "Solvy"), await member(server, "Perry")
+        solvy = await member_at(server, "Solvy", "203.0.113.1")
+        person = await member_at(server, "Perry", "203.0.113.2")
         flagged_race = await play_the_solver_s_line(solvy, line)
         assert (await solvy.next_event("result")).data["ranking"][0]["outcome"] == "finished"
         held = (await solvy.next_event("held")).data  # told, never why

@@ -1,6 +1,7 @@
 """Fair play through two nodes (real ``solrace serve`` processes on one Redis): a run held
 on one node waits for a moderator on the other, whose decision every node's boards and
-ratings follow; a rated race whose racers are on two nodes is reviewed once; a bot is a
+ratings follow; a rated race whose racers are on two nodes is reviewed once; accounts on
+one device are related whichever node saw them (a run held, a race not rated); a bot is a
 bot on either node, and a log read on one checks against the other's key and receipts;
 an address's registrations a day are counted across the nodes."""
 
@@ -35,6 +36,7 @@ HELD = (
     "--fair-play-solver-nodes",
     "0",  # judged on pace: no worker process needed
     "--rank-new-accounts",
+    *("--ranked-account-days", "0", "--ranked-account-games", "0"),
     "--admin-token",
     TOKEN,
     "--trusted-proxy",
@@ -66,10 +68,25 @@ async def two_nodes(redis_url: str, tmp_path: Path) -> AsyncIterator[tuple[Serve
         yield a, b
 
 
-async def member_at(node: ServeProcess, name: str, address: str) -> Client:
-    client = await Client.connect(node.url, name, headers={"X-Forwarded-For": address})
+async def member_at(
+    node: ServeProcess, name: str, address: str, device: str | None = None
+) -> Client:
+    client = await Client.connect(
+        node.url, name, headers={"X-Forwarded-For": address}, device=device
+    )
     await client.register(name, password_for(name))
     return client
+
+
+async def on_one_device(
+    nodes: tuple[ServeProcess, ServeProcess], first: str, second: str
+) -> tuple[Client, Client]:
+    """Two members, on addresses of their own, one device, each on a node of its own."""
+    device = "one-phone-0123456789"
+    return (
+        await member_at(nodes[0], first, "10.0.0.1", device),
+        await member_at(nodes[1], second, "10.0.0.2", device),
+    )
 
 
 async def admin(client: Client, command: str, **fields: Any) -> dict[str, Any]:
@@ -128,6 +145,35 @@ async def test_a_rated_race_across_two_nodes_is_reviewed_once_and_rated_once_whe
     for client in (ann, bob):
         rating = (await client.request("profile", player=client.player))["ratings"]["sanibel"]
         assert rating["games"] == 1  # rated once, whichever node cleared it
+
+
+async def test_a_run_by_an_account_on_the_device_of_one_that_started_on_the_other_node_is_held(
+    two_nodes: tuple[ServeProcess, ServeProcess],
+) -> None:
+    a, _ = two_nodes
+    throwaway, main = await on_one_device(two_nodes, "Throw", "Main")
+    for client in (throwaway, main):  # the throw-away starts first, the main account next
+        started = await client.daily_start(GAME)
+        assert started["ranked"]
+        await client.resign(started["race"]["race"])
+    assert (await main.next_event("held")).data == {
+        "race": started["race"]["race"],
+        "game": GAME,
+        "what": "daily",
+    }
+    moderator = await Client.connect(a.url, "Mod")
+    review = (await admin(moderator, "review", race=started["race"]["race"]))["review"]
+    evidence = review["players"][main.player]["evidence"]["related_account"]
+    assert (evidence["account"], evidence["how"]) == ("Throw", "device")
+
+
+async def test_accounts_on_one_device_never_rate_each_other_across_two_nodes(
+    two_nodes: tuple[ServeProcess, ServeProcess],
+) -> None:
+    ann, bob = await on_one_device(two_nodes, "Ann", "Bob")
+    await quick_race_played(ann, bob, "sanibel")
+    for racer in (ann, bob):
+        assert (await racer.next_event("unrated", timeout=10)).data["reason"] == "related"
 
 
 async def test_a_bot_on_one_node_shows_as_a_bot_on_the_other_and_the_log_checks_anywhere(

@@ -100,6 +100,22 @@ def test_the_ping_timeout_is_its_own_setting() -> None:
     assert defaults.ping_timeout_s == 20.0  # not silently the interval
 
 
+def test_good_standing_s_figures_come_from_options_or_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from server.command import settings_from
+
+    defaults = settings_from(build_parser().parse_args(["serve"]))
+    assert (defaults.ranked_account_days, defaults.ranked_account_games) == (3, 10)
+    monkeypatch.setenv("SOLRACE_RANKED_ACCOUNT_DAYS", "5")
+    monkeypatch.setenv("SOLRACE_RANKED_ACCOUNT_GAMES", "0")
+    told = settings_from(build_parser().parse_args(["serve"]))
+    assert (told.ranked_account_days, told.ranked_account_games) == (5, 0)
+    given = ["serve", "--ranked-account-days", "1", "--ranked-account-games", "2"]
+    options = settings_from(build_parser().parse_args(given))
+    assert (options.ranked_account_days, options.ranked_account_games) == (1, 2)
+
+
 def children(pid: int) -> list[int]:
     """The processes ``pid`` started that still run."""
     text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
@@ -162,6 +178,8 @@ BAD_SETTINGS = [
     (["--signing-key", "/nonexistent/signing.pem"], "--signing-key"),
     (["--admin-token", "short"], "--admin-token"),
     (["--fair-play-solver-nodes", "-1"], "--fair-play-solver-nodes"),
+    (["--ranked-account-days", "-1"], "--ranked-account-days"),
+    (["--ranked-account-games", "-1"], "--ranked-account-games"),
     (["--signing-key", str(ROOT / "pyproject.toml")], "--signing-key"),
     (["--redis", f"redis://127.0.0.1:{free_port()}/0"], "--redis"),  # nobody listens there
     (["--max-clock-offset-ms", "0"], "--max-clock-offset-ms"),

@@ -22,7 +22,10 @@ WINS = Path(__file__).resolve().parents[1] / "data" / "wins"
 
 # ``solrace serve`` as tests run it: no certification worker, and runs played at a
 # machine's pace count at once (holding flagged runs has its own tests), as TEST_SETTINGS
-SERVE_QUICKLY = ("--no-certify", "--no-hold-flagged", "--fair-play-solver-nodes", "0")
+SERVE_QUICKLY = (
+    *("--no-certify", "--no-hold-flagged", "--fair-play-solver-nodes", "0"),
+    *("--ranked-account-days", "0", "--ranked-account-games", "0"),
+)
 
 TEST_SETTINGS = Settings(
     host="127.0.0.1",
@@ -41,6 +44,8 @@ TEST_SETTINGS = Settings(
     auth_per_username=100_000,  # likewise
     registrations_per_address_day=100_000,  # likewise
     new_accounts_ranked_today=True,  # tests register their accounts; tested on its own
+    ranked_account_days=0,  # likewise: good standing has its own tests
+    ranked_account_games=0,
     connections_per_address=0,  # likewise
     hold_flagged=False,  # tests play at a machine's pace; holding is tested on its own
     fair_play_solver_nodes=0,  # no solver line (a worker process each); likewise

@@ -36,8 +36,9 @@ export class Connection extends EventTarget {
    * "failed"), "welcome" (detail: the welcome, with `resumed`), "event" (detail: a numbered
    * event), "watch" (detail: a spectator feed item).
    */
-  constructor(url, { name, token = null }) {
+  constructor(url, { name, token = null, device = null }) {
     super();
+    this.device = device; // this browser's id (storage.js), said in every hello
     this.url = url;
     this.name = name;
     this.token = token;
@@ -134,6 +135,7 @@ export class Connection extends EventTarget {
 
   hello(socket) {
     const fields = { protocol: PROTOCOL_VERSION, name: this.name };
+    if (this.device) fields.device = this.device;
     if (this.token) {
       fields.token = this.token;
       if (this.lastEvent !== null) fields.last_event = this.lastEvent;

@@ -104,7 +104,7 @@ class App {
 
   connect(name) {
     const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
-    this.conn = new Connection(url, { name, token: remembered.token });
+    this.conn = new Connection(url, { name, token: remembered.token, device: remembered.device });
     this.conn.addEventListener("status", (event) => this.onStatus(event.detail));
     this.conn.addEventListener("welcome", (event) => this.onWelcome(event.detail));
     this.conn.addEventListener("event", (event) => this.onEvent(event.detail));

@@ -37,6 +37,7 @@ export class QuickRace {
     document.getElementById("quick-cancel").addEventListener("click", () => this.cancel());
     this.window = null; // how the ratings accepted widen (the server's rule)
     this.waitingPlayers = 0;
+    this.unrated = null; // why my races are not rated (my standing), if they are not
     setInterval(() => this.game && this.draw(), 1000);
     setInterval(() => this.game && this.refresh(), REFRESH_MS);
     let kept = null;
@@ -90,6 +91,9 @@ export class QuickRace {
     this.rating = answer.rating;
     this.window = answer.window ?? null;
     this.waitingPlayers = answer.waiting_players ?? 0;
+    // an account not in good standing races all the same, unrated: told why
+    const standing = answer.standing;
+    this.unrated = standing?.code && standing.code !== "guest" ? standing.reason : null;
   }
 
   /** Asking again keeps my place and tells how many wait now. */
@@ -133,7 +137,8 @@ export class QuickRace {
       button.disabled = Boolean(this.game);
     }
     if (!this.game) return;
-    const text = `Looking for a ${gameTitle(this.game)} opponent near ${Math.round(this.rating ?? 1500)}…`;
+    const unrated = this.unrated ? ` Not rated: ${this.unrated}` : "";
+    const text = `Looking for a ${gameTitle(this.game)} opponent near ${Math.round(this.rating ?? 1500)}…${unrated}`;
     const line = document.getElementById("quick-text");
     if (line.textContent !== text) fill(line, text); // announced once, not every second
     const waited = Date.now() - this.since;

@@ -386,7 +386,8 @@ export class RaceScreen {
         ? `day ${info.day}`
         : "secret deal";
     const guest = !this.app.conn?.account;
-    const practice = info.mode === "daily" && info.ranked === false ? ` · ${practiceText(guest)}` : "";
+    const practice =
+      info.mode === "daily" && info.ranked === false ? ` · ${practiceText(guest, this.daily?.standing)}` : "";
     fill(this.el["race-sub"], `${deal} · ${optionsText(info.game, info.options)}${practice}`);
     fill(this.el["race-seal"], sealText(info.commitment));
     this.el["seal-toggle"].hidden = !info.commitment;
@@ -483,10 +484,10 @@ export class RaceScreen {
   }
 }
 
-/** Why a daily attempt is practice: a guest plays yesterday's deal; an account has had
- * its ranked attempt of the day. */
-function practiceText(guest) {
-  return guest
-    ? "practice on yesterday's deal: sign in to play today's, ranked"
-    : "practice: only your first attempt of the day is ranked";
+/** Why a daily attempt is practice: a guest plays yesterday's deal; an account not in
+ * good standing is told what it lacks (`standing`); others have had their ranked attempt. */
+function practiceText(guest, standing) {
+  if (guest) return "practice on yesterday's deal: sign in to play today's, ranked";
+  if (standing?.code) return `practice: ${standing.reason}`;
+  return "practice: only your first attempt of the day is ranked";
 }

@@ -6,6 +6,9 @@
 const NAME = "solrace.name";
 const TOKEN = "solrace.token";
 const DAILY = "solrace.daily";
+const DEVICE = "solrace.device";
+const DEVICE_ID = /^[A-Za-z0-9_-]{16,64}$/;
+let pageDevice = null; // when localStorage refuses: this page's own id
 
 function read(key, storage = localStorage) {
   try {
@@ -24,7 +27,21 @@ function write(key, value, storage = localStorage) {
   }
 }
 
+/** A new device id: 32 characters of A-Z a-z 0-9 _ - (24 random bytes, base64url). */
+function newDevice() {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
+}
+
 export const remembered = {
+  /** This browser's device id, said in every hello (kept in localStorage; made once). */
+  get device() {
+    const kept = read(DEVICE);
+    if (kept && DEVICE_ID.test(kept)) return kept;
+    pageDevice ??= newDevice();
+    write(DEVICE, pageDevice);
+    return pageDevice;
+  },
   get name() {
     return read(NAME);
   },
