@@ -84,7 +84,9 @@ async def test_two_players_race_one_deal_to_the_end_and_are_ranked_with_a_resume
 
 async def test_opponents_see_progress_but_never_each_others_cards() -> None:
     wins = winning_actions(GAME, DEAL)
-    async with running_server(countdown_ms=50) as server:
+    # Ann hears of Bob on her next act's result, never from the idle racers' push
+    quiet = {"standings_every_ms": 0, "standings_interval_ms": 600_000}
+    async with running_server(countdown_ms=50, **quiet) as server:
         ann, bob = await player(server, "Ann", record=True), await player(server, "Bob")
         race = (await ann.create_race(GAME, deal=DEAL))["race"]
         await bob.join_race(race)
