@@ -1,23 +1,17 @@
 """Accounts through a real server: registering turns a guest into an account (the same
 player), signing in continues as it anywhere, signing out forgets tokens; names follow
 their rules; guessing is limited and slowed; a password is never kept or logged in
-clear; ranked daily runs are for accounts. On the in-memory store and on a real Redis."""
+clear (its hashing: test_accounts_hash_below_the_racers.py); ranked daily runs are for
+accounts. On the in-memory store and on a real Redis."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import subprocess
-import sys
-import threading
 import time
-from pathlib import Path
 
 import pytest
-from argon2 import PasswordHasher
 from harness import (
-    TEST_SETTINGS,
     member,
     password_for,
     player,
@@ -29,9 +23,8 @@ from websockets.datastructures import HeadersLike
 
 from client.api import Client, ServerError
 from protocol.daily import DAY_MS, day_of
-from server.accounts import HASHING_NICE, MAX_PENDING, AccountError, Credentials, attempts_bucket
-from server.passwords import MEMORY_COST_KIB, TIME_COST, needs_rehash, verify_password
-from server.store import Account, MemoryStore, Store
+from server.passwords import MEMORY_COST_KIB, TIME_COST
+from server.store import Account, Store
 from server.store.redis_store import RedisStore
 
 GAME, DEAL = "mount_sunflower", 18
@@ -383,59 +376,6 @@ async def test_accounts_outlive_the_server_process(redis_url: str) -> None:
     await second.close()
 
 
-async def test_a_hash_made_with_older_parameters_is_renewed_at_the_next_sign_in(
-    store: Store,
-) -> None:
-    old = PasswordHasher(time_cost=1, memory_cost=8 * 1024, parallelism=1)
-    await store.accounts.create_account(Account("pann", "Ann", old.hash("a long secret")))
-    async with running_server(store) as server, await player(server, "x") as someone:
-        assert (await someone.sign_in("Ann", "a long secret"))["player"] == "pann"
-    renewed = await store.accounts.account("Ann")
-    assert renewed is not None and not needs_rehash(renewed.password_hash)
-    assert verify_password(renewed.password_hash, "a long secret")
-
-
-async def test_hashing_runs_below_the_racers_priority_and_a_flood_of_it_is_refused() -> None:
-    credentials = Credentials(MemoryStore(), TEST_SETTINGS)
-    try:
-        nice, policy = await credentials._off_loop(
-            lambda: (
-                os.getpriority(os.PRIO_PROCESS, threading.get_native_id()),
-                os.sched_getscheduler(threading.get_native_id()),
-            )
-        )
-        assert nice == os.getpriority(os.PRIO_PROCESS, 0) + HASHING_NICE
-        assert policy == os.SCHED_IDLE  # only CPU that nobody else wants
-        assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the event loop's is unchanged
-        credentials.pending = MAX_PENDING  # as many hashes waiting as it takes
-        with pytest.raises(AccountError) as refused:
-            await credentials.sign_in(attempts_bucket(TEST_SETTINGS), "1.2.3.4", "Ann", "password")
-        assert refused.value.code == "auth_rate_limited"
-    finally:
-        credentials.close()
-
-
-def test_a_niced_server_hashes_further_below_its_own_priority_not_at_a_fixed_nice() -> None:
-    """An operator who runs the server at nice 5 must not find the hashing at 10: that is
-    below the racers by 5, not by ``HASHING_NICE``, and at nice 15 it would be above them."""
-    code = (
-        "import os, threading\n"
-        "from server.accounts import yield_to_racers\n"
-        "def hash_thread():\n"
-        "    yield_to_racers()\n"
-        "    print(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))\n"
-        "t = threading.Thread(target=hash_thread); t.start(); t.join()\n"
-    )
-    shown = subprocess.run(
-        ["nice", "-n", "5", sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=Path(__file__).parents[2],
-    )
-    assert int(shown.stdout) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 5 + HASHING_NICE)
-
-
 async def test_guesses_at_one_username_are_limited_whatever_address_they_come_from(
     store: Store,
 ) -> None:
@@ -499,7 +439,6 @@ async def test_an_account_made_today_plays_today_s_daily_as_practice(store: Stor
 async def test_an_account_made_before_today_is_ranked_today(store: Store) -> None:
     from protocol.daily import DAY_MS
     from server.passwords import hash_password
-    from server.store import Account
 
     yesterday = int(time.time() * 1000) - DAY_MS
     await store.accounts.create_account(

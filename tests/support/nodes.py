@@ -1,0 +1,72 @@
+"""Two real ``solrace serve`` processes on one Redis: one service of two nodes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import ExitStack, asynccontextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from harness import SERVE_QUICKLY
+from redis_server import free_port
+from serve_process import ServeProcess
+
+from protocol.daily import DAY_MS, day_of
+from protocol.games import rules_for
+from protocol.race import view_json
+from protocol.replay import replay
+from server.store import Store, open_store
+
+GAME, DEAL = "mount_sunflower", 18
+FAST = ("--countdown-ms", "300", "--rate", "10000", "--burst", "10000", *SERVE_QUICKLY)
+FAST += ("--rank-new-accounts",)  # the tests register their accounts the same day
+
+Answer = TypeVar("Answer")
+
+
+@asynccontextmanager
+async def started_nodes(tmp_path: Path, *args: str) -> AsyncIterator[tuple[ServeProcess, ...]]:
+    """Two nodes serving with ``args``, each started (it waits for its port, in a thread)."""
+    with ExitStack() as stack:
+        nodes = [stack.enter_context(ServeProcess(free_port(), tmp_path / n, *args)) for n in "ab"]
+        for node in nodes:
+            await asyncio.to_thread(node.start)
+        yield tuple(nodes)
+
+
+@asynccontextmanager
+async def nodes_dealing(
+    redis_url: str, tmp_path: Path, *args: str
+) -> AsyncIterator[tuple[Store, ServeProcess, ServeProcess]]:
+    """Two nodes on a Redis prefix of their own whose daily deal of ``GAME`` is ``DEAL``
+    today and tomorrow, serving with ``args``; and that store."""
+    prefix = f"nodes-{uuid.uuid4().hex}:"
+    store = open_store(redis_url, prefix=prefix)
+    now = int(time.time() * 1000)
+    for day in {day_of(now), day_of(now + DAY_MS)}:
+        await store.days.set_daily_deal(GAME, day, DEAL)
+    async with started_nodes(tmp_path, "--redis", redis_url, "--redis-prefix", prefix, *args) as (
+        a,
+        b,
+    ):
+        yield store, a, b
+    await store.close()
+
+
+async def eventually(check: Callable[[], Awaitable[Answer]], seconds: float = 10) -> Answer:
+    """The first true answer of ``check()`` within ``seconds`` (else its last answer)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        answer = await check()
+        if answer or time.monotonic() > deadline:
+            return answer
+        await asyncio.sleep(0.05)
+
+
+def view_after(actions: list[str]) -> dict[str, object]:
+    """A racer's view of ``DEAL`` after ``actions``."""
+    rules = rules_for(GAME)
+    return view_json(rules.view(replay(rules, DEAL, actions)))
