@@ -280,7 +280,8 @@ async def test_a_rated_race_at_a_machine_s_pace_is_held_rated_when_cleared_and_u
             assert (await racer.next_event("held")).data["what"] == "race"
         review = (await admin(moderator, "review", race=race))["review"]
         assert review["kind"] == "race" and review["held"]
-        assert all(seen["reasons"] == ["machine_pace"] for seen in review["players"].values())
+        # a machine's pace (its think times may also sit in a band no person keeps)
+        assert all("machine_pace" in seen["reasons"] for seen in review["players"].values())
         assert await rating_of(moderator, ann.player, "sanibel") is None  # not rated: held
 
         await admin(moderator, "clear", race=race, reason="two quick players")

@@ -13,7 +13,10 @@ CARD = re.compile(r"^(A|[2-9]|10|J|Q|K)[CSHD]$")
 
 
 def cards_in(value: Any) -> set[str]:
-    """Every card named anywhere in a decoded message."""
+    """Every card named anywhere in a decoded message, but in the welcome's game catalog:
+    its rules' example boards are the same on every server, whatever the deal."""
+    if isinstance(value, dict) and value.get("type") == "welcome":
+        value = {key: field for key, field in value.items() if key != "games"}
     if isinstance(value, str):
         return {value} if CARD.match(value) else set()
     if isinstance(value, dict):

@@ -8,7 +8,6 @@
 // leaves everything as it was and shows the server's sentence.
 
 import { Board } from "./board.js";
-import { celebrate, chime } from "./celebrate.js";
 import { Controls } from "./controls.js";
 import { fill } from "./dom.js";
 import { clockText, outcomeText, sealText } from "./format.js";
@@ -261,7 +260,8 @@ export class RaceScreen {
       if (this.raceId !== raceId) return true;
       this.legal = result.legal ?? null;
       this.applyResult(result);
-      if (this.app.sound) chime(result.outcome === "finished" ? "win" : "move");
+      const sound = result.outcome === "finished" ? "win" : "move";
+      if (this.app.sound) celebration().then((m) => m.chime(sound));
       this.say(!result.outcome && noMovesLeft(this.legal) ? NO_MOVES : "");
       // Cards home by themselves, if the player asked so (never straight after an undo).
       const autoHome = this.app.autoHome && !this.controls.finishing && action !== "undo";
@@ -430,7 +430,7 @@ export class RaceScreen {
     this.drawBoard();
     if (mine?.outcome === "finished" && this.celebrated !== this.raceId) {
       this.celebrated = this.raceId;
-      celebrate(this.root);
+      celebration().then((m) => m.celebrate(this.root));
     }
   }
 
@@ -490,4 +490,9 @@ function practiceText(guest, standing) {
   if (guest) return "practice on yesterday's deal: sign in to play today's, ranked";
   if (standing?.code) return `practice: ${standing.reason}`;
   return "practice: only your first attempt of the day is ranked";
+}
+
+/** The celebration and the sounds, loaded at the first of them (not with the page). */
+function celebration() {
+  return import("./celebrate.js");
 }
