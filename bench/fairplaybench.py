@@ -22,10 +22,10 @@ import random
 import statistics
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from bench.benchprocess import free_port, own_redis, serve_command, spawn
 from bench.fairplaypeople import BOT, CHEATER, CHEATER_MEDIANS_MS, DETOURS, HONEST, Plan
@@ -38,6 +38,8 @@ from protocol.daily_choice import solver_line
 from protocol.fairplay import evidence, reasons, signals_of
 from protocol.games import rules_for
 from server.store import open_store
+
+Answer = TypeVar("Answer")
 
 GAMES = ("mount_sunflower_easy", "mount_sunflower")
 LINE_NODES = 200_000  # the server's own default budget for its line
@@ -119,14 +121,15 @@ async def set_deals(redis_url: str, prefix: str, deals: dict[str, tuple[int, Any
     await store.close()
 
 
-async def register(client: Client, name: str) -> None:
-    """Register, waiting while the server is busy signing others in (all arrive at once)."""
+async def when_served(call: Callable[[], Awaitable[Answer]], busy: str) -> Answer:
+    """``call()``'s answer, asked again a moment later while the server answers ``busy``
+    (all arrive at once: signing in is rate-limited, and a ranked run waits for the
+    server's solver line, ``daily_not_ready``)."""
     while True:
         try:
-            await client.register(name, f"{name}'s bench password")
-            return
+            return await call()
         except ServerError as error:
-            if error.code != "auth_rate_limited":
+            if error.code != busy:
                 raise
             await asyncio.sleep(random.uniform(0.5, 2.0))
 
@@ -137,8 +140,8 @@ async def play_one(url: str, index: int, game: str, plan: Plan, scale: float) ->
     address = f"10.{index >> 16 & 255}.{index >> 8 & 255}.{index & 255}"
     client = await Client.connect(url, name, headers={"X-Forwarded-For": address})
     try:
-        await register(client, name)
-        started = await client.daily_start(game)
+        await when_served(lambda: client.register(name, f"{name}'s password"), "auth_rate_limited")
+        started = await when_served(lambda: client.daily_start(game), "daily_not_ready")
         race: str = started["race"]["race"]
         start_at_ms = started["race"].get("start_at_ms") or 0
         await asyncio.sleep(max(0.0, start_at_ms / 1000 - time.time()))

@@ -3,17 +3,16 @@ and the daily requests (``DailyDesk``).
 
 The candidates come from ``protocol.daily.candidate_deals`` (with the deployment's secret).
 With certification on, the day's deal is the candidate that ``protocol/daily_choice.py``
-(the choice anyone can re-run) proves winnable by iterative widening (every candidate
-gets 8,000 positions, then 4 times more per round up to the node budget per candidate;
-the first win in the order of rounds, the same on
-every node), within a time budget for the whole search (in one worker process, so the
-server keeps serving and certification never takes more than one core); otherwise, or when
-the time budget runs out, the first candidate, served with ``certified: false``. The
-choice is stored with first-writer-wins, so every server process sharing the store serves
-the same deal; a process that finds a deal already stored checks it once with the same
-solver and budget before calling it certified. The solution is never stored or sent (the
-fair-play review keeps the solver's line for a deal in this process only).
-"""
+(the choice anyone can re-run) proves winnable by iterative widening (every candidate gets
+8,000 positions, then 4 times more per round up to the node budget per candidate; the first
+win in the order of rounds, the same on every node), within a time budget for the whole
+search (in one worker process, so the server keeps serving and certification never takes
+more than one core); otherwise, or when the time budget runs out, the first candidate,
+served with ``certified: false``. The choice is stored with first-writer-wins, so every
+server process sharing the store serves the same deal; a process that finds a deal already
+stored checks it once with the same solver and budget before calling it certified. The
+solution is never stored or sent (the fair-play review keeps the solver's line for a deal
+in this process only: a ranked run starts once it is known)."""
 
 from __future__ import annotations
 
@@ -76,9 +75,9 @@ def start_worker(server: int) -> None:
     """In the certification worker, first: run only on CPU nobody else wants (Linux's
     SCHED_IDLE; ``WORKER_NICE`` below the server where that is refused), as the password
     hashing thread does: the two share what the racers leave, so a sign-in never waits
-    behind certification (it did when the worker was only niced); and
-    end with the server (process ``server``), even when it is killed -9 (then nothing else
-    would stop this process, which would keep a core and the solver's memory for good)."""
+    behind certification (it did when the worker was only niced); and end with the server
+    (process ``server``), even when it is killed -9 (then nothing else would stop this
+    process, which would keep a core and the solver's memory for good)."""
     os.nice(WORKER_NICE)
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
@@ -142,6 +141,15 @@ def first_proven(
     return candidates[0], False
 
 
+def to_ask(task: asyncio.Future[Any] | None, what: str, game: str, of: object) -> bool:
+    """``task`` is to be started: there is none, or it ended (if it failed, that is logged
+    and it is tried again)."""
+    if task is not None and task.done() and not task.cancelled() and task.exception():
+        problem = task.exception()
+        log.error(f"{what} failed; trying again", exc_info=problem, extra={"game": game, "of": of})
+    return task is None or task.done()
+
+
 class DailyDeals:
     def __init__(
         self,
@@ -166,26 +174,26 @@ class DailyDeals:
         self.preparing: dict[tuple[str, str], asyncio.Task[tuple[int, bool]]] = {}
         self.line_nodes = settings.fair_play_solver_nodes
         self.lines: dict[tuple[str, int], tuple[str, ...] | None] = {}  # (game, deal) -> line
-        self.asked: set[asyncio.Future[tuple[str, ...] | None]] = set()  # lines being found
+        self.asking: dict[tuple[str, int], asyncio.Future[Any]] = {}  # lines being found
         self.in_worker: set[Future[Any]] = set()  # what the worker has still to finish
 
     async def ready(self, game: str, day: str) -> tuple[int, bool] | None:
-        """The day's deal and whether it is proven winnable, when that is settled; None
-        while the solver is still at work on it (it is set to work if it was not). A
-        player is never kept waiting minutes for a proof: they are told to come back."""
+        """The day's deal and whether it is proven winnable, once that is settled and the
+        solver's line for it is known (fair play reviews every ranked run against it); None
+        while the worker is still at work (it is set to work if it was not). A player is
+        never kept waiting minutes for a proof: they are told to come back."""
+        settled = await self._settled(game, day)
+        if settled is None or not self.line_known(game, settled[0]):
+            return None
+        return settled
+
+    async def _settled(self, game: str, day: str) -> tuple[int, bool] | None:
         if self.certifier is None:
             return await self.deal_for(game, day)
         stored = await self.store.days.daily_deal(game, day)
         if stored is not None and (game, stored) in self.verdicts:
             return stored, self.verdicts[(game, stored)]
-        task = self.preparing.get((game, day))
-        if task is not None and task.done() and not task.cancelled() and task.exception():
-            log.error(
-                "preparing a daily deal failed; trying again",
-                exc_info=task.exception(),
-                extra={"game": game, "day": day},
-            )
-        if task is None or task.done():
+        if to_ask(self.preparing.get((game, day)), "preparing a daily deal", game, day):
             self.preparing[(game, day)] = asyncio.create_task(self.deal_for(game, day))
         return None
 
@@ -221,19 +229,14 @@ class DailyDeals:
             self.lines[(game, number)] = await self._in_worker(work)
         return self.lines[(game, number)]
 
-    def line_soon(self, game: str, number: int) -> Callable[[], tuple[str, ...] | None]:
-        """What ``line`` finds, asked now in the background: a call says the line once it
-        is known (None before)."""
-        task = asyncio.ensure_future(self.line(game, number))
-        self.asked.add(task)
-        task.add_done_callback(self.asked.discard)
-
-        def known() -> tuple[str, ...] | None:
-            if task.done() and not task.cancelled() and task.exception() is None:
-                return task.result()
-            return self.lines.get((game, number))
-
-        return known
+    def line_known(self, game: str, number: int) -> bool:
+        """The solver's line for the deal is known (found, or none within the nodes), or
+        none is looked for; asked in the background once per process if it is not."""
+        if not self.line_nodes or (game, number) in self.lines:
+            return True
+        if to_ask(self.asking.get((game, number)), "finding the solver's line", game, number):
+            self.asking[(game, number)] = asyncio.ensure_future(self.line(game, number))
+        return False
 
     async def _in_worker(self, work: Callable[[], Answer]) -> Answer:
         """``work``'s answer, worked out in the worker process (kept in ``in_worker`` until
@@ -289,13 +292,16 @@ class DailyDeals:
         """Choose today's, yesterday's (the guests' daily) and tomorrow's deals in the
         background, so nobody waits: today's first, the games the solver proves quickly
         first (Shady Lanes, whose profile starts its certification higher since the solver
-        rarely proves its deals, can take minutes on a fresh start)."""
+        rarely proves its deals, can take minutes on a fresh start); with the solver's line
+        of today's and tomorrow's, which ranked runs wait for."""
         quick_first = sorted(GAMES, key=lambda game: GAMES[game].profile.certify_first_nodes)
         for offset in (0, -DAY_MS, DAY_MS):  # today's, yesterday's (guests'), tomorrow's
             day = day_of(now_wall_ms + offset)
             for game in quick_first:
                 try:
-                    await self.deal_for(game, day)
+                    deal, _ = await self.deal_for(game, day)
+                    if offset >= 0:
+                        self.line_known(game, deal)  # asks for it
                 except Exception:
                     log.warning(
                         "could not prepare a daily deal",
@@ -307,10 +313,8 @@ class DailyDeals:
         """Stop at once: cancel what waits, and kill the worker process, whatever it is
         solving (it may be starved of CPU for minutes: the process must not wait for it at
         exit). Nothing half-chosen was stored."""
-        for task in self.preparing.values():
+        for task in [*self.preparing.values(), *self.asking.values()]:
             task.cancel()
-        for asked in self.asked:
-            asked.cancel()
         if self.executor is None:
             return
         busy = any(not future.done() for future in self.in_worker)
@@ -320,13 +324,8 @@ class DailyDeals:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         if busy:
-            log.warning(
-                "certification abandoned at shutdown",
-                extra={
-                    "detail": "the worker's unfinished solving is dropped; a later "
-                    "start chooses and certifies the day's deal again"
-                },
-            )
+            detail = "its unfinished solving is dropped; a later start solves it again"
+            log.warning("certification abandoned at shutdown", extra={"detail": detail})
 
 
 class DailyDesk:
@@ -398,7 +397,7 @@ class DailyDesk:
         )
         if history is not None:  # its fair-play context (server/fairplay.py)
             room.histories = {player: history_times(history, request.game, attempt)}
-            room.solver_line = self.deals.line_soon(request.game, deal)
+            room.solver_line = self.deals.lines.get((request.game, deal))  # ``ready``: known
             room.related = gate.related if gate else ()
         return {
             "race": racer_view(room.race, player),

@@ -84,7 +84,7 @@ class Room:
         self._released_from_race()
         # a ranked daily run's fair-play context (``server/fairplay.py``): the solver's
         # line for the deal once it is known, and the player's earlier times of the game
-        self.solver_line: Callable[[], tuple[str, ...] | None] = lambda: None
+        self.solver_line: tuple[str, ...] | None = None
         self.histories: dict[str, list[int]] = {}
         # related accounts that started the day's daily first (``server/standing.py``)
         self.related: tuple[dict[str, Any], ...] = ()

@@ -166,7 +166,9 @@ async def test_a_player_is_told_to_come_back_while_the_day_s_deal_is_being_prove
         return True
 
     secret = "a secret for this test, long enough"
-    settings = dataclasses.replace(Settings(), daily_certify=True, daily_secret=secret)
+    settings = dataclasses.replace(
+        Settings(), daily_certify=True, daily_secret=secret, fair_play_solver_nodes=0
+    )  # no solver's line to wait for as well (test_fair_play_review)
     with ThreadPoolExecutor(max_workers=1) as pool:
         deals = DailyDeals(MemoryStore(), settings, slow_certifier, pool)
         assert await deals.ready("shady_lanes", "2026-11-29") is None  # answered at once
@@ -296,7 +298,9 @@ async def test_a_failed_preparation_is_logged_with_its_error_and_tried_again(
             raise RuntimeError("the solver broke")
         return True
 
-    settings = dataclasses.replace(Settings(), daily_certify=True, daily_secret="y" * 32)
+    settings = dataclasses.replace(
+        Settings(), daily_certify=True, daily_secret="y" * 32, fair_play_solver_nodes=0
+    )
     with ThreadPoolExecutor(max_workers=1) as pool:
         deals = DailyDeals(MemoryStore(), settings, fails_once, pool)
         assert await deals.ready("sanibel", "2026-11-29") is None

@@ -154,6 +154,39 @@ async def test_the_solver_s_line_is_held_for_a_moderator_and_ordinary_play_is_no
         ]
 
 
+async def test_a_ranked_daily_run_starts_once_the_server_knows_the_solver_s_line(
+    store: Store,
+) -> None:
+    """No ranked run is reviewed without the line: until the server's worker has found it,
+    the start is ``daily_not_ready`` (come back), even for a run resigned at once."""
+    settings = {**MODERATED, "daily_certify": False}  # no proof to wait for: only the line
+    async with running_server(store, **settings) as server:
+        quick = await member(server, "Quick")
+        refusals = 0
+        while True:
+            try:
+                started = await quick.daily_start(GAME)
+                break
+            except ServerError as error:
+                assert error.code == "daily_not_ready"
+                refusals += 1
+                await asyncio.sleep(0.05)
+        assert started["ranked"] and refusals > 0  # the line takes the worker a moment
+        await quick.resign(started["race"]["race"])
+        moderator = await player(server, "Mod")
+
+        async def reviewed() -> bool:
+            try:
+                await admin(moderator, "review", race=started["race"]["race"])
+            except ServerError:
+                return False
+            return True
+
+        await until(reviewed)
+        review = (await admin(moderator, "review", race=started["race"]["race"]))["review"]
+        assert review["players"][quick.player]["signals"]["line_length"] >= 20
+
+
 async def test_admin_requests_need_the_server_s_token(store: Store) -> None:
     async with running_server(store, admin_token=TOKEN) as server:
         someone = await member(server, "Nosy")
