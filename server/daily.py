@@ -177,13 +177,13 @@ class DailyDeals:
         self.asking: dict[tuple[str, int], asyncio.Future[Any]] = {}  # lines being found
         self.in_worker: set[Future[Any]] = set()  # what the worker has still to finish
 
-    async def ready(self, game: str, day: str) -> tuple[int, bool] | None:
-        """The day's deal and whether it is proven winnable, once that is settled and the
-        solver's line for it is known (fair play reviews every ranked run against it); None
-        while the worker is still at work (it is set to work if it was not). A player is
-        never kept waiting minutes for a proof: they are told to come back."""
+    async def ready(self, game: str, day: str, ranked: bool = True) -> tuple[int, bool] | None:
+        """The day's deal and whether it is proven winnable, once that is settled and, for a
+        run that may be ``ranked``, the solver's line for it is known (fair play reviews
+        every ranked run against it); None while the worker is still at work (it is set to
+        work if it was not). A player is never kept waiting: they are told to come back."""
         settled = await self._settled(game, day)
-        if settled is None or not self.line_known(game, settled[0]):
+        if settled is None or (ranked and not self.line_known(game, settled[0])):
             return None
         return settled
 
@@ -360,7 +360,7 @@ class DailyDesk:
                 raise RaceError(
                     "finish or resign your attempt in progress first", "attempt_in_progress"
                 )
-        ready = await self.deals.ready(request.game, day)
+        ready = await self.deals.ready(request.game, day, ranked=account)  # guests: never
         if ready is None:
             title = rules_for(request.game).title
             raise RaceError(

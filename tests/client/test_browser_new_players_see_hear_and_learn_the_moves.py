@@ -31,6 +31,7 @@ from browser_pages import (
     state_after,
     type_actions,
     wait_for_board,
+    wait_until_true,
 )
 from harness import winning_actions
 from playwright.sync_api import expect
@@ -150,7 +151,7 @@ def test_sound_is_off_by_default_and_once_switched_on_each_move_chimes(
     sound.check()
     type_actions(page, ["deal"])
     wait_for_board(board, expected_board(game, deal, ["deal"]))
-    page.wait_for_function("window.__audio.tones >= 1")
+    wait_until_true(page, "window.__audio.tones >= 1")
     assert page.evaluate("window.__audio.contexts") == 1
     page.reload()  # the choice is remembered
     expect(page.get_by_label("Sound")).to_be_checked()

@@ -306,6 +306,7 @@ def test_resign_asks_sure_for_its_full_time_in_a_rematch(
     expect(screen).to_have_attribute("data-phase", "running")
 
     button = ann.locator("#resign-button")
+    ann.clock.pause_at(ann.evaluate("Date.now()") + 10)  # a slow machine's moments stay out
     button.click()
     expect(button).to_have_text("Sure? Resign")
     ann.clock.run_for(3_500)  # past the first race's timer, short of this one's

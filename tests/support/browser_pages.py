@@ -132,6 +132,16 @@ def wait_for_board(board: Locator, expected: dict[str, Any], timeout: float = 15
         shown = shown_board(board)
 
 
+def wait_until_true(page: Page, expression: str, timeout: float = 10.0) -> None:
+    """Wait until ``expression`` is true in the page, read from outside it: the page's
+    Content-Security-Policy refuses the eval that ``wait_for_function`` polls with once its
+    first look finds it false (a slow machine)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"never true: {expression}"
+        page.wait_for_timeout(50)
+
+
 def sign_in(page: Page, name: str) -> None:
     page.get_by_label("Your name").fill(name)
     page.get_by_role("button", name="Play", exact=True).click()
