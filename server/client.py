@@ -26,6 +26,9 @@ class Client:
         self.flood = FloodGuard(settings.flood_strikes)
         self.session: Session | None = None
         self.device: str | None = None  # the id its hello gave of the client's device
+        # the hashes of the tokens it presented at hello or held since: its token lineage,
+        # each account it speaks for is related to the others (``server/standing.py``)
+        self.lineage: set[str] = set()
         self.closing = False  # closing for abuse: frames are read and dropped
         self.waiting: asyncio.Task[None] | None = None  # a request being answered by a task
         # messages read meanwhile, in order (made when first needed: most connections never do)

@@ -57,7 +57,7 @@ from server.session_desk import SessionDesk
 from server.sessions import Session, Sessions, close_soon
 from server.signing import Seal
 from server.spectating import SpectatingDesk
-from server.standing import daily_gate, note_seen, told_standing
+from server.standing import Seen, daily_gate, note_seen, told_standing
 from server.store import Store, StoreError
 
 log = logging.getLogger("solrace.gateway")
@@ -128,15 +128,20 @@ class Handlers:
     async def seen(self, client: Client, moment: Now) -> None:
         """An account's address is noted for the day (two accounts seen on one address
         are never rated against each other that day: ``protocol/rated.py``), and with its
-        device, if its client gave one, for a week (``server/standing.py``). Best effort:
-        the store being down loses a note, never the request's answer."""
+        device, if its client gave one, and the connection's token lineage (the session's
+        tokens, the one presented at hello), for a week (``server/standing.py``). Best
+        effort: the store being down loses a note, never the request's answer."""
         session = client.session
-        if session is None or session.account is None:
+        if session is None:
+            return
+        client.lineage.add(session.token_hash)
+        if session.account is None:
             return
         address = self.address(client)
+        seen = Seen(address, client.device, tuple(sorted(client.lineage)))
         try:  # after the answer's work is done: a failure here must not answer again
             await self.store.accounts.note_address(day_of(moment.wall_ms), session.player, address)
-            await note_seen(self.store, session.player, address, client.device, moment.wall_ms)
+            await note_seen(self.store, session.player, seen, moment.wall_ms)
         except StoreError:
             log.warning("could not note an account's address", extra={"player": session.player})
 

@@ -87,6 +87,8 @@ class SessionDesk:
             raise ProtocolError("this connection has already said hello", "already_hello")
         if is_reserved(request.name):  # nobody passes for the service, guests neither
             raise ProtocolError(f"the name {request.name!r} is kept for the service", "bad_field")
+        # the token presented, even one no longer valid (an account's, signed out)
+        client.lineage = {token_hash(request.token)} if request.token else set()
         session, resumed, restored = await self.session_for(
             request.token, request.name, request.bot
         )

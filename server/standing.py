@@ -1,9 +1,10 @@
 """What ranked play costs an account, from the store: its good standing (its age and
-finished games, ``protocol/standing.py``), the addresses and devices it is seen on, and
-the accounts related to it (seen on one of them within ``RELATED_WINDOW_MS``) that have
-already started a day's daily challenge: a ranked run of an account related to one of
-them is held for a moderator with that evidence (``server/results.py``), and related
-accounts never rate each other (``server/rating.py``)."""
+finished games, ``protocol/standing.py``), the addresses, devices and token lineages
+(``Seen``) it is seen on, and the accounts related to it (seen on one of them within
+``RELATED_WINDOW_MS``) that have already started a day's daily challenge: a ranked run
+of an account related to one of them is held for a moderator with that evidence
+(``server/results.py``), and related accounts never rate each other
+(``server/rating.py``)."""
 
 from __future__ import annotations
 
@@ -58,13 +59,26 @@ async def told_standing(
         return None
 
 
-async def note_seen(
-    store: Store, player: str, address: str, device: str | None, now_ms: int
-) -> None:
-    """An account was seen on ``address`` (and ``device``, when its client gave one)."""
-    await store.accounts.note_sighting(player, "address", address, now_ms, RELATED_WINDOW_MS)
-    if device:
-        await store.accounts.note_sighting(player, "device", device, now_ms, RELATED_WINDOW_MS)
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """Where a connection shows an account: its ``address``, its client's ``device`` id
+    (None: not given) and its token ``lineage``, the hashes of the tokens it presented at
+    hello or held since (a guest's, the account's, another account's signed out)."""
+
+    address: str
+    device: str | None
+    lineage: tuple[str, ...]
+
+
+async def note_seen(store: Store, player: str, seen: Seen, now_ms: int) -> None:
+    """An account was seen on ``seen``'s address, device (when given) and each token of its
+    lineage: an account signed in or registered on a session that spoke for another is
+    related to it (how ``session``)."""
+    sightings = [("address", seen.address)]
+    sightings += [("device", seen.device)] if seen.device else []
+    sightings += [("session", token) for token in seen.lineage]
+    for how, value in sightings:
+        await store.accounts.note_sighting(player, how, value, now_ms, RELATED_WINDOW_MS)
 
 
 async def related_to(store: Store, player: str, now_ms: int) -> list[Relation]:

@@ -64,8 +64,9 @@ class Board:
 
 @dataclass(frozen=True, slots=True)
 class Relation:
-    """Another account seen on an address or a device a player was seen on: who, ``how``
-    (``"address"`` or ``"device"``) and when it was last seen there (epoch ms)."""
+    """Another account seen on an address, a device or a session (a token lineage) a player
+    was seen on: who, ``how`` (``"address"``, ``"device"`` or ``"session"``) and when it
+    was last seen there (epoch ms)."""
 
     other: str
     how: str

@@ -260,15 +260,16 @@ class Accounts(ABC):
     async def note_sighting(
         self, player: str, how: str, value: str, at_ms: int, keep_ms: int
     ) -> None:
-        """``player`` (an account) was seen on the ``how`` (``"address"``, ``"device"``)
-        ``value`` at ``at_ms`` (replacing its sighting there noted before): kept at least
-        ``keep_ms`` (``related`` asks no further back), all of a value's sightings
-        forgotten ``keep_ms`` after its last."""
+        """``player`` (an account) was seen on the ``how`` (``"address"``, ``"device"``,
+        ``"session"``: a token hash of its connection's lineage) ``value`` at ``at_ms``
+        (replacing its sighting there noted before): kept at least ``keep_ms``
+        (``related`` asks no further back), all of a value's sightings forgotten
+        ``keep_ms`` after its last."""
 
     @abstractmethod
     async def related(self, player: str, since_ms: int) -> list[Relation]:
-        """The other accounts seen since ``since_ms`` on an address or a device that
-        ``player`` was seen on since then: one ``Relation`` per account and ``how``, with
+        """The other accounts seen since ``since_ms`` on an address, a device or a session
+        that ``player`` was seen on since then: one ``Relation`` per account and ``how``, with
         the last noted sighting of that account there, in account order."""
 
 

@@ -1,9 +1,9 @@
 """Fair play through two nodes (real ``solrace serve`` processes on one Redis): a run held
 on one node waits for a moderator on the other, whose decision every node's boards and
 ratings follow; a rated race whose racers are on two nodes is reviewed once; accounts on
-one device are related whichever node saw them (a run held, a race not rated); a bot is a
-bot on either node, and a log read on one checks against the other's key and receipts;
-an address's registrations a day are counted across the nodes."""
+one device or one session are related whichever node saw them (a run held, a race not
+rated); a bot is a bot on either node, and a log read on one checks against the other's
+key and receipts; an address's registrations a day are counted across the nodes."""
 
 from __future__ import annotations
 
@@ -165,6 +165,31 @@ async def test_a_run_by_an_account_on_the_device_of_one_that_started_on_the_othe
     review = (await admin(moderator, "review", race=started["race"]["race"]))["review"]
     evidence = review["players"][main.player]["evidence"]["related_account"]
     assert (evidence["account"], evidence["how"]) == ("Throw", "device")
+
+
+async def test_a_run_of_an_account_registered_on_a_session_resumed_on_the_other_node_is_held(
+    two_nodes: tuple[ServeProcess, ServeProcess],
+) -> None:
+    """A guest on node A signs in to Throw; the guest's token, presented on node B from
+    another address, registers Main: related by their session (token lineage)."""
+    a, b = two_nodes
+    await member_at(a, "Throw", "10.0.0.1")
+    guest = await Client.connect(a.url, "Gus", headers={"X-Forwarded-For": "10.0.0.2"})
+    guest_token = guest.token
+    await guest.sign_in("Throw", password_for("Throw"))
+    main = Client(b.url, "Gus")
+    main.headers, main.token = {"X-Forwarded-For": "10.0.0.3"}, guest_token
+    await main.resume()
+    await main.register("Main", password_for("Main"))
+    for client in (guest, main):  # the throw-away starts first, the main account next
+        started = await client.daily_start(GAME)
+        assert started["ranked"]
+        await client.resign(started["race"]["race"])
+    assert (await main.next_event("held")).data["race"] == started["race"]["race"]
+    moderator = await Client.connect(b.url, "Mod")
+    review = (await admin(moderator, "review", race=started["race"]["race"]))["review"]
+    evidence = review["players"][main.player]["evidence"]["related_account"]
+    assert (evidence["account"], evidence["how"]) == ("Throw", "session")
 
 
 async def test_accounts_on_one_device_never_rate_each_other_across_two_nodes(

@@ -1,8 +1,9 @@
-"""Related accounts on a real server (server/standing.py): accounts seen on one address or
-one device (the id a client gives at hello) within a week are related; a ranked daily run
-by an account related to one that already started today's daily is held for a moderator
-with that evidence; related accounts never rate each other. One test per sentence,
-allowed and refused, on both stores."""
+"""Related accounts on a real server (server/standing.py): accounts seen on one address,
+one device (the id a client gives at hello) or one session (a token lineage: a guest's
+token presented again, or an account's presented again after it was signed out) within a
+week are related; a ranked daily run by an account related to one that already started
+today's daily is held for a moderator with that evidence; related accounts never rate
+each other. One test per sentence, allowed and refused, on both stores."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ import json
 from typing import Any
 
 import pytest
-from harness import RATED, password_for, player, quick_race_played, running_server, url
+from harness import (
+    RATED,
+    daily_run_resigned,
+    password_for,
+    player,
+    quick_race_played,
+    running_server,
+    url,
+)
 from websockets.asyncio.client import connect
 
 from client.api import Client
@@ -36,15 +45,6 @@ async def admin(client: Client, command: str, **fields: Any) -> dict[str, Any]:
     return await client.request("admin", token=TOKEN, command=command, **fields)
 
 
-async def daily_run_resigned(client: Client) -> str:
-    started = await client.daily_start(GAME)
-    assert started["ranked"] is True
-    race: str = started["race"]["race"]
-    await client.resign(race)
-    await client.next_event("result", timeout=10)
-    return race
-
-
 async def second_after_first(
     server: RaceServer, first: tuple[str, str], second: tuple[str, str]
 ) -> tuple[Client, Client, str]:
@@ -52,8 +52,8 @@ async def second_after_first(
     resigning), the first first: both, and the second's race."""
     one = await member_on(server, "First", *first)
     two = await member_on(server, "Second", *second)
-    await daily_run_resigned(one)  # it learns the deal...
-    return one, two, await daily_run_resigned(two)  # ...and the second plays it
+    await daily_run_resigned(one, GAME)  # it learns the deal...
+    return one, two, await daily_run_resigned(two, GAME)  # ...and the second plays it
 
 
 @pytest.mark.parametrize(
@@ -115,7 +115,7 @@ async def test_the_first_of_related_accounts_to_start_and_unrelated_ones_are_not
         stranger = await member_on(server, "Stranger", "198.51.100.3", TABLET)
         moderator = await player(server, "Mod")
         for client in (first, stranger):
-            race = await daily_run_resigned(client)
+            race = await daily_run_resigned(client, GAME)
             review = (await admin(moderator, "review", race=race))["review"]
             assert review["status"] == "clear" and review["held"] is False
 
@@ -138,3 +138,103 @@ async def test_accounts_on_one_device_never_rate_each_other(store: Store) -> Non
 async def test_accounts_on_their_own_devices_and_addresses_rate_each_other(store: Store) -> None:
     rated, players = await told_after_a_quick_race(store, (PHONE, LAPTOP), "rated")
     assert set(rated["ratings"]) == players
+
+
+# ---------------------------------------------------------------- token lineage
+
+
+async def connected(server: RaceServer, address: str, token: str | None = None) -> Client:
+    """A connection from ``address`` (behind the trusted proxy), no device id, presenting
+    ``token`` at hello when given."""
+    client = Client(url(server), "Someone")
+    client.headers = {"X-Forwarded-For": address}
+    client.token = token or ""
+    await client.resume()
+    return client
+
+
+async def one_guest_session_signs_in_and_registers(server: RaceServer) -> tuple[Client, Client]:
+    """Each on an address of its own: a guest signs in to the account First; the guest's
+    token, presented again, registers Second."""
+    await member_on(server, "First", "203.0.113.1", None)
+    guest = await connected(server, "203.0.113.2")
+    guest_token = guest.token
+    await guest.sign_in("First", password_for("First"))
+    again = await connected(server, "203.0.113.3", guest_token)
+    await again.register("Second", password_for("Second"))
+    return guest, again
+
+
+async def signed_out_token_then_signed_in(server: RaceServer) -> tuple[Client, Client]:
+    """Each on an address of its own: First signs out; its token, presented again, opens a
+    guest's session that signs in to Second. First (signed in again elsewhere) and
+    Second."""
+    first = await member_on(server, "First", "203.0.113.1", None)
+    await member_on(server, "Second", "203.0.113.2", None)
+    first_token = first.token
+    await first.sign_out()
+    again = await connected(server, "203.0.113.3", first_token)
+    await again.sign_in("Second", password_for("Second"))
+    back = await connected(server, "203.0.113.4")
+    await back.sign_in("First", password_for("First"))
+    return back, again
+
+
+async def review_of(server: RaceServer, race: str) -> dict[str, Any]:
+    answer = await admin(await player(server, "Mod"), "review", race=race)
+    review: dict[str, Any] = answer["review"]
+    return review
+
+
+async def test_a_run_of_an_account_registered_on_a_session_that_signed_in_another_is_held(
+    store: Store,
+) -> None:
+    async with running_server(store, **HELD) as server:
+        first, second = await one_guest_session_signs_in_and_registers(server)
+        await daily_run_resigned(first, GAME)  # it learns the deal...
+        race = await daily_run_resigned(second, GAME)  # ...and the second plays it
+        assert (await second.next_event("held", timeout=10)).data["race"] == race
+        review = await review_of(server, race)
+        seen = review["players"][second.player]
+        assert seen["reasons"] == ["related_account"]
+        evidence = seen["evidence"]["related_account"]
+        assert (evidence["account"], evidence["player"]) == ("First", first.player)
+        assert evidence["how"] == "session" and isinstance(evidence["at_ms"], int)
+
+
+async def test_a_run_of_an_account_signed_in_with_a_signed_out_account_s_token_is_held(
+    store: Store,
+) -> None:
+    async with running_server(store, **HELD) as server:
+        first, second = await signed_out_token_then_signed_in(server)
+        await daily_run_resigned(first, GAME)
+        race = await daily_run_resigned(second, GAME)
+        review = await review_of(server, race)
+        assert review["held"] is True and review["status"] == "flagged"
+        evidence = review["players"][second.player]["evidence"]["related_account"]
+        assert (evidence["account"], evidence["how"]) == ("First", "session")
+
+
+async def test_accounts_signed_in_on_sessions_of_their_own_are_not_related(
+    store: Store,
+) -> None:
+    async with running_server(store, **HELD) as server:
+        await member_on(server, "First", "203.0.113.1", None)
+        await member_on(server, "Second", "203.0.113.2", None)
+        first, second = (
+            await connected(server, "203.0.113.3"),
+            await connected(server, "203.0.113.4"),
+        )
+        await first.sign_in("First", password_for("First"))
+        await second.sign_in("Second", password_for("Second"))
+        await daily_run_resigned(first, GAME)
+        review = await review_of(server, await daily_run_resigned(second, GAME))
+        assert review["status"] == "clear" and review["held"] is False
+
+
+async def test_accounts_related_by_a_session_never_rate_each_other(store: Store) -> None:
+    async with running_server(store, **RATED) as server:
+        first, second = await one_guest_session_signs_in_and_registers(server)
+        await quick_race_played(first, second, GAME)
+        unrated = (await first.next_event("unrated", timeout=10)).data
+        assert unrated["reason"] == "related"

@@ -1,5 +1,6 @@
-"""The store contract, sightings: accounts seen on one address or one device within the
-window asked about are related; both stores keep the same promises."""
+"""The store contract, sightings: accounts seen on one address, one device or one session
+(a token lineage) within the window asked about are related; both stores keep the same
+promises."""
 
 from __future__ import annotations
 
@@ -27,6 +28,24 @@ async def test_accounts_seen_on_one_device_are_related_whatever_their_addresses(
     await store.accounts.note_sighting("pbob", "address", "198.51.100.7", NOW, WEEK)
     await store.accounts.note_sighting("pbob", "device", "d" * 16, NOW + 1, WEEK)
     assert await store.accounts.related("pann", NOW - WEEK) == [Relation("pbob", "device", NOW + 1)]
+
+
+async def test_accounts_seen_on_one_session_are_related_whatever_their_addresses(
+    store: Store,
+) -> None:
+    await store.accounts.note_sighting("pann", "address", "203.0.113.5", NOW, WEEK)
+    await store.accounts.note_sighting("pann", "session", "f" * 64, NOW - 9, WEEK)
+    await store.accounts.note_sighting("pbob", "address", "198.51.100.7", NOW, WEEK)
+    await store.accounts.note_sighting("pbob", "session", "f" * 64, NOW, WEEK)
+    assert await store.accounts.related("pbob", NOW - WEEK) == [
+        Relation("pann", "session", NOW - 9)
+    ]
+
+
+async def test_accounts_seen_on_sessions_of_their_own_are_not_related(store: Store) -> None:
+    await store.accounts.note_sighting("pann", "session", "a" * 64, NOW, WEEK)
+    await store.accounts.note_sighting("pbob", "session", "b" * 64, NOW, WEEK)
+    assert await store.accounts.related("pann", NOW - WEEK) == []
 
 
 async def test_accounts_seen_on_other_addresses_and_devices_are_not_related(

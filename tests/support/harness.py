@@ -119,6 +119,16 @@ async def quick_race_played(
     return race
 
 
+async def daily_run_resigned(client: Client, game: str) -> str:
+    """``client`` starts today's ranked daily of ``game`` and resigns it: the race's id."""
+    started = await client.daily_start(game)
+    assert started["ranked"] is True
+    race: str = started["race"]["race"]
+    await client.resign(race)
+    await client.next_event("result", timeout=10)
+    return race
+
+
 async def race_alone_resigned(client: Client, game: str, deal: int, actions: int = 1) -> str:
     """A race for ``client`` alone on ``deal``: its first ``actions`` winning actions
     played, then resigned (the race is over); its id."""
