@@ -52,6 +52,7 @@ from server.director import RaceDirector
 from server.executor import Executor, now
 from server.handlers import Handlers
 from server.metrics import Metrics
+from server.request_table import Asking, request_table
 from server.session_desk import SessionDesk
 from server.sessions import Session, Sessions, close_soon
 from server.spectating import SpectatingDesk
@@ -89,6 +90,7 @@ class Gateway:
         self.metrics = metrics
         self.session_desk = session_desk
         self.handlers = handlers
+        self.table = request_table(handlers)  # who answers each request but hello and act
         self.director = director
 
     # ================================================================== connections
@@ -185,8 +187,8 @@ class Gateway:
     async def _answer(self, client: Client, session: Session, request: Request) -> None:
         self.metrics.requests.labels(request.type).inc()
         try:
-            handler = self.handlers.table[type(request)]
-            data, effects = await handler(client, session, request, now())
+            answering = self.table[type(request)]
+            data, effects = await answering(Asking(client, session, request, now()))
         except Exception as error:
             self._failure(client, error, request.id, request.type)
             return
