@@ -27,20 +27,11 @@ from websockets.asyncio.server import ServerConnection
 from protocol.errors import SolraceError
 from protocol.messages import (
     Act,
-    Admin,
-    Challenge,
-    CreateRace,
-    DailyStart,
     Error,
     Hello,
-    JoinRace,
     ProtocolError,
-    QuickRace,
-    Register,
-    Rematch,
     Request,
     Result,
-    SignIn,
     decode_request,
 )
 from protocol.wire import WireError, decode
@@ -63,10 +54,6 @@ log = logging.getLogger("solrace.gateway")
 
 CLOSE_POLICY = 1008  # flooding
 MAX_QUEUED = 16  # messages queued behind a waiting request before reading pauses
-# requests by which a player starts to play (a guest's token is kept longer from then on)
-PLAYING: frozenset[type[Request]] = frozenset(
-    {CreateRace, JoinRace, Rematch, Challenge, DailyStart, QuickRace}
-)
 
 
 class Gateway:
@@ -169,7 +156,7 @@ class Gateway:
                 return self._hello(client, request)
             if session is None:
                 raise ProtocolError("say hello first", "hello_first")
-            if type(request) in (Register, SignIn, Admin):  # counted as it was read, in order
+            if request.attempt:  # counted as it was read, in order
                 client.attempts_allowed.append(client.attempts.allow(read_at))
             return self._answer(client, session, request)
         except Exception as error:
@@ -192,7 +179,7 @@ class Gateway:
         except Exception as error:
             self._failure(client, error, request.id, request.type)
             return
-        if type(request) in PLAYING:
+        if request.playing:
             effects = [*self.session_desk.playing(session), *effects]
         result = Result(request.id, request.type, data)
         then, client.after_answer = client.after_answer, None

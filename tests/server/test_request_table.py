@@ -1,10 +1,24 @@
-"""One table says which desk answers each request (server/request_table.py)."""
+"""One table says which desk answers each request (server/request_table.py); the request
+types say the gateway's policy for them (protocol/messages.py: ``playing``, ``attempt``)."""
 
 from __future__ import annotations
 
 from harness import player, running_server
 
-from protocol.messages import REQUESTS, Act, Hello
+from protocol.messages import (
+    REQUESTS,
+    Act,
+    Admin,
+    Challenge,
+    CreateRace,
+    DailyStart,
+    Hello,
+    JoinRace,
+    QuickRace,
+    Register,
+    Rematch,
+    SignIn,
+)
 
 
 async def test_every_request_but_hello_and_act_is_answered_by_the_table() -> None:
@@ -21,3 +35,9 @@ async def test_a_request_answered_by_a_desk_s_method_gets_that_method_s_answer()
         assert [told["race"] for told in mine["races"]] == [race]
         assert await ann.request("quick_cancel") == {"game": None, "waiting": False}
         await ann.close()
+
+
+def test_the_requests_that_start_play_and_those_that_guess_a_secret_say_so() -> None:
+    playing = {kind for kind in REQUESTS.values() if kind.playing}
+    assert playing == {CreateRace, JoinRace, Rematch, Challenge, DailyStart, QuickRace}
+    assert {kind for kind in REQUESTS.values() if kind.attempt} == {Register, SignIn, Admin}
