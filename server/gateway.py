@@ -182,9 +182,8 @@ class Gateway:
         if request.playing:
             effects = [*self.session_desk.playing(session), *effects]
         result = Result(request.id, request.type, data)
-        then, client.after_answer = client.after_answer, None
         # written first; then answered and told (the next request waits for that)
-        told = self.executor.run(effects, Answer(client, result, then))
+        told = self.executor.run(effects, Answer(client, result))
         if told is not None:
             await told
 

@@ -36,7 +36,7 @@ from server.config import Settings
 from server.connection import MessageConnection
 from server.daily import DailyDesk
 from server.director import RaceDirector
-from server.effects import Effects
+from server.effects import AfterAnswer, Effects
 from server.pairing import PairingDesk
 from server.profiles import ProfileDesk
 from server.session_desk import SessionDesk
@@ -122,9 +122,11 @@ class Handlers:
         self._end(session)  # only once the account's session is there: a failure keeps it
         self.session_desk.attach(client, signed_in)
         await self.seen(client, moment)
-        client.after_answer = lambda: self.session_desk.catch_up(signed_in, resumed, restored, None)
+        caught_up = AfterAnswer(
+            lambda: self.session_desk.catch_up(signed_in, resumed, restored, None)
+        )
         standing = await self.standing(signed_in, moment)
-        return {**signed_in_answer(signed_in, token), "standing": standing}, []
+        return {**signed_in_answer(signed_in, token), "standing": standing}, [caught_up]
 
     async def sign_out(
         self, client: Client, session: Session, request: SignOut, moment: Now
@@ -137,8 +139,7 @@ class Handlers:
             self.sessions.expire(session.player)
             close_soon(client.connection, CLOSE_SIGNED_OUT, "signed out")
 
-        client.after_answer = close
-        return answer, []
+        return answer, [AfterAnswer(close)]
 
     async def standing(self, session: Session, moment: Now) -> dict[str, Any] | None:
         """May this session's player play ranked (``protocol/standing.py``; None: the
@@ -229,5 +230,5 @@ class Handlers:
         answer = await self.spectating.spectate(session, request, moment)
         if answer["race"]["phase"] == "done":  # no feed: said once the answer is out
             ended = WatchEnded(request.race, "over")
-            client.after_answer = lambda: session.push(ended)
+            return answer, [AfterAnswer(lambda: session.push(ended))]
         return answer, []
