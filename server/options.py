@@ -31,8 +31,14 @@ from server.option_checks import (
 )
 
 DEFAULTS = Settings()
-KINDS = {str: "text", int: "whole number", float: "number", Path: "path", bool: "switch"}
-KINDS[tuple] = "list"
+KINDS: dict[type, str] = {
+    str: "text",
+    int: "whole number",
+    float: "number",
+    Path: "path",
+    bool: "switch",
+    tuple: "list",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,14 +222,13 @@ OPTIONS: tuple[Option, ...] = (
     _option(
         "--spectator-chunk",
         int,
-        "spectators a feed item is written to per loop turn, players' requests read between "
-        "chunks (under 1: 1)",
+        "spectators a feed item is written to per loop turn, players' requests read between chunks",
         floor=1,
     ),
     _option(
         "--spectator-pause-ms",
         float,
-        "milliseconds between those chunks; 0: the next loop turn (under 0: 0)",
+        "milliseconds between those chunks; 0: the next loop turn",
         floor=0.0,
     ),
     _option(
