@@ -64,6 +64,12 @@ class Request:
     cost a third of decoding it."""
 
     type: ClassVar[str]
+    # the gateway's policy for each request type (server/gateway.py reads it):
+    # by it a player starts to play (a guest's token is kept longer from then on)
+    playing: ClassVar[bool] = False
+    # a guess at a secret: counted against the connection's attempts as it is read, in order
+    # (its handler takes its turn's verdict: server/handlers.py)
+    attempt: ClassVar[bool] = False
     id: RequestId
 
 
@@ -87,6 +93,7 @@ class Register(Request):
     stay its own); the answer carries the account's token, which replaces the session's."""
 
     type: ClassVar[str] = "register"
+    attempt: ClassVar[bool] = True
     username: Username
     password: Password = dataclasses.field(repr=False)
 
@@ -96,6 +103,7 @@ class SignIn(Request):
     """Continue on this connection as the account ``username`` (this guest session ends)."""
 
     type: ClassVar[str] = "sign_in"
+    attempt: ClassVar[bool] = True
     username: Username
     password: Password = dataclasses.field(repr=False)
 
@@ -112,6 +120,7 @@ class SignOut(Request):
 @dataclass(slots=True)
 class CreateRace(Request):
     type: ClassVar[str] = "create_race"
+    playing: ClassVar[bool] = True
     game: GameName
     options: Options | None = None
     deal: DealText | None = None  # None: the server picks one at random
@@ -138,6 +147,7 @@ class MyRaces(Request):
 @dataclass(slots=True)
 class JoinRace(Request):
     type: ClassVar[str] = "join_race"
+    playing: ClassVar[bool] = True
     race: RaceId
 
 
@@ -179,6 +189,7 @@ class Rematch(Request):
     """A new race with the same settings on a new deal, offered to the other racers."""
 
     type: ClassVar[str] = "rematch"
+    playing: ClassVar[bool] = True
     race: RaceId
 
 
@@ -188,6 +199,7 @@ class Challenge(Request):
     offered to ``player``, who is told at once wherever they are connected."""
 
     type: ClassVar[str] = "challenge"
+    playing: ClassVar[bool] = True
     player: PlayerId
     game: GameName
     options: Options | None = None
@@ -223,6 +235,7 @@ class DailyStart(Request):
     """Start an attempt at today's daily challenge of ``game``."""
 
     type: ClassVar[str] = "daily_start"
+    playing: ClassVar[bool] = True
     game: GameName
     ghost: Annotated[bool, Flag()] = False  # practice against the day's best run
 
@@ -260,6 +273,7 @@ class QuickRace(Request):
     """Wait in ``game``'s pool to be paired with a player of a close rating."""
 
     type: ClassVar[str] = "quick_race"
+    playing: ClassVar[bool] = True
     game: GameName
     bots: Annotated[bool, Flag()] = False  # a person may be paired with a bot: only if asked
 
@@ -297,6 +311,7 @@ class Admin(Request):
     written in the audit log with its ``reason``."""
 
     type: ClassVar[str] = "admin"
+    attempt: ClassVar[bool] = True
     token: AdminToken = dataclasses.field(repr=False)
     command: Annotated[str, Text(16, choices=ADMIN_COMMANDS, code="unknown_command")]
     race: RaceId | None = None

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
 
@@ -34,7 +33,6 @@ class Client:
         # messages read meanwhile, in order (made when first needed: most connections never do)
         self.queued: deque[tuple[str | bytes, float]] | None = None  # (frame, read at)
         self.deferred = 0  # answers waiting behind stored actions, to keep their order
-        self.after_answer: Callable[[], None] | None = None  # once this request is answered
         self.attempts = attempts_bucket(settings)  # register and sign-in attempts
         # each register or sign-in waiting its turn: whether the bucket let it in on arrival
         self.attempts_allowed: deque[bool] = deque()

@@ -108,7 +108,28 @@ class Rate:
     room: Room
 
 
-Effect = Push | Post | PostAct | Write | StartAt | Forget | Rewatch | Follow | PushAnywhere | Rate
+@dataclass(slots=True)
+class AfterAnswer:
+    """``run`` right after the request's answer is sent on its connection (so after its
+    writes, as the answer is): what must not come before the answer, such as a signed-in
+    session's missed events, or closing the connection on ``sign_out``."""
+
+    run: Callable[[], None]
+
+
+Effect = (
+    Push
+    | Post
+    | PostAct
+    | Write
+    | StartAt
+    | Forget
+    | Rewatch
+    | Follow
+    | PushAnywhere
+    | Rate
+    | AfterAnswer
+)
 Effects = list[Effect]
 
 

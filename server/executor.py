@@ -12,6 +12,7 @@ race service's; this module only carries it out.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from server.answers import Answer, Answers
 from server.client import Client
 from server.effects import (
     ActDecision,
+    AfterAnswer,
     Effects,
     Follow,
     Forget,
@@ -50,6 +52,22 @@ from server.writer import Writer
 
 log = logging.getLogger("solrace.executor")
 RECONCILE_PAUSE_S = 0.5  # between tries to read a race back from the store
+
+
+def followed(effects: Effects, answer: Answer) -> tuple[Effects, Answer]:
+    """``effects`` but their ``AfterAnswer``s, and ``answer`` running those once it is sent."""
+    afters = [effect.run for effect in effects if type(effect) is AfterAnswer]
+    if not afters:
+        return effects, answer
+    if answer.then is not None:
+        afters.insert(0, answer.then)
+
+    def then() -> None:
+        for run in afters:
+            run()
+
+    rest = [effect for effect in effects if type(effect) is not AfterAnswer]
+    return rest, dataclasses.replace(answer, then=then)
 
 
 def now() -> Now:
@@ -81,7 +99,10 @@ class Executor:
         """Carry out ``effects``: their writes first; then ``answer`` (a request's) and
         the rest, once the writes are done, however long the store takes (nothing is
         told before it is stored; the writes are never dropped). Returns a future done
-        when all is carried out, or None when it was at once (nothing to write)."""
+        when all is carried out, or None when it was at once (nothing to write).
+        ``AfterAnswer`` effects run right after ``answer`` is sent."""
+        if answer is not None:
+            effects, answer = followed(effects, answer)
         writes = [effect for effect in effects if type(effect) is Write]
         if not writes:
             if answer is not None:

@@ -27,20 +27,11 @@ from websockets.asyncio.server import ServerConnection
 from protocol.errors import SolraceError
 from protocol.messages import (
     Act,
-    Admin,
-    Challenge,
-    CreateRace,
-    DailyStart,
     Error,
     Hello,
-    JoinRace,
     ProtocolError,
-    QuickRace,
-    Register,
-    Rematch,
     Request,
     Result,
-    SignIn,
     decode_request,
 )
 from protocol.wire import WireError, decode
@@ -52,6 +43,7 @@ from server.director import RaceDirector
 from server.executor import Executor, now
 from server.handlers import Handlers
 from server.metrics import Metrics
+from server.request_table import Asking, request_table
 from server.session_desk import SessionDesk
 from server.sessions import Session, Sessions, close_soon
 from server.spectating import SpectatingDesk
@@ -62,10 +54,6 @@ log = logging.getLogger("solrace.gateway")
 
 CLOSE_POLICY = 1008  # flooding
 MAX_QUEUED = 16  # messages queued behind a waiting request before reading pauses
-# requests by which a player starts to play (a guest's token is kept longer from then on)
-PLAYING: frozenset[type[Request]] = frozenset(
-    {CreateRace, JoinRace, Rematch, Challenge, DailyStart, QuickRace}
-)
 
 
 class Gateway:
@@ -89,6 +77,7 @@ class Gateway:
         self.metrics = metrics
         self.session_desk = session_desk
         self.handlers = handlers
+        self.table = request_table(handlers)  # who answers each request but hello and act
         self.director = director
 
     # ================================================================== connections
@@ -167,7 +156,7 @@ class Gateway:
                 return self._hello(client, request)
             if session is None:
                 raise ProtocolError("say hello first", "hello_first")
-            if type(request) in (Register, SignIn, Admin):  # counted as it was read, in order
+            if request.attempt:  # counted as it was read, in order
                 client.attempts_allowed.append(client.attempts.allow(read_at))
             return self._answer(client, session, request)
         except Exception as error:
@@ -185,17 +174,16 @@ class Gateway:
     async def _answer(self, client: Client, session: Session, request: Request) -> None:
         self.metrics.requests.labels(request.type).inc()
         try:
-            handler = self.handlers.table[type(request)]
-            data, effects = await handler(client, session, request, now())
+            answering = self.table[type(request)]
+            data, effects = await answering(Asking(client, session, request, now()))
         except Exception as error:
             self._failure(client, error, request.id, request.type)
             return
-        if type(request) in PLAYING:
+        if request.playing:
             effects = [*self.session_desk.playing(session), *effects]
         result = Result(request.id, request.type, data)
-        then, client.after_answer = client.after_answer, None
         # written first; then answered and told (the next request waits for that)
-        told = self.executor.run(effects, Answer(client, result, then))
+        told = self.executor.run(effects, Answer(client, result))
         if told is not None:
             await told
 

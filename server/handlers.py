@@ -1,7 +1,8 @@
-"""What each request but ``hello`` and ``act`` asks of the desks: one handler per request
-type (``Handlers.table``), each ``(client, session, request, moment) -> (answer data,
-effects)``. The gateway calls them and carries the effects out; the desks are built by the
-server (``server/app.py``) and handed in."""
+"""The requests that ask more of the desks than one method each: a handler per request type,
+each ``(client, session, request, moment) -> (answer data, effects)``; server/request_table.py
+says which request each answers (and which desk method answers the others). The gateway
+calls them and carries the effects out; the desks are built by the server
+(``server/app.py``) and handed in."""
 
 from __future__ import annotations
 
@@ -12,32 +13,17 @@ from typing import Any
 from protocol.daily import day_of
 from protocol.messages import (
     Admin,
-    BestBoard,
-    Challenge,
-    CreateRace,
     DailyBoard,
     DailyStart,
-    DeclineChallenge,
-    JoinRace,
-    LeaveRace,
-    ListLive,
-    ListRaces,
-    MyRaces,
     Profile,
     ProtocolError,
-    QuickCancel,
     QuickRace,
     RaceLog,
     Register,
-    Rematch,
-    Request,
-    Resign,
     SignIn,
     SignOut,
     Snapshot,
     Spectate,
-    StartRace,
-    Unspectate,
 )
 from protocol.player_events import WatchEnded
 from protocol.race import Now
@@ -50,7 +36,7 @@ from server.config import Settings
 from server.connection import MessageConnection
 from server.daily import DailyDesk
 from server.director import RaceDirector
-from server.effects import Effects
+from server.effects import AfterAnswer, Effects
 from server.pairing import PairingDesk
 from server.profiles import ProfileDesk
 from server.session_desk import SessionDesk
@@ -97,33 +83,6 @@ class Handlers:
         self.admin_desk = admin_desk
         self.seal = seal
         self.trusted = trusted_networks(settings.trusted_proxies)
-        self.table: dict[type[Request], Handler] = {
-            Register: self.register,
-            SignIn: self.sign_in,
-            SignOut: self.sign_out,
-            CreateRace: self.create_race,
-            ListRaces: self.list_races,
-            MyRaces: self.my_races,
-            JoinRace: self.join_race,
-            StartRace: self.start_race,
-            LeaveRace: self.leave_race,
-            Resign: self.resign,
-            Rematch: self.rematch,
-            Challenge: self.challenge,
-            DeclineChallenge: self.decline_challenge,
-            Snapshot: self.snapshot,
-            RaceLog: self.race_log,
-            DailyStart: self.daily_start,
-            DailyBoard: self.daily_board,
-            BestBoard: self.best_board,
-            QuickRace: self.quick_race,
-            QuickCancel: self.quick_cancel,
-            Profile: self.profile,
-            ListLive: self.list_live,
-            Spectate: self.spectate,
-            Unspectate: self.unspectate,
-            Admin: self.admin,
-        }
 
     async def seen(self, client: Client, moment: Now) -> None:
         """An account's address is noted for the day (two accounts seen on one address
@@ -168,9 +127,11 @@ class Handlers:
         self._end(session)  # only once the account's session is there: a failure keeps it
         self.session_desk.attach(client, signed_in)
         await self.seen(client, moment)
-        client.after_answer = lambda: self.session_desk.catch_up(signed_in, resumed, restored, None)
+        caught_up = AfterAnswer(
+            lambda: self.session_desk.catch_up(signed_in, resumed, restored, None)
+        )
         standing = await self.standing(signed_in, moment)
-        return {**signed_in_answer(signed_in, token), "standing": standing}, []
+        return {**signed_in_answer(signed_in, token), "standing": standing}, [caught_up]
 
     async def sign_out(
         self, client: Client, session: Session, request: SignOut, moment: Now
@@ -183,8 +144,7 @@ class Handlers:
             self.sessions.expire(session.player)
             close_soon(client.connection, CLOSE_SIGNED_OUT, "signed out")
 
-        client.after_answer = close
-        return answer, []
+        return answer, [AfterAnswer(close)]
 
     async def standing(self, session: Session, moment: Now) -> dict[str, Any] | None:
         """May this session's player play ranked (``protocol/standing.py``; None: the
@@ -207,66 +167,6 @@ class Handlers:
         return client_address(str(peer[0]) if peer else "", forwarded, self.trusted)
 
     # ================================================================== requests
-
-    async def create_race(
-        self, client: Client, session: Session, request: CreateRace, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.create_race(
-            session.player, session.name, request, moment, session.account is not None
-        )
-
-    async def list_races(
-        self, client: Client, session: Session, request: ListRaces, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.list_races(moment), []
-
-    async def my_races(
-        self, client: Client, session: Session, request: MyRaces, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return self.director.my_races(session.player), []
-
-    async def join_race(
-        self, client: Client, session: Session, request: JoinRace, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.join_race(
-            session.player, session.name, request.race, moment, session.account is not None
-        )
-
-    async def start_race(
-        self, client: Client, session: Session, request: StartRace, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.start_race(session.player, request.race, moment)
-
-    async def leave_race(
-        self, client: Client, session: Session, request: LeaveRace, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.leave_race(session.player, request.race, moment)
-
-    async def resign(
-        self, client: Client, session: Session, request: Resign, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.resign(session.player, request.race, moment)
-
-    async def challenge(
-        self, client: Client, session: Session, request: Challenge, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.challenges.challenge(
-            session.player, session.name, request, moment, session.account is not None
-        )
-
-    async def decline_challenge(
-        self, client: Client, session: Session, request: DeclineChallenge, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.challenges.decline_challenge(
-            session.player, session.name, request.race, moment
-        )
-
-    async def rematch(
-        self, client: Client, session: Session, request: Rematch, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.director.rematch(
-            session.player, session.name, request.race, moment, session.account is not None
-        )
 
     async def snapshot(
         self, client: Client, session: Session, request: Snapshot, moment: Now
@@ -303,11 +203,6 @@ class Handlers:
     ) -> tuple[dict[str, Any], Effects]:
         return self.seal.sign(await self.daily.daily_board(session.player, request, moment)), []
 
-    async def best_board(
-        self, client: Client, session: Session, request: BestBoard, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.daily.best_board(session.player, request), []
-
     async def quick_race(
         self, client: Client, session: Session, request: QuickRace, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
@@ -317,11 +212,6 @@ class Handlers:
             session.player, session.name, account, request.game, moment, request.bots
         )
         return {**answer, "standing": standing}, []
-
-    async def quick_cancel(
-        self, client: Client, session: Session, request: QuickCancel, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.pairing.cancel(session.player), []
 
     async def profile(
         self, client: Client, session: Session, request: Profile, moment: Now
@@ -339,21 +229,11 @@ class Handlers:
             raise AdminError("too many attempts: wait a minute", "rate_limited")
         return await self.admin_desk.answer(request, moment, self.address(client)), []
 
-    async def list_live(
-        self, client: Client, session: Session, request: ListLive, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return await self.spectating.list_live(moment), []
-
     async def spectate(
         self, client: Client, session: Session, request: Spectate, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         answer = await self.spectating.spectate(session, request, moment)
         if answer["race"]["phase"] == "done":  # no feed: said once the answer is out
             ended = WatchEnded(request.race, "over")
-            client.after_answer = lambda: session.push(ended)
+            return answer, [AfterAnswer(lambda: session.push(ended))]
         return answer, []
-
-    async def unspectate(
-        self, client: Client, session: Session, request: Unspectate, moment: Now
-    ) -> tuple[dict[str, Any], Effects]:
-        return self.spectating.unspectate(session, request), []
