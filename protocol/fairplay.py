@@ -27,16 +27,25 @@ PACE_ACTIONS = 20  # a pace is judged over at least this many actions:
 FAST_MEDIAN_MS = 200  # a median think time below this (no person reads a table that fast)
 STEADY_CV = 0.15  # or think times steadier than this (spread / mean: people pause, then rush)
 NARROW_RATIO = 2.0  # or its slowest tenth under this many times its fastest tenth (p90 / p10)
+QUICK_ACTIONS = 8  # a quick pace is judged over at least this many actions (a short run too):
+QUICK_MEDIAN_MS = 400  # a median think time below this
+QUICK_RATIO = 2.5  # and its slowest tenth under this many times its fastest tenth
 HISTORY_RUNS = 5  # its time is judged against at least this many finished runs of the game:
 HISTORY_FACTOR = 4  # flagged when it is this many times faster than their median
+FIELD_RUNS = 20  # a finished daily run is judged against the day's field of at least this
+FIELD_SHARE = 0.1  # many finished runs: flagged when faster than its fastest tenth (its p10)
+OWN_FACTOR = 2  # and at least this many times faster than the account's best earlier time
+FIELD_READ = 1000  # the field: at most the day's fastest this many runs on its board
 
 SOLVER_LINE, MACHINE_PACE, BEYOND_HISTORY = "solver_line", "machine_pace", "beyond_history"
-NARROW_PACE = "narrow_pace"
+NARROW_PACE, QUICK_PACE, BEYOND_FIELD = "narrow_pace", "quick_pace", "beyond_field"
 REASONS = {
     SOLVER_LINE: "played the solver's line, detours and undos aside",
     MACHINE_PACE: "a pace no person keeps (think times too fast or too even)",
     NARROW_PACE: "think times in a band no person keeps (no long pauses, no quick runs)",
+    QUICK_PACE: "quick think times in a band no person keeps, even over a short run",
     BEYOND_HISTORY: "far faster than the account's own history of the game",
+    BEYOND_FIELD: "faster than the day's field, with no such time before",
 }
 
 
@@ -60,6 +69,10 @@ class Signals:
     taken_back: int = 0  # actions undone
     think_p10_ms: int | None = None  # the fastest tenth of think times ends here
     think_p90_ms: int | None = None  # the slowest tenth starts here
+    history_best_ms: int | None = None  # the account's best time of its earlier finished runs
+    field_runs: int = 0  # the day's finished runs on its board (a daily run; at most FIELD_READ)
+    field_fast_ms: int | None = None  # where the field's fastest tenth ends (its p10)
+    field_median_ms: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -75,10 +88,12 @@ def signals_of(
     time_ms: int,
     line: Sequence[str] | None = None,
     history_ms: Sequence[int] = (),
+    field_ms: Sequence[int] = (),
 ) -> Signals:
     """The signals of a run whose accepted ``actions`` are ``(action, t_ms)`` in order;
     ``line``: the solver's winning line for the deal, if it has one; ``history_ms``: the
-    times of the account's earlier finished runs of the game."""
+    times of the account's earlier finished runs of the game; ``field_ms``: the times of
+    the day's finished runs on its board (a daily run)."""
     times = [t_ms for _, t_ms in actions]
     thinks = [max(0, later - earlier) for earlier, later in zip([0, *times], times, strict=False)]
     median = int(statistics.median(thinks)) if thinks else None
@@ -108,7 +123,21 @@ def signals_of(
         taken_back=match.taken_back,
         think_p10_ms=int(tenths[0]) if tenths else None,
         think_p90_ms=int(tenths[-1]) if tenths else None,
+        history_best_ms=min(history_ms) if history_ms else None,
+        **field_figures(field_ms),
     )
+
+
+def field_figures(field_ms: Sequence[int]) -> dict[str, Any]:
+    """The day's field: how many finished runs, where its fastest tenth ends, its median."""
+    parts = round(1 / FIELD_SHARE)
+    many = len(field_ms) > 1
+    fast = statistics.quantiles(field_ms, n=parts, method="inclusive")[0] if many else None
+    return {
+        "field_runs": len(field_ms),
+        "field_fast_ms": int(fast) if fast is not None else None,
+        "field_median_ms": int(statistics.median(field_ms)) if field_ms else None,
+    }
 
 
 def reasons(signals: Signals) -> list[str]:
@@ -126,6 +155,8 @@ def reasons(signals: Signals) -> list[str]:
     fastest, slowest = signals.think_p10_ms, signals.think_p90_ms
     if paced and fastest is not None and slowest is not None and slowest < NARROW_RATIO * fastest:
         found.append(NARROW_PACE)
+    if quick_pace(signals):
+        found.append(QUICK_PACE)
     past = signals.history_median_ms
     if (
         signals.finished
@@ -134,7 +165,36 @@ def reasons(signals: Signals) -> list[str]:
         and signals.time_ms * HISTORY_FACTOR < past
     ):
         found.append(BEYOND_HISTORY)
+    if beyond_field(signals):
+        found.append(BEYOND_FIELD)
     return found
+
+
+def quick_pace(signals: Signals) -> bool:
+    """Over at least ``QUICK_ACTIONS`` actions, think times both quick (median under
+    ``QUICK_MEDIAN_MS``) and in a band (p90 under ``QUICK_RATIO`` x p10)."""
+    median, fastest, slowest = signals.think_median_ms, signals.think_p10_ms, signals.think_p90_ms
+    return (
+        signals.actions >= QUICK_ACTIONS
+        and median is not None
+        and fastest is not None
+        and slowest is not None
+        and median < QUICK_MEDIAN_MS
+        and slowest < QUICK_RATIO * fastest
+    )
+
+
+def beyond_field(signals: Signals) -> bool:
+    """A finished run faster than the day's field's fastest tenth, by an account whose
+    best earlier time of the game is not even twice as slow (or that has none)."""
+    fast, best = signals.field_fast_ms, signals.history_best_ms
+    return (
+        signals.finished
+        and signals.field_runs >= FIELD_RUNS
+        and fast is not None
+        and signals.time_ms < fast
+        and (best is None or signals.time_ms * OWN_FACTOR <= best)
+    )
 
 
 def evidence(signals: Signals) -> dict[str, dict[str, Any]]:
@@ -163,11 +223,31 @@ def evidence(signals: Signals) -> dict[str, dict[str, Any]]:
             "ratio_under": NARROW_RATIO,
             "actions": signals.actions,
         },
+        QUICK_PACE: {
+            "think_median_ms": signals.think_median_ms,
+            "median_under_ms": QUICK_MEDIAN_MS,
+            "think_p10_ms": signals.think_p10_ms,
+            "think_p90_ms": signals.think_p90_ms,
+            "ratio_under": QUICK_RATIO,
+            "actions": signals.actions,
+            "actions_needed": QUICK_ACTIONS,
+        },
         BEYOND_HISTORY: {
             "time_ms": signals.time_ms,
             "history_median_ms": signals.history_median_ms,
             "history_runs": signals.history_runs,
             "times_faster_needed": HISTORY_FACTOR,
+        },
+        BEYOND_FIELD: {
+            "time_ms": signals.time_ms,
+            "field_fast_ms": signals.field_fast_ms,
+            "field_share": FIELD_SHARE,
+            "field_median_ms": signals.field_median_ms,
+            "field_runs": signals.field_runs,
+            "field_runs_needed": FIELD_RUNS,
+            "history_best_ms": signals.history_best_ms,
+            "history_runs": signals.history_runs,
+            "times_faster_than_best_needed": OWN_FACTOR,
         },
     }
     return {reason: figures[reason] for reason in reasons(signals)}

@@ -56,7 +56,7 @@ from protocol.solver.certify import Certified, Uncertified
 from server.config import Settings
 from server.director import RaceDirector, new_id
 from server.effects import Effects
-from server.fairplay import history_times
+from server.fairplay import field_times, history_times
 from server.standing import RankedGate
 from server.store import Board, Entry, Store
 
@@ -399,6 +399,7 @@ class DailyDesk:
             room.histories = {player: history_times(history, request.game, attempt)}
             room.solver_line = self.deals.lines.get((request.game, deal))  # ``ready``: known
             room.related = gate.related if gate else ()
+            room.field_ms = await field_times(self.store, request.game, day)
         return {
             "race": racer_view(room.race, player),
             "day": day,

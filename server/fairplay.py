@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from protocol.fairplay import evidence, reasons, signals_of
+from protocol.fairplay import FIELD_READ, evidence, reasons, signals_of
 from protocol.race import Race
 from protocol.ranking import Run
 from protocol.ratings import Rating
-from server.store import History
+from server.store import History, Store
 
 RELATED_ACCOUNT = "related_account"  # a reason of the server's own (not protocol/fairplay.py)
 FLAGGED = "flagged"  # held: waiting for a moderator
@@ -47,6 +47,13 @@ def history_times(history: History, game: str, race: str) -> list[int]:
     ]
 
 
+async def field_times(store: Store, game: str, day: str) -> tuple[int, ...]:
+    """The day's field for the fair-play rule: the finished times on the day's board of
+    ``game`` (its fastest ``FIELD_READ`` entries; a held run is not on it), fastest first."""
+    board = await store.days.daily_board(game, day, FIELD_READ)
+    return tuple(entry.run.time_ms for entry in board.top if entry.run.finished)
+
+
 def review_of(
     race: Race,
     runs: Sequence[Run],
@@ -54,17 +61,18 @@ def review_of(
     line: Sequence[str] | None,
     histories: dict[str, list[int]],
     hold: bool,
+    field: Sequence[int] = (),
 ) -> dict[str, Any]:
     """The review of ``runs`` of ``race`` (its ranked daily run, or its rated runs):
-    each one's signals against the solver's ``line`` and its player's history times;
-    ``held`` when a run is flagged and flagged runs are held (``hold``)."""
+    each one's signals against the solver's ``line``, its player's history times and
+    (a daily run) the day's ``field``, the finished times on the day's board; ``held``
+    when a run is flagged and flagged runs are held (``hold``)."""
     players: dict[str, Any] = {}
     for run in runs:
         racer = race.racers[run.player]
         entries = [(entry.action, entry.t_ms) for entry in racer.log]
-        signals = signals_of(
-            entries, run.finished, run.time_ms, line, histories.get(run.player, [])
-        )
+        history = histories.get(run.player, [])
+        signals = signals_of(entries, run.finished, run.time_ms, line, history, field)
         players[run.player] = {
             "name": run.name,
             "signals": signals.as_dict(),

@@ -89,7 +89,13 @@ def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:
     race = room.race
     run = race_runs(race)[0]
     review = review_of(
-        race, [run], moment.wall_ms, room.solver_line, room.histories, settings.hold_flagged
+        race,
+        [run],
+        moment.wall_ms,
+        room.solver_line,
+        room.histories,
+        settings.hold_flagged,
+        room.field_ms,
     )
     review = with_related(review, run.player, room.related, settings.hold_flagged)
     effects: Effects = [Write(KeepReview(race.id, review, logs_keep_s(settings)))]

@@ -83,9 +83,11 @@ class Room:
         self.feed_soon = False  # a feed of this room is asked for at the end of this turn
         self._released_from_race()
         # a ranked daily run's fair-play context (``server/fairplay.py``): the solver's
-        # line for the deal once it is known, and the player's earlier times of the game
+        # line for the deal once it is known, the player's earlier times of the game, and
+        # the day's field: the finished times on the day's board when the run started
         self.solver_line: tuple[str, ...] | None = None
         self.histories: dict[str, list[int]] = {}
+        self.field_ms: tuple[int, ...] = ()
         # related accounts that started the day's daily first (``server/standing.py``)
         self.related: tuple[dict[str, Any], ...] = ()
 

@@ -10,6 +10,7 @@ from protocol.fairplay import (
     BEYOND_HISTORY,
     MACHINE_PACE,
     NARROW_PACE,
+    QUICK_PACE,
     REASONS,
     SOLVER_LINE,
     Signals,
@@ -96,7 +97,34 @@ def test_think_times_in_a_narrow_band_are_flagged_though_neither_fast_nor_even()
     signals = signals_of(played, False, 0)
     assert signals.think_median_ms is not None and signals.think_median_ms > 200
     assert signals.think_cv is not None and signals.think_cv > 0.15
-    assert reasons(signals) == [NARROW_PACE]
+    assert reasons(signals) == [NARROW_PACE, QUICK_PACE]
+
+
+def test_a_slower_narrow_band_is_flagged_as_narrow_only() -> None:
+    played = paced(LINE[:20], [gap * 2 for gap in BOT_GAPS] * 2)  # 400 to 800 ms
+    assert reasons(signals_of(played, False, 0)) == [NARROW_PACE]
+
+
+def test_a_short_run_of_quick_think_times_in_a_band_is_flagged() -> None:
+    played = paced(LINE[:8], BOT_GAPS[:8])  # a bot stuck after 8 moves
+    signals = signals_of(played, False, 0)
+    assert reasons(signals) == [QUICK_PACE]
+    assert evidence(signals)[QUICK_PACE]["think_median_ms"] < 400
+
+
+def test_a_quick_pace_is_not_judged_on_fewer_than_eight_actions() -> None:
+    played = paced(LINE[:7], BOT_GAPS[:7])
+    assert reasons(signals_of(played, False, 0)) == []
+
+
+def test_a_short_run_in_a_band_at_a_person_s_median_is_not_flagged() -> None:
+    gaps = [500, 700, 600, 450, 800, 550, 650, 900, 480, 620]  # a band, median over 400 ms
+    assert reasons(signals_of(paced(LINE[:10], gaps), False, 0)) == []
+
+
+def test_a_short_quick_run_with_pauses_is_not_flagged() -> None:
+    gaps = [250, 300, 380, 260, 1200, 350, 900, 280, 320, 700]  # quick, but it pauses
+    assert reasons(signals_of(paced(LINE[:10], gaps), False, 0)) == []
 
 
 def test_a_person_s_fast_and_slow_moves_are_not_a_narrow_band() -> None:
@@ -105,9 +133,11 @@ def test_a_person_s_fast_and_slow_moves_are_not_a_narrow_band() -> None:
     assert reasons(signals_of(played, False, 0)) == []
 
 
-def test_a_pace_is_not_judged_on_fewer_than_twenty_actions() -> None:
-    played = paced(LINE[:19], [100] * 19)
+def test_a_fast_or_even_pace_is_not_judged_on_fewer_than_twenty_actions() -> None:
+    played = paced(LINE[:19], [100, 1200] * 9 + [100])  # fast median, far from a band
     assert reasons(signals_of(played, False, 0)) == []
+    even = paced(LINE[:19], [1000, 1050, 980, 1020] * 4 + [1000] * 3)
+    assert reasons(signals_of(even, False, 0)) == []
 
 
 def test_a_person_s_uneven_pace_is_not_flagged() -> None:
@@ -137,7 +167,7 @@ def test_each_flag_carries_the_figures_that_flag_it_and_the_rule_s_threshold() -
     played = paced(["t3 t5", "undo", *LINE], BOT_GAPS * 3 + [300, 250])
     signals = signals_of(played, True, played[-1][1], LINE)
     found = evidence(signals)
-    assert list(found) == reasons(signals) == [SOLVER_LINE, NARROW_PACE]
+    assert list(found) == reasons(signals) == [SOLVER_LINE, NARROW_PACE, QUICK_PACE]
     assert found[SOLVER_LINE]["line_kept"] == found[SOLVER_LINE]["line_length"] == 30
     assert found[SOLVER_LINE]["taken_back"] == 1 and found[SOLVER_LINE]["share_needed"] == 0.9
     assert found[NARROW_PACE]["think_p90_ms"] < 2 * found[NARROW_PACE]["think_p10_ms"]
@@ -170,21 +200,28 @@ def test_undos_are_counted() -> None:
     st.one_of(st.none(), st.lists(st.sampled_from(["t1 t2", "deal", "w f"]), max_size=40)),
     st.lists(st.integers(1, 10**7), max_size=10),
     st.booleans(),
+    st.lists(st.integers(1, 10**7), max_size=30),
 )
 def test_signals_are_sound_and_survive_their_json(
-    steps: list[tuple[str, int]], line: list[str] | None, history: list[int], finished: bool
+    steps: list[tuple[str, int]],
+    line: list[str] | None,
+    history: list[int],
+    finished: bool,
+    field: list[int],
 ) -> None:
     played, t_ms = [], 0
     for action, gap in steps:
         t_ms += gap
         played.append((action, t_ms))
-    signals = signals_of(played, finished, t_ms, line, history)
+    signals = signals_of(played, finished, t_ms, line, history, field)
     assert signals.actions == len(played)
     assert 0 <= signals.undos <= signals.actions
-    assert 0 <= signals.line_followed <= signals.line_kept <= min(len(played), len(line or []))
+    assert 0 <= signals.line_followed <= min(len(played), len(line or []))
+    assert 0 <= signals.line_kept <= min(signals.standing, len(line or []))
     assert signals.standing + 2 * signals.taken_back <= signals.actions
     assert signals.think_cv is None or signals.think_cv >= 0
     assert Signals.from_dict(signals.as_dict()) == signals
     assert set(reasons(signals)) == set(evidence(signals)) <= set(REASONS)
+    assert signals.field_runs == len(field)
     if not line:
         assert SOLVER_LINE not in reasons(signals)

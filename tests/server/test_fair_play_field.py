@@ -1,0 +1,93 @@
+"""The day's field through a real server (docs/fairness.md, "Fair-play signals"): a ranked
+daily run reads, as it starts, the finished times on the day's board, and its review
+judges its time against them once the field has enough runs, with the field's figures as
+evidence. On the in-memory store and on a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from harness import member_at, player, running_server
+
+from client.api import Client
+from protocol.daily import day_of
+from protocol.fairplay import BEYOND_FIELD, FIELD_RUNS
+from protocol.ranking import Run
+from server.app import RaceServer
+from server.store import Store
+
+GAME = "mount_sunflower_easy"
+TOKEN = "a-moderator-s-token-of-forty-characters!"
+MODERATED = {
+    "hold_flagged": True,
+    "fair_play_solver_nodes": 200_000,
+    "daily_certify": True,
+    "admin_token": TOKEN,
+    "trusted_proxies": ("127.0.0.1",),
+}
+
+
+async def field_of(server: RaceServer, runs: range) -> None:
+    """Finished runs of today's deal on today's board: 10 minutes and more, a run apiece."""
+    today = day_of(int(time.time() * 1000))
+    deal, _ = await server.daily.deal_for(GAME, today)
+    for index in runs:
+        run = Run(
+            f"p{index}",
+            f"Field{index}",
+            f"r{index}",
+            GAME,
+            deal,
+            True,
+            600_000 + 10_000 * index,
+            80,
+            52,
+            1,
+        )
+        await server.store.days.claim_daily(GAME, today, run.player, run.race)
+        assert await server.store.days.record_daily(GAME, today, run)
+
+
+async def finished_on_the_line(server: RaceServer, client: Client) -> str:
+    """A ranked daily run of the solver's line, finished in about a second."""
+    deal, _ = await server.daily.deal_for(GAME, day_of(int(time.time() * 1000)))
+    line = await server.daily.line(GAME, deal)
+    assert line is not None
+    started = await client.daily_start(GAME)
+    assert started["ranked"]
+    race: str = started["race"]["race"]
+    for action in line:
+        await client.act(race, action)
+    return race
+
+
+async def seen_in_review(server: RaceServer, race: str, who: Client) -> dict[str, Any]:
+    moderator = await player(server, "Mod")
+    for _ in range(100):
+        answer = await moderator.request("admin", token=TOKEN, command="review", race=race)
+        if answer.get("review"):
+            seen: dict[str, Any] = answer["review"]["players"][who.player]
+            return seen
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no review of {race}")
+
+
+async def test_a_run_faster_than_the_day_s_field_is_flagged_once_the_field_is_big_enough(
+    store: Store,
+) -> None:
+    async with running_server(store, **MODERATED) as server:
+        await field_of(server, range(FIELD_RUNS - 1))
+        early = await member_at(server, "Early", "203.0.113.1")
+        seen = await seen_in_review(server, await finished_on_the_line(server, early), early)
+        assert seen["signals"]["field_runs"] == FIELD_RUNS - 1
+        assert BEYOND_FIELD not in seen["reasons"]  # too few runs to judge by
+
+        await field_of(server, range(FIELD_RUNS - 1, FIELD_RUNS))  # the early run was held
+        later = await member_at(server, "Later", "203.0.113.2")
+        seen = await seen_in_review(server, await finished_on_the_line(server, later), later)
+        assert BEYOND_FIELD in seen["reasons"]
+        shown = seen["evidence"][BEYOND_FIELD]
+        assert shown["field_runs"] == FIELD_RUNS and shown["field_fast_ms"] == 619_000
+        assert shown["time_ms"] < shown["field_fast_ms"] and shown["history_best_ms"] is None
