@@ -154,24 +154,26 @@ async def test_the_solver_s_line_is_held_for_a_moderator_and_ordinary_play_is_no
         ]
 
 
+async def daily_when_ready(client: Client) -> dict[str, Any]:
+    """The day's attempt, asked again while the server answers ``daily_not_ready``."""
+    while True:
+        try:
+            return await client.daily_start(GAME)
+        except ServerError as error:
+            assert error.code == "daily_not_ready"
+            await asyncio.sleep(0.05)
+
+
 async def test_a_ranked_daily_run_starts_once_the_server_knows_the_solver_s_line(
     store: Store,
 ) -> None:
     """No ranked run is reviewed without the line: until the server's worker has found it,
-    the start is ``daily_not_ready`` (come back), even for a run resigned at once; a guest's
-    run (yesterday's deal, never ranked) does not wait for it."""
-    settings = {**MODERATED, "daily_certify": False}  # no proof to wait for: only the line
-    async with running_server(store, **settings) as server:
-        guest = await player(server, "Visitor")
-        assert not (await guest.daily_start(GAME))["ranked"]  # at once
+    the start is ``daily_not_ready`` (come back), even for a run resigned at once (a guest's
+    run, never ranked, does not wait for the line: the mixed soak's guests show it)."""
+    async with running_server(store, **MODERATED) as server:  # a proven deal has a line
+        assert not (await daily_when_ready(await player(server, "Visitor")))["ranked"]
         quick = await member(server, "Quick")
-        while True:  # the server asks for the line as it prepares the day: it may know it
-            try:
-                started = await quick.daily_start(GAME)
-                break
-            except ServerError as error:
-                assert error.code == "daily_not_ready"
-                await asyncio.sleep(0.05)
+        started = await daily_when_ready(quick)
         assert started["ranked"]
         await quick.resign(started["race"]["race"])
         moderator = await player(server, "Mod")
