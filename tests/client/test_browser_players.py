@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from browser_pages import (
     DEAL,
@@ -37,6 +38,8 @@ AXE_SERIOUS = (
     ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
     ".map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes[0].target})`)"
 )
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def view_problems(page: Page, axe_source: str, name: str) -> list[str]:
@@ -178,6 +181,9 @@ def test_two_players_who_race_someone_now_meet_in_a_race_that_starts_by_itself(
     # (a race set up in the lobby does not: tests/client/test_browser_racers_*); and
     # "Rematch" too, as every race of two does (docs/browser.md)
     expect(cal.locator("#results").get_by_role("button", name="Rematch")).to_be_visible()
+    said = " ".join((ROOT / "docs" / "browser.md").read_text().split())
+    assert "Every race of two or more offers *Rematch*; a race the server paired" in said
+    assert "offers *Play again* as well" in said  # as the page does: both buttons
     cal.locator("#results").get_by_role("button", name="Play again").click()
     expect(cal.locator("#screen-lobby")).to_be_visible()
     expect(cal.locator("#quick-text")).to_contain_text("Looking for a Mount Sunflower opponent")

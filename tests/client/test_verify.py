@@ -19,6 +19,8 @@ from protocol.race import Now
 from protocol.signing import Signer, fingerprint
 from server.store import MemoryStore
 
+FAIRNESS = Path(__file__).resolve().parents[2] / "docs" / "fairness.md"
+
 SOLRACE = str(Path(sys.executable).with_name("solrace"))
 GAME, DEAL = "mount_sunflower", 18
 
@@ -261,6 +263,9 @@ async def test_an_earlier_action_s_receipt_does_not_pass_as_proof_of_the_whole_l
         )
         status, out, _ = await solrace(*args, told[3])
         assert status == 0 and "receipt: Ann's 4 action(s), all of them, are exactly" in out
+    proves = " ".join(FAIRNESS.read_text().split("**What a receipt proves.**")[1].split())
+    assert "`receipt: Ann's first 3 action(s) of 4 match it, not the whole log`" in proves
+    assert "passes only when R is the receipt after the *last* action" in proves
 
 
 async def test_a_deeply_nested_file_is_one_line_and_status_2(tmp_path: Path) -> None:
