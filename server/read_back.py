@@ -29,12 +29,6 @@ if TYPE_CHECKING:  # the race service reads its races back through this module
 
 log = logging.getLogger("solrace.director")
 
-HISTORY_LOST = "history_lost"  # the answer to an act decided on top of actions the store lost
-HISTORY_LOST_SENTENCE = (
-    "the server's store lost earlier moves of yours, so this one was not played: your game "
-    "goes on from the position the history_lost event shows"
-)
-
 
 async def reconcile(
     races: RaceService, room: Room, moment: Now, fence_of: Callable[[str], int]

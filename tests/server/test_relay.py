@@ -13,7 +13,7 @@ from server.store import MemoryStore
 
 
 async def test_work_cancelled_before_it_began_leaves_nothing_unawaited() -> None:
-    relay = Relay("n", MemoryStore(), None, None, print, print, print)  # type: ignore[arg-type]
+    relay = Relay("n", MemoryStore(), None, {})  # type: ignore[arg-type]
     started: list[bool] = []
 
     async def work() -> None:

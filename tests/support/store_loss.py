@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from server import read_back
 from server.app import RaceServer
-from server.executor import now
+from server.moment import now
 from server.store import MemoryStore
 
 
