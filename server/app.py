@@ -4,8 +4,10 @@ together and runs them.
 - ``gateway``: per connection, frames to typed requests and answers back, hello/resume;
 - ``director``: the races (``RaceDirector``), ``daily`` (``DailyDesk``) and ``spectating``
   desks: each request's reply plus typed effects;
-- ``executor``: carries the effects out; ``writer``: the one ordered path to the store
-  (an action is answered once its log entry is written);
+- ``decider`` (``server/deciding.py``): what a write, a timer or news leaves to decide,
+  handed to it as an input, answered with effects;
+- ``executor``: carries the effects out and hands inputs to the decider; ``writer``: the
+  one ordered path to the store (an action is answered once its log entry is written);
 - ``relay``: what nodes tell each other (race changes, new actions, sessions moving);
   ``sweeper``: the timers of lost nodes' players and races' time limits (``timers`` lease);
 - ``ticker``: feeds, standings, garbage-collector policy; ``http``: /healthz, /metrics and
