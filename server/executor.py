@@ -27,6 +27,7 @@ from server.client import Client
 from server.effects import (
     ActDecision,
     AfterAnswer,
+    Effect,
     Effects,
     Follow,
     Forget,
@@ -182,30 +183,30 @@ class Executor:
             else:
                 self._carry_out_other(effect)
 
-    def _carry_out_other(self, effect: Any) -> None:
+    def _carry_out_other(self, effect: Effect) -> None:
         """The effects that are not on the hot path (timers, following, tasks)."""
-        kind = type(effect)
-        if kind is StartAt:
-            delay_s = max(0.0, effect.mono_ms / 1000 - time.monotonic())
-            loop = asyncio.get_running_loop()
-            effect.room.start_handle = loop.call_later(delay_s, self._start_due, effect.room)
-        elif kind is Forget:
-            self.hand(Forgotten(effect.room, effect.reason))
-            self.relay.unfollow(effect.room)
-        elif kind is Rewatch:
-            self.hand(Rewatched(effect.room, effect.reason))
-        elif kind is Follow:
-            self.relay.follow(effect.room)
-        elif kind is Pull:
-            self.relay.pull(effect.room, effect.player)
-        elif kind is PushAnywhere:
-            self.relay.push_anywhere(effect.player, effect.event)
-        elif kind is Rate:
-            self._spawn(self._rate(effect.room))
-        elif kind is Reconcile:
-            self._spawn(self._reconcile(effect.room))
-        else:
-            raise TypeError(f"not an effect to carry out here: {effect!r}")
+        match effect:
+            case StartAt(room, mono_ms):
+                delay_s = max(0.0, mono_ms / 1000 - time.monotonic())
+                loop = asyncio.get_running_loop()
+                room.start_handle = loop.call_later(delay_s, self._start_due, room)
+            case Forget(room, reason):
+                self.hand(Forgotten(room, reason))
+                self.relay.unfollow(room)
+            case Rewatch(room, reason):
+                self.hand(Rewatched(room, reason))
+            case Follow(room):
+                self.relay.follow(room)
+            case Pull(room, player):
+                self.relay.pull(room, player)
+            case PushAnywhere(player, event):
+                self.relay.push_anywhere(player, event)
+            case Rate(room):
+                self._spawn(self._rate(room))
+            case Reconcile(room):
+                self._spawn(self._reconcile(room))
+            case _:
+                raise TypeError(f"not an effect to carry out here: {effect!r}")
 
     def _start_due(self, room: Room) -> None:
         self.hand(StartDue(room))
