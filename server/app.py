@@ -4,8 +4,10 @@ together and runs them.
 - ``gateway``: per connection, frames to typed requests and answers back, hello/resume;
 - ``director``: the races (``RaceDirector``), ``daily`` (``DailyDesk``) and ``spectating``
   desks: each request's reply plus typed effects;
-- ``executor``: carries the effects out; ``writer``: the one ordered path to the store
-  (an action is answered once its log entry is written);
+- ``decider`` (``server/deciding.py``): what a write, a timer or news leaves to decide,
+  handed to it as an input, answered with effects;
+- ``executor``: carries the effects out and hands inputs to the decider; ``writer``: the
+  one ordered path to the store (an action is answered once its log entry is written);
 - ``relay``: what nodes tell each other (race changes, new actions, sessions moving);
   ``sweeper``: the timers of lost nodes' players and races' time limits (``timers`` lease);
 - ``ticker``: feeds, standings, garbage-collector policy; ``http``: /healthz, /metrics and
@@ -40,16 +42,20 @@ from server.answers import Answers
 from server.config import Settings
 from server.connection import MessageConnection
 from server.daily import DailyDeals, DailyDesk
+from server.deciding import Deciding
 from server.director import RaceDirector
 from server.duties import LEASE_TTL_MS, Duties
-from server.executor import Executor, now
+from server.executor import Executor
 from server.feeds import Feeds
 from server.gateway import Gateway
 from server.handlers import Handlers
 from server.http import HttpRoutes
+from server.inputs import GraceOver, LookAfterDue
 from server.metrics import Metrics
+from server.moment import now
 from server.outbox import Outbox
 from server.pairing import PairingDesk
+from server.ports import Outlet
 from server.profiles import ProfileDesk
 from server.race_service import RaceService
 from server.relay import Relay
@@ -87,38 +93,19 @@ class RaceServer:
         self.outbox = Outbox(max(settings.max_write_buffer, settings.spectator_write_buffer))
         self.feeds = Feeds(settings, self.outbox)
         self.writer = Writer(store, settings.spill_path, node=self.node)
-        # The parts that call each other back are given callables that look the other
-        # part up when called (``self.executor``, ``self.session_desk``): each is built
-        # once, and nothing is set on it afterwards.
+        # Built in the order they need each other: deciding first (the race service, the
+        # desks, the decider), then what carries out (the executor, handed the decider).
+        # What a decision cannot leave to its request goes out through ``outlet``, which
+        # the executor plugs itself into; the relay hands news to the executor likewise.
+        self.sessions = Sessions(settings.grace_ms, self._expire, self.outbox)
+        self.outlet = Outlet()
         self.races = RaceService(
-            settings,
-            store,
-            self.feeds.feeding,
-            carry_out=lambda effects: self.executor.run(effects),
-            here=lambda player: self.sessions.get(player) is not None,
+            settings, store, self.feeds.feeding, self.outlet, here=self.sessions.here
         )
         self.director = RaceDirector(settings, store, self.races)
-        self.sessions = Sessions(settings.grace_ms, self._expire, self.outbox)
-        self.relay = Relay(
-            self.node,
-            store,
-            self.races,
-            self.sessions,
-            lambda effects: self.executor.run(effects),
-            lambda player: self.session_desk.let_go(player),
-            now,
-        )
+        self.relay = Relay(self.node, store, self.sessions, self.races.rooms)
         self.spectating = SpectatingDesk(store, self.races)
         self.answers = Answers(self.writer, self.outbox, self.metrics)
-        self.executor = Executor(
-            self.races,
-            self.spectating,
-            self.sessions,
-            self.writer,
-            self.relay,
-            self.answers,
-            let_go=lambda player: self.session_desk.let_go(player),
-        )
         store.node = self.node
         store.hear_own_logs = False  # its racers' actions: it applied them already
         self.daily = DailyDeals(store, settings)
@@ -143,6 +130,20 @@ class RaceServer:
             self.director,
             settings.countdown_ms,
             Window(unlimited_after_ms=settings.any_rating_after_ms),
+        )
+        self.decider = Deciding(
+            settings,
+            store,
+            self.node,
+            self.sessions,
+            self.races,
+            self.director,
+            self.spectating,
+            self.pairing,
+            self.session_desk,
+        )
+        self.executor = Executor(
+            self.decider, self.sessions, self.writer, self.relay, self.answers, self.outlet
         )
         self.handlers = Handlers(
             settings,
@@ -182,16 +183,9 @@ class RaceServer:
             observe=self.metrics.tick_seconds.observe,
         )
         self.sweeper = Sweeper(
-            self.node,
-            store,
-            self.director,
-            settings.grace_ms,
-            settings.max_race_ms,
-            self.executor.run,
+            self.node, store, settings.grace_ms, settings.max_race_ms, self.executor
         )
-        self.duties = Duties(
-            self.node, store, settings, self.daily, self.sweeper, self.pairing, self.executor
-        )
+        self.duties = Duties(self.node, store, settings, self.daily, self.sweeper, self.executor)
         self.clock = self.duties.clock
         self.http = HttpRoutes(
             self, self.connection_counts, settings.static_dir, settings.trusted_proxies
@@ -330,19 +324,15 @@ class RaceServer:
         log.info("stopped")
 
     def _look_after(self, room: Room, moment: Now) -> None:
-        self.executor.run(self.races.look_after(room, moment))
+        self.executor.hand(LookAfterDue(room, moment))
 
     def _expire(self, player: str) -> None:
-        """A player did not come back within the grace period: unless they went to
-        another node meanwhile, their races go on without them."""
+        """A player did not come back within the grace period: handed on (``GraceOver``),
+        however long the store is in trouble; unless they went to another node meanwhile,
+        their races go on without them."""
 
         async def expire() -> None:
-            if self.sessions.get(player) is not None:
-                return  # back (or signed in again) while the store was in trouble
-            if await self.store.bus.player_node(player) not in (self.node, None):
-                return
-            await self.store.pairing.leave_pool(player)
-            self.executor.run(await self.director.drop(player, now()))
+            await self.executor.hand_reading(GraceOver(player, now()))
 
         dropping = until_the_store_takes_it(expire, "dropping a player", player=player)
         task = asyncio.create_task(dropping)

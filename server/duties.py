@@ -14,8 +14,10 @@ from protocol.daily import day_of
 from server.clock_check import ClockCheck
 from server.config import Settings
 from server.daily import DailyDeals
-from server.executor import Executor, now
-from server.pairing import PAIR_EVERY_S, PairingDesk
+from server.inputs import PairingDue
+from server.moment import now
+from server.pairing import PAIR_EVERY_S
+from server.ports import Hands
 from server.store import Store
 from server.sweeper import Sweeper
 
@@ -33,17 +35,16 @@ class Duties:
         settings: Settings,
         daily: DailyDeals,
         sweeper: Sweeper,
-        pairing: PairingDesk,
-        executor: Executor,
+        hands: Hands,
     ) -> None:
+        """``hands``: where the pairing due is handed, to be decided and carried out."""
         self.node = node
         self.clock = ClockCheck(settings.max_clock_offset_ms)
         self.store = store
         self.settings = settings
         self.daily = daily
         self.sweeper = sweeper
-        self.pairing = pairing
-        self.executor = executor
+        self.hands = hands
         self.leases: set[str] = set()  # the leases this node holds
         self.prepared_for = ""  # the day the daily lease holder last prepared deals on
         self.preparing: asyncio.Task[None] | None = None
@@ -66,7 +67,7 @@ class Duties:
             if "timers" not in self.leases:
                 continue
             try:
-                self.executor.run(await self.pairing.pair(now()))
+                await self.hands.hand_reading(PairingDue(now()))
             except Exception:
                 log.warning("pairing the quick-race pools failed", exc_info=True)
 

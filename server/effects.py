@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.messages import ServerMessage
 from protocol.player_events import PlayerEvent
 from protocol.race import LogEntry
+from server.inputs import Input
 from server.jobs import Job
 
 if TYPE_CHECKING:
@@ -53,10 +54,10 @@ class PostAct:
 @dataclass(slots=True)
 class Write:
     """A store job: queued in order and retried until it is written (never dropped);
-    ``on_written`` runs once it is."""
+    ``then``, once it is, is handed to the decider (a fact such as ``EndWritten``)."""
 
     job: Job
-    on_written: Callable[[], None] | None = None
+    then: Input | None = None
 
 
 @dataclass(slots=True)
@@ -109,6 +110,23 @@ class Rate:
 
 
 @dataclass(slots=True)
+class Reconcile:
+    """A write of ``room``'s log failed: once the writes before it are settled, read the
+    race back from the store (however long the store takes) and decide on what it holds."""
+
+    room: Room
+
+
+@dataclass(slots=True)
+class Pull:
+    """Read ``player``'s new entries of ``room``'s log from the store (once at a time;
+    asked again meanwhile, once more after) and decide on them."""
+
+    room: Room
+    player: str
+
+
+@dataclass(slots=True)
 class AfterAnswer:
     """``run`` right after the request's answer is sent on its connection (so after its
     writes, as the answer is): what must not come before the answer, such as a signed-in
@@ -128,6 +146,8 @@ Effect = (
     | Follow
     | PushAnywhere
     | Rate
+    | Reconcile
+    | Pull
     | AfterAnswer
 )
 Effects = list[Effect]

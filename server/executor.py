@@ -1,12 +1,15 @@
 """Carries out what the desks decide: each effect (``server/effects.py``) becomes a queued
-event, a spectator feed item, a store job, a timer, or a race let go.
+event, a spectator feed item, a store job, a timer, or a race let go. It decides nothing:
+what a timer, a write or a failure leaves to decide is handed to the decider as an input
+(``server/inputs.py``: a start signal due, a race to rate or read back, an end written, a
+race forgotten) and the effects it returns are carried out in turn. It imports no desk,
+service or decider: it is given one (``server/ports.py``: ``Decider``).
 
 It also runs the act hot path's second half: the reply and the effects of an accepted
-action wait until its log entry is written (``Writer``), and an action whose entry could
-not be written is taken back and answered ``store_unavailable`` (``history_lost`` when the
-store refused it as decided on top of actions it lost), and the race is then read back
-from the store (``server/read_back.py``). What a race's failure or timer decides is the
-race service's; this module only carries it out.
+action wait until its log entry is written (``Writer``); an entry the store refused is
+handed back (``ActRefused``: the decider takes the action back) and answered
+``store_unavailable`` (``history_lost`` when it was decided on top of actions the store
+lost).
 """
 
 from __future__ import annotations
@@ -15,40 +18,58 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Coroutine
+from typing import Any
 
 from protocol.messages import Error
-from protocol.race import Now
-from server import read_back
 from server.answers import Answer, Answers
 from server.client import Client
 from server.effects import (
     ActDecision,
     AfterAnswer,
+    Effect,
     Effects,
     Follow,
     Forget,
     Post,
     PostAct,
+    Pull,
     Push,
     PushAnywhere,
     Rate,
+    Reconcile,
     Rewatch,
     StartAt,
     Write,
 )
+from server.inputs import (
+    ActRefused,
+    ActStored,
+    Forgotten,
+    Input,
+    RateDue,
+    ReadingInput,
+    ReconcileDue,
+    Rewatched,
+    StartDue,
+)
 from server.jobs import AppendActions
-from server.race_service import RaceService
-from server.read_back import HISTORY_LOST, HISTORY_LOST_SENTENCE
+from server.moment import now
+from server.ports import Decider, Outlet
 from server.relay import Relay
-from server.replica import lost_under
 from server.retrying import until_the_store_takes_it
 from server.rooms import Room
 from server.sessions import Sessions
-from server.spectating import SpectatingDesk
 from server.store import Fenced, LogGap, StoreError
-from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
+from server.store.base import (
+    HISTORY_LOST,
+    HISTORY_LOST_SENTENCE,
+    STORE_UNAVAILABLE,
+    STORE_UNAVAILABLE_SENTENCE,
+)
 from server.writer import Writer
+
+__all__ = ["Executor", "followed", "now"]
 
 log = logging.getLogger("solrace.executor")
 RECONCILE_PAUSE_S = 0.5  # between tries to read a race back from the store
@@ -70,30 +91,41 @@ def followed(effects: Effects, answer: Answer) -> tuple[Effects, Answer]:
     return rest, dataclasses.replace(answer, then=then)
 
 
-def now() -> Now:
-    return Now(int(time.monotonic() * 1000), int(time.time() * 1000))
-
-
 class Executor:
     def __init__(
         self,
-        races: RaceService,
-        spectating: SpectatingDesk,
+        decider: Decider,
         sessions: Sessions,
         writer: Writer,
         relay: Relay,
         answers: Answers,
-        let_go: Callable[[str], None],
+        outlet: Outlet,
     ) -> None:
-        """``let_go(player)``: another node holds the player now (their write was fenced)."""
-        self.races = races
-        self.spectating = spectating
+        """Carries out what ``decider`` returns; the relay's news and the ``outlet``'s
+        effects come here too (both are plugged in to this executor as it is built)."""
+        self.decider = decider
         self.sessions = sessions
         self.writer = writer
         self.relay = relay
         self.answers = answers
-        self.let_go = let_go
-        self.reconciling: set[asyncio.Task[None]] = set()
+        self.tasks: set[asyncio.Task[None]] = set()
+        relay.listen(self)
+        outlet.carrier = self
+
+    # ------------------------------------------------------------------ handing inputs
+
+    def hand(self, given: Input) -> None:
+        """Hand ``given`` to the decider and carry out what it returns."""
+        effects = self.decider.decide(given)
+        if effects:
+            self.run(effects)
+
+    async def hand_reading(self, given: ReadingInput) -> None:
+        """Hand ``given`` to the decider (which reads the store first) and carry out what
+        it returns; its StoreError is raised, with nothing carried out."""
+        self.run(await self.decider.decide_reading(given))
+
+    # ------------------------------------------------------------------ effects
 
     def run(self, effects: Effects, answer: Answer | None = None) -> asyncio.Future[None] | None:
         """Carry out ``effects``: their writes first; then ``answer`` (a request's) and
@@ -123,8 +155,8 @@ class Executor:
 
         def one_written(write: Write) -> None:
             nonlocal left
-            if write.on_written is not None:
-                write.on_written()
+            if write.then is not None:
+                self.hand(write.then)
             left -= 1
             if left == 0:
                 tell()
@@ -148,44 +180,64 @@ class Executor:
                 assert isinstance(effect, Post)
                 mono_ms = mono_ms or int(time.monotonic() * 1000)
                 effect.room.post(effect.kind, effect.data, mono_ms, effect.racer)
-            elif kind is StartAt:
-                assert isinstance(effect, StartAt)
-                delay_s = max(0.0, effect.mono_ms / 1000 - time.monotonic())
-                loop = asyncio.get_running_loop()
-                effect.room.start_handle = loop.call_later(delay_s, self.begin, effect.room)
-            elif kind is Forget:
-                assert isinstance(effect, Forget)
-                self.races.forget(effect.room)
-                self.spectating.forgotten(effect.room, effect.reason)
-                self.relay.unfollow(effect.room)
-            elif kind is Rewatch:
-                assert isinstance(effect, Rewatch)
-                self.spectating.rewatch(effect.room, effect.reason)
-            elif kind is Follow:
-                assert isinstance(effect, Follow)
-                self.relay.follow(effect.room)
-            elif kind is PushAnywhere:
-                assert isinstance(effect, PushAnywhere)
-                self.relay.push_anywhere(effect.player, effect.event)
-            elif kind is Rate:
-                assert isinstance(effect, Rate)
-                task = asyncio.create_task(self._rate(effect.room))
-                self.reconciling.add(task)
-                task.add_done_callback(self.reconciling.discard)
             else:
+                self._carry_out_other(effect)
+
+    def _carry_out_other(self, effect: Effect) -> None:
+        """The effects that are not on the hot path (timers, following, tasks)."""
+        match effect:
+            case StartAt(room, mono_ms):
+                delay_s = max(0.0, mono_ms / 1000 - time.monotonic())
+                loop = asyncio.get_running_loop()
+                room.start_handle = loop.call_later(delay_s, self._start_due, room)
+            case Forget(room, reason):
+                self.hand(Forgotten(room, reason))
+                self.relay.unfollow(room)
+            case Rewatch(room, reason):
+                self.hand(Rewatched(room, reason))
+            case Follow(room):
+                self.relay.follow(room)
+            case Pull(room, player):
+                self.relay.pull(room, player)
+            case PushAnywhere(player, event):
+                self.relay.push_anywhere(player, event)
+            case Rate(room):
+                self._spawn(self._rate(room))
+            case Reconcile(room):
+                self._spawn(self._reconcile(room))
+            case _:
                 raise TypeError(f"not an effect to carry out here: {effect!r}")
 
+    def _start_due(self, room: Room) -> None:
+        self.hand(StartDue(room))
+
     async def _rate(self, room: Room) -> None:
-        """Rate the race, however long the store is in trouble (the store rates a race
-        once, so another node following it may have done it meanwhile)."""
+        """Hand the race over to be rated, however long the store is in trouble (the store
+        rates a race once, so another node following it may have done it meanwhile)."""
 
         async def rate() -> None:
-            self.run(await self.races.rate(room, now()))
+            await self.hand_reading(RateDue(room, now()))
 
         await until_the_store_takes_it(rate, "rating a race", race=room.id)
 
-    def begin(self, room: Room) -> None:
-        self.run(self.races.begin(room))
+    async def _reconcile(self, room: Room) -> None:
+        """Once the writes before it are settled, hand ``room`` over to be read back from
+        the store (a write whose answer was lost may have gone in), until the store
+        answers."""
+        while True:
+            await self.writer.idle.wait()
+            try:
+                await self.hand_reading(ReconcileDue(room, now()))
+            except StoreError:
+                await asyncio.sleep(RECONCILE_PAUSE_S)
+                continue
+            log.info("race read back from the store", extra={"race": room.id})
+            return
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     # ------------------------------------------------------------------ the act hot path
 
@@ -208,27 +260,25 @@ class Executor:
         after = logged[-2].seq if len(logged) > 1 else 0
         job = AppendActions(room.id, (entry,), fence, after)
         if self.writer.at_once(job):  # the memory store: stored already
-            self.races.stored(room, entry)
+            self.hand(ActStored(room, entry))
             answers.act_answered(client, decision.reply, read_at)
             self.run(decision.effects)
             return
 
         def written() -> None:
-            self.races.stored(room, entry)
+            self.hand(ActStored(room, entry))
             answers.act_answered(client, decision.reply, read_at)
             self.run(decision.effects)
 
         def refused(error: StoreError) -> None:
             fenced = isinstance(error, Fenced)  # another node holds the player now
-            if self.races.write_refused(room, entry.player, fenced, now()):
-                self._reconcile(room)
+            gap = isinstance(error, LogGap) and error.player == entry.player
+            self.hand(ActRefused(room, entry, fenced, gap, now()))
             if fenced:
-                self.let_go(entry.player)
                 client.deferred -= 1  # no answer: this connection is closed
                 return
             request_id = getattr(decision.reply, "id", None)
-            if isinstance(error, LogGap) and error.player == entry.player:
-                lost_under(room, entry.player, entry.seq)  # decided on lost actions
+            if gap:
                 error_reply = Error(request_id, "act", HISTORY_LOST, HISTORY_LOST_SENTENCE)
             else:
                 error_reply = Error(
@@ -238,32 +288,6 @@ class Executor:
 
         self.writer.submit(job, written, refused)
 
-    def _reconcile(self, room: Room) -> None:
-        """Once the writes before it are settled, read ``room``'s race back from the store
-        (a write whose answer was lost may have gone in) and take that as the truth; if the
-        store lost it, write it again from what was stored before."""
-
-        async def reconcile() -> None:
-            while True:
-                await self.writer.idle.wait()
-                try:
-                    effects = await read_back.reconcile(self.races, room, now(), self._fence_of)
-                except StoreError:
-                    await asyncio.sleep(RECONCILE_PAUSE_S)
-                    continue
-                self.run(effects)
-                log.info("race read back from the store", extra={"race": room.id})
-                return
-
-        task = asyncio.create_task(reconcile())
-        self.reconciling.add(task)
-        task.add_done_callback(self.reconciling.discard)
-
-    def _fence_of(self, player: str) -> int:
-        """The fence this node writes ``player``'s logs with: their session's, if here."""
-        session = self.sessions.get(player)
-        return session.fence if session is not None else 1
-
     def stop(self) -> None:
-        for task in self.reconciling:
+        for task in self.tasks:
             task.cancel()

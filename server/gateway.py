@@ -40,9 +40,10 @@ from server.client import Client
 from server.config import Settings
 from server.connection import MessageConnection
 from server.director import RaceDirector
-from server.executor import Executor, now
+from server.executor import Executor
 from server.handlers import Handlers
 from server.metrics import Metrics
+from server.moment import now
 from server.request_table import Asking, request_table
 from server.session_desk import SessionDesk
 from server.sessions import Session, Sessions, close_soon

@@ -9,8 +9,10 @@ another node wrote). It absorbs other nodes' changes and logged actions, and cou
 stored. Every call returns what it leaves to do as effects, but for what the request that
 asked cannot be trusted to carry out, as it may fail after it: following a race adopted
 (``find``), and what a failed step found on its way (another node's change, absorbed).
-Those are handed to ``carry_out`` (the executor's) at once; nothing waits for a later
-run.
+Those go out through the ``outlet`` (``server/ports.py``: carried out at once by the
+executor); nothing waits for a later run. It never calls the executor back otherwise:
+what a race's start, end, rating or failed write leaves to decide is handed to
+``server/deciding.py``, which asks it.
 """
 
 from __future__ import annotations
@@ -35,12 +37,12 @@ from protocol.race_views import public_info
 from server.config import Settings
 from server.effects import Effects, Follow, Forget, StartAt
 from server.node_news import CarriedEntries
-from server.rating import rate
+from server.ports import Outlet
 from server.replica import apply_logged, carried_entries, let_go, undo_unstored
 from server.results import finished
 from server.rooms import Feeding, Room
 from server.store import Listed, Store, StoreError
-from server.telling import begin, standings, told
+from server.telling import standings, told
 
 log = logging.getLogger("solrace.director")
 
@@ -53,13 +55,13 @@ class RaceService:
         settings: Settings,
         store: Store,
         feeding: Feeding,
-        carry_out: Callable[[Effects], Any],
+        outlet: Outlet,
         here: Callable[[str], bool] = lambda player: True,
     ) -> None:
         self.settings = settings
         self.store = store
         self.feeding = feeding  # rooms whose spectator feed has work (server/feeds.py)
-        self.carry_out = carry_out  # the executor's: what no request may be left to carry out
+        self.outlet = outlet  # what no request may be left to carry out
         self.rooms: dict[str, Room] = {}
         self.races_of: dict[str, set[str]] = {}  # player -> races followed that they are in
         # whether a player's session is on this node (the server's sessions say): only
@@ -72,7 +74,7 @@ class RaceService:
     async def find(self, race_id: str, moment: Now) -> Room:
         """A race followed here, else rebuilt from the store: a live one is followed from
         now on (``adopt``), a finished one is only shown (its end written if it never
-        was). What that takes is carried out at once (``carry_out``), whatever becomes of
+        was). What that takes is carried out at once (``outlet``), whatever becomes of
         the request that asked: a race adopted is always followed. RaceError if there is
         none."""
         room = self.rooms.get(race_id)
@@ -83,9 +85,9 @@ class RaceService:
             raise RaceError(f"there is no race {race_id}", "race_not_found")
         if rebuilt.id not in self.rooms:
             if rebuilt.race.phase is not Phase.DONE:
-                self.carry_out(self.adopt(rebuilt, moment))
+                self.outlet.carry_out(self.adopt(rebuilt, moment))
             elif not rebuilt.stored:  # over by its log, its end never written: write it
-                self.carry_out(finished(rebuilt, moment, self.settings))
+                self.outlet.carry_out(finished(rebuilt, moment, self.settings))
         return self.rooms.get(race_id, rebuilt)
 
     async def rebuild(self, race_id: str, moment: Now, fresh: bool = False) -> Room | None:
@@ -162,14 +164,14 @@ class RaceService:
                     )
                 except StoreError:
                     absorb(room.race, before, moment)
-                    self.carry_out(caught)
+                    self.outlet.carry_out(caught)
                     raise
                 if stored:
                     room.version += 1
                     return caught + self._told(room, record_changes(before, after), moment)
                 absorb(room.race, before, moment)
                 caught += await self._catch_up(room, moment)
-        self.carry_out(caught)
+        self.outlet.carry_out(caught)
         raise RaceError("the race kept changing under this request: try again", "race_busy")
 
     async def take_over(self, player: str, fence: int, moment: Now) -> tuple[list[str], int]:
@@ -195,14 +197,10 @@ class RaceService:
                 raise ProtocolError(
                     "this player's session continues on a newer connection", "replaced"
                 )
-            self.carry_out(await self.pull(room, player, moment))
+            self.outlet.carry_out(await self.pull(room, player, moment))
         if followed:
             self.read_back_due[player] = followed
         return races, rebuilt
-
-    def begin(self, room: Room) -> Effects:
-        """``room``'s start signal is due: what the start tells (``telling.begin``)."""
-        return begin(room)
 
     def write_refused(self, room: Room, player: str, fenced: bool, moment: Now) -> bool:
         """A write of ``player``'s action to ``room``'s log was refused: ``fenced`` (another
@@ -315,10 +313,6 @@ class RaceService:
                 if races is not None:
                     races.discard(room.id)
         return told(room, changes, moment, self.settings, self.here)
-
-    async def rate(self, room: Room, moment: Now) -> Effects:
-        """Rate ``room``'s finished race (``server/rating.py``)."""
-        return await rate(self.store, self.settings, room.race, moment)
 
     def live(self) -> Iterable[Room]:
         return (room for room in self.rooms.values() if room.race.live)

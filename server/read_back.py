@@ -1,9 +1,10 @@
 """A live race read back from the store and compared with what this node knows was stored.
 
 The race is rebuilt from the store after a write of its log failed (``reconcile``: the
-executor), once the store's connection is back (``read_back``: the relay, on ``Resync``)
-and when a racer's session comes to a node that followed their race (``read_back``: the
-session desk, after the welcome). Where the store holds fewer of a racer's actions than
+decider, handed ``ReconcileDue``), once the store's connection is back (``read_back``: the
+decider, handed ``ReadBackDue`` by the relay on ``Resync``) and when a racer's session
+comes to a node that followed their race (``read_back``: the session desk, after the
+welcome). Where the store holds fewer of a racer's actions than
 this node knows it stored (a Redis that came back with less than it acknowledged:
 ``appendfsync everysec`` and a power loss, a lagging replica promoted), nothing is carried
 on silently: the loss is logged at ERROR and counted (``RaceService.actions_lost``,
@@ -28,12 +29,6 @@ if TYPE_CHECKING:  # the race service reads its races back through this module
     from server.race_service import RaceService
 
 log = logging.getLogger("solrace.director")
-
-HISTORY_LOST = "history_lost"  # the answer to an act decided on top of actions the store lost
-HISTORY_LOST_SENTENCE = (
-    "the server's store lost earlier moves of yours, so this one was not played: your game "
-    "goes on from the position the history_lost event shows"
-)
 
 
 async def reconcile(

@@ -1,28 +1,28 @@
 """What nodes tell each other, through the store's channels (Redis pub/sub; in memory, the
-one node follows no race: it would hear only itself).
+one node follows no race: it would hear only itself). It carries out and decides nothing:
+what news asks to decide is handed on as an input (``server/inputs.py``) to the hands
+plugged in (``listen``: the executor's), which decide and carry it out.
 
-On a race's channel: its record changed (``record``: the node absorbs the new version) or
-a racer's log moved on (``log``: published once the entries are stored, and carrying them
-when they are few; the node applies them when they continue its replica's log, else reads
-the new entries from the log, so it gets exactly what is stored, in order, whatever it
-missed). On a node's own channel: a player's
-session moved to another node (``taken``: close the connection here and let the session
-go), or an event for a player whose session is here (``push``). Each node hears a race's
-news once, whatever number of its players and spectators follow it, and fans it out.
+On a race's channel: its record changed (``record``: ``CaughtUpDue``) or a racer's log
+moved on (``log``: published once the entries are stored, and carrying them when they
+are few: ``LogCarried``, which the decider applies when they continue its replica's log,
+else asks for a ``Pull`` of the new entries from the log, so it gets exactly what is
+stored, in order, whatever it missed). On a node's own channel: a player's session moved
+to another node (``taken``: ``LetGo``), or an event for a player whose session is here
+(``push``). Each node hears a race's news once, whatever number of its players and
+spectators follow it, and fans it out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine, Mapping
 from typing import Any
 
-from protocol.player_events import Paired, PlayerEvent, Started
-from protocol.race import Now, Phase
-from protocol.race_views import racer_view
-from server import read_back
-from server.effects import Effects
+from protocol.player_events import Paired, PlayerEvent
+from server.inputs import CaughtUpDue, LetGo, LogCarried, PairedHere, PullDue, ReadBackDue
+from server.moment import now
 from server.node_news import (
     CarriedEntries,
     Logged,
@@ -33,7 +33,7 @@ from server.node_news import (
     decode,
     encode,
 )
-from server.race_service import RaceService
+from server.ports import Hands
 from server.retrying import until_the_store_takes_it
 from server.rooms import Room
 from server.sessions import Sessions
@@ -44,26 +44,23 @@ log = logging.getLogger("solrace.relay")
 
 class Relay:
     def __init__(
-        self,
-        node: str,
-        store: Store,
-        races: RaceService,
-        sessions: Sessions,
-        run: Callable[[Effects], object],
-        replaced: Callable[[str], None],
-        clock: Callable[[], Now],
+        self, node: str, store: Store, sessions: Sessions, rooms: Mapping[str, Room]
     ) -> None:
+        """``rooms``: the races followed here, by id (read only)."""
         self.node = node
         self.store = store
-        self.races = races
         self.sessions = sessions
-        self.run = run
-        self.replaced = replaced
-        self.clock = clock
+        self.rooms = rooms
+        self.hands: Hands | None = None
         self.following: set[str] = set()
         self.pulling: dict[tuple[str, str], bool] = {}  # (race, player) -> pull again after
         self.tasks: set[asyncio.Task[Any]] = set()
-        store.listener = self.heard
+
+    def listen(self, hands: Hands) -> None:
+        """Hear other nodes' news from now on, and hand what it asks to decide to
+        ``hands``."""
+        self.hands = hands
+        self.store.listener = self.heard
 
     async def start(self) -> None:
         await self.store.bus.subscribe([node_channel(self.node)])
@@ -71,6 +68,11 @@ class Relay:
     def stop(self) -> None:
         for task in self.tasks:
             task.cancel()
+
+    @property
+    def _hands(self) -> Hands:
+        assert self.hands is not None, "the relay hears nothing before it listens"
+        return self.hands
 
     # ------------------------------------------------------------------ following races
 
@@ -87,7 +89,7 @@ class Relay:
             await self.store.bus.subscribe([race_channel(room.id)])
             await self._caught_up(room)
             for player in room.race.racers:
-                self._pull(room, player)
+                self.pull(room, player)
 
         self._spawn(follow())
 
@@ -106,12 +108,12 @@ class Relay:
             return
         if isinstance(news, Resync):  # messages may have been missed: read every race again
             for race_id in list(self.following):
-                room = self.races.rooms.get(race_id)
+                room = self.rooms.get(race_id)
                 if room is not None:
                     self._spawn(self._resynced(room))
             return
         if channel.startswith("race:"):
-            room = self.races.rooms.get(channel.removeprefix("race:"))
+            room = self.rooms.get(channel.removeprefix("race:"))
             if room is None:
                 return
             if isinstance(news, RecordChanged):
@@ -120,20 +122,11 @@ class Relay:
                 self._logged(room, news.player, news.entries)
         elif channel == node_channel(self.node):
             if isinstance(news, TakenOver):
-                self.replaced(news.player)
+                self._hands.hand(LetGo(news.player))
             elif isinstance(news, Pushed) and isinstance(news.event, Paired):
-                self._spawn(self._paired(news.player, news.event))
+                self._spawn(self._hands.hand_reading(PairedHere(news.player, news.event, now())))
             elif isinstance(news, Pushed):
                 self.sessions.push(news.player, news.event)
-
-    async def _paired(self, player: str, paired: Paired) -> None:
-        """``player`` here was paired by another node: follow the race they are in now,
-        then tell them; and, when it started before this node followed it (no countdown),
-        that it started, with their cards (the start this node will never see)."""
-        room = await self.races.find(paired.race["race"], self.clock())
-        self.sessions.push(player, paired)
-        if room.race.phase is Phase.RUNNING and player in room.race.racers:
-            self.sessions.push(player, Started(racer_view(room.race, player)))
 
     async def _resynced(self, room: Room) -> None:
         """The store's connection was lost and is back: read the race back first (the
@@ -141,31 +134,29 @@ class Relay:
         long the store takes, then catch up with what other nodes did meanwhile."""
 
         async def read() -> None:
-            self.run(await read_back.read_back(self.races, room, self.clock()))
+            await self._hands.hand_reading(ReadBackDue(room, now()))
 
         await until_the_store_takes_it(read, "reading a race back", race=room.id)
         await self._caught_up(room)
         for player in room.race.racers:
-            self._pull(room, player)
+            self.pull(room, player)
 
     async def _caught_up(self, room: Room) -> None:
-        self.run(await self.races.caught_up(room, self.clock()))
+        await self._hands.hand_reading(CaughtUpDue(room, now()))
 
     def _logged(self, room: Room, player: str, carried: CarriedEntries | None) -> None:
-        """``player``'s log moved on: apply the entries the message carries when they
-        continue the replica's log, else (none carried, a gap: a message was missed, a
-        pull under way) read the log."""
+        """``player``'s log moved on: the entries the message carries are handed on (the
+        decider applies them, or asks for a ``Pull``), else (none carried, a pull under
+        way) the log is read."""
         if carried is not None and (room.id, player) not in self.pulling:
             try:  # here, in the store's listener: a failure must not stop it hearing
-                effects = self.races.carried(room, player, carried, self.clock())
-                if effects is not None:
-                    self.run(effects)
-                    return
+                self._hands.hand(LogCarried(room, player, carried, now()))
+                return
             except Exception:
                 log.exception("a log message between nodes failed; reading the log")
-        self._pull(room, player)
+        self.pull(room, player)
 
-    def _pull(self, room: Room, player: str) -> None:
+    def pull(self, room: Room, player: str) -> None:
         """Read ``player``'s new log entries once (a pull asked for while one runs makes
         it run again after, so nothing is missed and nothing is read twice at once)."""
         key = (room.id, player)
@@ -177,7 +168,7 @@ class Relay:
         async def pull() -> None:
             try:
                 while True:
-                    self.run(await self.races.pull(room, player, self.clock()))
+                    await self._hands.hand_reading(PullDue(room, player, now()))
                     if not self.pulling.get(key):
                         return
                     self.pulling[key] = False

@@ -10,8 +10,8 @@ the store lost it (``rewrite``); when the store holds fewer of a racer's actions
 known stored (it came back with less than it acknowledged), the race as it holds it is
 taken all the same, and what was lost remembered (``lost_actions``, ``take_loss``) and
 told (``loss_told``). Plain functions of the room: the race director
-(``server/director.py``) calls them with what it reads from the store, the executor
-(``server/executor.py``) when a write fails.
+(``server/director.py``) calls them with what it reads from the store, the decider
+(``server/deciding.py``) when a write fails (``ActRefused``).
 """
 
 from __future__ import annotations

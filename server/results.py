@@ -20,6 +20,7 @@ from protocol.ratings import Rating, is_provisional
 from server.config import Settings
 from server.effects import Effects, Forget, Post, Push, PushAnywhere, Rate, Write
 from server.fairplay import review_of, with_related
+from server.inputs import EndWritten
 from server.jobs import EndRace, KeepReview, RecordDaily, RecordHistory
 from server.rooms import Room
 
@@ -41,7 +42,7 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
     race_settings = race.settings
     end = EndRace(race.id, record_of(race), result, logs_keep_s(settings), room.version)
     effects: Effects = [
-        Write(end, room.mark_stored),
+        Write(end, EndWritten(room)),  # once written, the race may be let go
         *[Push(player, RaceResult(result)) for player in race.racers],
         Post(room, "result", result_item(room, result)),
     ]

@@ -23,9 +23,9 @@ from protocol.wire import PROTOCOL_VERSION
 from server.client import Client
 from server.config import Settings
 from server.effects import Effects, Write
-from server.executor import now
 from server.jobs import SaveIdentity
 from server.metrics import Metrics
+from server.moment import now
 from server.race_service import RaceService
 from server.read_back import read_back
 from server.relay import Relay
@@ -214,7 +214,7 @@ class SessionDesk:
             if room is None:
                 continue
             try:
-                self.races.carry_out(await read_back(self.races, room, now()))
+                self.races.outlet.carry_out(await read_back(self.races, room, now()))
             except StoreError as error:  # a later write or reconnect reads it back then
                 log.warning("a race not read back", extra={"race": race_id, "error": str(error)})
 

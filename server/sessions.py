@@ -170,6 +170,10 @@ class Sessions:
     def get(self, player: str) -> Session | None:
         return self.by_player.get(player)
 
+    def here(self, player: str) -> bool:
+        """Whether ``player``'s session is on this node."""
+        return player in self.by_player
+
     def push(self, player: str, event: PlayerEvent) -> None:
         session = self.by_player.get(player)
         if session is not None:

@@ -8,16 +8,18 @@ holding the ``timers`` lease (it moves to another node when its holder dies).
 
 Players whose node lives are that node's business: it drops them itself after their grace
 period, unless they went to another node meanwhile.
+
+It finds who and what is due and decides nothing: each is handed on (``LostWithNode``,
+``TimeLimitDue``: ``server/inputs.py``) to be decided and carried out.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
-from protocol.race import Now, Phase
-from server.director import RaceDirector
-from server.effects import Effects
+from protocol.race import Now
+from server.inputs import LostWithNode, TimeLimitDue
+from server.ports import Hands
 from server.store import Store
 
 log = logging.getLogger("solrace.sweeper")
@@ -30,17 +32,15 @@ class Sweeper:
         self,
         node: str,
         store: Store,
-        director: RaceDirector,
         grace_ms: int,
         max_race_ms: int,
-        run: Callable[[Effects], object],
+        hands: Hands,
     ) -> None:
         self.node = node
         self.store = store
-        self.director = director
         self.grace_ms = grace_ms
         self.max_race_ms = max_race_ms
-        self.run = run
+        self.hands = hands
         self.missing: dict[str, int] = {}  # player of a dead node -> when first seen so
         self.done: set[tuple[str, str]] = set()  # (dead node, player) dropped already
         self.limits_checked = 0.0
@@ -67,9 +67,7 @@ class Sweeper:
             since = self.missing.setdefault(player, moment.mono_ms)
             if moment.mono_ms - since < self.grace_ms:
                 continue
-            races = await self.store.races.player_races(player)
-            await self.store.pairing.leave_pool(player)
-            self.run(await self.director.drop(player, moment, races))
+            await self.hands.hand_reading(LostWithNode(player, moment))
             self.done.add((node, player))
             self.missing.pop(player, None)
             log.info("dropped a player of a lost node", extra={"player": player, "lost": node})
@@ -80,6 +78,4 @@ class Sweeper:
             start = record.get("start_at_ms") if record else None
             if start is None or moment.wall_ms - start <= self.max_race_ms:
                 continue
-            room = await self.director.races.find(race_id, moment)
-            if room.race.phase is Phase.RUNNING and self.director.races.timed_out(room, moment):
-                self.run(await self.director.time_out(room, moment))
+            await self.hands.hand_reading(TimeLimitDue(race_id, moment))

@@ -6,7 +6,8 @@ standings when someone's changed; a race that ends or closes goes on to
 another node, and standings go only to the racers whose session is on this node
 (``here``: other nodes send theirs). Plain functions of the room: the race director
 (``server/director.py``) calls them on its steps and the act hot path, ``server/replica.py``
-on the actions it applies from other nodes, and the executor when a start signal is due.
+on the actions it applies from other nodes, and the decider when a start signal is due
+(``StartDue``).
 """
 
 from __future__ import annotations

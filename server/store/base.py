@@ -43,6 +43,13 @@ STORE_UNAVAILABLE = "store_unavailable"
 STORE_UNAVAILABLE_SENTENCE = (
     "the store is not answering, so nothing was done (a move was not played): send it again shortly"
 )
+# ... and when an ``act`` was decided on top of their actions the store lost
+# (``server/read_back.py``)
+HISTORY_LOST = "history_lost"
+HISTORY_LOST_SENTENCE = (
+    "the server's store lost earlier moves of yours, so this one was not played: your game "
+    "goes on from the position the history_lost event shows"
+)
 
 
 class StoreError(SolraceError):

@@ -19,8 +19,8 @@ from client.api import Client
 from protocol.race import LogEntry, Now
 from server.app import RaceServer
 from server.effects import Push
-from server.executor import now
 from server.jobs import AppendActions
+from server.moment import now
 from server.store.redis_store import RedisStore
 
 GAME, DEAL = "mount_sunflower", 18

@@ -21,6 +21,7 @@ from protocol.race_views import (
 from protocol.ratings import DEFAULT, Rating
 from server.config import Settings
 from server.effects import Forget, Post, Push, PushAnywhere, Rate, Write
+from server.inputs import EndWritten
 from server.jobs import EndRace, KeepReview, RecordDaily, RecordHistory
 from server.results import closed, finished, histories, rated_runs, ratings_told
 from server.rooms import Feeding, Room
@@ -85,9 +86,7 @@ def test_a_finished_race_is_written_first_then_told_then_rated_and_kept_in_histo
     assert isinstance(written, Write)
     assert written.job == EndRace("r1", record_of(room.race), result, 2 * 86_400, 4)
     assert not room.stored
-    assert written.on_written is not None
-    written.on_written()
-    assert room.stored  # once written, the race may be let go
+    assert written.then == EndWritten(room)  # handed back once written: it may be let go
     told = [(e.player, e.event) for e in effects if isinstance(e, Push)]
     assert told == [("ann", RaceResult(result)), ("bob", RaceResult(result))]
     # spectators of this race that may count saw progress only: now every racer's last

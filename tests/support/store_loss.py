@@ -5,9 +5,9 @@ a Redis put back to older append-only files, is ``tests/server/test_store_lost_a
 
 from __future__ import annotations
 
-from server import read_back
 from server.app import RaceServer
-from server.executor import now
+from server.inputs import ReadBackDue
+from server.moment import now
 from server.store import MemoryStore
 
 
@@ -18,4 +18,4 @@ async def store_keeps_only(server: RaceServer, player: str, keep: int) -> None:
     assert isinstance(store, MemoryStore)
     (room,) = server.races.racing(player)
     del store.races._logs[room.id][player][keep:]
-    server.executor.run(await read_back.read_back(server.races, room, now()))
+    await server.executor.hand_reading(ReadBackDue(room, now()))
