@@ -2,10 +2,13 @@
 their races, runs and history stay theirs), ``sign_in`` and ``sign_out``.
 
 The desk checks credentials with ``Credentials`` (``server/accounts.py``: hashing and the
-limits that keep guessing slow), stores an account's resume token before it is given out
-and forgets the tokens signed out. What belongs to the connection stays with the
-gateway: ending the guest session at a sign-in, attaching the account's session to the
-connection and catching it up (done by ``server/session_desk.py``), and closing the
+limits that keep guessing slow) and forgets the tokens signed out. An account's new resume
+token is returned as effects, never awaited here: a ``Write`` of it, which the answer that
+gives it out waits for; at a register, once it is written (``TokenStored``), the guest's
+token is revoked and the session named by the new one (``server/deciding.py``). The desk
+holds no writer and no session registry. What belongs to the connection stays with the
+edge: ending the guest session at a sign-in, attaching the account's session to the
+connection (``Attach``) and catching it up (``server/session_desk.py``), and closing the
 connection after a sign-out.
 """
 
@@ -20,11 +23,11 @@ from protocol.race import Now, Phase
 from server.accounts import AccountError, Credentials
 from server.config import Settings
 from server.director import RaceDirector
-from server.effects import Effects
+from server.effects import Effects, Write
+from server.inputs import TokenStored
 from server.jobs import SaveIdentity
-from server.sessions import Session, Sessions, new_token, token_hash
+from server.sessions import Session, new_token, token_hash
 from server.store import Account, Store
-from server.writer import Writer
 
 
 class AccountDesk:
@@ -32,14 +35,10 @@ class AccountDesk:
         self,
         store: Store,
         settings: Settings,
-        sessions: Sessions,
         director: RaceDirector,
-        writer: Writer,
     ) -> None:
         self.store = store
-        self.sessions = sessions
         self.director = director
-        self.writer = writer
         self.credentials = Credentials(store, settings)
         self.durable_identities = settings.keep_identities_days * 86_400
         self.new_accounts_ranked_today = settings.new_accounts_ranked_today
@@ -49,24 +48,24 @@ class AccountDesk:
     ) -> tuple[dict[str, Any], Effects]:
         """This guest becomes an account: same player, so their races and runs stay
         theirs (a guest's daily runs are yesterday's practice: ``claimed`` is always empty,
-        kept for older clients)."""
+        kept for older clients). The account's token is written before the answer gives
+        it out; then the guest's is revoked and the session is the account's."""
         self._no_account_yet(session)
         account = await self.credentials.register(
             allowed, address, session.player, request.username, request.password
         )
-        guest_token = session.token_hash
-        token = await self._account_token(account.player, account.username)
-        await self.store.accounts.revoke_tokens(session.player, [guest_token])
-        session.account = session.name = account.username
-        self.sessions.retoken(session, token)
-        return {**signed_in_answer(session, token), "claimed": []}, []
+        token, identity = self._account_token(account.player, account.username)
+        stored = TokenStored(session.player, token, account.username, (session.token_hash,))
+        answer = signed_in_answer(session.player, account.username, token, session.last_event)
+        return {**answer, "claimed": []}, [Write(identity, stored)]
 
     async def sign_in(
         self, session: Session, request: SignIn, allowed: bool, address: str
-    ) -> tuple[Account, str]:
-        """The account ``request`` names and a new resume token of it, for the guest
-        ``session``, who must finish their races first and waits in no pool after; the
-        gateway then ends the guest session and continues as the account."""
+    ) -> tuple[Account, str, Effects]:
+        """The account ``request`` names, a new resume token of it and its ``Write`` (the
+        answer that gives it out waits for it), for the guest ``session``, who must finish
+        their races first and waits in no pool after; the gateway then ends the guest
+        session and continues as the account."""
         self._no_account_yet(session)
         if any(
             room.race.phase is not Phase.DONE for room in self.director.races.racing(session.player)
@@ -82,9 +81,9 @@ class AccountDesk:
                 "a bot cannot sign in to a person's account: it would no longer show as a bot",
                 "bot_mismatch",
             )
-        token = await self._account_token(account.player, account.username)
+        token, identity = self._account_token(account.player, account.username)
         await self.store.pairing.leave_pool(session.player)  # the guest waits no more
-        return account, token
+        return account, token, [Write(identity)]
 
     async def registered_today(self, session: Session, moment: Now) -> bool:
         """Whether ``session``'s account was made on today's (UTC) day: its daily attempts
@@ -109,25 +108,26 @@ class AccountDesk:
                 f"you are signed in as {session.account}: sign out first", "already_signed_in"
             )
 
-    async def _account_token(self, player: str, username: str) -> str:
-        """A new resume token of the account, stored before it is given out."""
+    def _account_token(self, player: str, username: str) -> tuple[str, SaveIdentity]:
+        """A new resume token of the account, and what keeps it (to be stored before it
+        is given out)."""
         token = new_token()
         identity = SaveIdentity(
             token_hash(token), player, username, self.durable_identities, username
         )
-        await self.writer.stored(identity)
-        return token
+        return token, identity
 
     def close(self) -> None:
         self.credentials.close()
 
 
-def signed_in_answer(session: Session, token: str) -> dict[str, Any]:
-    """The answer to a register or sign-in: who the connection speaks for now."""
+def signed_in_answer(player: str, account: str, token: str, last_event: int) -> dict[str, Any]:
+    """The answer to a register or sign-in: who the connection speaks for now (an account's
+    name is its username)."""
     return {
-        "player": session.player,
-        "name": session.name,
-        "account": session.account,
+        "player": player,
+        "name": account,
+        "account": account,
         "token": token,
-        "last_event": session.last_event,
+        "last_event": last_event,
     }

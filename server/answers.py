@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from protocol.messages import ServerMessage
 from server.client import Client
+from server.lines import Lines
 from server.metrics import Metrics
-from server.outbox import Outbox
 from server.writer import Writer
 
 
@@ -29,9 +29,9 @@ class Answer:
 
 
 class Answers:
-    def __init__(self, writer: Writer, outbox: Outbox, metrics: Metrics) -> None:
+    def __init__(self, writer: Writer, lines: Lines, metrics: Metrics) -> None:
         self.writer = writer
-        self.outbox = outbox
+        self.lines = lines
         self.metrics = metrics
 
     def send(self, answer: Answer) -> None:
@@ -66,8 +66,9 @@ class Answers:
             answer.then()
 
     def _deliver(self, client: Client, message: ServerMessage) -> None:
-        session = client.session
-        if session is not None and session.connection is client.connection:
-            session.send(message)
+        """On the client's line while it carries a session (a line that does not read is
+        closed), else straight to the connection."""
+        if client.session is not None and not client.line.replaced:
+            self.lines.write(client.line, message)
         else:
-            self.outbox.send(client.connection, client.encoding, message)
+            self.lines.outbox.send(client.connection, client.encoding, message)

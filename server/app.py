@@ -51,6 +51,7 @@ from server.gateway import Gateway
 from server.handlers import Handlers
 from server.http import HttpRoutes
 from server.inputs import GraceOver, LookAfterDue
+from server.lines import Lines
 from server.metrics import Metrics
 from server.moment import now
 from server.outbox import Outbox
@@ -91,21 +92,23 @@ class RaceServer:
         self.node = f"{host}-{secrets.token_hex(3)}"  # this process: one node
         self.metrics = Metrics()
         self.outbox = Outbox(max(settings.max_write_buffer, settings.spectator_write_buffer))
-        self.feeds = Feeds(settings, self.outbox)
+        # who the players are (sessions) apart from their connections (lines: the edge's)
+        self.sessions = Sessions(settings.grace_ms, self._expire)
+        self.lines = Lines(self.sessions, self.outbox)
+        self.feeds = Feeds(settings, self.lines)
         self.writer = Writer(store, settings.spill_path, node=self.node)
         # Built in the order they need each other: deciding first (the race service, the
         # desks, the decider), then what carries out (the executor, handed the decider).
         # What a decision cannot leave to its request goes out through ``outlet``, which
         # the executor plugs itself into; the relay hands news to the executor likewise.
-        self.sessions = Sessions(settings.grace_ms, self._expire, self.outbox)
         self.outlet = Outlet()
         self.races = RaceService(
             settings, store, self.feeds.feeding, self.outlet, here=self.sessions.here
         )
         self.director = RaceDirector(settings, store, self.races)
-        self.relay = Relay(self.node, store, self.sessions, self.races.rooms)
+        self.relay = Relay(self.node, store, self.lines, self.races.rooms)
         self.spectating = SpectatingDesk(store, self.races)
-        self.answers = Answers(self.writer, self.outbox, self.metrics)
+        self.answers = Answers(self.writer, self.lines, self.metrics)
         store.node = self.node
         store.hear_own_logs = False  # its racers' actions: it applied them already
         self.daily = DailyDeals(store, settings)
@@ -124,7 +127,7 @@ class RaceServer:
             self.node,
             self.relay,
         )
-        self.account_desk = AccountDesk(store, settings, self.sessions, self.director, self.writer)
+        self.account_desk = AccountDesk(store, settings, self.director)
         self.pairing = PairingDesk(
             store,
             self.director,
@@ -143,7 +146,7 @@ class RaceServer:
             self.session_desk,
         )
         self.executor = Executor(
-            self.decider, self.sessions, self.writer, self.relay, self.answers, self.outlet
+            self.decider, self.lines, self.writer, self.relay, self.answers, self.outlet, store
         )
         self.handlers = Handlers(
             settings,
@@ -169,6 +172,7 @@ class RaceServer:
             self.session_desk,
             self.handlers,
             self.director,
+            self.lines,
         )
         self.ticker = Ticker(
             settings.feed_interval_ms,
@@ -228,7 +232,7 @@ class RaceServer:
             "history": f"lost in {history_lost} live race(s)" if history_lost else "ok",
             "clock": self.clock.state(),
             "stopping": self.stopping,
-            "players": self.sessions.connected(),
+            "players": self.lines.connected(),
             "races": len(self.director.rooms),
             "write_backlog": self.writer.backlog,
             "node": self.node,
@@ -296,8 +300,8 @@ class RaceServer:
         # no new players from now (refused 503), but the port stays open while writes
         # drain, so /readyz can say 503 and a load balancer sends them elsewhere
         self.stopping = self.gateway.stopping = True
-        for session in self.sessions.by_player.values():
-            session.push(Shutdown(reason, 1000))
+        for player in list(self.sessions.by_player):
+            self.lines.push(player, Shutdown(reason, 1000))
         drained = await self.writer.drain(self.settings.shutdown_grace_s)
         spilled = 0 if drained else self.writer.spill()
         log.info(
@@ -344,7 +348,7 @@ def _readings(server: RaceServer) -> dict[str, float]:
     """The figures ``/metrics`` reads from the server's parts when it is scraped."""
     writer = server.writer
     return {
-        "players_connected": server.sessions.connected(),
+        "players_connected": server.lines.connected(),
         "sessions": len(server.sessions.by_player),
         "live_races": sum(1 for _ in server.races.live()),
         "races_in_memory": len(server.director.rooms),

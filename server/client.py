@@ -1,5 +1,5 @@
-"""One websocket connection as the gateway sees it: its encoding, its rate limits and what
-it has said so far."""
+"""One websocket connection as the gateway sees it: its line (``server/lines.py``: the
+connection, its encoding and send buffer), its rate limits and what it has said so far."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from websockets.asyncio.server import ServerConnection
 from protocol.wire import JSON
 from server.accounts import attempts_bucket
 from server.config import Settings
+from server.lines import Line
 from server.ratelimit import FloodGuard, TokenBucket
 from server.sessions import Session
 
@@ -21,9 +22,11 @@ class Client:
     def __init__(self, connection: ServerConnection, settings: Settings, now_s: float) -> None:
         self.connection = connection
         self.encoding = connection.subprotocol or JSON
+        self.line = Line(connection, self.encoding, settings.max_write_buffer)
         self.bucket = TokenBucket(settings.rate_per_s, settings.burst, now_s)
         self.flood = FloodGuard(settings.flood_strikes)
         self.session: Session | None = None
+        self.address = ""  # the client's, by a trusted proxy's word (the gateway's)
         self.device: str | None = None  # the id its hello gave of the client's device
         # the hashes of the tokens it presented at hello or held since: its token lineage,
         # each account it speaks for is related to the others (``server/standing.py``)
@@ -40,4 +43,4 @@ class Client:
     @property
     def replaced(self) -> bool:
         """Another connection has resumed this one's session."""
-        return self.session is not None and self.session.connection is not self.connection
+        return self.session is not None and self.line.replaced

@@ -35,11 +35,18 @@ from websockets.protocol import Event, Protocol, State
 from websockets.speedups import apply_mask
 
 from server.addresses import forwarded_for
-from server.sessions import close_soon
 
 Message = str | bytes
 _FIN_TEXT, _FIN_BINARY = 0x81, 0x82  # a whole message in one frame, no extension bits
 _MASKED = 0x80
+_closing: set[asyncio.Future[None]] = set()  # keeps close tasks alive until they finish
+
+
+def close_soon(connection: ServerConnection, code: int, reason: str) -> None:
+    """Start closing ``connection`` without waiting for it."""
+    task = asyncio.ensure_future(connection.close(code, reason))
+    _closing.add(task)
+    task.add_done_callback(_closing.discard)
 
 
 class _NoMessages(Assembler):

@@ -22,7 +22,7 @@ from protocol.race_views import racer_view
 from server import read_back
 from server.config import Settings
 from server.director import RaceDirector
-from server.effects import Effects, Pull, Push, Reconcile
+from server.effects import Effects, Pull, Push, Reconcile, Retoken, Revoke
 from server.inputs import (
     ActRefused,
     ActStored,
@@ -45,6 +45,7 @@ from server.inputs import (
     Rewatched,
     StartDue,
     TimeLimitDue,
+    TokenStored,
 )
 from server.pairing import PairingDesk
 from server.race_service import RaceService
@@ -105,7 +106,7 @@ class Deciding:
         if self.races.write_refused(room, player, given.fenced, given.moment):
             effects.append(Reconcile(room))
         if given.fenced:
-            self.session_desk.let_go(player)
+            effects += self.session_desk.let_go(player)
         elif given.gap:
             lost_under(room, player, given.entry.seq)
         return effects
@@ -120,16 +121,21 @@ class Deciding:
     def forgotten(self, given: Forgotten) -> Effects:
         """The race is no longer followed here; its spectators are told."""
         self.races.forget(given.room)
-        self.spectating.forgotten(given.room, given.reason)
-        return []
+        return self.spectating.forgotten(given.room, given.reason)
 
     def rewatched(self, given: Rewatched) -> Effects:
-        self.spectating.rewatch(given.room, given.reason)
-        return []
+        return self.spectating.rewatch(given.room, given.reason)
 
     def let_go(self, given: LetGo) -> Effects:
-        self.session_desk.let_go(given.player)
-        return []
+        return self.session_desk.let_go(given.player)
+
+    def token_stored(self, given: TokenStored) -> Effects:
+        """An account's new token is stored: the guest's tokens are revoked, then the
+        session is the account's, named by the new one."""
+        return [
+            Revoke(given.player, given.revoked),
+            Retoken(given.player, given.token, given.account),
+        ]
 
     def log_carried(self, given: LogCarried) -> Effects:
         """The carried entries applied when they continue the replica's log; else a
@@ -211,6 +217,7 @@ AT_ONCE: dict[type, Callable[[Deciding, Any], Effects]] = {
     LetGo: Deciding.let_go,
     LogCarried: Deciding.log_carried,
     LookAfterDue: Deciding.look_after,
+    TokenStored: Deciding.token_stored,
 }
 READING: dict[type, Callable[[Deciding, Any], Awaitable[Effects]]] = {
     RateDue: Deciding.rate_due,

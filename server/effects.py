@@ -22,6 +22,7 @@ from server.jobs import Job
 
 if TYPE_CHECKING:
     from server.rooms import Room
+    from server.sessions import Session
 
 
 @dataclass(slots=True)
@@ -30,6 +31,51 @@ class Push:
 
     player: str
     event: PlayerEvent
+
+
+@dataclass(slots=True)
+class Send:
+    """``message`` as it is (not numbered again: an event missed, a welcome) on
+    ``player``'s line, if they have one here."""
+
+    player: str
+    message: ServerMessage
+
+
+@dataclass(slots=True)
+class Close:
+    """Close ``player``'s line here, if they have one (``code``, ``reason``)."""
+
+    player: str
+    code: int
+    reason: str
+
+
+@dataclass(slots=True)
+class Attach:
+    """The connection that asked speaks for ``session`` from now on (an older line of its
+    player is closed, 4001): a request's effect, carried out before anything else of it."""
+
+    session: Session
+
+
+@dataclass(slots=True)
+class Retoken:
+    """``player``'s session is ``account``'s from now on, named by ``token``."""
+
+    player: str
+    token: str
+    account: str
+
+
+@dataclass(slots=True)
+class Revoke:
+    """``player``'s resume tokens ``token_hashes`` name nobody any more; stored (however
+    long the store takes) before the effects after it in its list are carried out, as a
+    ``Write`` is."""
+
+    player: str
+    token_hashes: tuple[str, ...]
 
 
 @dataclass(slots=True)
@@ -129,14 +175,20 @@ class Pull:
 @dataclass(slots=True)
 class AfterAnswer:
     """``run`` right after the request's answer is sent on its connection (so after its
-    writes, as the answer is): what must not come before the answer, such as a signed-in
-    session's missed events, or closing the connection on ``sign_out``."""
+    writes, as the answer is), and what it returns carried out: what must not come before
+    the answer, such as a signed-in session's missed events, or closing the connection on
+    ``sign_out``."""
 
-    run: Callable[[], None]
+    run: Callable[[], Effects]
 
 
 Effect = (
     Push
+    | Send
+    | Close
+    | Attach
+    | Retoken
+    | Revoke
     | Post
     | PostAct
     | Write

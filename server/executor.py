@@ -18,7 +18,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from protocol.messages import Error
@@ -27,6 +27,8 @@ from server.client import Client
 from server.effects import (
     ActDecision,
     AfterAnswer,
+    Attach,
+    Close,
     Effect,
     Effects,
     Follow,
@@ -38,7 +40,10 @@ from server.effects import (
     PushAnywhere,
     Rate,
     Reconcile,
+    Retoken,
+    Revoke,
     Rewatch,
+    Send,
     StartAt,
     Write,
 )
@@ -54,13 +59,13 @@ from server.inputs import (
     StartDue,
 )
 from server.jobs import AppendActions
+from server.lines import Lines
 from server.moment import now
 from server.ports import Decider, Outlet
 from server.relay import Relay
 from server.retrying import until_the_store_takes_it
 from server.rooms import Room
-from server.sessions import Sessions
-from server.store import Fenced, LogGap, StoreError
+from server.store import Fenced, LogGap, Store, StoreError
 from server.store.base import (
     HISTORY_LOST,
     HISTORY_LOST_SENTENCE,
@@ -69,42 +74,31 @@ from server.store.base import (
 )
 from server.writer import Writer
 
-__all__ = ["Executor", "followed", "now"]
+__all__ = ["Executor", "now"]
 
 log = logging.getLogger("solrace.executor")
 RECONCILE_PAUSE_S = 0.5  # between tries to read a race back from the store
-
-
-def followed(effects: Effects, answer: Answer) -> tuple[Effects, Answer]:
-    """``effects`` but their ``AfterAnswer``s, and ``answer`` running those once it is sent."""
-    afters = [effect.run for effect in effects if type(effect) is AfterAnswer]
-    if not afters:
-        return effects, answer
-    if answer.then is not None:
-        afters.insert(0, answer.then)
-
-    def then() -> None:
-        for run in afters:
-            run()
-
-    rest = [effect for effect in effects if type(effect) is not AfterAnswer]
-    return rest, dataclasses.replace(answer, then=then)
+STORED_FIRST = (Write, Revoke)  # carried out before the rest of their list (and its answer)
 
 
 class Executor:
     def __init__(
         self,
         decider: Decider,
-        sessions: Sessions,
+        lines: Lines,
         writer: Writer,
         relay: Relay,
         answers: Answers,
         outlet: Outlet,
+        store: Store,
     ) -> None:
         """Carries out what ``decider`` returns; the relay's news and the ``outlet``'s
-        effects come here too (both are plugged in to this executor as it is built)."""
+        effects come here too (both are plugged in to this executor as it is built).
+        Players' lines (``lines``) are the edge's: what is sent goes out on them."""
         self.decider = decider
-        self.sessions = sessions
+        self.lines = lines
+        self.sessions = lines.sessions
+        self.store = store
         self.writer = writer
         self.relay = relay
         self.answers = answers
@@ -128,42 +122,80 @@ class Executor:
     # ------------------------------------------------------------------ effects
 
     def run(self, effects: Effects, answer: Answer | None = None) -> asyncio.Future[None] | None:
-        """Carry out ``effects``: their writes first; then ``answer`` (a request's) and
-        the rest, once the writes are done, however long the store takes (nothing is
-        told before it is stored; the writes are never dropped). Returns a future done
-        when all is carried out, or None when it was at once (nothing to write).
-        ``AfterAnswer`` effects run right after ``answer`` is sent."""
+        """Carry out ``effects``: what they store first (``Write``, ``Revoke``); then
+        ``answer`` (a request's) and the rest, once that is stored, however long the store
+        takes (nothing is told before it is stored; the writes are never dropped); a
+        write's ``then`` is decided once it is written, and what that stores is waited
+        for too. Returns a future done when all is carried out, or None when it was at
+        once (nothing to store). ``Attach`` comes first, ``AfterAnswer`` effects run right
+        after ``answer`` is sent."""
         if answer is not None:
-            effects, answer = followed(effects, answer)
-        writes = [effect for effect in effects if type(effect) is Write]
-        if not writes:
+            effects, answer = self._followed(effects, answer)
+        stored = [effect for effect in effects if type(effect) in STORED_FIRST]
+        if not stored:
             if answer is not None:
                 self.answers.send(answer)
             self._carry_out(effects)
             return None
-        rest = [effect for effect in effects if type(effect) is not Write]
-        loop = asyncio.get_running_loop()
-        told: asyncio.Future[None] = loop.create_future()
-        left = len(writes)
+        rest = [effect for effect in effects if type(effect) not in STORED_FIRST]
+        told: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        left = len(stored)
 
-        def tell() -> None:
-            if not told.done():
+        def one_stored(_: object = None) -> None:
+            nonlocal left
+            left -= 1
+            if left == 0 and not told.done():
                 told.set_result(None)
                 if answer is not None:
                     self.answers.send(answer)
                 self._carry_out(rest)
 
         def one_written(write: Write) -> None:
-            nonlocal left
-            if write.then is not None:
-                self.hand(write.then)
-            left -= 1
-            if left == 0:
-                tell()
+            after = self._then(write.then) if write.then is not None else None
+            if after is None:
+                one_stored()
+            else:
+                after.add_done_callback(one_stored)
 
-        for write in writes:
-            self.writer.submit(write.job, lambda write=write: one_written(write))  # type: ignore[misc]
+        for effect in stored:
+            if type(effect) is Write:
+                self.writer.submit(effect.job, lambda write=effect: one_written(write))  # type: ignore[misc]
+            else:
+                assert isinstance(effect, Revoke)
+                self._spawn(self._revoke(effect, one_stored))
         return told
+
+    def _then(self, given: Input) -> asyncio.Future[None] | None:
+        """Hand what a write leaves to decide; what it returns is carried out (a future
+        while it is being stored)."""
+        effects = self.decider.decide(given)
+        return self.run(effects) if effects else None
+
+    def _followed(self, effects: Effects, answer: Answer) -> tuple[Effects, Answer]:
+        """``effects`` but the request's own: its ``Attach`` carried out now, on the
+        connection that asked; its ``AfterAnswer``s run once ``answer`` is sent, and what
+        they return carried out then."""
+        rest: Effects = []
+        afters = []
+        for effect in effects:
+            if type(effect) is Attach:
+                self.lines.attach(answer.client.line, effect.session)
+                answer.client.session = effect.session
+            elif type(effect) is AfterAnswer:
+                afters.append(effect.run)
+            else:
+                rest.append(effect)
+        if not afters:
+            return rest, answer
+        before = answer.then
+
+        def then() -> None:
+            if before is not None:
+                before()
+            for run in afters:
+                self._carry_out(run())
+
+        return rest, dataclasses.replace(answer, then=then)
 
     def _carry_out(self, effects: Effects) -> None:
         mono_ms = 0
@@ -175,7 +207,7 @@ class Executor:
                 effect.room.post_act(effect.racer, effect.reply, mono_ms)
             elif kind is Push:
                 assert isinstance(effect, Push)
-                self.sessions.push(effect.player, effect.event)
+                self.lines.push(effect.player, effect.event)
             elif kind is Post:
                 assert isinstance(effect, Post)
                 mono_ms = mono_ms or int(time.monotonic() * 1000)
@@ -201,12 +233,27 @@ class Executor:
                 self.relay.pull(room, player)
             case PushAnywhere(player, event):
                 self.relay.push_anywhere(player, event)
+            case Send(player, message):
+                self.lines.send(player, message)
+            case Close(player, code, reason):
+                self.lines.close(player, code, reason)
+            case Retoken(player, token, account):
+                self.sessions.became_account(player, token, account)
             case Rate(room):
                 self._spawn(self._rate(room))
             case Reconcile(room):
                 self._spawn(self._reconcile(room))
             case _:
                 raise TypeError(f"not an effect to carry out here: {effect!r}")
+
+    async def _revoke(self, revoke: Revoke, done: Callable[[], None]) -> None:
+        """Revoke the tokens, however long the store is in trouble; then ``done``."""
+
+        async def revoked() -> None:
+            await self.store.accounts.revoke_tokens(revoke.player, list(revoke.token_hashes))
+
+        await until_the_store_takes_it(revoked, "revoking tokens", player=revoke.player)
+        done()
 
     def _start_due(self, room: Room) -> None:
         self.hand(StartDue(room))

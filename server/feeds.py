@@ -6,7 +6,8 @@ every 50 ms) once due. Either way a race's due items are written as one prebuilt
 per spectator, a chunk of spectators per loop turn without pauses, so players' requests
 are read in between; items that come while a fan-out is being written wait for it and
 then go out together, one write per spectator. A spectator too far behind is dropped and
-told so (``watch_ended``, ``too_slow``).
+told so (``watch_ended``, ``too_slow``): the feeds decide who is too slow, from the
+spectators' lines (``server/lines.py``), which rooms never see.
 
 Rooms (``server/rooms.py``) say what is due and who watches; this is the one part that
 writes the feed to sockets (through the ``Outbox``).
@@ -17,14 +18,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+from websockets.asyncio.server import ServerConnection
 
 from protocol.messages import Watch, encode_server
 from protocol.player_events import WatchEnded
 from protocol.race import Now
 from protocol.wire import encode
 from server.config import Settings
-from server.outbox import Outbox, frame_bytes
+from server.lines import Lines
+from server.outbox import frame_bytes
 from server.rooms import Feeding, Room
 from server.sessions import Session
 
@@ -51,9 +55,10 @@ class FanOutStats:
 
 
 class Feeds:
-    def __init__(self, settings: Settings, outbox: Outbox) -> None:
+    def __init__(self, settings: Settings, lines: Lines) -> None:
         self.settings = settings
-        self.outbox = outbox
+        self.lines = lines
+        self.outbox = lines.outbox
         self.feeding = Feeding(self.soon)  # rooms whose feed has something to send
         self.fan_outs = FanOutStats()
 
@@ -92,7 +97,7 @@ class Feeds:
             for laggard in self._fan_out(room, items):
                 laggard.watching.discard(room.id)
                 room.unwatch(laggard)
-                laggard.push(WatchEnded(room.id, "too_slow"))
+                self.lines.push(laggard.player, WatchEnded(room.id, "too_slow"))
         if not room.pending and room.spectator_count_shown == len(room.spectators):
             self.feeding.discard(room)
 
@@ -106,10 +111,12 @@ class Feeds:
         started = time.perf_counter()
         cpu_started = time.thread_time()
         settings = self.settings
-        audience, laggards = room.audience(settings.spectator_write_buffer)
+        audience, laggards = self.audience(room)
+        lines = [self.lines.get(session.player) for session in audience]
+        encodings = {line.encoding for line in lines if line is not None}
         frames = {
             encoding: b"".join(frame_bytes(encode(encode_server(item), encoding)) for item in items)
-            for encoding in {session.encoding for session in audience}
+            for encoding in encodings
         }
         room.sending = True
         fan_out = _FanOut(
@@ -118,13 +125,27 @@ class Feeds:
             settings.spectator_chunk,
             settings.spectator_pause_ms / 1000,
             frames,
-            self.outbox,
+            self.lines,
             lambda written, seconds, cpu: self._fanned_out(room, written, seconds, cpu),
             started,
         )
         fan_out.cpu = time.thread_time() - cpu_started
         fan_out.send()
         return laggards
+
+    def audience(self, room: Room) -> tuple[list[Session], list[Session]]:
+        """The spectators a fan-out of ``room`` goes to, and those too far behind to keep
+        (their line holds more than ``spectator_write_buffer`` bytes unread)."""
+        limit = self.settings.spectator_write_buffer
+        laggards: list[Session] = []
+        audience: list[Session] = []
+        for session in room.spectators:
+            line = self.lines.get(session.player)
+            if line is not None and line.buffered() > limit:
+                laggards.append(session)
+            else:
+                audience.append(session)
+        return audience, laggards
 
 
 class _FanOut:
@@ -137,7 +158,7 @@ class _FanOut:
         chunk: int,
         pause_s: float,
         frames: dict[str, bytes],
-        outbox: Outbox,
+        lines: Lines,
         done: Callable[[int, float, float], None],
         started: float,
     ) -> None:
@@ -147,7 +168,7 @@ class _FanOut:
         self.chunk = max(1, chunk)
         self.pause_s = pause_s
         self.frames = frames
-        self.outbox = outbox
+        self.lines = lines
         self.done = done
         self.started = started
         self.cpu = 0.0
@@ -155,16 +176,11 @@ class _FanOut:
 
     def send(self) -> None:
         cpu_started = time.thread_time()
-        room, frames = self.room, self.frames
         end = self.start + self.chunk
         try:
-            self.written += self.outbox.write_at_once(
-                (session.connection, frames[session.encoding])
-                for session in self.audience[self.start : end]
-                if session.connection is not None and room.id in session.watching
-            )
+            self.written += self.lines.outbox.write_at_once(self._frames(self.start, end))
         except Exception:  # never leave the feed stuck with ``sending`` set
-            log.exception("writing a feed item to spectators failed", extra={"race": room.id})
+            log.exception("writing a feed item to spectators failed", extra={"race": self.room.id})
         self.start = end
         self.cpu += time.thread_time() - cpu_started
         if self.start < len(self.audience):
@@ -174,5 +190,17 @@ class _FanOut:
             else:
                 loop.call_soon(self.send)
             return
-        room.sending = False
+        self.room.sending = False
         self.done(self.written, time.perf_counter() - self.started, self.cpu)
+
+    def _frames(self, start: int, end: int) -> Iterator[tuple[ServerConnection, bytes]]:
+        """The frames of this chunk: to each spectator of it who still watches the race, on
+        their line here (in an encoding this fan-out has a frame for)."""
+        room, lines = self.room, self.lines
+        for session in self.audience[start:end]:
+            line = lines.get(session.player)
+            if line is None or room.id not in session.watching:
+                continue
+            frame = self.frames.get(line.encoding)
+            if frame is not None:
+                yield line.connection, frame

@@ -35,18 +35,20 @@ from protocol.messages import (
     decode_request,
 )
 from protocol.wire import WireError, decode
+from server.addresses import client_address, trusted_networks
 from server.answers import Answer, Answers
 from server.client import Client
 from server.config import Settings
-from server.connection import MessageConnection
+from server.connection import MessageConnection, close_soon
 from server.director import RaceDirector
 from server.executor import Executor
 from server.handlers import Handlers
+from server.lines import Lines
 from server.metrics import Metrics
 from server.moment import now
 from server.request_table import Asking, request_table
 from server.session_desk import SessionDesk
-from server.sessions import Session, Sessions, close_soon
+from server.sessions import Session, Sessions, token_hash
 from server.spectating import SpectatingDesk
 from server.store import StoreError
 from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
@@ -69,9 +71,12 @@ class Gateway:
         session_desk: SessionDesk,
         handlers: Handlers,
         director: RaceDirector,
+        lines: Lines,
     ) -> None:
         self.settings = settings
         self.sessions = sessions
+        self.lines = lines
+        self.trusted = trusted_networks(settings.trusted_proxies)
         self.spectating = spectating
         self.executor = executor
         self.answers = answers
@@ -88,6 +93,9 @@ class Gateway:
         (``on_message``); the connection's task only waits for the end."""
         assert isinstance(connection, MessageConnection)
         client = Client(connection, self.settings, asyncio.get_running_loop().time())
+        peer = connection.remote_address
+        host = str(peer[0]) if peer else ""
+        client.address = client_address(host, connection.forwarded_for, self.trusted)
         self.metrics.connections.inc()
         try:
             connection.listen(lambda message: self.on_message(client, message))
@@ -189,10 +197,18 @@ class Gateway:
             await told
 
     async def _hello(self, client: Client, request: Hello) -> None:
+        """The session desk opens the session; it is attached to this connection's line
+        here (an older line of its player closed), then welcomed and caught up."""
         try:
             client.device = request.device
-            await self.session_desk.hello(client, request)
-            await self.handlers.seen(client, now())
+            opened = await self.session_desk.hello(request, client.session is not None)
+            # the token presented, even one no longer valid (an account's, signed out)
+            client.lineage = {token_hash(request.token)} if request.token else set()
+            self.lines.attach(client.line, opened.session)
+            client.session = opened.session
+            self.executor.run(opened.effects)
+            await self.session_desk.opened(opened)
+            await self.handlers.seen_at_hello(client, now())
         except Exception as error:
             self._failure(client, error, request.id, request.type)
 
@@ -226,9 +242,12 @@ class Gateway:
         self.answers.send(Answer(client, Error(request_id, kind, code, text)))
 
     def _detach(self, client: Client) -> None:
+        """The connection is gone: unless a newer line carries its player, their watching
+        ends and their grace period starts."""
         session = client.session
-        if session is None or session.connection is not client.connection:
+        if session is None or client.line.replaced:
             return
+        self.lines.detach(client.line)
         self.spectating.left(session)
         if not self.stopping:
             self.sessions.away(session)

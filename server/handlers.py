@@ -28,23 +28,21 @@ from protocol.messages import (
 from protocol.player_events import WatchEnded
 from protocol.race import Now
 from server.account_desk import AccountDesk, signed_in_answer
-from server.addresses import client_address, trusted_networks
 from server.admin import AdminDesk, AdminError
 from server.challenges import ChallengeDesk
 from server.client import Client
 from server.config import Settings
-from server.connection import MessageConnection
 from server.daily import DailyDesk
 from server.director import RaceDirector
-from server.effects import AfterAnswer, Effects
+from server.effects import AfterAnswer, Attach, Close, Effects, Push
 from server.pairing import PairingDesk
 from server.profiles import ProfileDesk
 from server.session_desk import SessionDesk
-from server.sessions import Session, Sessions, close_soon
+from server.sessions import Session, Sessions, token_hash
 from server.signing import Seal
 from server.spectating import SpectatingDesk
 from server.standing import Seen, daily_gate, note_seen, told_standing
-from server.store import Store, StoreError
+from server.store import Identity, Store, StoreError
 
 log = logging.getLogger("solrace.gateway")
 
@@ -82,56 +80,67 @@ class Handlers:
         self.profiles = profiles
         self.admin_desk = admin_desk
         self.seal = seal
-        self.trusted = trusted_networks(settings.trusted_proxies)
 
-    async def seen(self, client: Client, moment: Now) -> None:
+    async def seen(
+        self, client: Client, player: str, account: str | None, token: str, moment: Now
+    ) -> None:
         """An account's address is noted for the day (two accounts seen on one address
         are never rated against each other that day: ``protocol/rated.py``), and with its
         device, if its client gave one, and the connection's token lineage (the session's
-        tokens, the one presented at hello), for a week (``server/standing.py``). Best
-        effort: the store being down loses a note, never the request's answer."""
-        session = client.session
-        if session is None:
+        tokens by hash, ``token`` now, the one presented at hello), for a week
+        (``server/standing.py``). Best effort: the store being down loses a note, never
+        the request's answer."""
+        client.lineage.add(token)
+        if account is None:
             return
-        client.lineage.add(session.token_hash)
-        if session.account is None:
-            return
-        address = self.address(client)
+        address = client.address
         seen = Seen(address, client.device, tuple(sorted(client.lineage)))
         try:  # after the answer's work is done: a failure here must not answer again
-            await self.store.accounts.note_address(day_of(moment.wall_ms), session.player, address)
-            await note_seen(self.store, session.player, seen, moment.wall_ms)
+            await self.store.accounts.note_address(day_of(moment.wall_ms), player, address)
+            await note_seen(self.store, player, seen, moment.wall_ms)
         except StoreError:
-            log.warning("could not note an account's address", extra={"player": session.player})
+            log.warning("could not note an account's address", extra={"player": player})
+
+    async def seen_at_hello(self, client: Client, moment: Now) -> None:
+        """``seen`` for the session a hello attached to ``client``."""
+        session = client.session
+        if session is not None:
+            await self.seen(client, session.player, session.account, session.token_hash, moment)
 
     # ================================================================== accounts
 
     async def register(
         self, client: Client, session: Session, request: Register, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        answer = await self.accounts.register(
-            session, request, client.attempts_allowed.popleft(), self.address(client)
+        answer, effects = await self.accounts.register(
+            session, request, client.attempts_allowed.popleft(), client.address
         )
-        await self.seen(client, moment)
-        return {**answer[0], "standing": await self.standing(session, moment)}, answer[1]
+        player, account = session.player, request.username
+        await self.seen(client, player, account, token_hash(answer["token"]), moment)
+        standing = await told_standing(self.store, self.settings, player, account, moment.wall_ms)
+        return {**answer, "standing": standing}, effects
 
     async def sign_in(
         self, client: Client, session: Session, request: SignIn, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         """This connection continues as the account (resuming its session, wherever it
         was); the guest session ends, so a guest who is racing must finish first."""
-        account, token = await self.accounts.sign_in(
-            session, request, client.attempts_allowed.popleft(), self.address(client)
+        account, token, stored = await self.accounts.sign_in(
+            session, request, client.attempts_allowed.popleft(), client.address
         )
-        signed_in, resumed, restored = await self.session_desk.session_for(token, account.username)
+        known = Identity(account.player, account.username, account.username)
+        signed_in, resumed, restored = await self.session_desk.session_for(
+            token, account.username, known=known
+        )
         self._end(session)  # only once the account's session is there: a failure keeps it
-        self.session_desk.attach(client, signed_in)
-        await self.seen(client, moment)
+        player = signed_in.player
+        await self.seen(client, player, signed_in.account, signed_in.token_hash, moment)
         caught_up = AfterAnswer(
             lambda: self.session_desk.catch_up(signed_in, resumed, restored, None)
         )
         standing = await self.standing(signed_in, moment)
-        return {**signed_in_answer(signed_in, token), "standing": standing}, [caught_up]
+        answer = signed_in_answer(player, account.username, token, signed_in.last_event)
+        return {**answer, "standing": standing}, [Attach(signed_in), *stored, caught_up]
 
     async def sign_out(
         self, client: Client, session: Session, request: SignOut, moment: Now
@@ -139,10 +148,10 @@ class Handlers:
         """Forget this token (or all the account's), then end the session and close."""
         answer = await self.accounts.sign_out(session, request)
 
-        def close() -> None:
+        def close() -> Effects:
             self._end(session)
             self.sessions.expire(session.player)
-            close_soon(client.connection, CLOSE_SIGNED_OUT, "signed out")
+            return [Close(session.player, CLOSE_SIGNED_OUT, "signed out")]
 
         return answer, [AfterAnswer(close)]
 
@@ -158,13 +167,6 @@ class Handlers:
         on it)."""
         self.spectating.left(session)
         self.sessions.remove(session)
-
-    def address(self, client: Client) -> str:
-        """The client's address, by the trusted proxy's word if it came through one."""
-        connection = client.connection
-        peer = connection.remote_address
-        forwarded = connection.forwarded_for if isinstance(connection, MessageConnection) else None
-        return client_address(str(peer[0]) if peer else "", forwarded, self.trusted)
 
     # ================================================================== requests
 
@@ -227,7 +229,7 @@ class Handlers:
         budget of sign-in attempts, so the admin token cannot be guessed quickly."""
         if not client.attempts_allowed.popleft():
             raise AdminError("too many attempts: wait a minute", "rate_limited")
-        return await self.admin_desk.answer(request, moment, self.address(client)), []
+        return await self.admin_desk.answer(request, moment, client.address), []
 
     async def spectate(
         self, client: Client, session: Session, request: Spectate, moment: Now
@@ -235,5 +237,5 @@ class Handlers:
         answer = await self.spectating.spectate(session, request, moment)
         if answer["race"]["phase"] == "done":  # no feed: said once the answer is out
             ended = WatchEnded(request.race, "over")
-            return answer, [AfterAnswer(lambda: session.push(ended))]
+            return answer, [AfterAnswer(lambda: [Push(session.player, ended)])]
         return answer, []

@@ -1,8 +1,8 @@
 """What carrying out hands back to the part that decides (``server/deciding.py``), as
 typed values: a write done or refused, a timer due, news from another node, a race to let
-go. Each is a fact, stamped with its moment where the decision needs one; the decider
-answers each with effects (``server/effects.py``) and never calls back. Nothing here
-does I/O or decides.
+go, an account's token stored. Each is a fact, stamped with its moment where the decision
+needs one; the decider answers each with effects (``server/effects.py``) and never calls
+back. Nothing here does I/O or decides.
 
 ``NOW``: decided at once (``Decider.decide``); ``READING``: decided after reading the
 store (``Decider.decide_reading``), so they may fail with a ``StoreError``.
@@ -100,6 +100,17 @@ class LookAfterDue:
     moment: Now
 
 
+@dataclass(frozen=True, slots=True)
+class TokenStored:
+    """``account``'s new resume ``token`` is stored for ``player`` (a guest registering):
+    their tokens ``revoked`` may go, and the session be named by the new one."""
+
+    player: str
+    token: str
+    account: str
+    revoked: tuple[str, ...]
+
+
 # ---------------------------------------------------------------------- decided after reading
 
 
@@ -195,6 +206,7 @@ NOW = (
     LetGo,
     LogCarried,
     LookAfterDue,
+    TokenStored,
 )
 READING = (
     RateDue,
@@ -218,6 +230,7 @@ Input = (
     | LetGo
     | LogCarried
     | LookAfterDue
+    | TokenStored
 )
 ReadingInput = (
     RateDue

@@ -22,6 +22,7 @@ from typing import Any
 
 from protocol.player_events import Paired, PlayerEvent
 from server.inputs import CaughtUpDue, LetGo, LogCarried, PairedHere, PullDue, ReadBackDue
+from server.lines import Lines
 from server.moment import now
 from server.node_news import (
     CarriedEntries,
@@ -36,20 +37,17 @@ from server.node_news import (
 from server.ports import Hands
 from server.retrying import until_the_store_takes_it
 from server.rooms import Room
-from server.sessions import Sessions
 from server.store import Store, StoreError, node_channel, race_channel
 
 log = logging.getLogger("solrace.relay")
 
 
 class Relay:
-    def __init__(
-        self, node: str, store: Store, sessions: Sessions, rooms: Mapping[str, Room]
-    ) -> None:
+    def __init__(self, node: str, store: Store, lines: Lines, rooms: Mapping[str, Room]) -> None:
         """``rooms``: the races followed here, by id (read only)."""
         self.node = node
         self.store = store
-        self.sessions = sessions
+        self.lines = lines  # the players' lines here: events for them go out on these
         self.rooms = rooms
         self.hands: Hands | None = None
         self.following: set[str] = set()
@@ -126,7 +124,7 @@ class Relay:
             elif isinstance(news, Pushed) and isinstance(news.event, Paired):
                 self._spawn(self._hands.hand_reading(PairedHere(news.player, news.event, now())))
             elif isinstance(news, Pushed):
-                self.sessions.push(news.player, news.event)
+                self.lines.push(news.player, news.event)
 
     async def _resynced(self, room: Room) -> None:
         """The store's connection was lost and is back: read the race back first (the
@@ -181,8 +179,8 @@ class Relay:
 
     def push_anywhere(self, player: str, event: PlayerEvent) -> None:
         """An event for ``player`` here if their session is here, else on its node."""
-        if self.sessions.get(player) is not None:
-            self.sessions.push(player, event)
+        if self.lines.sessions.get(player) is not None:
+            self.lines.push(player, event)
             return
 
         async def tell() -> None:

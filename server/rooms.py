@@ -214,17 +214,3 @@ class Room:
         picture["feed_seq"] = self.released_seq
         picture["spectators"] = len(self.spectators)
         return picture
-
-    def audience(self, write_limit: int) -> tuple[list[Session], list[Session]]:
-        """The spectators a fan-out goes to, and those too far behind to keep (more than
-        ``write_limit`` bytes unread)."""
-        laggards: list[Session] = []
-        audience: list[Session] = []
-        for session in self.spectators:
-            connection = session.connection
-            transport = connection.transport if connection is not None else None
-            if transport is not None and transport.get_write_buffer_size() > write_limit:
-                laggards.append(session)
-            else:
-                audience.append(session)
-        return audience, laggards

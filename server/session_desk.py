@@ -2,16 +2,18 @@
 gets the session a resume token names: resumed, when this process has it; restored from
 the store after a restart or from another node, taking over the player's live races (their
 logs claimed with the new session's fence, the previous node told); or a new guest's. The
-desk promises one session per player on this node and one live connection per session:
-attaching closes an older connection with 4001, as ``let_go`` does when the session has
-moved to another node. Once attached, a resumed session gets the events it missed (a
-snapshot when they are no longer kept) and a restored one a snapshot of its races. What
-fails is raised; the gateway answers it.
+desk promises one session per player on this node; the edge attaches the connection
+(``server/lines.py``: one line per session, an older one closed with 4001), and ``let_go``
+returns the close of the line when the session has moved to another node. Once attached,
+a resumed session gets the events it missed (a snapshot when they are no longer kept) and
+a restored one a snapshot of its races: returned as effects, with the welcome. The desk
+never sees a connection. What fails is raised; the gateway answers it.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from protocol.accounts import is_reserved
 from protocol.games import catalog
@@ -20,33 +22,36 @@ from protocol.player_events import Snapshot
 from protocol.players import is_bot, new_player_id
 from protocol.race_views import racer_view
 from protocol.wire import PROTOCOL_VERSION
-from server.client import Client
 from server.config import Settings
-from server.effects import Effects, Write
+from server.effects import Close, Effects, Push, Send, Write
 from server.jobs import SaveIdentity
 from server.metrics import Metrics
 from server.moment import now
 from server.race_service import RaceService
 from server.read_back import read_back
 from server.relay import Relay
-from server.sessions import (
-    GENERATION_SHIFT,
-    Session,
-    Sessions,
-    close_soon,
-    event_keep_s,
-    token_hash,
-)
+from server.sessions import GENERATION_SHIFT, Session, Sessions, event_keep_s, token_hash
 from server.signing import Seal
 from server.spectating import SpectatingDesk
 from server.standing import told_standing
-from server.store import Store, StoreError
+from server.store import Identity, Store, StoreError
 from server.writer import Writer
 
 log = logging.getLogger("solrace.gateway")  # its lines as before the desk was split out
 
 CLOSE_REPLACED = 4001  # another connection resumed this player's session
 GUEST_UNPLAYED_S = 86_400  # a guest who never played is forgotten a day after their last visit
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """A session a hello opened: to be attached to the connection, then ``effects`` (the
+    welcome, then what it missed) carried out."""
+
+    session: Session
+    effects: Effects
+    resumed: bool
+    restored: bool
 
 
 class SessionDesk:
@@ -76,45 +81,47 @@ class SessionDesk:
         self.node = node
         self.relay = relay
 
-    async def hello(self, client: Client, request: Hello) -> None:
+    async def hello(self, request: Hello, said_hello: bool) -> Opened:
         """Open a session: resume the one this token names (in this process, or restored
-        from the store after a restart), or a new player."""
+        from the store after a restart), or a new player; ``said_hello``: the connection
+        speaks for one already (refused)."""
         if request.protocol != PROTOCOL_VERSION:
             raise ProtocolError(
                 f"this server speaks protocol {PROTOCOL_VERSION}", "unsupported_protocol"
             )
-        if client.session is not None:
+        if said_hello:
             raise ProtocolError("this connection has already said hello", "already_hello")
         if is_reserved(request.name):  # nobody passes for the service, guests neither
             raise ProtocolError(f"the name {request.name!r} is kept for the service", "bad_field")
-        # the token presented, even one no longer valid (an account's, signed out)
-        client.lineage = {token_hash(request.token)} if request.token else set()
         session, resumed, restored = await self.session_for(
             request.token, request.name, request.bot
         )
         standing = await told_standing(
             self.store, self.settings, session.player, session.account, now().wall_ms
         )
-        self.attach(client, session)
-        session.send(
-            Welcome(
-                request.id,
-                session.player,
-                session.name,
-                session.token,
-                resumed or restored,
-                PROTOCOL_VERSION,
-                now().wall_ms,
-                self.settings.grace_ms,
-                session.last_event,
-                self.node,
-                session.account,
-                self.seal.current(),
-                catalog(),
-                standing,
-            )
+        welcome = Welcome(
+            request.id,
+            session.player,
+            session.name,
+            session.token,
+            resumed or restored,
+            PROTOCOL_VERSION,
+            now().wall_ms,
+            self.settings.grace_ms,
+            session.last_event,
+            self.node,
+            session.account,
+            self.seal.current(),
+            catalog(),
+            standing,
         )
-        self.catch_up(session, resumed, restored, request.last_event)
+        caught_up = self.catch_up(session, resumed, restored, request.last_event)
+        return Opened(session, [Send(session.player, welcome), *caught_up], resumed, restored)
+
+    async def opened(self, opened: Opened) -> None:
+        """The session is attached and welcomed: the races this node followed before it
+        came are read back, and it is counted."""
+        session, resumed, restored = opened.session, opened.resumed, opened.restored
         await self.read_back_taken(session.player)
         self.metrics.hellos.labels(
             "resumed" if resumed else "restored" if restored else "new"
@@ -124,17 +131,19 @@ class SessionDesk:
         )
 
     async def session_for(
-        self, token: str | None, name: str, bot: bool = False
+        self, token: str | None, name: str, bot: bool = False, known: Identity | None = None
     ) -> tuple[Session, bool, bool]:
         """The session ``token`` names (resumed: in this process; restored: from the
         store), or a new guest's named ``name`` (a bot's, with ``bot``); and whether it was
-        resumed or restored. A bot may not continue a person's session (``bot_mismatch``):
-        the label would be lost."""
+        resumed or restored. ``known``: who the token names, when the caller knows it (an
+        account's token just made, not yet stored), else read from the store. A bot may
+        not continue a person's session (``bot_mismatch``): the label would be lost."""
         session = self.sessions.by_token.get(token_hash(token)) if token else None
         if session is not None:
             _bot_may_be(bot, session.player)
             return session, True, False
-        known = await self.store.accounts.identity(token_hash(token)) if token else None
+        if known is None and token:
+            known = await self.store.accounts.identity(token_hash(token))
         if known is not None:
             _bot_may_be(bot, known.player)
         if known is not None and known.player in self.sessions.by_player:  # another device
@@ -148,7 +157,6 @@ class SessionDesk:
         )
         session.account = known.account if known else None
         session.has_played = known is not None and known.played
-        session.write_limit = self.settings.max_write_buffer
         session.fence = await self.store.bus.next_event_generation(session.player)
         restored = False
         if known is not None:
@@ -195,16 +203,6 @@ class SessionDesk:
             self.sessions.retoken(session, token)
         return session
 
-    def attach(self, client: Client, session: Session) -> None:
-        """``client``'s connection speaks for ``session`` now (an older one is closed)."""
-        self.sessions.back(session)
-        old = session.connection
-        if old is not None and old is not client.connection:
-            close_soon(old, CLOSE_REPLACED, "replaced by a newer connection")
-        session.connection = client.connection
-        session.encoding = client.encoding
-        client.session = session
-
     async def read_back_taken(self, player: str) -> None:
         """The races this node followed before ``player``'s session came here are read
         back (``server/read_back.py``: the store may hold less than this node saw stored);
@@ -220,18 +218,18 @@ class SessionDesk:
 
     def catch_up(
         self, session: Session, resumed: bool, restored: bool, last_event: int | None
-    ) -> None:
+    ) -> Effects:
         """A resumed session gets the events it missed (or a snapshot when they are no
         longer kept), a restored one a snapshot of its races."""
+        player = session.player
         if resumed:
             missed = session.missed_since(last_event or 0)
             if missed is None or last_event is None:
-                session.push(self._snapshot_of(session.player))
-            else:
-                for event in missed:
-                    session.send(event)
-        elif restored:
-            session.push(self._snapshot_of(session.player))
+                return [Push(player, self._snapshot_of(player))]
+            return [Send(player, event) for event in missed]
+        if restored:
+            return [Push(player, self._snapshot_of(player))]
+        return []
 
     async def _take_over(self, player: str, fence: int) -> bool:
         """The player's session continues here (from a node that stopped, or that they
@@ -241,18 +239,17 @@ class SessionDesk:
         self.metrics.races_rebuilt.inc(rebuilt)
         return bool(races)
 
-    def let_go(self, player: str) -> None:
-        """The player's session moved to another node: close its connection here (4001)
-        and forget it at once (no grace period: they are not away)."""
+    def let_go(self, player: str) -> Effects:
+        """The player's session moved to another node: forget it at once (no grace period:
+        they are not away) and close its line here (4001)."""
         session = self.sessions.get(player)
         if session is None:
-            return
+            return []
         self.sessions.remove(session)
         for race_id in list(session.watching):
             self.spectating.stop_watching(session, race_id)
-        if session.connection is not None:
-            close_soon(session.connection, CLOSE_REPLACED, "replaced by a newer connection")
         log.info("session moved to another node", extra={"player": player})
+        return [Close(player, CLOSE_REPLACED, "replaced by a newer connection")]
 
     def _snapshot_of(self, player: str) -> Snapshot:
         return Snapshot([racer_view(room.race, player) for room in self.races.racing(player)])

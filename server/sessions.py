@@ -1,5 +1,7 @@
-"""Players' sessions: who they are, their resume token, their numbered events, and the one
-live connection that carries them.
+"""Players' sessions: who they are, their resume token and their numbered events. A
+session is the player, not their socket: the connection that carries it on this node, its
+encoding and its send buffer are its *line*, held by the edge only (``server/lines.py``);
+desks and rooms hold sessions and never see a connection.
 
 Every event a player is sent is numbered and kept (the last ``buffer`` of them, and only
 as long as a resume could need them: see ``event_keep_s``), so a player who reconnects
@@ -23,16 +25,12 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from websockets.asyncio.server import ServerConnection
-
-from protocol.messages import Event, ServerMessage
+from protocol.messages import Event
 from protocol.player_events import PlayerEvent
 from protocol.players import new_player_id
 from server.config import Settings
-from server.outbox import Outbox
 
 log = logging.getLogger("solrace.sessions")
-_closing: set[asyncio.Future[None]] = set()  # keeps close tasks alive until they finish
 GENERATION_SHIFT = 32  # event numbers of a restored session start at generation << 32
 EVENT_SLACK_S = 5.0  # events are kept this much longer than a resume could need them
 
@@ -50,13 +48,6 @@ def event_keep_s(settings: Settings) -> float:
     return keepalive + settings.grace_ms / 1000 + EVENT_SLACK_S
 
 
-def close_soon(connection: ServerConnection, code: int, reason: str) -> None:
-    """Start closing ``connection`` without waiting for it."""
-    task = asyncio.ensure_future(connection.close(code, reason))
-    _closing.add(task)
-    task.add_done_callback(_closing.discard)
-
-
 def token_hash(token: str) -> str:
     """What the store keeps of a resume token: its SHA-256, so a copy of the store does not
     let anyone act as a player."""
@@ -69,24 +60,24 @@ def new_token() -> str:
 
 
 class Session:
+    """Who a player is on this node: their id, name, account, resume token, the races they
+    watch, the fence of their writes and the numbered events kept for a resume. It holds
+    no connection: the edge sends what is numbered here (``server/lines.py``)."""
+
     def __init__(
         self,
         name: str,
         buffer: int,
-        outbox: Outbox,
         player: str | None = None,
         token: str | None = None,
         keep_s: float = math.inf,
     ) -> None:
-        self.outbox = outbox
         self.player = player or new_player_id()
         self.token = token or new_token()
         self.token_hash = token_hash(self.token)
         self.name = name
         self.account: str | None = None  # the account's username; None for a guest
         self.has_played = False  # raced, or started a daily attempt or a pool (``playing``)
-        self.connection: ServerConnection | None = None
-        self.encoding = ""
         self.buffer = buffer
         self.keep_s = keep_s  # how long an event is kept (see ``event_keep_s``)
         # the numbered events kept, and when each was sent (monotonic s); made at the
@@ -97,33 +88,10 @@ class Session:
         self.watching: set[str] = set()  # race ids this player spectates
         self.fence = 1  # this session's writes to its racers' logs (higher: a newer session)
         self.grace: asyncio.TimerHandle | None = None
-        self.write_limit = 1 << 20
-        self.slow = False  # closed for not reading (logged once)
 
-    @property
-    def connected(self) -> bool:
-        return self.connection is not None
-
-    def send(self, message: ServerMessage) -> None:
-        """Send without waiting (at the end of this loop turn); a connection too far behind
-        is closed (the player resumes and catches up from the numbered events)."""
-        connection = self.connection
-        if connection is None:
-            return
-        transport = connection.transport
-        if transport is not None and transport.get_write_buffer_size() > self.write_limit:
-            if not self.slow:
-                self.slow = True
-                log.warning(
-                    "closing a connection that does not read",
-                    extra={"player": self.player, "buffered": transport.get_write_buffer_size()},
-                )
-                close_soon(connection, 1008, "not reading its messages")
-            return
-        self.outbox.send(connection, self.encoding, message)
-
-    def push(self, told: PlayerEvent) -> None:
-        """Number, keep and send an event."""
+    def numbered(self, told: PlayerEvent) -> Event:
+        """``told`` as the player's next numbered event, kept for a resume (the edge sends
+        it if their line is here)."""
         self.last_event += 1
         event = Event(self.last_event, told.kind, told.data())
         if self.events is None or self.sent_at is None:
@@ -133,7 +101,7 @@ class Session:
         self.events.append(event)
         self.sent_at.append(sent_at)
         self.let_go_of_events(sent_at)
-        self.send(event)
+        return event
 
     def let_go_of_events(self, mono_s: float) -> None:
         """Stop keeping the events that no resume at ``mono_s`` (monotonic) could need."""
@@ -159,10 +127,9 @@ class Sessions:
     """Every session of this node, by player and by token hash, and the grace timers of
     players who went away: ``expire`` is called for a player who did not come back."""
 
-    def __init__(self, grace_ms: int, expire: Callable[[str], None], outbox: Outbox) -> None:
+    def __init__(self, grace_ms: int, expire: Callable[[str], None]) -> None:
         self.grace_s = grace_ms / 1000
         self.expire = expire
-        self.outbox = outbox  # what the sessions made here send through
         self.by_player: dict[str, Session] = {}
         self.by_token: dict[str, Session] = {}
         self.round: list[Session] = []  # the sessions of this round of let_go_of_events
@@ -174,14 +141,9 @@ class Sessions:
         """Whether ``player``'s session is on this node."""
         return player in self.by_player
 
-    def push(self, player: str, event: PlayerEvent) -> None:
-        session = self.by_player.get(player)
-        if session is not None:
-            session.push(event)
-
     def new(self, name: str, buffer: int, player: str, token: str | None, keep_s: float) -> Session:
-        """A session (not yet added) that sends through this node's outbox."""
-        return Session(name, buffer, self.outbox, player, token, keep_s)
+        """A session (not yet added)."""
+        return Session(name, buffer, player, token, keep_s)
 
     def add(self, session: Session) -> None:
         self.by_player[session.player] = session
@@ -193,6 +155,13 @@ class Sessions:
         session.token, session.token_hash = token, token_hash(token)
         self.by_token[session.token_hash] = session
 
+    def became_account(self, player: str, token: str, account: str) -> None:
+        """``player``'s guest session is ``account``'s from now on, named by ``token``."""
+        session = self.by_player.get(player)
+        if session is not None:
+            self.retoken(session, token)
+            session.account = session.name = account
+
     def back(self, session: Session) -> None:
         """The player is connected again: their grace period ends."""
         if session.grace is not None:
@@ -200,15 +169,14 @@ class Sessions:
             session.grace = None
 
     def away(self, session: Session) -> None:
-        """The player's connection is gone: the grace period starts."""
-        session.connection = None
+        """The player's line is gone: the grace period starts (``back`` ends it)."""
         loop = asyncio.get_running_loop()
         session.grace = loop.call_later(self.grace_s, self._grace_over, session)
 
     def _grace_over(self, session: Session) -> None:
         session.grace = None  # the timer refers to the session: no cycle left behind
-        if session.connection is not None or self.by_player.get(session.player) is not session:
-            return  # back, or a newer session of the player's holds its place
+        if self.by_player.get(session.player) is not session:
+            return  # a newer session of the player's holds its place (back: no timer)
         self._forget(session)
         log.info("session ended", extra={"player": session.player})
         self.expire(session.player)
@@ -226,9 +194,6 @@ class Sessions:
             del self.by_player[session.player]
         if self.by_token.get(session.token_hash) is session:
             del self.by_token[session.token_hash]
-
-    def connected(self) -> int:
-        return sum(1 for session in self.by_player.values() if session.connected)
 
     def let_go_of_events(self, mono_s: float, part: int, parts: int) -> None:
         """Part ``part`` of ``parts`` of the sessions stop keeping the events no resume at

@@ -9,6 +9,7 @@ from protocol.messages import Spectate, Unspectate
 from protocol.player_events import WatchEnded
 from protocol.race import Now, Phase, RaceError
 from protocol.race_views import revealed_views, spectator_view
+from server.effects import Effects, Push
 from server.race_service import RaceService
 from server.rooms import Room
 from server.sessions import Session
@@ -89,18 +90,22 @@ class SpectatingDesk:
         for race_id in list(session.watching):
             self.stop_watching(session, race_id)
 
-    def rewatch(self, room: Room, reason: str) -> None:
-        """``room``'s spectators stop watching it and are told why (``watch_ended``): they
-        spectate it again, from a fresh snapshot."""
+    def rewatch(self, room: Room, reason: str) -> Effects:
+        """``room``'s spectators stop watching it, and are to be told why (``watch_ended``):
+        they spectate it again, from a fresh snapshot."""
+        effects: Effects = []
         for spectator in list(room.spectators):
             self.stop_watching(spectator, room.id)
-            spectator.push(WatchEnded(room.id, reason))
+            effects.append(Push(spectator.player, WatchEnded(room.id, reason)))
+        return effects
 
-    def forgotten(self, room: Room, reason: str) -> None:
-        """``room`` is let go: its spectators are told."""
+    def forgotten(self, room: Room, reason: str) -> Effects:
+        """``room`` is let go: its spectators watch it no more, and are to be told."""
+        effects: Effects = []
         for spectator in list(room.spectators):
             spectator.watching.discard(room.id)
-            spectator.push(WatchEnded(room.id, reason))
+            effects.append(Push(spectator.player, WatchEnded(room.id, reason)))
+        return effects
 
 
 def over_view(room: Room) -> dict[str, Any]:

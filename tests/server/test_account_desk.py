@@ -1,5 +1,6 @@
 """The account desk on its own: a sign-in's account side (the guest refused while racing
-before an attempt is counted, a stored token of the account, the guest out of the pool)
+before an attempt is counted, a token of the account returned with the write that keeps
+it, for the answer to wait for: the desk awaits no writer; the guest out of the pool)
 leaves the sessions to the gateway, which ends the guest's and attaches the account's."""
 
 from __future__ import annotations
@@ -9,22 +10,28 @@ from harness import TEST_SETTINGS, member, password_for, player, running_server
 
 from protocol.messages import SignIn
 from server.accounts import AccountError, attempts_bucket
+from server.effects import Write
+from server.jobs import SaveIdentity
 from server.sessions import token_hash
 from server.store import Identity
 
 GAME, DEAL = "mount_sunflower", 18
 
 
-async def test_signing_in_stores_the_account_s_token_and_leaves_the_guest_session_alone() -> None:
+async def test_signing_in_returns_the_account_s_token_to_store_and_leaves_the_guest_alone() -> None:
     async with running_server() as server:
         await (await member(server, "Ann")).close()
         guest = await player(server, "Gus")
         await guest.quick_race(GAME)
         session = server.sessions.by_player[guest.player]
-        account, token = await server.account_desk.sign_in(
+        account, token, effects = await server.account_desk.sign_in(
             session, SignIn(1, "Ann", password_for("Ann")), attempts_bucket(TEST_SETTINGS), "ip"
         )
         assert account.username == "Ann"
+        assert await server.store.accounts.identity(token_hash(token)) is None  # not yet
+        [write] = effects
+        assert isinstance(write, Write) and isinstance(write.job, SaveIdentity)
+        await server.writer.stored(write.job)  # as the executor does before the answer
         assert await server.store.accounts.identity(token_hash(token)) == Identity(
             account.player, "Ann", "Ann"
         )

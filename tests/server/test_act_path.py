@@ -12,7 +12,7 @@ import pytest
 from harness import player, running_server, winning_actions
 
 from protocol.messages import Result, ServerMessage
-from server.sessions import Session
+from server.lines import Line, Lines
 from server.store import Store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -23,16 +23,16 @@ async def test_an_action_is_answered_by_the_executor_and_never_back_through_the_
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     senders: list[list[str]] = []  # per act answer: the server modules on the stack, inner first
-    send = Session.send
+    send = Lines.write  # what writes on a player's line
 
-    def watched(session: Session, message: ServerMessage) -> None:
+    def watched(lines: Lines, line: Line, message: ServerMessage) -> None:
         if type(message) is Result and message.of == "act":
             frames = [Path(frame.filename) for frame in inspect.stack()[1:]]
             modules = [path.stem for path in frames if path.parent == SERVER]
             senders.append([m for i, m in enumerate(modules) if i == 0 or modules[i - 1] != m])
-        send(session, message)
+        send(lines, line, message)
 
-    monkeypatch.setattr(Session, "send", watched)
+    monkeypatch.setattr(Lines, "write", watched)
     async with running_server(store, countdown_ms=0) as server:
         ann, bob = await player(server, "Ann"), await player(server, "Bob")
         race = (await ann.create_race(GAME, deal=DEAL))["race"]

@@ -251,9 +251,8 @@ async def test_a_client_that_never_reads_is_closed_once_with_one_log_line(
             await asyncio.sleep(0.05)
         assert len(closing) == 1
         assert await ann.list_live() != []  # everyone else is served as before
-        for session in server.sessions.by_player.values():
-            transport = session.connection.transport if session.connection else None
-            assert transport is None or transport.get_write_buffer_size() <= 300 << 10
+        for line in server.lines.by_player.values():
+            assert line.buffered() <= 300 << 10
 
 
 async def test_a_request_the_server_fails_on_is_answered_internal_error_and_changes_nothing(

@@ -86,7 +86,8 @@ async def test_an_idle_connection_keeps_no_headers_queues_or_event_buffer_of_its
         bob = await Client.connect(url(server), "Bob")
         sessions = [server.sessions.get(ann.player), server.sessions.get(bob.player)]
         assert sessions[0] is not None and sessions[1] is not None
-        connections = [session.connection for session in sessions]
+        lines = [server.lines.get(ann.player), server.lines.get(bob.player)]
+        connections = [line.connection if line is not None else None for line in lines]
         for connection in connections:
             assert isinstance(connection, MessageConnection)
             assert connection.request is not None and not connection.request.headers

@@ -18,9 +18,10 @@ from protocol.race import Race, RaceSettings
 from protocol.wire import MSGPACK
 from server.config import Settings
 from server.feeds import Feeds
+from server.lines import Line, Lines
 from server.outbox import Outbox
 from server.rooms import Feeding, Room
-from server.sessions import Session
+from server.sessions import Session, Sessions
 
 GAME = "mount_sunflower"
 
@@ -51,12 +52,15 @@ def frames_in(data: bytes) -> list[dict[str, Any]]:
     return messages
 
 
-def spectator(room: Room, outbox: Outbox, backlog: int = 0) -> tuple[Session, Transport]:
-    session = Session("fan", 64, outbox)
+def spectator(room: Room, lines: Lines, backlog: int = 0) -> tuple[Session, Transport]:
+    """A spectator of ``room`` whose line here writes to a stand-in transport."""
+    session = Session("fan", 64)
     transport = Transport(backlog)
     connection = SimpleNamespace(transport=transport, protocol=SimpleNamespace(state=State.OPEN))
-    session.connection = connection  # type: ignore[assignment]
-    session.encoding = MSGPACK
+    line = Line(connection, MSGPACK, 1 << 20)  # type: ignore[arg-type]
+    lines.sessions.add(session)
+    line.player = session.player
+    lines.by_player[session.player] = line
     session.watching.add(room.id)
     room.watch(session)
     return session, transport
@@ -71,11 +75,11 @@ def a_room(feeding: Feeding, delay_ms: int) -> Room:
     return Room(Race("r1", settings, rules, "ann"), 0, feeding)
 
 
-def feeds_and_room(delay_ms: int = 0, **changes: Any) -> tuple[Feeds, Outbox, Room]:
-    """A node's feeds (with ``changes`` to the settings), its outbox, and a room fed by them."""
-    outbox = Outbox()
-    feeds = Feeds(dataclasses.replace(Settings(), **changes), outbox)
-    return feeds, outbox, a_room(feeds.feeding, delay_ms)
+def feeds_and_room(delay_ms: int = 0, **changes: Any) -> tuple[Feeds, Lines, Room]:
+    """A node's feeds (with ``changes`` to the settings), its lines, and a room fed by them."""
+    lines = Lines(Sessions(1000, lambda player: None), Outbox())
+    feeds = Feeds(dataclasses.replace(Settings(), **changes), lines)
+    return feeds, lines, a_room(feeds.feeding, delay_ms)
 
 
 async def turns(count: int) -> None:
@@ -84,8 +88,8 @@ async def turns(count: int) -> None:
 
 
 async def test_an_item_is_written_to_a_chunk_of_spectators_per_loop_turn_without_waiting() -> None:
-    feeds, outbox, room = feeds_and_room(spectator_chunk=4, feed_interval_ms=60_000)
-    fans = [spectator(room, outbox) for _ in range(10)]
+    feeds, lines, room = feeds_and_room(spectator_chunk=4, feed_interval_ms=60_000)
+    fans = [spectator(room, lines) for _ in range(10)]
     room.post("act", {"player": "ann", "action": "t0 1 t1"}, 0, racer="ann")
     await turns(1)  # the end of the turn that posted it: the first chunk
     assert sum(1 for _, transport in fans if transport.written) == 4 and room.sending
@@ -99,8 +103,8 @@ async def test_an_item_is_written_to_a_chunk_of_spectators_per_loop_turn_without
 
 
 async def test_items_that_come_during_a_fan_out_go_out_together_after_it_in_order() -> None:
-    _, outbox, room = feeds_and_room(spectator_chunk=3, feed_interval_ms=60_000)
-    fans = [spectator(room, outbox) for _ in range(9)]
+    _, lines, room = feeds_and_room(spectator_chunk=3, feed_interval_ms=60_000)
+    fans = [spectator(room, lines) for _ in range(9)]
     room.post("act", {"player": "ann", "action": "a1"}, 0, racer="ann")
     await turns(1)
     assert room.sending
@@ -118,9 +122,9 @@ async def test_items_that_come_during_a_fan_out_go_out_together_after_it_in_orde
 
 
 async def test_a_spectator_too_far_behind_is_dropped_and_told_why() -> None:
-    _, outbox, room = feeds_and_room(spectator_write_buffer=1000, feed_interval_ms=60_000)
-    keeping, kept = spectator(room, outbox)
-    slow, behind = spectator(room, outbox, backlog=1001)
+    _, lines, room = feeds_and_room(spectator_write_buffer=1000, feed_interval_ms=60_000)
+    keeping, kept = spectator(room, lines)
+    slow, behind = spectator(room, lines, backlog=1001)
     room.post("act", {"player": "ann", "action": "a1"}, 0, racer="ann")
     await turns(3)
     items = frames_in(b"".join(kept.written))
@@ -136,8 +140,8 @@ async def test_a_spectator_too_far_behind_is_dropped_and_told_why() -> None:
 
 
 async def test_a_delayed_feed_waits_for_its_delay_and_the_tick() -> None:
-    feeds, outbox, room = feeds_and_room(delay_ms=400, feed_interval_ms=60_000)
-    _, transport = spectator(room, outbox)
+    feeds, lines, room = feeds_and_room(delay_ms=400, feed_interval_ms=60_000)
+    _, transport = spectator(room, lines)
     room.post("act", {"player": "ann", "action": "a1"}, 1000, racer="ann")
     await turns(5)
     assert transport.written == [] and room.released_seq == 0
@@ -162,9 +166,11 @@ class Broken(Transport):
 
 
 async def test_a_connection_whose_write_fails_costs_no_other_spectator_its_items() -> None:
-    _, outbox, room = feeds_and_room(spectator_chunk=2, feed_interval_ms=60_000)
-    fans = [spectator(room, outbox) for _ in range(5)]
-    fans[0][0].connection.transport = Broken()  # type: ignore[union-attr]
+    _, lines, room = feeds_and_room(spectator_chunk=2, feed_interval_ms=60_000)
+    fans = [spectator(room, lines) for _ in range(5)]
+    broken = lines.get(fans[0][0].player)
+    assert broken is not None
+    broken.connection.transport = Broken()  # type: ignore[assignment]
     for action in ("a1", "a2"):
         room.post("act", {"player": "ann", "action": action}, 0, racer="ann")
         await turns(6)

@@ -15,7 +15,6 @@ from websockets.asyncio.client import connect
 from client.api import Client, ServerError
 from protocol.games import GAMES, catalog
 from protocol.messages import Event
-from server.outbox import Outbox
 from server.sessions import Session, Sessions
 
 
@@ -115,20 +114,20 @@ async def test_keepalive_pings_find_a_dead_connection() -> None:
         assert connection.transport is not None
         connection.transport.pause_reading()  # a peer that stopped answering
         for _ in range(50):
-            if not any(s.connected for s in server.sessions.by_player.values()):
+            if not server.lines.connected():
                 break
             await asyncio.sleep(0.1)
-        assert not any(s.connected for s in server.sessions.by_player.values())
+        assert not server.lines.connected()
         connection.transport.abort()
 
 
 async def test_an_old_session_s_grace_period_or_removal_leaves_a_newer_one_of_its_player() -> None:
     expired: list[str] = []
-    sessions = Sessions(grace_ms=10, expire=expired.append, outbox=Outbox())
-    old = Session("Ann", 16, Outbox(), player="p1")
+    sessions = Sessions(grace_ms=10, expire=expired.append)
+    old = Session("Ann", 16, player="p1")
     sessions.add(old)
     sessions.away(old)
-    newer = Session("Ann", 16, Outbox(), player="p1")
+    newer = Session("Ann", 16, player="p1")
     sessions.add(newer)
     await asyncio.sleep(0.05)  # the old session's grace period is over
     assert sessions.get("p1") is newer and sessions.by_token[newer.token_hash] is newer

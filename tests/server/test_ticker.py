@@ -9,7 +9,6 @@ from types import SimpleNamespace
 from typing import Any
 
 from protocol.race import Now
-from server.outbox import Outbox
 from server.sessions import Sessions
 from server.ticker import Ticker
 
@@ -101,7 +100,7 @@ def test_the_sessions_are_listed_once_a_round_and_each_visited_once_in_it() -> N
     def a_session(player: str) -> Any:
         return SimpleNamespace(events=[], let_go_of_events=lambda mono_s: visited.append(player))
 
-    sessions = Sessions(1000, lambda player: None, Outbox())
+    sessions = Sessions(1000, lambda player: None)
     sessions.by_player = {f"p{i}": a_session(f"p{i}") for i in range(6)}
     sessions.let_go_of_events(0.0, 0, 3)
     sessions.by_player["late"] = a_session("late")

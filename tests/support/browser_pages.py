@@ -63,9 +63,9 @@ class ServerThread(server_thread.ServerThread):
         """Break ``player``'s connection as a network failure would: no closing handshake."""
 
         def cut() -> None:
-            connection = self.server.sessions.by_player[player].connection
-            assert connection is not None and connection.transport is not None
-            connection.transport.abort()
+            line = self.server.lines.get(player)
+            assert line is not None and line.connection.transport is not None
+            line.connection.transport.abort()
 
         self.loop.call_soon_threadsafe(cut)
 

@@ -53,9 +53,11 @@ SERVERS: dict[str, RaceServer] = {}
 
 async def drop_connection_of(url: str, name: str) -> None:
     """Cut ``name``'s TCP connection on the server's side, as a network failure would."""
-    (session,) = [s for s in SERVERS[url].sessions.by_player.values() if s.name == name]
-    assert session.connection is not None and session.connection.transport is not None
-    session.connection.transport.abort()
+    server = SERVERS[url]
+    (session,) = [s for s in server.sessions.by_player.values() if s.name == name]
+    line = server.lines.get(session.player)
+    assert line is not None and line.connection.transport is not None
+    line.connection.transport.abort()
 
 
 class Terminal:
