@@ -26,6 +26,7 @@ CARRYING_OUT = {
     "server.ticker",
     "server.sweeper",
     "server.sessions",
+    "server.lines",
     "server.rooms",
     "server.retrying",
     # what both sides speak, declared apart from either

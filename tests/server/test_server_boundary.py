@@ -1,6 +1,10 @@
 """``server/`` is a closed edge: nothing outside it (the core, the client, the benchmarks)
 imports ``redis`` or the server's internals; inside it, only the parts that send hold the
-outbox (issue 24: rooms and desks return what to send). The benchmarks may read the server's public
+outbox (issue 24: rooms and desks return what to send), and a player is apart from their
+line (issue 34): no module that decides (the desks, the rooms, the race service, the
+decider) imports websockets, the connection, the lines or the outbox, or reads a
+connection, a line, a transport or an encoding off anything; the account desk holds no
+writer (it returns its writes as effects). The benchmarks may read the server's public
 settings (``server.config``), start its own in-process benches (``server.bench``) and open a
 store by its public face (``server.store``, to set what a bench needs, such as a day's deal); the
 ``solrace`` command reaches ``solrace serve`` by the module's name only."""
@@ -19,7 +23,10 @@ ALLOWED = {
 }
 BENCH_ALLOWED = ALLOWED | {"server.store"}  # the store's public face: open_store
 # the parts that write to sockets; rooms and desks return what to send
-SENDERS = {"answers", "feeds", "sessions", "app"}
+SENDERS = {"feeds", "lines", "app"}
+# what only the edge may hold: the socket, a player's line, the frames written to it
+EDGE_MODULES = {"websockets", "server.connection", "server.lines", "server.outbox"}
+EDGE_ATTRIBUTES = {"connection", "line", "transport", "encoding", "outbox"}
 
 
 def imports(path: Path) -> list[tuple[int, str]]:
@@ -51,3 +58,51 @@ def test_nothing_outside_server_imports_redis_or_the_server_s_internals() -> Non
                 if top == "redis" or (top == "server" and name not in allowed):
                     crossings.append(f"{path.relative_to(ROOT)}:{line} {name}")
     assert crossings == []
+
+
+def deciding_modules() -> dict[str, Path]:
+    """The modules that decide, and the rooms (``test_carrying_out_only_carries_out``)."""
+    from test_carrying_out_only_carries_out import DECIDING
+
+    return {name: ROOT / f"{name.replace('.', '/')}.py" for name in DECIDING | {"server.rooms"}}
+
+
+def edge_touched(path: Path) -> list[str]:
+    """Where ``path`` imports an edge module or reads an edge attribute off anything."""
+    touched = [
+        f"{line}: imports {name}"
+        for line, name in imports(path)
+        if any(name == edge or name.startswith(f"{edge}.") for edge in EDGE_MODULES)
+    ]
+    tree = ast.parse(path.read_text())
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    touched += [  # a method of that name (the solver's ``line``) is no line
+        f"{node.lineno}: reads .{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr in EDGE_ATTRIBUTES
+        and id(node) not in called
+    ]
+    return touched
+
+
+def test_no_module_that_decides_sees_a_connection_or_a_line() -> None:
+    touching = {}
+    for name, path in sorted(deciding_modules().items()):
+        assert path.exists(), name
+        if touched := edge_touched(path):
+            touching[name] = touched
+    assert touching == {}
+
+
+def test_the_account_desk_holds_no_writer_and_no_session_registry() -> None:
+    names = {name for _, name in imports(ROOT / "server" / "account_desk.py")}
+    assert "server.writer" not in names
+    source = (ROOT / "server" / "account_desk.py").read_text()
+    assert "Sessions" not in source and ".stored(" not in source
+
+
+def test_the_finder_sees_an_edge_import_and_an_edge_attribute(tmp_path: Path) -> None:
+    module = tmp_path / "desk.py"
+    module.write_text("from server.lines import Lines\n\ndef f(c):\n    return c.connection\n")
+    assert edge_touched(module) == ["1: imports server.lines", "4: reads .connection"]
