@@ -52,6 +52,15 @@ class Close:
 
 
 @dataclass(slots=True)
+class HangUp:
+    """Close the connection that asked (``code``, ``reason``), right after the request's
+    answer is sent on it: a request's effect (a sign-out's)."""
+
+    code: int
+    reason: str
+
+
+@dataclass(slots=True)
 class Attach:
     """The connection that asked speaks for ``session`` from now on (an older line of its
     player is closed, 4001): a request's effect, carried out before anything else of it."""
@@ -186,6 +195,7 @@ Effect = (
     Push
     | Send
     | Close
+    | HangUp
     | Attach
     | Retoken
     | Revoke

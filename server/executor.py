@@ -33,6 +33,7 @@ from server.effects import (
     Effects,
     Follow,
     Forget,
+    HangUp,
     Post,
     PostAct,
     Pull,
@@ -59,7 +60,7 @@ from server.inputs import (
     StartDue,
 )
 from server.jobs import AppendActions
-from server.lines import Lines
+from server.lines import Line, Lines
 from server.moment import now
 from server.ports import Decider, Outlet
 from server.relay import Relay
@@ -79,6 +80,16 @@ __all__ = ["Executor", "now"]
 log = logging.getLogger("solrace.executor")
 RECONCILE_PAUSE_S = 0.5  # between tries to read a race back from the store
 STORED_FIRST = (Write, Revoke)  # carried out before the rest of their list (and its answer)
+
+
+def _hanging_up(line: Line, hang_up: HangUp) -> Callable[[], Effects]:
+    """What closes ``line`` after its answer, as ``hang_up`` asks."""
+
+    def close() -> Effects:
+        line.close(hang_up.code, hang_up.reason)
+        return []
+
+    return close
 
 
 class Executor:
@@ -174,15 +185,18 @@ class Executor:
     def _followed(self, effects: Effects, answer: Answer) -> tuple[Effects, Answer]:
         """``effects`` but the request's own: its ``Attach`` carried out now, on the
         connection that asked; its ``AfterAnswer``s run once ``answer`` is sent, and what
-        they return carried out then."""
+        they return carried out then, and its ``HangUp`` after them."""
         rest: Effects = []
-        afters = []
+        afters: list[Callable[[], Effects]] = []
+        line = answer.client.line
         for effect in effects:
             if type(effect) is Attach:
-                self.lines.attach(answer.client.line, effect.session)
+                self.lines.attach(line, effect.session)
                 answer.client.session = effect.session
             elif type(effect) is AfterAnswer:
                 afters.append(effect.run)
+            elif type(effect) is HangUp:
+                afters.append(_hanging_up(line, effect))
             else:
                 rest.append(effect)
         if not afters:

@@ -34,7 +34,7 @@ from server.client import Client
 from server.config import Settings
 from server.daily import DailyDesk
 from server.director import RaceDirector
-from server.effects import AfterAnswer, Attach, Close, Effects, Push
+from server.effects import AfterAnswer, Attach, Effects, HangUp, Push
 from server.pairing import PairingDesk
 from server.profiles import ProfileDesk
 from server.session_desk import SessionDesk
@@ -145,15 +145,16 @@ class Handlers:
     async def sign_out(
         self, client: Client, session: Session, request: SignOut, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        """Forget this token (or all the account's), then end the session and close."""
+        """Forget this token (or all the account's), then end the session and close the
+        connection."""
         answer = await self.accounts.sign_out(session, request)
 
-        def close() -> Effects:
+        def end() -> Effects:
             self._end(session)
             self.sessions.expire(session.player)
-            return [Close(session.player, CLOSE_SIGNED_OUT, "signed out")]
+            return []
 
-        return answer, [AfterAnswer(close)]
+        return answer, [AfterAnswer(end), HangUp(CLOSE_SIGNED_OUT, "signed out")]
 
     async def standing(self, session: Session, moment: Now) -> dict[str, Any] | None:
         """May this session's player play ranked (``protocol/standing.py``; None: the
