@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
 
@@ -111,9 +111,7 @@ class Feeds:
         started = time.perf_counter()
         cpu_started = time.thread_time()
         settings = self.settings
-        audience, laggards = self.audience(room)
-        lines = [self.lines.get(session.player) for session in audience]
-        encodings = {line.encoding for line in lines if line is not None}
+        audience, laggards, encodings = self.audience(room)
         frames = {
             encoding: b"".join(frame_bytes(encode(encode_server(item), encoding)) for item in items)
             for encoding in encodings
@@ -133,19 +131,25 @@ class Feeds:
         fan_out.send()
         return laggards
 
-    def audience(self, room: Room) -> tuple[list[Session], list[Session]]:
-        """The spectators a fan-out of ``room`` goes to, and those too far behind to keep
-        (their line holds more than ``spectator_write_buffer`` bytes unread)."""
+    def audience(self, room: Room) -> tuple[list[Session], list[Session], set[str]]:
+        """The spectators a fan-out of ``room`` goes to, those too far behind to keep
+        (their line holds more than ``spectator_write_buffer`` bytes unread), and the
+        encodings the first speak. (The feed's hottest loop: no calls but the lookups.)"""
         limit = self.settings.spectator_write_buffer
+        by_player = self.lines.by_player
         laggards: list[Session] = []
         audience: list[Session] = []
+        encodings: set[str] = set()
         for session in room.spectators:
-            line = self.lines.get(session.player)
-            if line is not None and line.buffered() > limit:
-                laggards.append(session)
-            else:
-                audience.append(session)
-        return audience, laggards
+            line = by_player.get(session.player)
+            if line is not None:
+                transport = line.connection.transport
+                if transport is not None and transport.get_write_buffer_size() > limit:
+                    laggards.append(session)
+                    continue
+                encodings.add(line.encoding)
+            audience.append(session)
+        return audience, laggards, encodings
 
 
 class _FanOut:
@@ -193,14 +197,16 @@ class _FanOut:
         self.room.sending = False
         self.done(self.written, time.perf_counter() - self.started, self.cpu)
 
-    def _frames(self, start: int, end: int) -> Iterator[tuple[ServerConnection, bytes]]:
+    def _frames(self, start: int, end: int) -> list[tuple[ServerConnection, bytes]]:
         """The frames of this chunk: to each spectator of it who still watches the race, on
-        their line here (in an encoding this fan-out has a frame for)."""
-        room, lines = self.room, self.lines
+        their line here as it is now (in an encoding this fan-out has a frame for): a
+        spectator may have come back on another line since the fan-out began."""
+        race, by_player, frames = self.room.id, self.lines.by_player, self.frames
+        written = []
         for session in self.audience[start:end]:
-            line = lines.get(session.player)
-            if line is None or room.id not in session.watching:
-                continue
-            frame = self.frames.get(line.encoding)
-            if frame is not None:
-                yield line.connection, frame
+            line = by_player.get(session.player)
+            if line is not None and race in session.watching:
+                frame = frames.get(line.encoding)
+                if frame is not None:
+                    written.append((line.connection, frame))
+        return written

@@ -76,8 +76,9 @@ class Lines:
 
     def write(self, line: Line, message: ServerMessage) -> None:
         """Send without waiting (at the end of this loop turn); a line too far behind is
-        closed instead."""
-        buffered = line.buffered()
+        closed instead. (On every answer's path: the buffer is read inline.)"""
+        transport = line.connection.transport
+        buffered = transport.get_write_buffer_size() if transport is not None else 0
         if buffered > line.limit:
             if not line.slow:
                 line.slow = True
