@@ -26,13 +26,14 @@ def report() -> dict[str, Any]:
 
 def test_every_kind_of_player_is_reported_with_its_share_flagged(report: dict[str, Any]) -> None:
     kinds = report["kinds"]
-    assert list(kinds) == ["honest", "cheater", "bot"]
-    assert [kinds[kind]["runs"] for kind in kinds] == [4, 4, 1]
+    assert list(kinds) == ["honest", "cheater", "bot", "knower", "lucky"]
+    assert [kinds[kind]["runs"] for kind in kinds] == [4, 4, 1, 2, 1]
     for row in kinds.values():
         assert 0 <= row["flagged"] <= row["runs"] and 0 <= row["won"] <= row["runs"]
         assert row["flagged_share"] == round(row["flagged"] / row["runs"], 4)
         assert sum(sub["runs"] for sub in row["by_label"].values()) in (0, row["runs"])
     assert len(kinds["cheater"]["by_label"]) == 4  # two speeds, each with two detour counts
+    assert len(kinds["knower"]["by_label"]) == 2  # a knower at each of the two speeds
 
 
 def test_every_run_was_ranked_and_reviewed_against_the_server_s_line(
@@ -43,6 +44,7 @@ def test_every_run_was_ranked_and_reviewed_against_the_server_s_line(
     assert set(report["targets_met"]) == {
         "cheaters_flagged",
         "bots_flagged",
+        "knowers_flagged",
         "honest_flagged",
         "review_p95",
     }
@@ -55,6 +57,7 @@ def test_the_printed_report_has_a_row_per_kind_and_names_the_targets(
     out = capsys.readouterr().out
     assert out.startswith("fairplay: mount_sunflower_easy deal ")
     assert "QUICK" in out and "honest runs flagged: " in out and "review, one core: p95 " in out
-    rows = [line.split()[0] for line in out.splitlines()[3:6]]
+    rows = [line.split()[0] for line in out.splitlines()[3:]]
     assert rows[0] == "honest" and rows[1] == "cheater"
+    assert "knower" in rows and "lucky" in rows
     assert out.splitlines()[-1].startswith("targets: cheaters_flagged ")
