@@ -17,7 +17,8 @@ hidden cards; ``z`` says how far above it a run lies. Every action as played cou
 undos and all: a card seen through a probe and ``undo`` is known, so turning it up again
 is not blind, and the probe's own reveal counts like any other. A deal's cards are seen
 (they are known after an ``undo``) but are no blind reveal: when to deal is the
-player's choice, which card comes is not.
+player's choice, which card comes is not; nor are the cards ``auto`` turns up (it may
+send them home in the same action).
 
 Generic over the games: it reads only the ``Rules`` interface (``moves``, ``play``, the
 events) and the position's piles (a game with no face-down tableau card, Shady Lanes,
@@ -84,10 +85,12 @@ def reveals_of(rules: Rules, start: Position, actions: Sequence[str]) -> Reveals
             continue
         position = stack[-1]
         try:
-            after, events, _ = rules.play(position, parse_action(text))
+            action = parse_action(text)
+            after, events, _ = rules.play(position, action)
         except IllegalAction:
             break
-        for useful, chance in draws(rules, position, after, events, known):
+        chosen = type(action) is Move
+        for useful, chance in draws(rules, position, after, events, known, chosen):
             blind, lucky = blind + 1, lucky + useful
             expected, variance = expected + chance, variance + chance * (1 - chance)
         stack.append(after)
@@ -95,12 +98,18 @@ def reveals_of(rules: Rules, start: Position, actions: Sequence[str]) -> Reveals
 
 
 def draws(
-    rules: Rules, position: Position, after: Position, events: Sequence[Event], known: Knowledge
+    rules: Rules,
+    position: Position,
+    after: Position,
+    events: Sequence[Event],
+    known: Knowledge,
+    chosen: bool,
 ) -> list[tuple[int, float]]:
-    """For each card an action turned up that the player had not seen: whether it was
-    useful (1 or 0) and the chance ``p`` that it would have been for a player who cannot
-    see (the share of the cards it had not seen that would be useful there). ``known``
-    learns the cards turned up."""
+    """For each card a move (``chosen``) turned up that the player had not seen: whether
+    it was useful (1 or 0) and the chance ``p`` that it would have been for a player who
+    cannot see (the share of the cards it had not seen that would be useful there).
+    ``known`` learns the cards any action turned up (``auto`` and ``deal`` too, which
+    make no blind reveal: ``auto`` may send the card home at once)."""
     turned: list[Pile] = []
     for event in events:
         if type(event) is Revealed and event.pile.index is not None:
@@ -112,7 +121,7 @@ def draws(
             known.stock.update(
                 len(position.stock) - 1 - offset for offset in range(len(event.cards))
             )
-    if not turned:
+    if not turned or not chosen:
         return []
     pool = unseen_places(after, known)
     out = []

@@ -72,6 +72,14 @@ def test_moves_that_turn_up_nothing_and_deals_are_no_blind_reveals() -> None:
     assert reveals_of(EASY, start, legal(start, ["t1 1 t6", "deal"])) == Reveals()
 
 
+def test_cards_auto_turns_up_are_no_blind_reveals() -> None:
+    # auto sends the A♠ home, turns up the 2♠ under it and sends it home too
+    start = table(ACE_D, TWO_C)
+    tableau = ((make(2, 1), make(1, 1)), *start.tableau[1:])
+    start = start._replace(tableau=tableau)
+    assert reveals_of(EASY, start, legal(start, ["auto"])) == Reveals()
+
+
 def test_a_card_seen_then_hidden_by_undo_is_known_turning_it_up_again_is_not_blind() -> None:
     run = legal(table(ACE_D, TWO_C), ["t0 1 t1", "undo", "t0 1 t1"])
     assert reveals_of(EASY, table(ACE_D, TWO_C), run) == Reveals(1, 1, 0.5, 0.25)
