@@ -8,8 +8,9 @@ and 4 lucky players (``bench/fairplaypeople.py``). Each plan's actions are given
 times it planned (its think times, no server), and its signals computed as the server's
 review does: the rule's reasons, and the reveals (blind reveals, useful ones, their
 expectation and z). It prints, per kind, the share flagged by the rule and why, how much
-of the server's line each kind kept, the reveals' z at its tenths, and the share of each
-kind a reveals rule would flag at each of a few thresholds; and the review's cost (signals,
+of the server's line each kind kept, the reveals' z at its tenths (of a run, and summed over
+an account's runs: the plans of one index of the kind, one on each deal), and the share of
+each kind a reveals rule would flag at each of a few thresholds; and the review's cost (signals,
 reveals, reasons and evidence of one run, process CPU time). One process, in order: run it
 niced on a shared machine.
 """
@@ -79,6 +80,7 @@ def judged(game: str, number: int, line: tuple[str, ...], plan: Plan) -> dict[st
     cost = time.process_time() - began
     return {
         "kind": plan.kind,
+        "lucky": (seen.lucky, seen.expected, seen.variance),
         "won": plan.won,
         "reasons": why,
         "kept_share": line_match([a for a, _ in entries], line).kept / len(line),
@@ -98,8 +100,11 @@ def measure_offline(deals: int, honest_n: int, seed: int) -> dict[str, Any]:
         for index in range(deals):
             number, line = solvable_deal(game, rng)
             chosen.setdefault(game, []).append(number)
+            counts: dict[str, int] = {}
             for plan in plans_for(game, number, line, honest_n, seed * 1_000 + index):
-                runs.append(judged(game, number, line, plan))
+                run = judged(game, number, line, plan)
+                run["player"] = counts[plan.kind] = counts.get(plan.kind, -1) + 1
+                runs.append(run)
     costs = sorted(run["cost_s"] for run in runs)
     return {
         "deals": chosen,
@@ -134,7 +139,23 @@ def kind_figures(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "blind_mean": round(statistics.fmean(r["blind"] for r in runs), 1) if runs else 0.0,
         "z_tenths": [round(z, 2) for z in tenths(zs)],
         "trials": trials,
+        "accounts": len(accounts := account_zs(runs)),
+        "account_z": [round(z, 2) for z in tenths(accounts)],
     }
+
+
+def account_zs(runs: list[dict[str, Any]]) -> list[float]:
+    """The reveals' z summed over an account's runs, sorted: an account is the plans of
+    one index of the kind, one on every deal (so as many runs as deals)."""
+    accounts: dict[int, list[tuple[int, float, float]]] = {}
+    for run in runs:
+        accounts.setdefault(run["player"], []).append(run["lucky"])
+    zs = []
+    for played in accounts.values():
+        variance = sum(v for _, _, v in played)
+        if variance > 0:
+            zs.append((sum(u for u, _, _ in played) - sum(e for _, e, _ in played)) / variance**0.5)
+    return sorted(zs)
 
 
 def tenths(values: list[float]) -> list[float]:
@@ -161,6 +182,9 @@ def print_offline(result: dict[str, Any]) -> None:
     print("reveals: blind reveals a run (mean); z at least, p10, p50, p90, p99, most")
     for kind, row in kinds.items():
         print(f"  {kind:8} {row['blind_mean']:>5}  " + " ".join(f"{z:>6}" for z in row["z_tenths"]))
+    print("reveals summed over an account's runs, one on each deal: accounts; z as above")
+    for kind, row in kinds.items():
+        print(f"  {kind:8} {row['accounts']:>5}  " + " ".join(f"{z:>6}" for z in row["account_z"]))
     print("a reveals rule tried (share of each kind it would flag):")
     for trial in kinds[HONEST]["trials"]:
         shares = ", ".join(

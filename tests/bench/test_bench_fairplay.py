@@ -76,11 +76,12 @@ def test_the_offline_review_of_a_plan_is_the_server_s_and_each_kind_is_counted(
     rules = rules_for(game)
     number, line = solvable_deal(game, random.Random(1))
     plan = cheater_plan(rules, rules.deal(number), list(line), random.Random(2), 918, 3)
-    run = judged(game, number, line, plan)
+    run = {**judged(game, number, line, plan), "player": 0}
     assert run["kind"] == "cheater" and run["won"] and run["kept_share"] == 1.0
     assert "solver_line" in run["reasons"] and run["blind"] >= 1
-    row = kind_figures([run, {**run, "reasons": [], "z": 9.0, "blind": 10}])
+    row = kind_figures([run, {**run, "reasons": [], "z": 9.0, "blind": 10, "player": 1}])
     assert (row["runs"], row["won"], row["flagged"]) == (2, 2, 1)
+    assert row["accounts"] <= 2 and len(row["account_z"]) in (0, 6)  # one run an account
     assert row["trials"]["z>=3.5 over >=10"] == 1 and row["trials"]["z>=3.5 over >=5"] >= 1
     kinds = {kind: row for kind in ("honest", "cheater", "bot", "knower", "lucky")}
     print_offline(
