@@ -28,14 +28,26 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from bench.benchprocess import free_port, own_redis, serve_command, spawn
-from bench.fairplaypeople import BOT, CHEATER, CHEATER_MEDIANS_MS, DETOURS, HONEST, Plan
+from bench.fairplaypeople import (
+    BOT,
+    CHEATER,
+    CHEATER_MEDIANS_MS,
+    DETOURS,
+    HONEST,
+    KNOWER,
+    LUCKY,
+    Plan,
+)
 from bench.fairplaypeople import bot as bot_plan
 from bench.fairplaypeople import cheater as cheater_plan
 from bench.fairplaypeople import honest as honest_plan
+from bench.fairplaypeople import knower as knower_plan
+from bench.fairplaypeople import lucky as lucky_plan
 from client.api import Client, ServerError
 from protocol.daily import day_of
 from protocol.daily_choice import solver_line
 from protocol.fairplay import evidence, reasons, signals_of
+from protocol.fairplay_reveals import reveals_of
 from protocol.games import rules_for
 from server.store import open_store
 
@@ -44,10 +56,12 @@ Answer = TypeVar("Answer")
 GAMES = ("mount_sunflower_easy", "mount_sunflower")
 LINE_NODES = 200_000  # the server's own default budget for its line
 TOKEN = "the-fair-play-bench-s-moderator-token-of-forty-characters"
-TARGETS = {CHEATER: 0.9, BOT: 0.9}  # shares flagged at least
+KINDS = (HONEST, CHEATER, BOT, KNOWER, LUCKY)
+TARGETS = {CHEATER: 0.9, BOT: 0.9, KNOWER: 0.9}  # shares flagged at least
 HONEST_MOST = 0.01  # share of honest runs flagged at most
 REVIEW_P95_S = 1.0  # a ranked run's review, one core, at p95
 BOTS_PER_GAME = 8
+LUCKY_PER_GAME = 8
 QUICK_SCALE = 0.02  # --quick: think times are this share of a person's (figures mean nothing)
 
 
@@ -64,13 +78,17 @@ def plan_of(
     kind: str, game: str, number: int, line: tuple[str, ...], seed: int, how: dict[str, int]
 ) -> Plan:
     """One player's plan (run in a worker process); ``how``: a cheater's median think
-    time and detours."""
+    time and detours (a knower's: its median)."""
     rules, rng = rules_for(game), random.Random(seed)
     start = rules.deal(number)
     if kind == HONEST:
         return honest_plan(rules, start, rng)
     if kind == BOT:
         return bot_plan(rules, start, rng)
+    if kind == LUCKY:
+        return lucky_plan(rules, start, rng)
+    if kind == KNOWER:
+        return knower_plan(rules, start, list(line), rng, how["median"])
     return cheater_plan(rules, start, list(line), rng, how["median"], how["detours"])
 
 
@@ -78,7 +96,8 @@ def population(
     deals: dict[str, tuple[int, tuple[str, ...]]], honest: int, quick: bool, seed: int
 ) -> list[tuple[str, Plan]]:
     """(game, plan) for everyone: ``honest`` honest players over the games, each cheater
-    speed with each number of detours, and ``BOTS_PER_GAME`` bots, per game."""
+    speed with each number of detours, a knower at each speed, ``BOTS_PER_GAME`` bots and
+    ``LUCKY_PER_GAME`` lucky players, per game (``quick``: fewer of each)."""
     jobs: list[tuple[str, str, dict[str, int]]] = []
     for index, game in enumerate(deals):
         share = honest // len(deals) + (index < honest % len(deals))
@@ -87,6 +106,8 @@ def population(
         detours = DETOURS[:2] if quick else DETOURS
         jobs += [(game, CHEATER, {"median": m, "detours": d}) for m in speeds for d in detours]
         jobs += [(game, BOT, {})] * (1 if quick else BOTS_PER_GAME)
+        jobs += [(game, KNOWER, {"median": m}) for m in speeds]
+        jobs += [(game, LUCKY, {})] * (1 if quick else LUCKY_PER_GAME)
     with ProcessPoolExecutor(max_workers=2) as workers:
         futures = [
             workers.submit(plan_of, kind, game, *deals[game], seed * 100_003 + i, how)
@@ -170,11 +191,16 @@ async def review_of_run(url: str, race: str) -> dict[str, Any]:
     raise RuntimeError(f"no review of {race}")
 
 
-def review_cost_s(log: dict[str, Any], seen: dict[str, Any], line: tuple[str, ...]) -> float:
-    """The rule's work on one run's log (signals, reasons, evidence), in CPU seconds."""
+def review_cost_s(
+    log: dict[str, Any], seen: dict[str, Any], game: str, deal: tuple[int, tuple[str, ...]]
+) -> float:
+    """The rule's work on one run's log (signals, reveals, reasons, evidence) of ``deal``
+    (its number and line) of ``game``, in CPU seconds."""
     entries = [(action, t_ms) for _, action, t_ms in log["racers"][0]["actions"]]
+    rules, (number, line) = rules_for(game), deal
     began = time.process_time()
-    signals = signals_of(entries, seen["finished"], seen["time_ms"], line, [])
+    shown = reveals_of(rules, rules.deal(number), [action for action, _ in entries])
+    signals = signals_of(entries, seen["finished"], seen["time_ms"], line, [], reveals=shown)
     evidence(signals)
     reasons(signals)
     return time.process_time() - began
@@ -197,7 +223,9 @@ async def run_population(
             "reasons": seen["reasons"],
             "evidence": seen.get("evidence", {}),
             "line_known": seen["signals"]["line_length"] is not None,
-            "review_cpu_s": review_cost_s(played["log"], seen["signals"], deals[game][1]),
+            "lucky_z": seen["signals"].get("lucky_z"),
+            "kept": seen["signals"]["line_kept"] / len(deals[game][1]),
+            "review_cpu_s": review_cost_s(played["log"], seen["signals"], game, deals[game]),
         }
 
     return await asyncio.gather(*(one(i, g, p) for i, (g, p) in enumerate(people)))
@@ -206,9 +234,9 @@ async def run_population(
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Per kind (and per label within it): runs, share flagged, reasons; the targets."""
     kinds: dict[str, Any] = {}
-    for kind in (HONEST, CHEATER, BOT):
+    for kind in KINDS:
         mine = [run for run in runs if run["kind"] == kind]
-        labels = sorted({run["label"] for run in mine}) if kind != HONEST else []
+        labels = sorted({run["label"] for run in mine}) if kind not in (HONEST, LUCKY) else []
         kinds[kind] = {
             **shares(mine),
             "by_label": {
@@ -220,6 +248,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     met = {
         "cheaters_flagged": kinds[CHEATER]["flagged_share"] >= TARGETS[CHEATER],
         "bots_flagged": kinds[BOT]["flagged_share"] >= TARGETS[BOT],
+        "knowers_flagged": kinds[KNOWER]["flagged_share"] >= TARGETS[KNOWER],
         "honest_flagged": kinds[HONEST]["flagged_share"] <= HONEST_MOST,
         "review_p95": p95 < REVIEW_P95_S,
     }
@@ -247,6 +276,10 @@ def shares(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "flagged": len(flagged),
         "flagged_share": round(len(flagged) / len(runs), 4) if runs else 0.0,
         "reasons": dict(sorted(why.items())),
+        "line_kept_max": round(max((run["kept"] for run in runs), default=0.0), 3),
+        "lucky_z_max": max(
+            (run["lucky_z"] for run in runs if run["lucky_z"] is not None), default=None
+        ),
     }
 
 
@@ -288,7 +321,10 @@ def print_fairplay(result: dict[str, Any]) -> None:
     )
     if result["quick"]:
         print(f"QUICK: think times x{result['pace_scale']}: the shares below mean nothing")
-    print(f"{'kind':34} {'runs':>5} {'won':>5} {'flagged':>8} {'share':>7}  reasons")
+    print(
+        f"{'kind':34} {'runs':>5} {'won':>5} {'flagged':>8} {'share':>7}  reasons "
+        "(the most of the server's line a run kept, the highest lucky_z)"
+    )
     for kind, row in result["kinds"].items():
         print(kind_row(kind, row))
         for label, sub in row["by_label"].items():
@@ -310,5 +346,6 @@ def kind_row(label: str, row: dict[str, Any]) -> str:
     why = ", ".join(f"{reason} {count}" for reason, count in row["reasons"].items())
     return (
         f"{label:34} {row['runs']:>5} {row['won']:>5} {row['flagged']:>8} "
-        f"{row['flagged_share']:>7.1%}  {why}"
+        f"{row['flagged_share']:>7.1%}  {why}  (line kept <= {row['line_kept_max']:.0%}, "
+        f"lucky_z <= {row['lucky_z_max']})"
     )

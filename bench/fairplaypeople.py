@@ -12,6 +12,13 @@ so the solver's time never shows in the pace the server measures).
   person's pace at several speeds.
 - **bot**: plays as an honest player of the best skill, but at a program's pace: 200 to
   400 ms a move, with jitter.
+- **knower**: knows the deal but does not play the server's line: it plans as an honest
+  player does (its own node budget, its own share of moves of its own), with the solver on
+  the true deal instead of a guess, so it never needs to plan again after a card turns
+  up; a person's pace and a few detours.
+- **lucky**: plays as an honest player, and uses its knowledge of the deal only at blind
+  choices (``protocol/fairplay_reveals.py``): when the move it meant to make turns up a
+  card of no use and another move would turn up a useful one, it makes that move instead.
 """
 
 from __future__ import annotations
@@ -21,16 +28,21 @@ import random
 from dataclasses import dataclass
 
 from protocol.engine import Rules
-from protocol.notation import parse_action
+from protocol.fairplay_line import line_match
+from protocol.fairplay_reveals import is_useful
+from protocol.notation import TABLEAU_PILES, parse_action
 from protocol.position import Position
 from protocol.solver import WON, solve
 
 HONEST, CHEATER, BOT = "honest", "cheater", "bot"
+KNOWER, LUCKY = "knower", "lucky"
 MOST_ACTIONS = 120  # an honest player resigns past this many actions
 OWN_AFTER_FAILING = 4  # moves of its own after the solver found nothing, before it asks again
 FASTEST_HAND_MS = 250  # no person clicks faster than this
 CHEATER_MEDIANS_MS = (285, 600, 918, 1500)  # the issue's 285 and 918 ms among them
 DETOURS = (1, 3, 6, 12)
+KNOWER_TRIES = 8  # a knower tries this many plans of its own for a win off the server's line
+KNOWER_KEEPS_UNDER = 0.8  # ... keeping less than this share of the server's line
 
 
 @dataclass(frozen=True)
@@ -71,21 +83,30 @@ def person_pace(rng: random.Random, median_ms: float, sigma: float, slower: floa
 
 
 def honest_moves(
-    rules: Rules, start: Position, rng: random.Random, nodes: int, own_moves: float
+    rules: Rules,
+    start: Position,
+    rng: random.Random,
+    nodes: int,
+    own_moves: float,
+    knows: bool = False,
+    lucky: bool = False,
+    most: int = MOST_ACTIONS,
 ) -> list[tuple[str, bool]]:
     """An honest player's actions on the deal ``start``, each with whether it was
-    surprised just before (a card that was not the one it guessed: it planned again)."""
+    surprised just before (a card that was not the one it guessed: it planned again).
+    ``knows``: it plans on the true deal, not a guess (a knower); ``lucky``: it swaps a
+    move that turns up a useless card for one that turns up a useful card."""
     true, plan = start, list[str]()
     out: list[tuple[str, bool]] = []
     guess = true
     surprised = True
     own_left = 0  # moves of its own to make before asking the solver again
-    while len(out) < MOST_ACTIONS and true.progress() < rules.card_total:
+    while len(out) < most and true.progress() < rules.card_total:
         legal = [str(action) for action in rules.moves(true)]
         if not legal:
             break
         if not plan and own_left == 0:
-            guess = guessed(true, rng)
+            guess = true if knows else guessed(true, rng)
             solution = solve(rules, guess, max_nodes=nodes)
             plan = list(solution.actions) if solution.verdict == WON else []
             own_left = 0 if plan else OWN_AFTER_FAILING
@@ -94,12 +115,31 @@ def honest_moves(
             guess = play(rules, guess, action)
         else:
             action, plan, own_left = rng.choice(legal), [], max(0, own_left - 1)
+        if lucky and (better := luckier(rules, true, action)) is not None:
+            action, plan = better, []
         true = play(rules, true, action)
         out.append((action, surprised))
         surprised = bool(plan) and guess.masked() != true.masked()
         if surprised:
             plan = []
     return out
+
+
+def luckier(rules: Rules, position: Position, action: str) -> str | None:
+    """A move that turns up a useful card, when ``action`` turns up a useless one and
+    another pile's face-down card would be useful (None: keep ``action``)."""
+    after = play(rules, position, action)
+    down = position.face_down
+    turned = [i for i, count in enumerate(down) if after.face_down[i] < count]
+    if len(turned) != 1 or is_useful(rules, after, TABLEAU_PILES[turned[0]]):
+        return None
+    for move in rules.moves(position):
+        then = play(rules, position, str(move))
+        for index, count in enumerate(down):
+            turns = index != turned[0] and then.face_down[index] < count
+            if turns and is_useful(rules, then, TABLEAU_PILES[index]):
+                return str(move)
+    return None
 
 
 def honest(rules: Rules, start: Position, rng: random.Random) -> Plan:
@@ -114,6 +154,42 @@ def bot(rules: Rules, start: Position, rng: random.Random) -> Plan:
     moves = honest_moves(rules, start, rng, 30_000, 0.0)
     steps = [(a, max(150, int(rng.uniform(200, 400) + rng.gauss(0, 30)))) for a, _ in moves]
     return Plan(BOT, "200-400 ms", tuple(steps), won_by(rules, start, steps))
+
+
+def knower(rules: Rules, start: Position, line: list[str], rng: random.Random, median: int) -> Plan:
+    """Plans with the solver on the true deal (8,000 to 100,000 nodes, 3 or 10 % moves of
+    its own), at a person's pace around ``median`` ms, with a detour before its first move
+    and two more. It tries plans of its own until one wins keeping under
+    ``KNOWER_KEEPS_UNDER`` of the server's ``line`` (a cheater can run the same solver to
+    see what the server would find), at most ``KNOWER_TRIES``; else it plays its last."""
+    moves: list[str] = []
+    for _ in range(KNOWER_TRIES):
+        nodes, own = rng.choice((8_000, 30_000, 100_000)), rng.choice((0.03, 0.1))
+        planned = [a for a, _ in honest_moves(rules, start, rng, nodes, own, True, most=400)]
+        moves = planned
+        won = won_by(rules, start, [(a, 0) for a in planned])
+        if won and line_match(planned, line).kept < KNOWER_KEEPS_UNDER * len(line):
+            break
+    actions, position = [], start
+    at = {0, *rng.sample(range(1, max(2, len(moves))), min(2, max(0, len(moves) - 1)))}
+    for index, move in enumerate(moves):
+        if index in at:
+            actions += detour(rules, position, move, rng)
+        actions.append(move)
+        position = play(rules, position, move)
+    sigma = rng.uniform(0.45, 0.9)
+    steps = [(a, person_pace(rng, median, sigma)) for a in actions]
+    label = f"median {median} ms, own line"
+    return Plan(KNOWER, label, tuple(steps), won_by(rules, start, steps))
+
+
+def lucky(rules: Rules, start: Position, rng: random.Random) -> Plan:
+    """An honest player's plan and pace, but at a blind choice it takes a useful card."""
+    median, sigma = rng.uniform(500, 1500), rng.uniform(0.45, 0.9)
+    nodes, own = rng.choice((2_000, 8_000, 30_000)), rng.choice((0.0, 0.03, 0.1))
+    moves = honest_moves(rules, start, rng, nodes, own, lucky=True)
+    steps = [(a, person_pace(rng, median, sigma, 1.8 if s else 1.0)) for a, s in moves]
+    return Plan(LUCKY, f"median {median / 1000:.1f} s", tuple(steps), won_by(rules, start, steps))
 
 
 def detour(rules: Rules, position: Position, line_move: str, rng: random.Random) -> list[str]:

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from protocol.fairplay_line import line_match
+from protocol.fairplay_reveals import Reveals
 
 # The rule (docs/fairness.md). A run is flagged when any of these holds:
 LINE_SHARE = 0.9  # its standing moves hold at least this share of the solver's line, in order
@@ -73,6 +74,11 @@ class Signals:
     field_runs: int = 0  # the day's finished runs on its board (a daily run; at most FIELD_READ)
     field_fast_ms: int | None = None  # where the field's fastest tenth ends (its p10)
     field_median_ms: int | None = None
+    # clairvoyance (protocol/fairplay_reveals.py), kept for the record: no rule uses it
+    blind_reveals: int = 0  # cards turned up that the player had not seen
+    lucky_reveals: int = 0  # ... that were useful at once
+    lucky_expected: float = 0.0  # ... expected of a player who cannot see hidden cards
+    lucky_z: float | None = None  # (lucky - expected) / its standard deviation
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -89,11 +95,13 @@ def signals_of(
     line: Sequence[str] | None = None,
     history_ms: Sequence[int] = (),
     field_ms: Sequence[int] = (),
+    reveals: Reveals | None = None,
 ) -> Signals:
     """The signals of a run whose accepted ``actions`` are ``(action, t_ms)`` in order;
     ``line``: the solver's winning line for the deal, if it has one; ``history_ms``: the
     times of the account's earlier finished runs of the game; ``field_ms``: the times of
-    the day's finished runs on its board (a daily run)."""
+    the day's finished runs on its board (a daily run); ``reveals``: its reveals
+    (``protocol.fairplay_reveals.reveals_of``), when the deal is at hand."""
     times = [t_ms for _, t_ms in actions]
     thinks = [max(0, later - earlier) for earlier, later in zip([0, *times], times, strict=False)]
     median = int(statistics.median(thinks)) if thinks else None
@@ -125,7 +133,19 @@ def signals_of(
         think_p90_ms=int(tenths[-1]) if tenths else None,
         history_best_ms=min(history_ms) if history_ms else None,
         **field_figures(field_ms),
+        **reveal_figures(reveals or Reveals()),
     )
+
+
+def reveal_figures(reveals: Reveals) -> dict[str, Any]:
+    """The reveals' figures as ``Signals`` keeps them."""
+    z = reveals.z()
+    return {
+        "blind_reveals": reveals.blind,
+        "lucky_reveals": reveals.lucky,
+        "lucky_expected": reveals.expected,
+        "lucky_z": round(z, 2) if z is not None else None,
+    }
 
 
 def field_figures(field_ms: Sequence[int]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol.fairplay import FIELD_READ, evidence, reasons, signals_of
+from protocol.fairplay_reveals import reveals_of
 from protocol.race import Race
 from protocol.ranking import Run
 from protocol.ratings import Rating
@@ -65,14 +66,17 @@ def review_of(
 ) -> dict[str, Any]:
     """The review of ``runs`` of ``race`` (its ranked daily run, or its rated runs):
     each one's signals against the solver's ``line``, its player's history times and
-    (a daily run) the day's ``field``, the finished times on the day's board; ``held``
-    when a run is flagged and flagged runs are held (``hold``)."""
+    (a daily run) the day's ``field``, the finished times on the day's board, and its
+    reveals against the race's deal; ``held`` when a run is flagged and flagged runs are
+    held (``hold``)."""
     players: dict[str, Any] = {}
+    start = race.rules.deal(race.settings.deal)
     for run in runs:
         racer = race.racers[run.player]
         entries = [(entry.action, entry.t_ms) for entry in racer.log]
         history = histories.get(run.player, [])
-        signals = signals_of(entries, run.finished, run.time_ms, line, history, field)
+        seen = reveals_of(race.rules, start, [action for action, _ in entries])
+        signals = signals_of(entries, run.finished, run.time_ms, line, history, field, seen)
         players[run.player] = {
             "name": run.name,
             "signals": signals.as_dict(),

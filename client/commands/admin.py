@@ -132,7 +132,10 @@ def lines(command: str, answer: dict[str, Any]) -> list[str]:
                 f"{signals['undos']} undos, median think {signals['think_median_ms']} ms, "
                 f"spread {signals['think_cv']}, solver line {signals.get('line_kept', '-')}"
                 f"/{signals['line_length']} kept, time {signals['time_ms']} ms against a median "
-                f"of {signals['history_median_ms']} over {signals['history_runs']} runs"
+                f"of {signals['history_median_ms']} over {signals['history_runs']} runs, "
+                f"useful reveals {signals.get('lucky_reveals', '-')}/"
+                f"{signals.get('blind_reveals', '-')} "
+                f"(expected {signals.get('lucky_expected', '-')}, z {signals.get('lucky_z', '-')})"
             )
             out += evidence_lines(seen.get("evidence", {}))
         return out

@@ -7,13 +7,17 @@ a person's pace)."""
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from typing import Any
 
 import pytest
 
-from bench.fairplaybench import print_fairplay
+from bench.fairplaybench import print_fairplay, solvable_deal
+from bench.fairplayoffline import judged, kind_figures, print_offline
+from bench.fairplaypeople import cheater as cheater_plan
+from protocol.games import rules_for
 
 
 @pytest.fixture(scope="module")
@@ -26,13 +30,14 @@ def report() -> dict[str, Any]:
 
 def test_every_kind_of_player_is_reported_with_its_share_flagged(report: dict[str, Any]) -> None:
     kinds = report["kinds"]
-    assert list(kinds) == ["honest", "cheater", "bot"]
-    assert [kinds[kind]["runs"] for kind in kinds] == [4, 4, 1]
+    assert list(kinds) == ["honest", "cheater", "bot", "knower", "lucky"]
+    assert [kinds[kind]["runs"] for kind in kinds] == [4, 4, 1, 2, 1]
     for row in kinds.values():
         assert 0 <= row["flagged"] <= row["runs"] and 0 <= row["won"] <= row["runs"]
         assert row["flagged_share"] == round(row["flagged"] / row["runs"], 4)
         assert sum(sub["runs"] for sub in row["by_label"].values()) in (0, row["runs"])
     assert len(kinds["cheater"]["by_label"]) == 4  # two speeds, each with two detour counts
+    assert len(kinds["knower"]["by_label"]) == 2  # a knower at each of the two speeds
 
 
 def test_every_run_was_ranked_and_reviewed_against_the_server_s_line(
@@ -43,6 +48,7 @@ def test_every_run_was_ranked_and_reviewed_against_the_server_s_line(
     assert set(report["targets_met"]) == {
         "cheaters_flagged",
         "bots_flagged",
+        "knowers_flagged",
         "honest_flagged",
         "review_p95",
     }
@@ -55,6 +61,37 @@ def test_the_printed_report_has_a_row_per_kind_and_names_the_targets(
     out = capsys.readouterr().out
     assert out.startswith("fairplay: mount_sunflower_easy deal ")
     assert "QUICK" in out and "honest runs flagged: " in out and "review, one core: p95 " in out
-    rows = [line.split()[0] for line in out.splitlines()[3:6]]
+    rows = [line.split()[0] for line in out.splitlines()[3:]]
     assert rows[0] == "honest" and rows[1] == "cheater"
+    assert "knower" in rows and "lucky" in rows
     assert out.splitlines()[-1].startswith("targets: cheaters_flagged ")
+
+
+def test_the_offline_review_of_a_plan_is_the_server_s_and_each_kind_is_counted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--offline``'s review of a plan is the rule's, with its reveals; the report counts
+    each kind and tries the reveals' thresholds (the figures are in docs/bench.md)."""
+    game = "mount_sunflower_easy"
+    rules = rules_for(game)
+    number, line = solvable_deal(game, random.Random(1))
+    plan = cheater_plan(rules, rules.deal(number), list(line), random.Random(2), 918, 3)
+    run = {**judged(game, number, line, plan), "player": 0}
+    assert run["kind"] == "cheater" and run["won"] and run["kept_share"] == 1.0
+    assert "solver_line" in run["reasons"] and run["blind"] >= 1
+    row = kind_figures([run, {**run, "reasons": [], "z": 9.0, "blind": 10, "player": 1}])
+    assert (row["runs"], row["won"], row["flagged"]) == (2, 2, 1)
+    assert row["accounts"] <= 2 and len(row["account_z"]) in (0, 6)  # one run an account
+    assert row["trials"]["z>=3.5 over >=10"] == 1 and row["trials"]["z>=3.5 over >=5"] >= 1
+    kinds = {kind: row for kind in ("honest", "cheater", "bot", "knower", "lucky")}
+    print_offline(
+        {
+            "deals": {game: [number]},
+            "seconds": 1.0,
+            "kinds": kinds,
+            "review_cpu_p95_ms": 1.0,
+            "review_cpu_max_ms": 2.0,
+        }
+    )
+    out = capsys.readouterr().out
+    assert "knower" in out and "z>=2.0 over >=5" in out and "review, one core: p95 1.0 ms" in out

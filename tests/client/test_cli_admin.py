@@ -56,6 +56,7 @@ async def test_a_moderator_reviews_renames_and_reads_the_audit_log(tmp_path: Pat
         assert status == 0
         assert f"{race} daily {GAME}" in out and "[clear]" in out and "nothing flagged" in out
         assert "Rude (" in out and "1 actions, 0 undos" in out
+        assert "useful reveals " in out and "(expected " in out  # kept for the record
 
         token_file = tmp_path / "token"
         token_file.write_text(TOKEN + "\n")
