@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from client.api import ServerError
-from client.cli import UsageError
+from client.commands.common import UsageError
 from client.terminal import render
 from client.terminal.connection import Link, Unreachable, add_server_argument, check_arguments
 from protocol.fairplay import REASONS as SIGNAL_REASONS

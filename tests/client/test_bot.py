@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from redis_server import free_port
 
 from client.bot import guess, position_from_view, run_bots
-from client.cli import main
 from client.views import after_action
 from protocol.cards import HIDDEN, deck
 from protocol.daily import DAY_MS, day_of
@@ -26,6 +25,7 @@ from protocol.games import GAMES, rules_for
 from protocol.race import view_json
 from protocol.race_views import race_result
 from server.store import MemoryStore
+from solrace.cli import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 

@@ -24,7 +24,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 from redis_server import RedisServer, free_port
 
-from client.cli import build_parser
+from solrace.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLRACE = str(Path(sys.executable).with_name("solrace"))

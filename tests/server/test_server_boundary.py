@@ -1,5 +1,5 @@
-"""``server/`` is a closed edge: nothing outside it (the core, the client, the benchmarks)
-imports ``redis`` or the server's internals; inside it, only the parts that send hold the
+"""``server/`` is a closed edge: nothing outside it (the core, the client, the benchmarks, the
+launcher) imports ``redis`` or the server's internals; inside it, only the parts that send hold the
 outbox (issue 24: rooms and desks return what to send), and a player is apart from their
 line (issue 34): no module that decides (the desks, the rooms, the race service, the
 decider) imports websockets, the connection, the lines or the outbox, or reads a
@@ -50,7 +50,7 @@ def test_only_the_sending_parts_hold_the_outbox() -> None:
 
 def test_nothing_outside_server_imports_redis_or_the_server_s_internals() -> None:
     crossings = []
-    for package in ("protocol", "client", "bench"):
+    for package in ("protocol", "client", "bench", "solrace"):
         for path in sorted((ROOT / package).rglob("*.py")):
             for line, name in imports(path):
                 top = name.split(".")[0]

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from client.api import ServerError
+from client.commands.common import UsageError
 from protocol.errors import SolraceError
 
 USAGE_ERROR = 2
@@ -38,12 +39,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("client.commands.verify", "check a race's or a day's results by replaying them"),
     "admin": ("client.commands.admin", "moderators' tools: flagged runs, voids, accounts"),
 }
-
-
-class UsageError(SolraceError):
-    """Bad command-line input: printed as one line, exit status 2."""
-
-    code = "usage"
 
 
 class _Parser(argparse.ArgumentParser):
