@@ -4,7 +4,7 @@ together and runs them.
 - ``gateway``: per connection, frames to typed requests and answers back, hello/resume;
 - ``director``: the races (``RaceDirector``), ``daily`` (``DailyDesk``) and ``spectating``
   desks: each request's reply plus typed effects;
-- ``decider`` (``server/deciding.py``): what a write, a timer or news leaves to decide,
+- ``decider`` (``server/desks/deciding.py``): what a write, a timer or news leaves to decide,
   handed to it as an input, answered with effects;
 - ``executor``: carries the effects out and hands inputs to the decider; ``writer``: the
   one ordered path to the store (an action is answered once its log entry is written);
@@ -35,41 +35,41 @@ from protocol.pairing import Window
 from protocol.player_events import Shutdown
 from protocol.race import Now
 from protocol.wire import SUBPROTOCOLS
-from server.account_desk import AccountDesk
-from server.addresses import ConnectionCounts
-from server.admin import AdminDesk
-from server.answers import Answers
+from server.carry.executor import Executor
+from server.carry.relay import Relay
+from server.carry.retrying import until_the_store_takes_it
+from server.carry.sweeper import Sweeper
+from server.carry.ticker import Ticker
+from server.carry.writer import Writer
 from server.config import Settings
-from server.connection import MessageConnection
-from server.daily import DailyDeals, DailyDesk
-from server.deciding import Deciding
-from server.director import RaceDirector
+from server.desks.account_desk import AccountDesk
+from server.desks.admin import AdminDesk
+from server.desks.daily import DailyDeals, DailyDesk
+from server.desks.deciding import Deciding
+from server.desks.handlers import Handlers
+from server.desks.pairing import PairingDesk
+from server.desks.profiles import ProfileDesk
+from server.desks.session_desk import SessionDesk
+from server.desks.signing import Seal
+from server.desks.spectating import SpectatingDesk
 from server.duties import LEASE_TTL_MS, Duties
-from server.executor import Executor
-from server.feeds import Feeds
-from server.gateway import Gateway
-from server.handlers import Handlers
-from server.http import HttpRoutes
-from server.inputs import GraceOver, LookAfterDue
-from server.lines import Lines
+from server.edge.addresses import ConnectionCounts
+from server.edge.answers import Answers
+from server.edge.connection import MessageConnection
+from server.edge.feeds import Feeds
+from server.edge.gateway import Gateway
+from server.edge.http import HttpRoutes
+from server.edge.lines import Lines
+from server.edge.outbox import Outbox
+from server.handover.inputs import GraceOver, LookAfterDue
+from server.handover.moment import now
+from server.handover.ports import Outlet
 from server.metrics import Metrics
-from server.moment import now
-from server.outbox import Outbox
-from server.pairing import PairingDesk
-from server.ports import Outlet
-from server.profiles import ProfileDesk
-from server.race_service import RaceService
-from server.relay import Relay
-from server.retrying import until_the_store_takes_it
-from server.rooms import Room
-from server.session_desk import SessionDesk
-from server.sessions import Sessions
-from server.signing import Seal
-from server.spectating import SpectatingDesk
+from server.races.followed import RaceService
+from server.races.race_desk import RaceDirector
+from server.state.rooms import Room
+from server.state.sessions import Sessions
 from server.store import MemoryStore, Store
-from server.sweeper import Sweeper
-from server.ticker import Ticker
-from server.writer import Writer
 
 log = logging.getLogger("solrace.server")
 # websockets logs every frame at DEBUG, and frames carry passwords (sign_in, register):

@@ -30,7 +30,7 @@ from client.terminal.connection import Link, Unreachable, add_server_argument, c
 from protocol.fairplay import REASONS as SIGNAL_REASONS
 
 # what each reason a review gives means: the signals' (protocol/fairplay.py) and the
-# server's own (server/fairplay.py)
+# server's own (server/races/fairplay.py)
 REASONS = {
     **SIGNAL_REASONS,
     "related_account": "an account related to one that started the day's daily first",

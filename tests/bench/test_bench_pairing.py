@@ -10,7 +10,7 @@ import sys
 
 from bench.pairingbench import simulate
 from protocol.pairing import WINDOW, accepts
-from server import passwords
+from server.desks import passwords
 
 GAMES = ["sanibel", "shady_lanes"]
 

@@ -39,7 +39,7 @@ from protocol.games import GAMES, rules_for
 from protocol.race import view_json
 from protocol.replay import replay
 from server.app import RaceServer
-from server.daily import DailyDeals
+from server.desks.daily import DailyDeals
 from server.store import MemoryStore
 from solrace.cli import build_parser, main
 

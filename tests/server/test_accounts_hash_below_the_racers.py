@@ -18,8 +18,9 @@ from harness import (
     running_server,
 )
 
-from server.accounts import HASHING_NICE, MAX_PENDING, AccountError, Credentials, attempts_bucket
-from server.passwords import needs_rehash, verify_password
+from server.desks.accounts import HASHING_NICE, MAX_PENDING, AccountError, Credentials
+from server.desks.passwords import needs_rehash, verify_password
+from server.edge.ratelimit import attempts_bucket
 from server.store import Account, MemoryStore, Store
 
 

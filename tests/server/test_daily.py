@@ -22,8 +22,8 @@ from protocol.solver.certify import Certified
 from protocol.solver.search import screen
 from protocol.wire import decode_from_server
 from server.config import Settings
-from server.daily import DailyDeals, certify_candidates, prove_winnable
-from server.moment import now
+from server.desks.daily import DailyDeals, certify_candidates, prove_winnable
+from server.handover.moment import now
 from server.store import MemoryStore, Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18

@@ -18,9 +18,9 @@ from racers import Racer
 from client.api import Client
 from protocol.race import LogEntry, Now
 from server.app import RaceServer
-from server.effects import Push
-from server.jobs import AppendActions
-from server.moment import now
+from server.handover.effects import Push
+from server.handover.jobs import AppendActions
+from server.handover.moment import now
 from server.store.redis_store import RedisStore
 
 GAME, DEAL = "mount_sunflower", 18

@@ -13,8 +13,8 @@ import uuid
 import pytest
 from harness import player, running_server
 
-from server import sessions
-from server.client import Client
+from server.edge.client import Client
+from server.state import sessions
 from server.store.redis_store import RedisStore
 
 SERVER_SIDE = ("server.", "protocol.", "pysol_cards.", "tenacity.")

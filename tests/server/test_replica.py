@@ -15,10 +15,17 @@ from protocol.race import LogEntry, Now, Phase, Race, RaceSettings
 from protocol.race_record import record_of, restore
 from protocol.race_views import racer_view
 from server.config import Settings
-from server.effects import Post, PostAct, Push, Write
-from server.jobs import AppendActions
-from server.replica import apply_logged, carried_entries, let_go, reconciled, rewrite, undo_unstored
-from server.rooms import Feeding, Room
+from server.handover.effects import Post, PostAct, Push, Write
+from server.handover.jobs import AppendActions
+from server.races.log_sync import (
+    apply_logged,
+    carried_entries,
+    let_go,
+    reconciled,
+    rewrite,
+    undo_unstored,
+)
+from server.state.rooms import Feeding, Room
 
 GAME, DEAL = "sanibel", 1
 START = Now(1_000, 50_000)

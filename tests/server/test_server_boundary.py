@@ -23,9 +23,9 @@ ALLOWED = {
 }
 BENCH_ALLOWED = ALLOWED | {"server.store"}  # the store's public face: open_store
 # the parts that write to sockets; rooms and desks return what to send
-SENDERS = {"feeds", "lines", "app"}
+SENDERS = {"server/edge/feeds.py", "server/edge/lines.py", "server/app.py"}
 # what only the edge may hold: the socket, a player's line, the frames written to it
-EDGE_MODULES = {"websockets", "server.connection", "server.lines", "server.outbox"}
+EDGE_MODULES = {"websockets", "server.edge.connection", "server.edge.lines", "server.edge.outbox"}
 EDGE_ATTRIBUTES = {"connection", "line", "transport", "encoding", "outbox"}
 
 
@@ -41,9 +41,9 @@ def imports(path: Path) -> list[tuple[int, str]]:
 
 def test_only_the_sending_parts_hold_the_outbox() -> None:
     holders = {
-        path.stem
-        for path in (ROOT / "server").glob("*.py")
-        if any(name == "server.outbox" for _, name in imports(path))
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "server").rglob("*.py")
+        if any(name == "server.edge.outbox" for _, name in imports(path))
     }
     assert holders == SENDERS
 
@@ -64,7 +64,9 @@ def deciding_modules() -> dict[str, Path]:
     """The modules that decide, and the rooms (``test_carrying_out_only_carries_out``)."""
     from test_carrying_out_only_carries_out import DECIDING
 
-    return {name: ROOT / f"{name.replace('.', '/')}.py" for name in DECIDING | {"server.rooms"}}
+    return {
+        name: ROOT / f"{name.replace('.', '/')}.py" for name in DECIDING | {"server.state.rooms"}
+    }
 
 
 def edge_touched(path: Path) -> list[str]:
@@ -96,13 +98,13 @@ def test_no_module_that_decides_sees_a_connection_or_a_line() -> None:
 
 
 def test_the_account_desk_holds_no_writer_and_no_session_registry() -> None:
-    names = {name for _, name in imports(ROOT / "server" / "account_desk.py")}
-    assert "server.writer" not in names
-    source = (ROOT / "server" / "account_desk.py").read_text()
+    names = {name for _, name in imports(ROOT / "server" / "desks" / "account_desk.py")}
+    assert "server.carry.writer" not in names
+    source = (ROOT / "server" / "desks" / "account_desk.py").read_text()
     assert "Sessions" not in source and ".stored(" not in source
 
 
 def test_the_finder_sees_an_edge_import_and_an_edge_attribute(tmp_path: Path) -> None:
     module = tmp_path / "desk.py"
-    module.write_text("from server.lines import Lines\n\ndef f(c):\n    return c.connection\n")
-    assert edge_touched(module) == ["1: imports server.lines", "4: reads .connection"]
+    module.write_text("from server.edge.lines import Lines\n\ndef f(c):\n    return c.connection\n")
+    assert edge_touched(module) == ["1: imports server.edge.lines", "4: reads .connection"]

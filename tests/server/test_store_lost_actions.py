@@ -37,8 +37,8 @@ from store_loss import store_keeps_only
 from client.api import Client, ServerError
 from protocol.daily import day_of
 from protocol.race import LogEntry
-from server.jobs import AppendActions
-from server.moment import now
+from server.handover.jobs import AppendActions
+from server.handover.moment import now
 from server.store import LogGap, MemoryStore, Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18

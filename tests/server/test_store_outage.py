@@ -28,7 +28,7 @@ from redis_tripwire import Tripwire
 from client.api import Client, ServerError
 from protocol.race import LogEntry
 from protocol.wire import decode_from_server
-from server.jobs import AppendActions
+from server.handover.jobs import AppendActions
 from server.store import StoreUnavailable, open_store
 
 GAME, DEAL = "mount_sunflower", 18

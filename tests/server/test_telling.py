@@ -11,9 +11,9 @@ from protocol.race import Ending, Now, Phase, Race, RaceSettings
 from protocol.race_record import record_changes, record_of
 from protocol.race_views import public_info, racer_view
 from server.config import Settings
-from server.effects import Forget, Post, Push, StartAt, Write
-from server.rooms import Feeding, Room
-from server.telling import begin, standings, told
+from server.handover.effects import Forget, Post, Push, StartAt, Write
+from server.races.announcements import begin, standings, told
+from server.state.rooms import Feeding, Room
 
 GAME = "sanibel"
 START = Now(1_000, 50_000)
