@@ -2,7 +2,7 @@
 together and runs them.
 
 - ``gateway``: per connection, frames to typed requests and answers back, hello/resume;
-- ``director``: the races (``RaceDirector``), ``daily`` (``DailyDesk``) and ``spectating``
+- ``race_desk``: the races (``RaceDesk``), ``daily`` (``DailyDesk``) and ``spectating``
   desks: each request's reply plus typed effects;
 - ``decider`` (``server/desks/deciding.py``): what a write, a timer or news leaves to decide,
   handed to it as an input, answered with effects;
@@ -65,8 +65,8 @@ from server.handover.inputs import GraceOver, LookAfterDue
 from server.handover.moment import now
 from server.handover.ports import Outlet
 from server.metrics import Metrics
-from server.races.followed import RaceService
-from server.races.race_desk import RaceDirector
+from server.races.followed import FollowedRaces
+from server.races.race_desk import RaceDesk
 from server.state.rooms import Room
 from server.state.sessions import Sessions
 from server.store import MemoryStore, Store
@@ -97,22 +97,22 @@ class RaceServer:
         self.lines = Lines(self.sessions, self.outbox)
         self.feeds = Feeds(settings, self.lines)
         self.writer = Writer(store, settings.spill_path, node=self.node)
-        # Built in the order they need each other: deciding first (the race service, the
+        # Built in the order they need each other: deciding first (the followed races, the
         # desks, the decider), then what carries out (the executor, handed the decider).
         # What a decision cannot leave to its request goes out through ``outlet``, which
         # the executor plugs itself into; the relay hands news to the executor likewise.
         self.outlet = Outlet()
-        self.races = RaceService(
+        self.races = FollowedRaces(
             settings, store, self.feeds.feeding, self.outlet, here=self.sessions.here
         )
-        self.director = RaceDirector(settings, store, self.races)
+        self.race_desk = RaceDesk(settings, store, self.races)
         self.relay = Relay(self.node, store, self.lines, self.races.rooms)
         self.spectating = SpectatingDesk(store, self.races)
         self.answers = Answers(self.writer, self.lines, self.metrics)
         store.node = self.node
         store.hear_own_logs = False  # its racers' actions: it applied them already
         self.daily = DailyDeals(store, settings)
-        self.daily_desk = DailyDesk(store, self.daily, self.director)
+        self.daily_desk = DailyDesk(store, self.daily, self.race_desk)
         self.seal = Seal(store, settings.signing_key_path)
         self.connection_counts = ConnectionCounts(settings.connections_per_address)
         self.session_desk = SessionDesk(
@@ -127,10 +127,10 @@ class RaceServer:
             self.node,
             self.relay,
         )
-        self.account_desk = AccountDesk(store, settings, self.director)
+        self.account_desk = AccountDesk(store, settings, self.race_desk)
         self.pairing = PairingDesk(
             store,
-            self.director,
+            self.race_desk,
             settings.countdown_ms,
             Window(unlimited_after_ms=settings.any_rating_after_ms),
         )
@@ -140,7 +140,7 @@ class RaceServer:
             self.node,
             self.sessions,
             self.races,
-            self.director,
+            self.race_desk,
             self.spectating,
             self.pairing,
             self.session_desk,
@@ -152,7 +152,7 @@ class RaceServer:
             settings,
             store,
             self.sessions,
-            self.director,
+            self.race_desk,
             self.daily_desk,
             self.spectating,
             self.session_desk,
@@ -171,14 +171,14 @@ class RaceServer:
             self.metrics,
             self.session_desk,
             self.handlers,
-            self.director,
+            self.race_desk,
             self.lines,
         )
         self.ticker = Ticker(
             settings.feed_interval_ms,
             settings.standings_interval_ms // settings.feed_interval_ms,
             self.feeds.flush,
-            lambda: self.director.rooms,
+            lambda: self.race_desk.rooms,
             self._look_after,
             now,
             lambda moment, part, parts: self.sessions.let_go_of_events(
@@ -233,7 +233,7 @@ class RaceServer:
             "clock": self.clock.state(),
             "stopping": self.stopping,
             "players": self.lines.connected(),
-            "races": len(self.director.rooms),
+            "races": len(self.race_desk.rooms),
             "write_backlog": self.writer.backlog,
             "node": self.node,
         }
@@ -351,8 +351,8 @@ def _readings(server: RaceServer) -> dict[str, float]:
         "players_connected": server.lines.connected(),
         "sessions": len(server.sessions.by_player),
         "live_races": sum(1 for _ in server.races.live()),
-        "races_in_memory": len(server.director.rooms),
-        "spectators": sum(len(room.spectators) for room in server.director.rooms.values()),
+        "races_in_memory": len(server.race_desk.rooms),
+        "spectators": sum(len(room.spectators) for room in server.race_desk.rooms.values()),
         "feed_fan_outs": server.feeds.fan_outs.count,
         "feed_frames_written": server.feeds.fan_outs.frames,
         "feed_fan_out_seconds_total": server.feeds.fan_outs.seconds,

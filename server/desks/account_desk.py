@@ -25,7 +25,7 @@ from server.desks.accounts import AccountError, Credentials
 from server.handover.effects import Effects, Write
 from server.handover.inputs import TokenStored
 from server.handover.jobs import SaveIdentity
-from server.races.race_desk import RaceDirector
+from server.races.race_desk import RaceDesk
 from server.state.sessions import Session, new_token, token_hash
 from server.store import Account, Store
 
@@ -35,10 +35,10 @@ class AccountDesk:
         self,
         store: Store,
         settings: Settings,
-        director: RaceDirector,
+        race_desk: RaceDesk,
     ) -> None:
         self.store = store
-        self.director = director
+        self.race_desk = race_desk
         self.credentials = Credentials(store, settings)
         self.durable_identities = settings.keep_identities_days * 86_400
         self.new_accounts_ranked_today = settings.new_accounts_ranked_today
@@ -68,7 +68,8 @@ class AccountDesk:
         session and continues as the account."""
         self._no_account_yet(session)
         if any(
-            room.race.phase is not Phase.DONE for room in self.director.races.racing(session.player)
+            room.race.phase is not Phase.DONE
+            for room in self.race_desk.races.racing(session.player)
         ):
             raise AccountError(
                 "finish or leave your races as a guest before you sign in", "in_race"

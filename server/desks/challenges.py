@@ -7,12 +7,12 @@ from protocol.messages import Challenge, CreateRace
 from protocol.player_events import Challenged, ChallengeDeclined
 from protocol.race import Now, Phase, RaceError
 from server.handover.effects import PushAnywhere
-from server.races.race_desk import Answer, RaceDirector
+from server.races.race_desk import Answer, RaceDesk
 
 
 class ChallengeDesk:
-    def __init__(self, director: RaceDirector) -> None:
-        self.director = director
+    def __init__(self, race_desk: RaceDesk) -> None:
+        self.race_desk = race_desk
 
     async def challenge(
         self, player: str, name: str, request: Challenge, moment: Now, account: bool = False
@@ -23,13 +23,13 @@ class ChallengeDesk:
         connected now (nobody would see it)."""
         if request.player == player:
             raise RaceError("you cannot challenge yourself", "challenge_refused")
-        if await self.director.store.bus.player_node(request.player) is None:
+        if await self.race_desk.store.bus.player_node(request.player) is None:
             raise RaceError(
                 "that player is not connected now: a challenge goes to someone who can answer",
                 "player_offline",
             )
         create = CreateRace(request.id, request.game, request.options, max_players=2, public=False)
-        answer, effects = await self.director.create_race(
+        answer, effects = await self.race_desk.create_race(
             player, name, create, moment, account, invited=request.player
         )
         told = Challenged(answer["race"]["race"], request.game, player, name, account)
@@ -39,7 +39,7 @@ class ChallengeDesk:
         """``player`` declines the challenge to ``race_id``: its host is told
         (``ChallengeDeclined``) wherever they are. RaceError ``no_such_challenge`` unless
         ``player`` was challenged to that race and it still waits for them."""
-        race = (await self.director.races.find(race_id, moment)).race
+        race = (await self.race_desk.races.find(race_id, moment)).race
         if race.settings.invited != player or race.phase is not Phase.OPEN or player in race.racers:
             raise RaceError("no challenge to you waits in that race", "no_such_challenge")
         told = ChallengeDeclined(race.id, player, name)

@@ -56,7 +56,7 @@ from protocol.solver.certify import Certified, Uncertified
 from server.config import Settings
 from server.handover.effects import Effects
 from server.races.fairplay import field_times, history_times
-from server.races.race_desk import RaceDirector, new_id
+from server.races.race_desk import RaceDesk, new_id
 from server.races.standing import RankedGate
 from server.store import Board, Entry, Store
 
@@ -332,10 +332,10 @@ class DailyDesk:
     """The daily challenge's requests: ``daily_start`` (an attempt is a race for one that
     starts at once), ``daily_board`` and ``best_board``."""
 
-    def __init__(self, store: Store, deals: DailyDeals, director: RaceDirector) -> None:
+    def __init__(self, store: Store, deals: DailyDeals, race_desk: RaceDesk) -> None:
         self.store = store
         self.deals = deals
-        self.director = director
+        self.race_desk = race_desk
 
     async def daily_start(
         self,
@@ -350,7 +350,7 @@ class DailyDesk:
         is its first of the day; a guest's at yesterday's (revealed, its day over), never
         ranked: no card of today's deal reaches anyone before their own ranked attempt."""
         day = day_of(moment.wall_ms) if account else previous_day(day_of(moment.wall_ms))
-        for room in self.director.races.racing(player):
+        for room in self.race_desk.races.racing(player):
             settings = room.race.settings
             if (
                 settings.mode == "daily"
@@ -392,7 +392,7 @@ class DailyDesk:
             nonce=nonce,
         )
         history = await self.store.accounts.history(player) if ranked else None
-        room, effects = await self.director.open_room(
+        room, effects = await self.race_desk.open_room(
             settings, player, name, moment, attempt, account=account
         )
         if history is not None:  # its fair-play context (server/races/fairplay.py)

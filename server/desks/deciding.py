@@ -50,9 +50,9 @@ from server.handover.inputs import (
 )
 from server.races import read_back
 from server.races.announcements import begin
-from server.races.followed import RaceService
+from server.races.followed import FollowedRaces
 from server.races.log_sync import lost_under
-from server.races.race_desk import RaceDirector
+from server.races.race_desk import RaceDesk
 from server.races.rating import rate
 from server.state.sessions import Sessions
 from server.store import Store
@@ -67,8 +67,8 @@ class Deciding:
         store: Store,
         node: str,
         sessions: Sessions,
-        races: RaceService,
-        director: RaceDirector,
+        races: FollowedRaces,
+        race_desk: RaceDesk,
         spectating: SpectatingDesk,
         pairing: PairingDesk,
         session_desk: SessionDesk,
@@ -78,7 +78,7 @@ class Deciding:
         self.node = node
         self.sessions = sessions
         self.races = races
-        self.director = director
+        self.race_desk = race_desk
         self.spectating = spectating
         self.pairing = pairing
         self.session_desk = session_desk
@@ -189,18 +189,18 @@ class Deciding:
         if await self.store.bus.player_node(player) not in (self.node, None):
             return []
         await self.store.pairing.leave_pool(player)
-        return await self.director.drop(player, given.moment)
+        return await self.race_desk.drop(player, given.moment)
 
     async def lost_with_node(self, given: LostWithNode) -> Effects:
         """Their races (all the store lists) go on without them."""
         races = await self.store.races.player_races(given.player)
         await self.store.pairing.leave_pool(given.player)
-        return await self.director.drop(given.player, given.moment, races)
+        return await self.race_desk.drop(given.player, given.moment, races)
 
     async def time_limit_due(self, given: TimeLimitDue) -> Effects:
         room = await self.races.find(given.race, given.moment)
         if room.race.phase is Phase.RUNNING and self.races.timed_out(room, given.moment):
-            return await self.director.time_out(room, given.moment)
+            return await self.race_desk.time_out(room, given.moment)
         return []
 
     async def pairing_due(self, given: PairingDue) -> Effects:

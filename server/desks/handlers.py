@@ -39,7 +39,7 @@ from server.desks.signing import Seal
 from server.desks.spectating import SpectatingDesk
 from server.edge.client import Client
 from server.handover.effects import AfterAnswer, Attach, Effects, HangUp, Push
-from server.races.race_desk import RaceDirector
+from server.races.race_desk import RaceDesk
 from server.races.standing import Seen, daily_gate, note_seen, told_standing
 from server.state.sessions import Session, Sessions, token_hash
 from server.store import Identity, Store, StoreError
@@ -57,7 +57,7 @@ class Handlers:
         settings: Settings,
         store: Store,
         sessions: Sessions,
-        director: RaceDirector,
+        race_desk: RaceDesk,
         daily: DailyDesk,
         spectating: SpectatingDesk,
         session_desk: SessionDesk,
@@ -70,8 +70,8 @@ class Handlers:
         self.store = store
         self.settings = settings
         self.sessions = sessions
-        self.director = director
-        self.challenges = ChallengeDesk(director)
+        self.race_desk = race_desk
+        self.challenges = ChallengeDesk(race_desk)
         self.daily = daily
         self.spectating = spectating
         self.session_desk = session_desk
@@ -174,13 +174,13 @@ class Handlers:
     async def snapshot(
         self, client: Client, session: Session, request: Snapshot, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        room = await self.director.races.find(request.race, moment)
-        return self.director.snapshot(session.player, room, room.id in session.watching), []
+        room = await self.race_desk.races.find(request.race, moment)
+        return self.race_desk.snapshot(session.player, room, room.id in session.watching), []
 
     async def race_log(
         self, client: Client, session: Session, request: RaceLog, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
-        log = await self.director.race_log(session.player, request.race, moment)
+        log = await self.race_desk.race_log(session.player, request.race, moment)
         return {"log": self.seal.sign(log)}, []
 
     async def daily_start(

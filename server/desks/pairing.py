@@ -21,7 +21,7 @@ from protocol.race import Now, Phase, RaceError, RaceSettings
 from protocol.race_views import public_info
 from protocol.ratings import DEFAULT, aged
 from server.handover.effects import Effects, PushAnywhere
-from server.races.race_desk import RaceDirector
+from server.races.race_desk import RaceDesk
 from server.store import Store
 
 log = logging.getLogger("solrace.pairing")
@@ -32,10 +32,10 @@ MAX_WAIT_MS = 30 * 60_000  # a player waiting this long alone is taken out of th
 
 class PairingDesk:
     def __init__(
-        self, store: Store, director: RaceDirector, countdown_ms: int, window: Window = WINDOW
+        self, store: Store, race_desk: RaceDesk, countdown_ms: int, window: Window = WINDOW
     ) -> None:
         self.store = store
-        self.director = director
+        self.race_desk = race_desk
         self.countdown_ms = countdown_ms
         self.window = window
 
@@ -45,7 +45,7 @@ class PairingDesk:
         """``player`` waits in ``game``'s pool with their rating (a guest's is the new
         player's 1500), paired with a bot only if ``bots`` (a person asked for one).
         Refused while they race, or wait in another game's pool."""
-        if any(room.race.phase is not Phase.DONE for room in self.director.races.racing(player)):
+        if any(room.race.phase is not Phase.DONE for room in self.race_desk.races.racing(player)):
             raise RaceError("finish or leave your race before racing someone new", "in_race")
         rating = DEFAULT
         if account:
@@ -132,10 +132,10 @@ class PairingDesk:
             ranked=all(p["account"] and not is_bot(p["player"]) for p in pair),
             paired=True,
         )
-        room, effects = await self.director.open_room(
+        room, effects = await self.race_desk.open_room(
             settings, host["player"], host["name"], moment, account=host["account"]
         )
-        _, joined = await self.director.join_race(
+        _, joined = await self.race_desk.join_race(
             guest["player"], guest["name"], room.id, moment, guest["account"]
         )
         info = public_info(room.race)

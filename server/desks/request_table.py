@@ -86,19 +86,19 @@ def whole(handler: Handler) -> Answerer:
 
 
 def request_table(handlers: Handlers) -> dict[type[Request], Answerer]:
-    director, challenges, daily = handlers.director, handlers.challenges, handlers.daily
+    race_desk, challenges, daily = handlers.race_desk, handlers.challenges, handlers.daily
     spectating, pairing = handlers.spectating, handlers.pairing
     return {
-        CreateRace: lambda a: director.create_race(
+        CreateRace: lambda a: race_desk.create_race(
             a.player, a.name, a.request, a.moment, a.account
         ),
-        ListRaces: lambda a: only(director.list_races(a.moment)),
-        MyRaces: lambda a: only(director.my_races(a.player)),
-        JoinRace: lambda a: director.join_race(a.player, a.name, a.race, a.moment, a.account),
-        StartRace: lambda a: director.start_race(a.player, a.race, a.moment),
-        LeaveRace: lambda a: director.leave_race(a.player, a.race, a.moment),
-        Resign: lambda a: director.resign(a.player, a.race, a.moment),
-        Rematch: lambda a: director.rematch(a.player, a.name, a.race, a.moment, a.account),
+        ListRaces: lambda a: only(race_desk.list_races(a.moment)),
+        MyRaces: lambda a: only(race_desk.my_races(a.player)),
+        JoinRace: lambda a: race_desk.join_race(a.player, a.name, a.race, a.moment, a.account),
+        StartRace: lambda a: race_desk.start_race(a.player, a.race, a.moment),
+        LeaveRace: lambda a: race_desk.leave_race(a.player, a.race, a.moment),
+        Resign: lambda a: race_desk.resign(a.player, a.race, a.moment),
+        Rematch: lambda a: race_desk.rematch(a.player, a.name, a.race, a.moment, a.account),
         Challenge: lambda a: challenges.challenge(a.player, a.name, a.request, a.moment, a.account),
         DeclineChallenge: lambda a: challenges.decline_challenge(
             a.player, a.name, a.race, a.moment

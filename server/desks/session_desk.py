@@ -31,7 +31,7 @@ from server.handover.effects import Close, Effects, Push, Send, Write
 from server.handover.jobs import SaveIdentity
 from server.handover.moment import now
 from server.metrics import Metrics
-from server.races.followed import RaceService
+from server.races.followed import FollowedRaces
 from server.races.read_back import read_back
 from server.races.standing import told_standing
 from server.state.sessions import GENERATION_SHIFT, Session, Sessions, event_keep_s, token_hash
@@ -60,7 +60,7 @@ class SessionDesk:
         settings: Settings,
         store: Store,
         sessions: Sessions,
-        races: RaceService,
+        races: FollowedRaces,
         spectating: SpectatingDesk,
         writer: Writer,
         metrics: Metrics,
@@ -233,7 +233,7 @@ class SessionDesk:
 
     async def _take_over(self, player: str, fence: int) -> bool:
         """The player's session continues here (from a node that stopped, or that they
-        left): their races are taken over with this session's fence (``RaceService.
+        left): their races are taken over with this session's fence (``FollowedRaces.
         take_over``). True when they race in any."""
         races, rebuilt = await self.races.take_over(player, fence, now())
         self.metrics.races_rebuilt.inc(rebuilt)

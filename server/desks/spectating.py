@@ -10,7 +10,7 @@ from protocol.player_events import WatchEnded
 from protocol.race import Now, Phase, RaceError
 from protocol.race_views import revealed_views, spectator_view
 from server.handover.effects import Effects, Push
-from server.races.followed import RaceService
+from server.races.followed import FollowedRaces
 from server.state.rooms import Room
 from server.state.sessions import Session
 from server.store import Store
@@ -22,7 +22,7 @@ class SpectatingDesk:
     def __init__(
         self,
         store: Store,
-        races: RaceService,
+        races: FollowedRaces,
     ) -> None:
         self.store = store
         self.races = races

@@ -48,7 +48,7 @@ from server.edge.connection import MessageConnection, close_soon
 from server.edge.lines import Lines
 from server.handover.moment import now
 from server.metrics import Metrics
-from server.races.race_desk import RaceDirector
+from server.races.race_desk import RaceDesk
 from server.state.sessions import Session, Sessions, token_hash
 from server.store import StoreError
 from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
@@ -70,7 +70,7 @@ class Gateway:
         metrics: Metrics,
         session_desk: SessionDesk,
         handlers: Handlers,
-        director: RaceDirector,
+        race_desk: RaceDesk,
         lines: Lines,
     ) -> None:
         self.settings = settings
@@ -84,7 +84,7 @@ class Gateway:
         self.session_desk = session_desk
         self.handlers = handlers
         self.table = request_table(handlers)  # who answers each request but hello and act
-        self.director = director
+        self.race_desk = race_desk
 
     # ================================================================== connections
 
@@ -177,7 +177,7 @@ class Gateway:
     def act(self, client: Client, session: Session, request: Act) -> None:
         """The hot path: decide at once; the executor answers once the action is stored."""
         read_at = time.perf_counter()
-        decision = self.director.act(session.player, request, now())
+        decision = self.race_desk.act(session.player, request, now())
         self.executor.act(decision, client, session.fence, read_at)
 
     async def _answer(self, client: Client, session: Session, request: Request) -> None:

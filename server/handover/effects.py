@@ -1,4 +1,4 @@
-"""What a decision asks to happen, as typed values: the handlers of the race director, the
+"""What a decision asks to happen, as typed values: the handlers of the race desk, the
 daily desk and the spectating desk decide and return these; the executor
 (``server/carry/executor.py``) carries them out. Locally an effect is a write to a socket or a
 queued store job; nothing here does I/O.

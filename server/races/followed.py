@@ -1,4 +1,4 @@
-"""The races this node follows, and the one way a race itself changes: ``RaceService``.
+"""The races this node follows, and the one way a race itself changes: ``FollowedRaces``.
 
 It keeps a replica of every race this node follows (a ``Room``: the pure ``Race`` and what
 the server adds): the races of its players, those they watch, and those it was asked
@@ -49,7 +49,7 @@ log = logging.getLogger("solrace.director")
 STEP_TRIES = 3  # a race step tried again on a newer record before giving up (race_busy)
 
 
-class RaceService:
+class FollowedRaces:
     def __init__(
         self,
         settings: Settings,

@@ -9,7 +9,7 @@ as the store has it is taken (``reconciled``), or written again from its stored 
 the store lost it (``rewrite``); when the store holds fewer of a racer's actions than were
 known stored (it came back with less than it acknowledged), the race as it holds it is
 taken all the same, and what was lost remembered (``lost_actions``, ``take_loss``) and
-told (``loss_told``). Plain functions of the room: the race director
+told (``loss_told``). Plain functions of the room: the race desk
 (``server/races/race_desk.py``) calls them with what it reads from the store, the decider
 (``server/desks/deciding.py``) when a write fails (``ActRefused``).
 """

@@ -1,7 +1,7 @@
-"""The race director: answers the race requests of players (create, join, start, leave,
+"""The race desk: answers the race requests of players (create, join, start, leave,
 resign, rematch, the hot path ``act``) and a race's time limit, each with a reply and typed
 effects (``server/handover/effects.py``). It never writes to a socket itself; the executor carries
-out what it returns. The races it decides on are the ``RaceService``'s
+out what it returns. The races it decides on are the ``FollowedRaces``'s
 (``server/races/followed.py``: the replicas this node follows and the one atomic step by
 which a race itself changes); the race's rules and policy are the pure
 ``protocol.race.Race``'s. Plain functions of the room work out what follows: what a race's
@@ -36,7 +36,7 @@ from protocol.ratings import DEFAULT, aged, is_provisional
 from server.config import Settings
 from server.handover.effects import ActDecision, Effects, Follow, PostAct, PushAnywhere
 from server.races.announcements import begin, racer_done
-from server.races.followed import RaceService
+from server.races.followed import FollowedRaces
 from server.state.rooms import Room
 from server.store import Store
 from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
@@ -52,8 +52,8 @@ def new_id() -> str:
     return secrets.token_hex(8)
 
 
-class RaceDirector:
-    def __init__(self, settings: Settings, store: Store, races: RaceService) -> None:
+class RaceDesk:
+    def __init__(self, settings: Settings, store: Store, races: FollowedRaces) -> None:
         self.settings = settings
         self.store = store
         self.races = races

@@ -1,6 +1,6 @@
 """A finished race's rating step: the store's facts about its accounts (shared
 addresses, the pair's races that day), its fair-play review, then the ratings and the
-news of them. Called by the race director for each race that may count
+news of them. Called by the race desk for each race that may count
 (``results.finished`` asks ``protocol/rated.py``); the store rates a race once, whichever
 node asks first."""
 
@@ -19,7 +19,7 @@ from server.races.results import held_news, logs_keep_s, rated_runs, ratings_tol
 from server.races.standing import related_pair, standing_of
 from server.store import Store
 
-log = logging.getLogger("solrace.director")  # one of the director's steps
+log = logging.getLogger("solrace.director")  # one of the race desk's steps
 
 
 async def rate(store: Store, settings: Settings, race: Race, moment: Now) -> Effects:

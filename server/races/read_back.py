@@ -7,7 +7,7 @@ comes to a node that followed their race (``read_back``: the session desk, after
 welcome). Where the store holds fewer of a racer's actions than
 this node knows it stored (a Redis that came back with less than it acknowledged:
 ``appendfsync everysec`` and a power loss, a lagging replica promoted), nothing is carried
-on silently: the loss is logged at ERROR and counted (``RaceService.actions_lost``,
+on silently: the loss is logged at ERROR and counted (``FollowedRaces.actions_lost``,
 ``history_losses``: ``/metrics``), the race goes on from what the store holds, with each
 racer's last lost seq kept in its record (``Racer.lost_to``: a resend of a lost action is
 refused, and the race is never rated nor ranked), and each racer here is told
@@ -25,14 +25,14 @@ from server.handover.effects import Effects
 from server.races.log_sync import loss_told, lost_actions, reconciled, rewrite, take_loss
 from server.state.rooms import Room
 
-if TYPE_CHECKING:  # the race service reads its races back through this module
-    from server.races.followed import RaceService
+if TYPE_CHECKING:  # the followed races reads its races back through this module
+    from server.races.followed import FollowedRaces
 
 log = logging.getLogger("solrace.director")
 
 
 async def reconcile(
-    races: RaceService, room: Room, moment: Now, fence_of: Callable[[str], int]
+    races: FollowedRaces, room: Room, moment: Now, fence_of: Callable[[str], int]
 ) -> Effects:
     """Read ``room``'s race back from the store (a write whose answer was lost may have
     gone in) and take that as the truth; if the store lost it, write it again from what
@@ -52,7 +52,7 @@ async def reconcile(
     return await _loss_stored(races, room, moment)
 
 
-async def read_back(races: RaceService, room: Room, moment: Now) -> Effects:
+async def read_back(races: FollowedRaces, room: Room, moment: Now) -> Effects:
     """The store may hold less than this node saw stored: read ``room``'s race back and
     compare each racer's log with what was known stored; where it holds less, the loss
     is taken, stored and told; nothing otherwise. StoreError while the store is out."""
@@ -65,7 +65,7 @@ async def read_back(races: RaceService, room: Room, moment: Now) -> Effects:
 
 
 async def _compared(
-    races: RaceService, room: Room, moment: Now
+    races: FollowedRaces, room: Room, moment: Now
 ) -> tuple[Room | None, dict[str, tuple[int, int]]]:
     """``room``'s race rebuilt from the store (None: the store has none), and what it
     lacks of what was known stored before it was read (``lost_actions``)."""
@@ -75,7 +75,7 @@ async def _compared(
 
 
 def _take_loss(
-    races: RaceService, room: Room, rebuilt: Room, lost: dict[str, tuple[int, int]]
+    races: FollowedRaces, room: Room, rebuilt: Room, lost: dict[str, tuple[int, int]]
 ) -> None:
     """Log and count a loss found now (``lost``; none: one found before, not yet told),
     and take the race as the store holds it."""
@@ -93,7 +93,7 @@ def _take_loss(
     take_loss(room, rebuilt, lost)
 
 
-async def _loss_stored(races: RaceService, room: Room, moment: Now) -> Effects:
+async def _loss_stored(races: FollowedRaces, room: Room, moment: Now) -> Effects:
     """The race's record keeps what was lost (a step that changes nothing else: the racers'
     ``lost_to`` are set), then its racers here are told; actions stored while it was read
     are applied from the store."""

@@ -1,7 +1,7 @@
 """What a race's end leaves, as effects (``server/handover/effects.py``): its record and result
 written, then told to its racers and spectators; a ranked daily run for the day's boards;
 each racer's line in their history; whether it counts for ratings, and the news of the
-new ones. Plain functions of the ended race: the race director (``server/races/race_desk.py``)
+new ones. Plain functions of the ended race: the race desk (``server/races/race_desk.py``)
 calls them when a race finishes or closes.
 """
 
@@ -26,7 +26,7 @@ from server.state.rooms import Room
 
 GAVE_UP = ("resigned", "dropped")  # outcomes that never win a race, whatever the place
 
-log = logging.getLogger("solrace.director")  # a race's end is one of the director's steps
+log = logging.getLogger("solrace.director")  # a race's end is one of the race desk's steps
 
 
 def finished(room: Room, moment: Now, settings: Settings) -> Effects:

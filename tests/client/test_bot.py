@@ -36,7 +36,7 @@ async def test_two_bots_finish_a_race_against_the_real_server() -> None:
         results = await run_bots(url(server), ["b1", "b2"], create=create, pace_s=0)
         assert [r["outcome"] for r in results] == ["finished", "finished"]
         race_id = results[0]["race"]
-        result = race_result(server.director.rooms[race_id].race)
+        result = race_result(server.race_desk.rooms[race_id].race)
         assert [r["outcome"] for r in result["ranking"]] == ["finished", "finished"]
 
 

@@ -115,7 +115,7 @@ async def test_the_day_deal_is_the_rule_s_first_candidate_and_is_stored_once() -
         expected = next(candidate_deals("sanibel", today, day_seed(secret, today)))
         assert await store.days.daily_deal("sanibel", today) == expected
         assert started["certified"] is False  # this test server does not certify
-        room = server.director.rooms[started["race"]["race"]]
+        room = server.race_desk.rooms[started["race"]["race"]]
         assert room.race.settings.deal == expected
 
 

@@ -1,7 +1,7 @@
 """``server/`` is a closed edge: nothing outside it (the core, the client, the benchmarks, the
 launcher) imports ``redis`` or the server's internals; inside it, only the parts that send hold the
 outbox (issue 24: rooms and desks return what to send), and a player is apart from their
-line (issue 34): no module that decides (the desks, the rooms, the race service, the
+line (issue 34): no module that decides (the desks, the rooms, the followed races, the
 decider) imports websockets, the connection, the lines or the outbox, or reads a
 connection, a line, a transport or an encoding off anything; the account desk holds no
 writer (it returns its writes as effects). The benchmarks may read the server's public
