@@ -304,7 +304,7 @@ class FollowedRaces:
 
     def _told(self, room: Room, changes: list[RaceChange], moment: Now) -> Effects:
         """Changes of the race itself (made here, or absorbed): ``races_of`` follows who
-        joined or left, and ``telling.told`` says what they tell."""
+        joined or left, and ``announcements.told`` says what they tell."""
         for change in changes:
             if isinstance(change, Joined):
                 self.races_of.setdefault(change.player, set()).add(room.id)

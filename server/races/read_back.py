@@ -25,7 +25,7 @@ from server.handover.effects import Effects
 from server.races.log_sync import loss_told, lost_actions, reconciled, rewrite, take_loss
 from server.state.rooms import Room
 
-if TYPE_CHECKING:  # the followed races reads its races back through this module
+if TYPE_CHECKING:  # FollowedRaces reads its races back through this module
     from server.races.followed import FollowedRaces
 
 log = logging.getLogger("solrace.director")
