@@ -8,6 +8,7 @@ COPY pyproject.toml README.md deploy/constraints.txt ./
 COPY protocol ./protocol
 COPY server ./server
 COPY client ./client
+COPY solrace ./solrace
 RUN pip install --no-cache-dir --constraint constraints.txt . \
     && useradd --system --uid 10001 --home-dir /data --create-home solrace \
     && rm -rf /src

@@ -48,7 +48,7 @@ def spawn(
 def serve_command(port: int, *options: str) -> list[str]:
     """``solrace serve`` on 127.0.0.1:``port`` (``SOLRACE_BENCH_SERVER`` may name another
     command line for ``solrace``), without certifying daily deals, logging warnings only."""
-    solrace = os.environ.get("SOLRACE_BENCH_SERVER", f"{sys.executable} -m client.cli").split()
+    solrace = os.environ.get("SOLRACE_BENCH_SERVER", f"{sys.executable} -m solrace.cli").split()
     return [
         *solrace,
         "serve",

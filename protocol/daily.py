@@ -7,7 +7,7 @@ Mersenne Twister deal range 32000 .. 10**20-1. ``secret`` is the deployment's (t
 operator's, or a random one the server makes and keeps): without it nobody can work out a
 day's deal, and so its hidden cards, ahead.
 The day's deal is the first candidate that the server's policy accepts (see
-``server/daily.py``), so the rule can be replaced by a list of certified deals without
+``server/desks/daily.py``), so the rule can be replaced by a list of certified deals without
 changing anything that consumes it.
 
 **A hash chain fixes every day's candidates in advance.** The ``secret`` that salts a

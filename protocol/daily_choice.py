@@ -3,7 +3,7 @@ candidates (``protocol.daily.candidate_deals``), the first that the certificatio
 winnable by iterative widening (``protocol.solver.certify.first_certified``: every
 candidate gets ``first_nodes(game)`` positions, then ``GROWTH`` times more per round, up
 to the node budget). Node budgets only, no clock: the same candidates give the same deal
-on every machine. The server adds a time budget around it (``server/daily.py``); a day
+on every machine. The server adds a time budget around it (``server/desks/daily.py``); a day
 whose budget ran out is served with its first candidate and ``certified: false``.
 """
 

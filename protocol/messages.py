@@ -64,11 +64,11 @@ class Request:
     cost a third of decoding it."""
 
     type: ClassVar[str]
-    # the gateway's policy for each request type (server/gateway.py reads it):
+    # the gateway's policy for each request type (server/edge/gateway.py reads it):
     # by it a player starts to play (a guest's token is kept longer from then on)
     playing: ClassVar[bool] = False
     # a guess at a secret: counted against the connection's attempts as it is read, in order
-    # (its handler takes its turn's verdict: server/handlers.py)
+    # (its handler takes its turn's verdict: server/desks/handlers.py)
     attempt: ClassVar[bool] = False
     id: RequestId
 

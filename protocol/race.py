@@ -258,7 +258,7 @@ class Race:
     def may_watch(self, player: str) -> None:
         """RaceError unless ``player`` may spectate: nobody watches a race they are in
         until it is over (it would show them nothing new, and a daily attempt's deal is
-        judged by the daily rule, see ``server/daily.py``)."""
+        judged by the daily rule, see ``server/desks/daily.py``)."""
         if player in self.racers and self.phase is not Phase.DONE:
             raise RaceError("you cannot watch a race you are in", "spectate_refused")
 

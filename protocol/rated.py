@@ -11,11 +11,11 @@ stable code; ``UNRATED`` has each code's sentence):
 - every racer made at least ``MIN_ACTIONS`` actions (``few_actions``: a race one side
   abandoned at once, "aborted", changes nothing);
 - at least one racer finished, or the race's time limit ended it (``nobody_finished``).
-And, from what the server saw (``server/rating.py`` asks the store): no two of its accounts
+And, from what the server saw (``server/races/rating.py`` asks the store): no two of its accounts
 were seen on one client address that day (``same_address``), every account is in good
 standing (``standing``: old enough, with enough finished games: ``protocol/standing.py``),
 no two of them are related (``related``: seen on one address or one device within a week:
-``server/standing.py``), and no two of them have already had ``PAIR_RACES_A_DAY`` rated
+``server/races/standing.py``), and no two of them have already had ``PAIR_RACES_A_DAY`` rated
 races together that day (``pair_limit``).
 """
 

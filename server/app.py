@@ -2,9 +2,9 @@
 together and runs them.
 
 - ``gateway``: per connection, frames to typed requests and answers back, hello/resume;
-- ``director``: the races (``RaceDirector``), ``daily`` (``DailyDesk``) and ``spectating``
+- ``race_desk``: the races (``RaceDesk``), ``daily`` (``DailyDesk``) and ``spectating``
   desks: each request's reply plus typed effects;
-- ``decider`` (``server/deciding.py``): what a write, a timer or news leaves to decide,
+- ``decider`` (``server/desks/deciding.py``): what a write, a timer or news leaves to decide,
   handed to it as an input, answered with effects;
 - ``executor``: carries the effects out and hands inputs to the decider; ``writer``: the
   one ordered path to the store (an action is answered once its log entry is written);
@@ -35,41 +35,41 @@ from protocol.pairing import Window
 from protocol.player_events import Shutdown
 from protocol.race import Now
 from protocol.wire import SUBPROTOCOLS
-from server.account_desk import AccountDesk
-from server.addresses import ConnectionCounts
-from server.admin import AdminDesk
-from server.answers import Answers
+from server.carry.executor import Executor
+from server.carry.relay import Relay
+from server.carry.retrying import until_the_store_takes_it
+from server.carry.sweeper import Sweeper
+from server.carry.ticker import Ticker
+from server.carry.writer import Writer
 from server.config import Settings
-from server.connection import MessageConnection
-from server.daily import DailyDeals, DailyDesk
-from server.deciding import Deciding
-from server.director import RaceDirector
+from server.desks.account_desk import AccountDesk
+from server.desks.admin import AdminDesk
+from server.desks.daily import DailyDeals, DailyDesk
+from server.desks.deciding import Deciding
+from server.desks.handlers import Handlers
+from server.desks.pairing import PairingDesk
+from server.desks.profiles import ProfileDesk
+from server.desks.session_desk import SessionDesk
+from server.desks.signing import Seal
+from server.desks.spectating import SpectatingDesk
 from server.duties import LEASE_TTL_MS, Duties
-from server.executor import Executor
-from server.feeds import Feeds
-from server.gateway import Gateway
-from server.handlers import Handlers
-from server.http import HttpRoutes
-from server.inputs import GraceOver, LookAfterDue
-from server.lines import Lines
+from server.edge.addresses import ConnectionCounts
+from server.edge.answers import Answers
+from server.edge.connection import MessageConnection
+from server.edge.feeds import Feeds
+from server.edge.gateway import Gateway
+from server.edge.http import HttpRoutes
+from server.edge.lines import Lines
+from server.edge.outbox import Outbox
+from server.handover.inputs import GraceOver, LookAfterDue
+from server.handover.moment import now
+from server.handover.ports import Outlet
 from server.metrics import Metrics
-from server.moment import now
-from server.outbox import Outbox
-from server.pairing import PairingDesk
-from server.ports import Outlet
-from server.profiles import ProfileDesk
-from server.race_service import RaceService
-from server.relay import Relay
-from server.retrying import until_the_store_takes_it
-from server.rooms import Room
-from server.session_desk import SessionDesk
-from server.sessions import Sessions
-from server.signing import Seal
-from server.spectating import SpectatingDesk
+from server.races.followed import FollowedRaces
+from server.races.race_desk import RaceDesk
+from server.state.rooms import Room
+from server.state.sessions import Sessions
 from server.store import MemoryStore, Store
-from server.sweeper import Sweeper
-from server.ticker import Ticker
-from server.writer import Writer
 
 log = logging.getLogger("solrace.server")
 # websockets logs every frame at DEBUG, and frames carry passwords (sign_in, register):
@@ -97,22 +97,22 @@ class RaceServer:
         self.lines = Lines(self.sessions, self.outbox)
         self.feeds = Feeds(settings, self.lines)
         self.writer = Writer(store, settings.spill_path, node=self.node)
-        # Built in the order they need each other: deciding first (the race service, the
+        # Built in the order they need each other: deciding first (the followed races, the
         # desks, the decider), then what carries out (the executor, handed the decider).
         # What a decision cannot leave to its request goes out through ``outlet``, which
         # the executor plugs itself into; the relay hands news to the executor likewise.
         self.outlet = Outlet()
-        self.races = RaceService(
+        self.races = FollowedRaces(
             settings, store, self.feeds.feeding, self.outlet, here=self.sessions.here
         )
-        self.director = RaceDirector(settings, store, self.races)
+        self.race_desk = RaceDesk(settings, store, self.races)
         self.relay = Relay(self.node, store, self.lines, self.races.rooms)
         self.spectating = SpectatingDesk(store, self.races)
         self.answers = Answers(self.writer, self.lines, self.metrics)
         store.node = self.node
         store.hear_own_logs = False  # its racers' actions: it applied them already
         self.daily = DailyDeals(store, settings)
-        self.daily_desk = DailyDesk(store, self.daily, self.director)
+        self.daily_desk = DailyDesk(store, self.daily, self.race_desk)
         self.seal = Seal(store, settings.signing_key_path)
         self.connection_counts = ConnectionCounts(settings.connections_per_address)
         self.session_desk = SessionDesk(
@@ -127,10 +127,10 @@ class RaceServer:
             self.node,
             self.relay,
         )
-        self.account_desk = AccountDesk(store, settings, self.director)
+        self.account_desk = AccountDesk(store, settings, self.race_desk)
         self.pairing = PairingDesk(
             store,
-            self.director,
+            self.race_desk,
             settings.countdown_ms,
             Window(unlimited_after_ms=settings.any_rating_after_ms),
         )
@@ -140,7 +140,7 @@ class RaceServer:
             self.node,
             self.sessions,
             self.races,
-            self.director,
+            self.race_desk,
             self.spectating,
             self.pairing,
             self.session_desk,
@@ -152,7 +152,7 @@ class RaceServer:
             settings,
             store,
             self.sessions,
-            self.director,
+            self.race_desk,
             self.daily_desk,
             self.spectating,
             self.session_desk,
@@ -171,14 +171,14 @@ class RaceServer:
             self.metrics,
             self.session_desk,
             self.handlers,
-            self.director,
+            self.race_desk,
             self.lines,
         )
         self.ticker = Ticker(
             settings.feed_interval_ms,
             settings.standings_interval_ms // settings.feed_interval_ms,
             self.feeds.flush,
-            lambda: self.director.rooms,
+            lambda: self.race_desk.rooms,
             self._look_after,
             now,
             lambda moment, part, parts: self.sessions.let_go_of_events(
@@ -233,7 +233,7 @@ class RaceServer:
             "clock": self.clock.state(),
             "stopping": self.stopping,
             "players": self.lines.connected(),
-            "races": len(self.director.rooms),
+            "races": len(self.race_desk.rooms),
             "write_backlog": self.writer.backlog,
             "node": self.node,
         }
@@ -351,8 +351,8 @@ def _readings(server: RaceServer) -> dict[str, float]:
         "players_connected": server.lines.connected(),
         "sessions": len(server.sessions.by_player),
         "live_races": sum(1 for _ in server.races.live()),
-        "races_in_memory": len(server.director.rooms),
-        "spectators": sum(len(room.spectators) for room in server.director.rooms.values()),
+        "races_in_memory": len(server.race_desk.rooms),
+        "spectators": sum(len(room.spectators) for room in server.race_desk.rooms.values()),
         "feed_fan_outs": server.feeds.fan_outs.count,
         "feed_frames_written": server.feeds.fan_outs.frames,
         "feed_fan_out_seconds_total": server.feeds.fan_outs.seconds,

@@ -68,7 +68,7 @@ class Settings:
     # (Shady Lanes needs minutes; the other games under a second: docs/solver.md)
     shutdown_grace_s: float = 10.0  # time to finish writes on SIGTERM
     # a node whose wall clock is further off the store's (Redis TIME) takes no lease and no
-    # new connection (server/clock_check.py)
+    # new connection (server/carry/clock_check.py)
     max_clock_offset_ms: int = 2_000
     # the Ed25519 key (PEM) race logs and boards are signed with; None: one kept in the store
     signing_key_path: Path | None = None

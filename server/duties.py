@@ -2,7 +2,7 @@
 ``timers`` (the sweeper: lost nodes' players, races' time limits; and quick pairing) and
 ``daily`` (choose and certify the daily deals, a day ahead). Every node says it is alive
 as it renews its leases, and first compares its clock with the store's: a node whose
-clock is off takes no lease, and gives up those it holds (``server/clock_check.py``)."""
+clock is off takes no lease, and gives up those it holds (``server/carry/clock_check.py``)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ import logging
 from typing import Final
 
 from protocol.daily import day_of
-from server.clock_check import ClockCheck
+from server.carry.clock_check import ClockCheck
+from server.carry.sweeper import Sweeper
 from server.config import Settings
-from server.daily import DailyDeals
-from server.inputs import PairingDue
-from server.moment import now
-from server.pairing import PAIR_EVERY_S
-from server.ports import Hands
+from server.desks.daily import DailyDeals
+from server.desks.pairing import PAIR_EVERY_S
+from server.handover.inputs import PairingDue
+from server.handover.moment import now
+from server.handover.ports import Hands
 from server.store import Store
-from server.sweeper import Sweeper
 
 log = logging.getLogger("solrace.server")
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from server.addresses import trusted_networks
-from server.daily import SHORT_SECRET
-from server.signing import signer_from_file
+from server.desks.daily import SHORT_SECRET
+from server.desks.signing import signer_from_file
+from server.edge.addresses import trusted_networks
 
 ADMIN_TOKEN_LENGTH = 32  # a moderator's token guessed is every moderator's power
 

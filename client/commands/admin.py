@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from client.api import ServerError
-from client.cli import UsageError
+from client.commands.common import UsageError
 from client.terminal import render
 from client.terminal.connection import Link, Unreachable, add_server_argument, check_arguments
 from protocol.fairplay import REASONS as SIGNAL_REASONS
 
 # what each reason a review gives means: the signals' (protocol/fairplay.py) and the
-# server's own (server/fairplay.py)
+# server's own (server/races/fairplay.py)
 REASONS = {
     **SIGNAL_REASONS,
     "related_account": "an account related to one that started the day's daily first",

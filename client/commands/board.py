@@ -8,7 +8,7 @@ import asyncio
 import json
 
 from client.api import ServerError
-from client.cli import UsageError
+from client.commands.common import UsageError
 from client.terminal import render
 from client.terminal.connection import Link, Unreachable, add_server_argument, check_arguments
 from client.terminal.render import make_console

@@ -10,7 +10,7 @@ import os
 import secrets
 
 from client.bot import run_bots
-from client.cli import UsageError
+from client.commands.common import UsageError
 from client.terminal.connection import clean_name
 from protocol.deals import parse_deal_number
 from protocol.games import GAMES

@@ -1,4 +1,5 @@
-"""Arguments several commands share: a game with its options, and deal numbers."""
+"""Arguments several commands share: a game with its options, and deal numbers; and the
+error bad command-line input raises (``UsageError``: one line, exit status 2)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,14 @@ from typing import Any
 
 from protocol.deals import parse_deal_number
 from protocol.engine import Rules
-from protocol.errors import BadGame
+from protocol.errors import BadGame, SolraceError
 from protocol.games import GAMES, rules_for
+
+
+class UsageError(SolraceError):
+    """Bad command-line input: printed as one line, exit status 2."""
+
+    code = "usage"
 
 
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:

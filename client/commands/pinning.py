@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from client.cli import UsageError
+from client.commands.common import UsageError
 from protocol.signing import fingerprint, key_id
 
 HEX_KEY = re.compile(r"[0-9a-f]{64}")

@@ -11,8 +11,7 @@ import os
 from typing import Any
 
 from client.api import ServerError
-from client.cli import UsageError
-from client.commands.common import deal_number
+from client.commands.common import UsageError, deal_number
 from client.terminal import entering, racer_events, render
 from client.terminal.connection import (
     Link,
@@ -132,7 +131,7 @@ async def play(args: argparse.Namespace, options: dict[str, Any], deal: int | No
         except ServerError as error:
             return render.failure(f"{error.message} [{error.code}]")
         except BrokenPipeError:
-            raise  # our standard output closed, not the connection (client.cli handles it)
+            raise  # our standard output closed, not the connection (solrace.cli handles it)
         except ConnectionError as error:
             return render.failure(f"the connection failed: {error}")
         status = await racer_events.run(screen)

@@ -13,8 +13,7 @@ import json
 import sys
 from typing import Any
 
-from client.cli import UsageError
-from client.commands.common import add_game_arguments, deal_number, rules_from
+from client.commands.common import UsageError, add_game_arguments, deal_number, rules_from
 from client.text import draw
 from protocol.engine import GameState, Rules
 from protocol.replay import ReplayFailure, replay_steps

@@ -5,7 +5,7 @@ Deals are solved in ``--jobs`` worker processes; each deal's time is measured in
 worker, from the layout to the verdict. ``--json`` adds one row per deal.
 
 ``solrace study --dailies D [--first-day YYYY-MM-DD] [--games ...]``: for D consecutive
-days and each game, the server's own daily certification (``server.daily``'s candidates,
+days and each game, the server's own daily certification (``server.desks.daily``'s candidates,
 function and budgets, with the fixed secret STUDY_SECRET), run in this process on one
 core; per game: days certified, the median, 95th percentile and maximum seconds per day,
 and the candidates tried (each day's row goes to standard error as it is done). The time

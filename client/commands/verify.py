@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from client.api import ServerError
-from client.cli import UsageError
+from client.commands.common import UsageError
 from client.commands.pinning import Trust, read_json, trusted_keys
 from client.terminal.connection import Link, Unreachable, add_server_argument
 from protocol.daily import candidate_deals, parse_day, seed_matches

@@ -8,7 +8,7 @@ import asyncio
 import re
 
 from client.api import ServerError
-from client.cli import UsageError
+from client.commands.common import UsageError
 from client.terminal import render
 from client.terminal.connection import (
     Link,

@@ -14,7 +14,7 @@ import time
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from client.api import Client, ServerError
-from client.cli import UsageError
+from client.commands.common import UsageError
 from client.device import device_id
 from protocol.errors import SolraceError
 

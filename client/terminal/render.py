@@ -34,7 +34,7 @@ OUTCOMES = {
 
 class _Console(Console):
     def on_broken_pipe(self) -> None:
-        """The pipe of standard output closed: raise, so that ``client.cli.main`` ends the
+        """The pipe of standard output closed: raise, so that ``solrace.cli.main`` ends the
         command quietly (rich's own answer is ``SystemExit(1)``, the status of a failure)."""
         self.quiet = True  # nothing more to write
         raise BrokenPipeError

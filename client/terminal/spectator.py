@@ -139,7 +139,7 @@ class SpectatorScreen:
         except Unreachable as error:
             return render.failure(str(error))
         except BrokenPipeError:
-            raise  # our standard output closed, not the connection (client.cli handles it)
+            raise  # our standard output closed, not the connection (solrace.cli handles it)
         except (ConnectionError, ConnectionClosed) as error:
             return render.failure(f"the connection failed: {error}")
         return 0

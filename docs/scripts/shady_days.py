@@ -19,7 +19,7 @@ from protocol.solver.context import Budget, OutOfBudget
 from protocol.solver.profiles import profile_for
 from protocol.solver.search import screen
 from protocol.solver.strategies import beam_pass
-from server.daily import max_candidates
+from server.desks.daily import max_candidates
 
 rules = rules_for("shady_lanes")
 

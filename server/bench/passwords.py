@@ -1,5 +1,5 @@
 """``solrace bench argon2``: what one argon2id sign-in costs on this machine, for a few
-parameter sets (one lane each), to choose ``server/passwords.py``'s within 100 ms of a core.
+parameter sets (one lane each), to choose ``server/desks/passwords.py``'s within 100 ms of a core.
 
 For each set one hash is made, then verified ``repeat`` times: the figures are the median
 wall time of a verify and the CPU time (this process's) per verify. On a busy machine the
@@ -14,7 +14,7 @@ from typing import Any
 
 from argon2 import PasswordHasher, Type
 
-from server import passwords
+from server.desks import passwords
 
 BUDGET_CPU_MS = 100.0
 MIB = 1024
@@ -77,7 +77,7 @@ def print_table(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         verdict = "within 100 ms" if row["within_budget"] else "over budget"
         if row["chosen"]:
-            verdict += "  <- server/passwords.py"
+            verdict += "  <- server/desks/passwords.py"
         print(
             f"{row['time_cost']:>3} {row['memory_mib']:>5g} MiB {row['parallelism']:>2} "
             f"{row['wall_ms']:>8} {row['cpu_ms']:>7}  {verdict}"

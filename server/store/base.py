@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from protocol.errors import SolraceError
 from protocol.race import LogEntry
 from protocol.ranking import Run
-from server.jobs import Job
+from server.handover.jobs import Job
 from server.store.account import Account as Account  # kept here for its users
 from server.store.moderation import Moderation
 from server.store.records import Board as Board
@@ -44,7 +44,7 @@ STORE_UNAVAILABLE_SENTENCE = (
     "the store is not answering, so nothing was done (a move was not played): send it again shortly"
 )
 # ... and when an ``act`` was decided on top of their actions the store lost
-# (``server/read_back.py``)
+# (``server/races/read_back.py``)
 HISTORY_LOST = "history_lost"
 HISTORY_LOST_SENTENCE = (
     "the server's store lost earlier moves of yours, so this one was not played: your game "
@@ -81,7 +81,7 @@ class Fenced(StoreError):
 class LogGap(StoreError):
     """A log entry of ``player``'s decided on top of entries their log no longer holds
     (the store came back with less than it acknowledged): refused, never stored above the
-    hole; the race must be read back (``server/read_back.py``)."""
+    hole; the race must be read back (``server/races/read_back.py``)."""
 
     def __init__(self, message: str, player: str) -> None:
         super().__init__(message)
@@ -139,7 +139,7 @@ class Store(ABC):
 
     @abstractmethod
     async def write(self, jobs: Sequence[Job]) -> list[StoreError | None]:
-        """Carry out ``jobs`` (see ``server/jobs.py``) in order, in one round trip where
+        """Carry out ``jobs`` (see ``server/handover/jobs.py``) in order, in one round trip where
         the backend allows; for each, None when it was done, or the error that stopped it.
         Raises ``StoreUnavailable`` when none could be done."""
 

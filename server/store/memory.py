@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from server.jobs import AppendActions, EndRace, Job, KeepReview, RecordDaily, RecordHistory
+from server.handover.jobs import AppendActions, EndRace, Job, KeepReview, RecordDaily, RecordHistory
 from server.store.base import Fenced, LogGap, Store, StoreError
 from server.store.memory_accounts import MemoryAccounts
 from server.store.memory_bus import MemoryBus, MemoryLimits, MemoryPairing

@@ -13,7 +13,7 @@ from protocol.accounts import username_key, username_skeleton
 from protocol.daily import previous_day
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating, race_updates
-from server.jobs import HISTORY_KEPT, RecordHistory, SaveIdentity
+from server.handover.jobs import HISTORY_KEPT, RecordHistory, SaveIdentity
 from server.store.account import Account
 from server.store.base import DAYS_KEPT, RATINGS_KEPT, any_shared, relations_of
 from server.store.memory_state import PlayerPast

@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from server.node_news import Logged, decode
+from server.handover.node_news import Logged, decode
 from server.store.base import Wiring
 from server.store.roles import Bus, Limits, Pairing
 

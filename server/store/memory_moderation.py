@@ -11,7 +11,7 @@ from typing import Any
 from protocol.accounts import username_key, username_skeleton
 from protocol.ranking import Run
 from protocol.ratings import DEFAULT, Rating
-from server.jobs import KeepReview
+from server.handover.jobs import KeepReview
 from server.store.account import Account
 from server.store.base import encode_json
 from server.store.memory_accounts import MemoryAccounts

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from protocol.race import LogEntry
-from server.jobs import AppendActions, EndRace
-from server.node_news import RecordChanged, encode, logged
+from server.handover.jobs import AppendActions, EndRace
+from server.handover.node_news import RecordChanged, encode, logged
 from server.store.base import Fenced, LogGap, encode_json, race_channel
 from server.store.memory_bus import MemoryBus
 from server.store.records import Listed

@@ -1,8 +1,8 @@
 """The store's moderation role (``store.moderation``): fair-play reviews and what they
-hold (``server/fairplay.py``), a moderator's changes to boards, ratings and accounts, and
+hold (``server/races/fairplay.py``), a moderator's changes to boards, ratings and accounts, and
 the audit log of every moderator's action. Reviews are written by the writer
 (``KeepReview`` jobs); everything else here is called by the admin desk
-(``server/admin.py``).
+(``server/desks/admin.py``).
 """
 
 from __future__ import annotations

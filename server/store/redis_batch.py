@@ -1,4 +1,4 @@
-"""The Redis store's batches: the writer's jobs (``server/jobs.py``) as the raw Redis
+"""The Redis store's batches: the writer's jobs (``server/handover/jobs.py``) as the raw Redis
 commands of one pipelined round trip (``BatchBuilder``).
 
 Pure: it sends and reads nothing, and does not import redis-py. The store
@@ -18,7 +18,7 @@ from datetime import date
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
-from server.jobs import (
+from server.handover.jobs import (
     HISTORY_KEPT,
     AppendActions,
     EndRace,
@@ -27,7 +27,7 @@ from server.jobs import (
     RecordDaily,
     RecordHistory,
 )
-from server.node_news import CARRIED_MAX, Logged, encode
+from server.handover.node_news import CARRIED_MAX, Logged, encode
 from server.store.base import DAYS_KEPT, encode_json, race_channel, run_json
 from server.store.redis_keys import RedisKeys
 from server.store.redis_wire import Command

@@ -1,7 +1,7 @@
 """``solrace bench storage``: the Redis memory a deployment keeps for what it stores.
 
 A fresh redis-server of the command's own (nothing on disk) and the server's own
-``RedisStore``, written to with the server's typed jobs (``server/jobs.py``), one unit at
+``RedisStore``, written to with the server's typed jobs (``server/handover/jobs.py``), one unit at
 a time as the server would write them:
 
 - a finished race of 2 racers x 200 actions (``record_of(race)`` when created, joined,
@@ -40,9 +40,9 @@ from protocol.race import Ending, Now, Race, RaceSettings
 from protocol.race_record import record_of
 from protocol.race_views import race_result
 from protocol.ranking import Run
-from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveIdentity
-from server.race_service import listed
-from server.sessions import token_hash
+from server.handover.jobs import AppendActions, EndRace, Job, RecordDaily, SaveIdentity
+from server.races.followed import listed
+from server.state.sessions import token_hash
 from server.store.redis_store import RedisStore
 
 KEEP_RACE_S = 30 * 86_400  # --keep-race-logs-days 30

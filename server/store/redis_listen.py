@@ -17,7 +17,7 @@ import contextlib
 import json
 from collections.abc import Sequence
 
-from server.node_news import Logged, Resync, encode
+from server.handover.node_news import Logged, Resync, encode
 from server.store.base import StoreError, Wiring, encode_json
 from server.store.redis_calls import RedisCalls, reply_error
 from server.store.redis_wire import Address, Subscriber

@@ -17,7 +17,7 @@ import asyncio
 from redis.exceptions import ResponseError
 
 from protocol.race import LogEntry
-from server.jobs import AppendActions
+from server.handover.jobs import AppendActions
 from server.store.base import Fenced
 from server.store.redis_calls import RedisCalls
 from server.store.redis_keys import RedisKeys

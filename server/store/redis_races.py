@@ -9,8 +9,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from protocol.race import LogEntry
-from server.jobs import Job
-from server.node_news import RecordChanged, encode
+from server.handover.jobs import Job
+from server.handover.node_news import RecordChanged, encode
 from server.store.base import StoreError, Wiring, encode_json, race_channel
 from server.store.records import Listed
 from server.store.redis_calls import RedisCalls

@@ -19,7 +19,7 @@ import hiredis
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
-from server.jobs import AppendActions, Job
+from server.handover.jobs import AppendActions, Job
 from server.store.base import StoreError
 from server.store.redis_batch import BatchBuilder
 from server.store.redis_calls import RedisCalls, reply_error

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from server.jobs import Job
+from server.handover.jobs import Job
 from server.store.base import Store, StoreError
 from server.store.redis_accounts import RedisAccounts
 from server.store.redis_batch import BatchBuilder, Shas

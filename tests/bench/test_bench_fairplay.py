@@ -22,7 +22,7 @@ from protocol.games import rules_for
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, Any]:
-    command = [sys.executable, "-m", "client.cli", "bench", "fairplay", "--quick", "--json"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "fairplay", "--quick", "--json"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=True)
     result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     return result

@@ -94,7 +94,7 @@ def test_the_guards_barely_move_a_settled_field_of_honest_players() -> None:
 
 
 def test_solrace_bench_farm_prints_the_issue_s_farm_and_the_honest_field() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "farm", "--quick"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "farm", "--quick"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
     lines = done.stdout.splitlines()
     issue = [line.split() for line in lines if line.strip().startswith("7 new     3 moves")]

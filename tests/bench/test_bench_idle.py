@@ -9,7 +9,7 @@ import sys
 
 
 def test_the_idle_benchmark_reports_memory_per_connection() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "idle", "--connections", "50"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "idle", "--connections", "50"]
     done = subprocess.run(
         [*command, "--wait", "0.5", "--json"],
         capture_output=True,
@@ -27,7 +27,7 @@ def test_the_idle_benchmark_reports_memory_per_connection() -> None:
 
 
 def test_the_report_names_the_target() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "idle", "--connections", "10"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "idle", "--connections", "10"]
     done = subprocess.run(
         [*command, "--wait", "0"], capture_output=True, text=True, timeout=120, check=True
     )

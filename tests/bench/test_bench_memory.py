@@ -15,7 +15,7 @@ from protocol.games import GAMES
 
 
 def test_the_memory_benchmark_reports_every_game_on_a_tiny_load() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "memory"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "memory"]
     command += ["--races", "1", "--actions", "40", "--undo-share", "0.3", "--json"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     result = json.loads(done.stdout.splitlines()[-1])
@@ -27,7 +27,7 @@ def test_the_memory_benchmark_reports_every_game_on_a_tiny_load() -> None:
 
 
 def test_the_table_names_each_game_and_the_target() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "memory"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "memory"]
     command += ["--races", "1", "--actions", "10", "--games", "shady_lanes"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     lines = done.stdout.splitlines()

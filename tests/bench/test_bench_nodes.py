@@ -19,7 +19,7 @@ PLAYERS = 8
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, Any]:
-    command = [sys.executable, "-m", "client.cli", "bench", "server", "--nodes", "2"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "server", "--nodes", "2"]
     command += ["--players", str(PLAYERS), "--rate", "40", "--seconds", "1", "--rounds", "2"]
     done = subprocess.run(
         [*command, "--cores", "2", "8", "--json"],

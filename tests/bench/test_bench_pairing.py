@@ -10,13 +10,13 @@ import sys
 
 from bench.pairingbench import simulate
 from protocol.pairing import WINDOW, accepts
-from server import passwords
+from server.desks import passwords
 
 GAMES = ["sanibel", "shady_lanes"]
 
 
 def bench(*arguments: str) -> object:
-    command = [sys.executable, "-m", "client.cli", "bench", *arguments, "--json"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", *arguments, "--json"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     return json.loads(done.stdout)
 

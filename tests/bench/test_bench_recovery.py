@@ -10,7 +10,7 @@ import sys
 
 
 def test_every_racer_comes_back_after_the_kill_and_both_times_are_reported() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "recovery", "--racers", "6"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "recovery", "--racers", "6"]
     command += ["--actions-before", "3", "--concurrency", "2", "--json"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     result = json.loads(done.stdout.splitlines()[-1])
@@ -21,7 +21,7 @@ def test_every_racer_comes_back_after_the_kill_and_both_times_are_reported() -> 
 
 
 def test_the_report_names_the_target() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "recovery", "--racers", "2"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "recovery", "--racers", "2"]
     command += ["--actions-before", "1"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     lines = done.stdout.splitlines()

@@ -12,7 +12,7 @@ CLIENTS = {"hiredis (own)", "redis-py"}
 
 
 def test_the_redis_clients_benchmark_measures_both_clients_at_every_batch_size() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "redis-clients", "--json"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "redis-clients", "--json"]
     command += ["--batches", "20", "--messages", "300"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=True)
     result = json.loads(done.stdout.splitlines()[-1])
@@ -28,6 +28,6 @@ def test_the_redis_clients_benchmark_measures_both_clients_at_every_batch_size()
 
 
 def test_the_redis_clients_benchmark_refuses_too_few_batches() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "redis-clients", "--batches", "2"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "redis-clients", "--batches", "2"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and "--batches must be at least 10" in done.stderr

@@ -12,7 +12,7 @@ def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
     command = [
         sys.executable,
         "-m",
-        "client.cli",
+        "solrace.cli",
         "bench",
         "server",
         "--players",

@@ -9,7 +9,7 @@ import sys
 
 
 def test_the_signin_benchmark_reports_the_p99_rise_and_the_sign_ins_cost() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "signin", "--players", "20"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "signin", "--players", "20"]
     options = ["--rate", "40", "--seconds", "1", "--rounds", "1", "--sign-ins", "4", "--json"]
     done = subprocess.run(
         [*command, *options], capture_output=True, text=True, timeout=180, check=True

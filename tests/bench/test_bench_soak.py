@@ -13,7 +13,7 @@ import pytest
 
 @pytest.mark.parametrize("store", [[], ["--redis"]], ids=["memory", "redis"])
 def test_the_soak_reports_rss_over_time_and_the_races_that_ended(store: list[str]) -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "soak", "--minutes", "0.1"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "soak", "--minutes", "0.1"]
     command += ["--players", "4", "--rate", "40", "--race-actions", "6", "--every", "2"]
     done = subprocess.run(
         [*command, *store, "--json"], capture_output=True, text=True, timeout=120, check=True
@@ -33,7 +33,7 @@ def test_the_soak_reports_rss_over_time_and_the_races_that_ended(store: list[str
 
 
 def test_the_soak_prints_a_line_per_reading_and_the_verdict() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "soak", "--minutes", "0.05"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "soak", "--minutes", "0.05"]
     command += ["--players", "2", "--rate", "20", "--race-actions", "4", "--every", "1"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     lines = done.stdout.splitlines()
@@ -47,7 +47,7 @@ def test_the_soak_prints_a_line_per_reading_and_the_verdict() -> None:
 
 
 def test_the_mixed_soak_adds_guests_spectators_and_rematches_on_redis() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "soak", "--minutes", "0.15"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "soak", "--minutes", "0.15"]
     command += ["--players", "4", "--rate", "40", "--race-actions", "6", "--every", "3"]
     done = subprocess.run(
         [*command, "--redis", "--mix", "--json"],

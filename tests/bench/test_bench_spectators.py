@@ -27,7 +27,7 @@ SPECTATORS = 20
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, Any]:
-    command = [sys.executable, "-m", "client.cli", "bench", "spectators", "--nodes", "2"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "spectators", "--nodes", "2"]
     command += ["--spectators", str(SPECTATORS), "--rate", "20", "--seconds", "1", "--json"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
     result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])

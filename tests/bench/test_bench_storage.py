@@ -9,7 +9,7 @@ import sys
 
 
 def test_the_storage_benchmark_reports_every_kind_with_its_keys() -> None:
-    command = [sys.executable, "-m", "client.cli", "bench", "storage", "--races", "3"]
+    command = [sys.executable, "-m", "solrace.cli", "bench", "storage", "--races", "3"]
     command += ["--settle-s", "0", "--json"]  # the keys are checked, not the memory figures
     done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=True)
     result = json.loads(done.stdout.splitlines()[-1])

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from redis_server import free_port
 
 from client.bot import guess, position_from_view, run_bots
-from client.cli import main
 from client.views import after_action
 from protocol.cards import HIDDEN, deck
 from protocol.daily import DAY_MS, day_of
@@ -26,6 +25,7 @@ from protocol.games import GAMES, rules_for
 from protocol.race import view_json
 from protocol.race_views import race_result
 from server.store import MemoryStore
+from solrace.cli import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
@@ -36,7 +36,7 @@ async def test_two_bots_finish_a_race_against_the_real_server() -> None:
         results = await run_bots(url(server), ["b1", "b2"], create=create, pace_s=0)
         assert [r["outcome"] for r in results] == ["finished", "finished"]
         race_id = results[0]["race"]
-        result = race_result(server.director.rooms[race_id].race)
+        result = race_result(server.race_desk.rooms[race_id].race)
         assert [r["outcome"] for r in result["ranking"]] == ["finished", "finished"]
 
 

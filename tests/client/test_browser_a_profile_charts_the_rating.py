@@ -13,7 +13,7 @@ from browser_pages import GAME, OpenPage, ServerThread, player_id, register, sig
 from playwright.sync_api import expect
 
 from protocol.ranking import Run
-from server.jobs import RecordHistory
+from server.handover.jobs import RecordHistory
 
 RACES = 3
 DAY_MS = 86_400_000

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import main
 from protocol.games import rules_for
 from protocol.replay import replay
+from solrace.cli import main
 
 GOLDEN = Path(__file__).parents[1] / "protocol" / "golden-deals.jsonl"
 WON_18 = Path(__file__).parents[1] / "protocol" / "won-mount-sunflower-18.txt"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import main
+from solrace.cli import main
 
 SOLRACE = Path(sys.executable).with_name("solrace")
 # Sanibel with 9 rounds face down and 1 face up: deal 6 is proven unwinnable in 21 positions.

@@ -9,13 +9,13 @@ import re
 
 import pytest
 
-from client.cli import main
 from client.commands.study import STUDY_SECRET
 from protocol.daily import candidate_deals
 from protocol.daily_choice import max_candidates
 from protocol.games import rules_for
 from protocol.replay import replay
 from protocol.solver import solve
+from solrace.cli import main
 
 GAMES_RUN = ("sanibel", "mount_sunflower_easy")
 

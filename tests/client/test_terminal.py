@@ -32,7 +32,6 @@ from terminals import (
 )
 
 from client.api import Client
-from client.cli import build_parser, main
 from client.terminal.render import board, make_console
 from client.views import after_action
 from protocol.daily import DAY_MS, day_of
@@ -40,8 +39,9 @@ from protocol.games import GAMES, rules_for
 from protocol.race import view_json
 from protocol.replay import replay
 from server.app import RaceServer
-from server.daily import DailyDeals
+from server.desks.daily import DailyDeals
 from server.store import MemoryStore
+from solrace.cli import build_parser, main
 
 
 @pytest.mark.parametrize("game", list(GAMES))

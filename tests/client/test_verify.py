@@ -99,7 +99,7 @@ async def test_a_past_day_checks_out_against_its_commitment_and_a_reordered_boar
         status, out, _ = await solrace("verify", "daily", GAME, today, "--server", url(server))
         assert status == 1 and "the day is not over" in out
 
-        for clock in ("server.gateway.now", "server.session_desk.now"):
+        for clock in ("server.edge.gateway.now", "server.desks.session_desk.now"):
             monkeypatch.setattr(  # the server's clock: the day is over
                 clock, lambda: Now(int(time.monotonic() * 1000), int(time.time() * 1000) + DAY_MS)
             )
@@ -171,7 +171,7 @@ async def test_a_past_day_s_deal_is_shown_to_be_the_rule_s_choice_from_its_chain
             attempt = (await ann.daily_start(GAME))["race"]["race"]
             await ann.resign(attempt)
             today = (await ann.daily_board(GAME))["day"]
-        for clock in ("server.gateway.now", "server.session_desk.now"):
+        for clock in ("server.edge.gateway.now", "server.desks.session_desk.now"):
             monkeypatch.setattr(
                 clock, lambda: Now(int(time.monotonic() * 1000), int(time.time() * 1000) + DAY_MS)
             )

@@ -12,12 +12,13 @@ import bench
 import client
 import protocol
 import server
+import solrace
 from protocol.errors import SolraceError
 
 
 def test_every_exception_class_of_the_code_descends_from_solrace_error() -> None:
     strays = []
-    for package in (protocol, server, client, bench):
+    for package in (protocol, server, client, bench, solrace):
         for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
             module = importlib.import_module(found.name)
             for name, value in vars(module).items():

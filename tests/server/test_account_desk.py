@@ -9,10 +9,11 @@ import pytest
 from harness import TEST_SETTINGS, member, password_for, player, running_server
 
 from protocol.messages import SignIn
-from server.accounts import AccountError, attempts_bucket
-from server.effects import Write
-from server.jobs import SaveIdentity
-from server.sessions import token_hash
+from server.desks.accounts import AccountError
+from server.edge.ratelimit import attempts_bucket
+from server.handover.effects import Write
+from server.handover.jobs import SaveIdentity
+from server.state.sessions import token_hash
 from server.store import Identity
 
 GAME, DEAL = "mount_sunflower", 18

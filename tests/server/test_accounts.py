@@ -23,7 +23,7 @@ from websockets.datastructures import HeadersLike
 
 from client.api import Client, ServerError
 from protocol.daily import DAY_MS, day_of
-from server.passwords import MEMORY_COST_KIB, TIME_COST
+from server.desks.passwords import MEMORY_COST_KIB, TIME_COST
 from server.store import Account, Store
 from server.store.redis_store import RedisStore
 
@@ -127,7 +127,7 @@ async def test_a_wrong_password_and_an_unknown_username_get_the_same_answer(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     checked: list[str] = []
-    import server.accounts as accounts
+    import server.desks.accounts as accounts
 
     real = accounts.verify_password
 
@@ -406,7 +406,7 @@ async def test_a_connection_s_tries_are_counted_when_they_arrive_not_when_answer
     """10 tries a minute on a connection (a token every 6 s): 12 sent at once, each taking
     0.6 s to answer, are 10 tried and 2 refused (counted as they were answered, the token
     that came back meanwhile let an eleventh through)."""
-    monkeypatch.setattr("server.accounts.failure_delay_s", lambda failures: 0.6)
+    monkeypatch.setattr("server.desks.accounts.failure_delay_s", lambda failures: 0.6)
     async with running_server(auth_per_connection=10) as server, await player(server, "x") as x:
         answers = await asyncio.gather(
             *(x.sign_in("Nobody", f"password {i}") for i in range(12)), return_exceptions=True
@@ -438,7 +438,7 @@ async def test_an_account_made_today_plays_today_s_daily_as_practice(store: Stor
 
 async def test_an_account_made_before_today_is_ranked_today(store: Store) -> None:
     from protocol.daily import DAY_MS
-    from server.passwords import hash_password
+    from server.desks.passwords import hash_password
 
     yesterday = int(time.time() * 1000) - DAY_MS
     await store.accounts.create_account(

@@ -18,8 +18,9 @@ from harness import (
     running_server,
 )
 
-from server.accounts import HASHING_NICE, MAX_PENDING, AccountError, Credentials, attempts_bucket
-from server.passwords import needs_rehash, verify_password
+from server.desks.accounts import HASHING_NICE, MAX_PENDING, AccountError, Credentials
+from server.desks.passwords import needs_rehash, verify_password
+from server.edge.ratelimit import attempts_bucket
 from server.store import Account, MemoryStore, Store
 
 
@@ -60,7 +61,7 @@ def test_a_niced_server_hashes_further_below_its_own_priority_not_at_a_fixed_nic
     below the racers by 5, not by ``HASHING_NICE``, and at nice 15 it would be above them."""
     code = (
         "import os, threading\n"
-        "from server.accounts import yield_to_racers\n"
+        "from server.desks.accounts import yield_to_racers\n"
         "def hash_thread():\n"
         "    yield_to_racers()\n"
         "    print(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))\n"

@@ -10,7 +10,7 @@ from harness import player, running_server, url
 from websockets.exceptions import InvalidStatus
 
 from client.api import Client
-from server.addresses import ConnectionCounts, client_address, trusted_networks
+from server.edge.addresses import ConnectionCounts, client_address, trusted_networks
 
 PROXIES = trusted_networks(["10.0.0.0/8", "127.0.0.1"])
 

@@ -101,7 +101,7 @@ async def test_wrong_fields_get_a_clear_error_with_the_request_id(
         assert refused.value.code == code
         assert words in refused.value.message
         assert refused.value.of == "create_race"
-        assert server.director.rooms == {}
+        assert server.race_desk.rooms == {}
 
 
 async def test_requests_before_hello_are_refused() -> None:

@@ -1,6 +1,6 @@
 """The code's shape, as issue 24 asks it of every package (protocol, server, client,
-bench): no import cycle, not even one imported only for type checking; no module over 500
-lines; no class over 300; and, as issue 34 asks, no module of the browser's JS over 500.
+bench, solrace): no import cycle, not even one imported only for type checking; no module
+over 500 lines; no class over 300; and, as issue 34 asks, no module of the browser's JS over 500.
 A module or class that must stay over would be named below, with why; none is (an entry
 within its limit would fail too, so the lists stay true)."""
 
@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("protocol", "server", "client", "bench")
+PACKAGES = ("protocol", "server", "client", "bench", "solrace")
 MODULE_LINES = 500
 CLASS_LINES = 300
 MODULES_STILL_OVER: set[str] = set()

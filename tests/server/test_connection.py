@@ -1,4 +1,4 @@
-"""Each message is answered as it is read (server/connection.py): whole messages only,
+"""Each message is answered as it is read (server/edge/connection.py): whole messages only,
 fragments joined, text checked, and one connection's answers always in its own order."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from websockets.exceptions import ConnectionClosed
 
 from client.api import Client
 from protocol.wire import JSON
-from server.connection import MessageConnection
+from server.edge.connection import MessageConnection
 
 HELLO = {"type": "hello", "id": 0, "protocol": 1, "name": "raw"}
 

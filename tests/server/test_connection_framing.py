@@ -1,4 +1,4 @@
-"""MessageConnection reads an open connection's frames itself (server/connection.py): what
+"""MessageConnection reads an open connection's frames itself (server/edge/connection.py): what
 it hands over is what websockets would, whatever the frames and however the bytes are cut.
 
 The client is websockets' own sans-I/O ``ClientProtocol``: it builds the masked frames and
@@ -23,7 +23,7 @@ from websockets.frames import Close, CloseCode, Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
-from server.connection import MessageConnection
+from server.edge.connection import MessageConnection
 
 MAX_SIZE = 4096  # as the race server's
 

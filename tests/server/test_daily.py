@@ -22,8 +22,8 @@ from protocol.solver.certify import Certified
 from protocol.solver.search import screen
 from protocol.wire import decode_from_server
 from server.config import Settings
-from server.daily import DailyDeals, certify_candidates, prove_winnable
-from server.moment import now
+from server.desks.daily import DailyDeals, certify_candidates, prove_winnable
+from server.handover.moment import now
 from server.store import MemoryStore, Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -115,7 +115,7 @@ async def test_the_day_deal_is_the_rule_s_first_candidate_and_is_stored_once() -
         expected = next(candidate_deals("sanibel", today, day_seed(secret, today)))
         assert await store.days.daily_deal("sanibel", today) == expected
         assert started["certified"] is False  # this test server does not certify
-        room = server.director.rooms[started["race"]["race"]]
+        room = server.race_desk.rooms[started["race"]["race"]]
         assert room.race.settings.deal == expected
 
 

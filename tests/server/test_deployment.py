@@ -24,7 +24,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 from redis_server import RedisServer, free_port
 
-from client.cli import build_parser
+from solrace.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLRACE = str(Path(sys.executable).with_name("solrace"))
@@ -59,10 +59,15 @@ def test_the_image_installs_the_package_when_built_and_runs_as_a_user_with_a_hea
     health = next(args for kind, args in steps if kind == "HEALTHCHECK")
     assert "/healthz" in health
     assert json.loads(next(args for kind, args in steps if kind == "CMD")) == ["solrace", "serve"]
+    copied = set()
     for kind, args in steps:
         if kind == "COPY":
             for source in args.split()[:-1]:
                 assert (ROOT / source).exists(), f"the Dockerfile copies {source}"
+                copied.add(source)
+    # the image's solrace command is the launcher's: its package is copied before the install
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["scripts"]["solrace"].split(".")[0] in copied
 
 
 def test_every_runtime_dependency_is_pinned_within_its_range() -> None:

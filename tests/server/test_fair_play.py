@@ -23,7 +23,7 @@ GAME, DEAL = "mount_sunflower", 18
 
 def tomorrow(monkeypatch: pytest.MonkeyPatch) -> None:
     """The server's clock says the day is over (its wall clock a day on)."""
-    for clock in ("server.gateway.now", "server.session_desk.now"):
+    for clock in ("server.edge.gateway.now", "server.desks.session_desk.now"):
         monkeypatch.setattr(
             clock, lambda: Now(int(time.monotonic() * 1000), int(time.time() * 1000) + DAY_MS)
         )

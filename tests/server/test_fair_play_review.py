@@ -1,4 +1,4 @@
-"""Fair-play signals through a real server (server/fairplay.py, docs/fairness.md): a
+"""Fair-play signals through a real server (server/races/fairplay.py, docs/fairness.md): a
 ranked daily run played on the solver's line at a machine's pace is flagged and held off
 the boards, ordinary play is not; a moderator (``admin`` requests with the server's
 token) clears or voids runs, and every action lands in the audit log. On the in-memory
@@ -25,8 +25,8 @@ from harness import (
 from client.api import Client, ServerError
 from protocol.daily import day_of
 from protocol.fairplay import PACE_ACTIONS
-from server.admin import ADMIN_OVERALL, ADMIN_PER_ADDRESS
 from server.app import RaceServer
+from server.desks.admin import ADMIN_OVERALL, ADMIN_PER_ADDRESS
 from server.store import Store
 
 GAME = "mount_sunflower_easy"

@@ -17,11 +17,11 @@ from protocol.games import rules_for
 from protocol.race import Race, RaceSettings
 from protocol.wire import MSGPACK
 from server.config import Settings
-from server.feeds import Feeds
-from server.lines import Line, Lines
-from server.outbox import Outbox
-from server.rooms import Feeding, Room
-from server.sessions import Session, Sessions
+from server.edge.feeds import Feeds
+from server.edge.lines import Line, Lines
+from server.edge.outbox import Outbox
+from server.state.rooms import Feeding, Room
+from server.state.sessions import Session, Sessions
 
 GAME = "mount_sunflower"
 

@@ -18,9 +18,9 @@ from racers import Racer
 from client.api import Client
 from protocol.race import LogEntry, Now
 from server.app import RaceServer
-from server.effects import Push
-from server.jobs import AppendActions
-from server.moment import now
+from server.handover.effects import Push
+from server.handover.jobs import AppendActions
+from server.handover.moment import now
 from server.store.redis_store import RedisStore
 
 GAME, DEAL = "mount_sunflower", 18
@@ -56,7 +56,7 @@ async def replica_reaches(server: RaceServer, race: str, player: str, seq: int) 
     within a few seconds."""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        room = server.director.rooms.get(race)
+        room = server.race_desk.rooms.get(race)
         if room is not None and room.race.racers[player].last_seq >= seq:
             return True
         await asyncio.sleep(0.02)
@@ -84,7 +84,7 @@ async def test_a_follower_applies_the_entries_the_message_carries_without_readin
     ann_racer = Racer(ann, race)
     await ann_racer.play(winning_actions(GAME, DEAL)[:30])
     assert await replica_reaches(b, race, ann.player, 30)
-    replica = b.director.rooms[race].race.racers[ann.player]
+    replica = b.race_desk.rooms[race].race.racers[ann.player]
     assert [entry.action for entry in replica.log] == ann_racer.acked
     assert reads == []  # every action came in its message
     for client in (ann, bob):
@@ -113,10 +113,10 @@ async def test_a_follower_that_missed_a_message_reads_the_log_at_the_next_one(
     await ann_racer.play(wins[:1])
     await asyncio.sleep(0.2)
     assert dropped and dropped[0]["e"][0][0] == 1  # action 1 was carried, and missed
-    assert b.director.rooms[race].race.racers[ann.player].last_seq == 0
+    assert b.race_desk.rooms[race].race.racers[ann.player].last_seq == 0
     await ann_racer.play(wins[1:6])
     assert await replica_reaches(b, race, ann.player, 6)
-    replica = b.director.rooms[race].race.racers[ann.player]
+    replica = b.race_desk.rooms[race].race.racers[ann.player]
     assert [entry.action for entry in replica.log] == ann_racer.acked
     assert reads and reads[0] == (race, ann.player, 0)  # the gap: read from the last seen
     for client in (ann, bob):
@@ -142,7 +142,7 @@ async def test_a_message_that_fails_to_apply_leaves_the_follower_hearing_and_rea
     ann_racer = Racer(ann, race)
     await ann_racer.play(winning_actions(GAME, DEAL)[:5])
     assert await replica_reaches(b, race, ann.player, 5)
-    replica = b.director.rooms[race].race.racers[ann.player]
+    replica = b.race_desk.rooms[race].race.racers[ann.player]
     assert [entry.action for entry in replica.log] == ann_racer.acked
     assert failed and reads  # the failed message's entries were read from the log
     assert "a log message between nodes failed" in caplog.text
@@ -201,7 +201,7 @@ async def test_a_follower_sends_standings_only_to_its_own_racers(
     ann, bob, race = await cross_node_race(a, b)
     await Racer(ann, race).play(winning_actions(GAME, DEAL)[:3])
     assert await replica_reaches(b, race, ann.player, 3)
-    room = b.director.rooms[race]
+    room = b.race_desk.rooms[race]
     room.told.clear()  # node b's own ticker may have told Bob already (1 run in 15 or so)
     later = now()
     later = Now(later.mono_ms + 60_000, later.wall_ms + 60_000)  # everyone idle since long

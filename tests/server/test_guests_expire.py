@@ -12,8 +12,8 @@ import uuid
 from harness import member, player, running_server, url
 
 from client.api import Client
-from server.jobs import SaveIdentity
-from server.sessions import token_hash
+from server.handover.jobs import SaveIdentity
+from server.state.sessions import token_hash
 from server.store import MemoryStore, open_store
 from server.store.redis_store import RedisStore
 

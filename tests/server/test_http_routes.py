@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from harness import player, running_server
 
-import server.http
+import server.edge.http
 from protocol.daily import CHAIN_FIRST_DAY, chain_anchor
 
 
@@ -22,14 +22,14 @@ async def test_a_stalled_static_file_read_does_not_stall_the_server(
 ) -> None:
     disk_answers = threading.Event()
     reading = threading.Event()
-    real_read = server.http.read_file
+    real_read = server.edge.http.read_file
 
     def stalling_read(path: Path) -> bytes:  # a disk that answers only when told
         reading.set()
         disk_answers.wait(timeout=20)
         return real_read(path)
 
-    monkeypatch.setattr(server.http, "read_file", stalling_read)
+    monkeypatch.setattr(server.edge.http, "read_file", stalling_read)
 
     def get(port: int, path: str) -> int:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as answer:

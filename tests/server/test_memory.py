@@ -13,8 +13,8 @@ import uuid
 import pytest
 from harness import player, running_server
 
-from server import sessions
-from server.client import Client
+from server.edge.client import Client
+from server.state import sessions
 from server.store.redis_store import RedisStore
 
 SERVER_SIDE = ("server.", "protocol.", "pysol_cards.", "tenacity.")
@@ -37,7 +37,7 @@ async def test_closed_connections_ended_sessions_and_forgotten_races_leave_no_cy
         for client in clients:
             await client.close()
         await asyncio.sleep(0.5)  # past the grace period and the finished race's keeping
-        assert not server.sessions.by_player and not server.director.rooms
+        assert not server.sessions.by_player and not server.race_desk.rooms
         gc.unfreeze()
         gc.set_debug(gc.DEBUG_SAVEALL)
         try:
@@ -73,7 +73,7 @@ async def test_finished_races_on_redis_leave_nothing_of_them_in_the_server(
     redis_url: str,
 ) -> None:
     """Issue 10: a finished race leaves process memory once its record is in Redis (the
-    racers stay connected): the director, the relay and the store hold nothing of it."""
+    racers stay connected): the race desk, the relay and the store hold nothing of it."""
     store = RedisStore(redis_url, prefix=f"test:{uuid.uuid4().hex}:")
     try:
         async with running_server(store, countdown_ms=0) as server:
@@ -82,7 +82,7 @@ async def test_finished_races_on_redis_leave_nothing_of_them_in_the_server(
             await asyncio.sleep(0.2)  # the records are written, the races let go
             records = [await store.races.load_race(race) or {} for race in ended]
             assert [record.get("phase") for record in records] == ["done"] * 3
-            assert not server.director.rooms and not server.director.races_of
+            assert not server.race_desk.rooms and not server.race_desk.races_of
             assert not server.relay.following and not server.relay.pulling
             assert not [key for key in store._sender.builder.known_racers if key[0] in ended]
             for client in (ann, bob):

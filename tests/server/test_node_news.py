@@ -1,4 +1,4 @@
-"""What nodes tell each other (server/node_news.py): each kind round-trips through its
+"""What nodes tell each other (server/handover/node_news.py): each kind round-trips through its
 wire form, and a malformed message is no news (never trusted, never an exception)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from protocol.player_events import Rated, Started
 from protocol.race import LogEntry
-from server.node_news import (
+from server.handover.node_news import (
     CARRIED_MAX,
     Logged,
     Pushed,

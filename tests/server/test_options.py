@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import build_parser
 from server.command import settings_from
 from server.config import Settings
 from server.options import DOCS, OPTIONS, Option, documented, main, markdown
+from solrace.cli import build_parser
 
 NUMBERS = [option for option in OPTIONS if option.kind in (int, float)]
 

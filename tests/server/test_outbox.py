@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from websockets.frames import Frame, Opcode
 
-from server.outbox import frame_bytes
+from server.edge.outbox import frame_bytes
 
 
 @pytest.mark.parametrize("length", [0, 1, 125, 126, 127, 65535, 65536, 70000])

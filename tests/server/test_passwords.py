@@ -8,8 +8,8 @@ import logging
 import pytest
 from argon2 import PasswordHasher
 
-from server import passwords
-from server.passwords import hash_password, needs_rehash, verify_password
+from server.desks import passwords
+from server.desks.passwords import hash_password, needs_rehash, verify_password
 
 SECRET = "tr0ub4dor&3-horse"
 

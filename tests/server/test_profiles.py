@@ -20,7 +20,7 @@ from harness import (
 
 from client.api import ServerError
 from protocol.daily import day_of
-from server.profiles import streaks
+from server.desks.profiles import streaks
 from server.store import Store
 
 GAME, DEAL = "mount_sunflower", 18

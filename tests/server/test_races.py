@@ -198,7 +198,7 @@ async def test_a_player_who_leaves_before_the_start_is_gone_from_the_race() -> N
         left = await ann.next_event("left")
         assert [p["name"] for p in left.data["race"]["players"]] == ["Ann"]
         await ann.leave_race(race)
-        assert race not in server.director.rooms
+        assert race not in server.race_desk.rooms
         for client in (ann, bob):
             await client.close()
 

@@ -1,4 +1,4 @@
-"""Good standing on a real server (server/standing.py): a ranked daily attempt and a rated
+"""Good standing on a real server (server/races/standing.py): a ranked daily attempt and a rated
 race need an account some days old that has finished some games; practice stays open to
 everyone; every player is told their standing (hello, register, sign-in, daily_start,
 quick_race) with the reason in a sentence; a rule at 0 is off. One test per sentence,
@@ -13,8 +13,8 @@ from harness import RATED, member, member_at, player, quick_race_played, running
 from client.api import Client
 from protocol.daily import DAY_MS
 from server.app import RaceServer
-from server.jobs import RecordHistory
-from server.passwords import hash_password
+from server.desks.passwords import hash_password
+from server.handover.jobs import RecordHistory
 from server.store import Account, Store
 
 GAME = "mount_sunflower"

@@ -14,7 +14,7 @@ import pytest
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
-from server.jobs import (
+from server.handover.jobs import (
     HISTORY_KEPT,
     AppendActions,
     EndRace,
@@ -23,7 +23,7 @@ from server.jobs import (
     RecordHistory,
     SaveIdentity,
 )
-from server.node_news import CARRIED_MAX, Logged, encode, logged
+from server.handover.node_news import CARRIED_MAX, Logged, encode, logged
 from server.store import redis_batch
 from server.store.base import DAYS_KEPT, encode_json, run_json
 from server.store.redis_batch import BatchBuilder, Shas

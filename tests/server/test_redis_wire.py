@@ -18,7 +18,7 @@ from redis.exceptions import NoScriptError, ResponseError
 from redis_server import RedisServer, free_port
 
 from protocol.race import LogEntry
-from server.jobs import AppendActions
+from server.handover.jobs import AppendActions
 from server.store import StoreUnavailable
 from server.store.redis_calls import reply_error, wire_address
 from server.store.redis_store import RedisStore

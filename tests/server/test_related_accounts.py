@@ -1,4 +1,4 @@
-"""Related accounts on a real server (server/standing.py): accounts seen on one address,
+"""Related accounts on a real server (server/races/standing.py): accounts seen on one address,
 one device (the id a client gives at hello) or one session (a token lineage: a guest's
 token presented again, or an account's presented again after it was signed out) within a
 week are related; a ranked daily run by an account related to one that already started

@@ -1,7 +1,7 @@
 """The relay's own work (news from other nodes, pulls, pushes) stops cleanly with the
 server: work cancelled before it began leaves no coroutine that was never awaited (a full
 run once warned "coroutine 'Relay._pull.<locals>.pull' was never awaited"). And it
-decides nothing: each piece of news is handed on as an input (``server/inputs.py``)."""
+decides nothing: each piece of news is handed on as an input (``server/handover/inputs.py``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import gc
 import warnings
 from types import SimpleNamespace
 
-from server.inputs import LetGo
-from server.node_news import Logged, RecordChanged, TakenOver, encode
-from server.relay import Relay
+from server.carry.relay import Relay
+from server.handover.inputs import LetGo
+from server.handover.node_news import Logged, RecordChanged, TakenOver, encode
 from server.store import MemoryStore, node_channel
 
 
@@ -36,7 +36,7 @@ async def test_work_cancelled_before_it_began_leaves_nothing_unawaited() -> None
 
 
 class Handed:
-    """Hands that only note what the relay hands them (``server/ports.py``)."""
+    """Hands that only note what the relay hands them (``server/handover/ports.py``)."""
 
     def __init__(self) -> None:
         self.given: list[object] = []

@@ -1,4 +1,4 @@
-"""One table says which desk answers each request (server/request_table.py); the request
+"""One table says which desk answers each request (server/desks/request_table.py); the request
 types say the gateway's policy for them (protocol/messages.py: ``playing``, ``attempt``)."""
 
 from __future__ import annotations

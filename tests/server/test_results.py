@@ -20,11 +20,11 @@ from protocol.race_views import (
 )
 from protocol.ratings import DEFAULT, Rating
 from server.config import Settings
-from server.effects import Forget, Post, Push, PushAnywhere, Rate, Write
-from server.inputs import EndWritten
-from server.jobs import EndRace, KeepReview, RecordDaily, RecordHistory
-from server.results import closed, finished, histories, rated_runs, ratings_told
-from server.rooms import Feeding, Room
+from server.handover.effects import Forget, Post, Push, PushAnywhere, Rate, Write
+from server.handover.inputs import EndWritten
+from server.handover.jobs import EndRace, KeepReview, RecordDaily, RecordHistory
+from server.races.results import closed, finished, histories, rated_runs, ratings_told
+from server.state.rooms import Feeding, Room
 
 GAME = "sanibel"
 START = Now(1_000, 50_000)

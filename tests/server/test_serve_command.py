@@ -19,9 +19,9 @@ from harness import SERVE_QUICKLY, member
 from redis_server import free_port
 from serve_process import ServeProcess
 
-from client.cli import build_parser, main
 from protocol.daily import day_of
 from server.store import open_store
+from solrace.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLRACE = str(Path(sys.executable).with_name("solrace"))

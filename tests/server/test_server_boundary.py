@@ -1,7 +1,7 @@
-"""``server/`` is a closed edge: nothing outside it (the core, the client, the benchmarks)
-imports ``redis`` or the server's internals; inside it, only the parts that send hold the
+"""``server/`` is a closed edge: nothing outside it (the core, the client, the benchmarks, the
+launcher) imports ``redis`` or the server's internals; inside it, only the parts that send hold the
 outbox (issue 24: rooms and desks return what to send), and a player is apart from their
-line (issue 34): no module that decides (the desks, the rooms, the race service, the
+line (issue 34): no module that decides (the desks, the rooms, the followed races, the
 decider) imports websockets, the connection, the lines or the outbox, or reads a
 connection, a line, a transport or an encoding off anything; the account desk holds no
 writer (it returns its writes as effects). The benchmarks may read the server's public
@@ -23,9 +23,9 @@ ALLOWED = {
 }
 BENCH_ALLOWED = ALLOWED | {"server.store"}  # the store's public face: open_store
 # the parts that write to sockets; rooms and desks return what to send
-SENDERS = {"feeds", "lines", "app"}
+SENDERS = {"server/edge/feeds.py", "server/edge/lines.py", "server/app.py"}
 # what only the edge may hold: the socket, a player's line, the frames written to it
-EDGE_MODULES = {"websockets", "server.connection", "server.lines", "server.outbox"}
+EDGE_MODULES = {"websockets", "server.edge.connection", "server.edge.lines", "server.edge.outbox"}
 EDGE_ATTRIBUTES = {"connection", "line", "transport", "encoding", "outbox"}
 
 
@@ -41,16 +41,16 @@ def imports(path: Path) -> list[tuple[int, str]]:
 
 def test_only_the_sending_parts_hold_the_outbox() -> None:
     holders = {
-        path.stem
-        for path in (ROOT / "server").glob("*.py")
-        if any(name == "server.outbox" for _, name in imports(path))
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "server").rglob("*.py")
+        if any(name == "server.edge.outbox" for _, name in imports(path))
     }
     assert holders == SENDERS
 
 
 def test_nothing_outside_server_imports_redis_or_the_server_s_internals() -> None:
     crossings = []
-    for package in ("protocol", "client", "bench"):
+    for package in ("protocol", "client", "bench", "solrace"):
         for path in sorted((ROOT / package).rglob("*.py")):
             for line, name in imports(path):
                 top = name.split(".")[0]
@@ -64,7 +64,9 @@ def deciding_modules() -> dict[str, Path]:
     """The modules that decide, and the rooms (``test_carrying_out_only_carries_out``)."""
     from test_carrying_out_only_carries_out import DECIDING
 
-    return {name: ROOT / f"{name.replace('.', '/')}.py" for name in DECIDING | {"server.rooms"}}
+    return {
+        name: ROOT / f"{name.replace('.', '/')}.py" for name in DECIDING | {"server.state.rooms"}
+    }
 
 
 def edge_touched(path: Path) -> list[str]:
@@ -96,13 +98,13 @@ def test_no_module_that_decides_sees_a_connection_or_a_line() -> None:
 
 
 def test_the_account_desk_holds_no_writer_and_no_session_registry() -> None:
-    names = {name for _, name in imports(ROOT / "server" / "account_desk.py")}
-    assert "server.writer" not in names
-    source = (ROOT / "server" / "account_desk.py").read_text()
+    names = {name for _, name in imports(ROOT / "server" / "desks" / "account_desk.py")}
+    assert "server.carry.writer" not in names
+    source = (ROOT / "server" / "desks" / "account_desk.py").read_text()
     assert "Sessions" not in source and ".stored(" not in source
 
 
 def test_the_finder_sees_an_edge_import_and_an_edge_attribute(tmp_path: Path) -> None:
     module = tmp_path / "desk.py"
-    module.write_text("from server.lines import Lines\n\ndef f(c):\n    return c.connection\n")
-    assert edge_touched(module) == ["1: imports server.lines", "4: reads .connection"]
+    module.write_text("from server.edge.lines import Lines\n\ndef f(c):\n    return c.connection\n")
+    assert edge_touched(module) == ["1: imports server.edge.lines", "4: reads .connection"]

@@ -15,7 +15,7 @@ from websockets.asyncio.client import connect
 from client.api import Client, ServerError
 from protocol.games import GAMES, catalog
 from protocol.messages import Event
-from server.sessions import Session, Sessions
+from server.state.sessions import Session, Sessions
 
 
 async def test_hello_gives_a_player_id_and_a_secret_resume_token() -> None:

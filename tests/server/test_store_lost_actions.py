@@ -37,8 +37,8 @@ from store_loss import store_keeps_only
 from client.api import Client, ServerError
 from protocol.daily import day_of
 from protocol.race import LogEntry
-from server.jobs import AppendActions
-from server.moment import now
+from server.handover.jobs import AppendActions
+from server.handover.moment import now
 from server.store import LogGap, MemoryStore, Store, open_store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -223,7 +223,7 @@ async def test_a_racer_who_resumes_on_a_node_that_saw_their_lost_actions_is_told
         for action in wins[:10]:
             await ann.act(race, action)
         for _ in range(100):  # node B applies Ann's stored actions
-            if b.director.rooms[race].race.racers[ann.player].last_seq == 10:
+            if b.race_desk.rooms[race].race.racers[ann.player].last_seq == 10:
                 break
             await asyncio.sleep(0.05)
         await lose_newest(stores[0], race, ann.player, 2)  # the store lost actions 9 and 10

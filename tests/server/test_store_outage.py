@@ -28,7 +28,7 @@ from redis_tripwire import Tripwire
 from client.api import Client, ServerError
 from protocol.race import LogEntry
 from protocol.wire import decode_from_server
-from server.jobs import AppendActions
+from server.handover.jobs import AppendActions
 from server.store import StoreUnavailable, open_store
 
 GAME, DEAL = "mount_sunflower", 18
@@ -212,7 +212,7 @@ async def test_a_grace_period_that_ends_while_redis_is_down_drops_the_racer_once
         await ann.drop()
         await asyncio.sleep(0.6)  # Ann's grace period is over while Redis is down
         redis.start()
-        racers = server.director.rooms[race].race.racers
+        racers = server.race_desk.rooms[race].race.racers
         await until(lambda: racers[ann.player].outcome is not None)
         assert racers[ann.player].outcome.value == "dropped"  # type: ignore[union-attr]
         assert racers[bob.player].outcome is None  # Bob races on

@@ -7,7 +7,7 @@ import asyncio
 
 from store_contract import GAME
 
-from server.jobs import RecordHistory, SaveIdentity
+from server.handover.jobs import RecordHistory, SaveIdentity
 from server.store import Account, History, Identity, Store
 
 

@@ -10,8 +10,8 @@ from typing import Any
 from store_contract import GAME, a_record, append, listed, save
 
 from protocol.race import LogEntry
-from server.jobs import AppendActions, EndRace, KeepReview, SaveIdentity
-from server.node_news import CARRIED_MAX
+from server.handover.jobs import AppendActions, EndRace, KeepReview, SaveIdentity
+from server.handover.node_news import CARRIED_MAX
 from server.store import Fenced, Identity, MemoryStore, Store, race_channel
 from server.store.redis_store import RedisStore
 

@@ -14,7 +14,7 @@ from redis_server import RedisServer, free_port
 from store_contract import DAY, EPOCH_MS, GAME, a_record, a_run, players, record, save
 
 from protocol.race import LogEntry
-from server.jobs import AppendActions, EndRace, RecordDaily, SaveIdentity
+from server.handover.jobs import AppendActions, EndRace, RecordDaily, SaveIdentity
 from server.store import Account, MemoryStore, Store, StoreUnavailable, open_store
 from server.store.redis_store import RedisStore
 

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from protocol.race import Now
-from server.sessions import Sessions
-from server.ticker import Ticker
+from server.carry.ticker import Ticker
+from server.state.sessions import Sessions
 
 TICKS = 20
 

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from protocol.race import LogEntry
-from server.jobs import AppendActions, Job, SaveIdentity
+from server.carry.writer import Writer
+from server.handover.jobs import AppendActions, Job, SaveIdentity
 from server.store import Identity, MemoryStore, Store, StoreError, StoreUnavailable
-from server.writer import Writer
 
 
 class SlowStore(MemoryStore):

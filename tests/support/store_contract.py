@@ -7,7 +7,7 @@ from typing import Any
 
 from protocol.race import LogEntry
 from protocol.ranking import Run
-from server.jobs import AppendActions
+from server.handover.jobs import AppendActions
 from server.store import Entry, Listed, Store
 from server.store.base import log_batches
 

@@ -1,13 +1,13 @@
 """A store that comes back with less than it acknowledged, for the clients' tests: the
 in-memory store drops a racer's last log entries, and the node reads the race back as it
-does each time its store's connection comes back (``server/read_back.py``). The real loss,
+does each time its store's connection comes back (``server/races/read_back.py``). The real loss,
 a Redis put back to older append-only files, is ``tests/server/test_store_lost_actions.py``'s."""
 
 from __future__ import annotations
 
 from server.app import RaceServer
-from server.inputs import ReadBackDue
-from server.moment import now
+from server.handover.inputs import ReadBackDue
+from server.handover.moment import now
 from server.store import MemoryStore
 
 

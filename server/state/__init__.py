@@ -1,0 +1,4 @@
+"""What this node holds in memory, read and changed by both sides: the races on this node
+(``rooms.py``: the pure ``Race`` and its spectators, feed, timers) and who each player is
+(``sessions.py``: their resume token and numbered events, never their socket). Neither
+decides, nor imports anything that does."""
