@@ -14,6 +14,7 @@ of memory) for its duration: the server runs them in a thread, a few at a time.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from functools import cache
 
@@ -72,3 +73,9 @@ def dummy_hash() -> str:
     """A hash to check a password against when there is no account, so an unknown
     username costs what a wrong password does (no telling the two apart by time)."""
     return hash_password("no account has this password")
+
+
+def token_hash(token: str) -> str:
+    """What the store keeps of a resume token: its SHA-256, so a copy of the store does not
+    let anyone act as a player (a token is 192 random bits: no salt or stretching needed)."""
+    return hashlib.sha256(token.encode()).hexdigest()

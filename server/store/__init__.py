@@ -1,8 +1,11 @@
 """Storage behind one narrow interface: ``Store`` (``base``), kept in this process
-(``memory``) or in Redis (``redis_store``, imported only when a Redis URL is given)."""
+(``memory``) or in Redis (``redis_store``, imported only when a Redis URL is given). Its
+public face, this module, also names the jobs it writes (``server.jobs``), so that the
+benchmarks (``bench/``) drive a store without reaching into the server."""
 
 from __future__ import annotations
 
+from server.jobs import AppendActions, EndRace, Job, RecordDaily, SaveIdentity
 from server.store.base import (
     Account,
     Board,
@@ -23,15 +26,20 @@ from server.store.memory import MemoryStore
 
 __all__ = [
     "Account",
+    "AppendActions",
     "Board",
+    "EndRace",
     "Entry",
     "Fenced",
     "History",
     "Identity",
+    "Job",
     "Listed",
     "LogGap",
     "MemoryStore",
+    "RecordDaily",
     "Relation",
+    "SaveIdentity",
     "Store",
     "StoreError",
     "StoreUnavailable",

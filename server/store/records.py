@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from protocol.race import Phase, Race
 from protocol.ranking import Run
 
 
@@ -42,6 +43,13 @@ class Listed:
     open: bool
     watchable: bool
     racers: tuple[str, ...]
+
+    @classmethod
+    def of(cls, race: Race) -> Listed:
+        """Where the store lists ``race`` now."""
+        live = race.phase is not Phase.DONE and bool(race.racers)
+        watchable = live and race.live and race.settings.public
+        return cls(live, race.joinable, watchable, tuple(race.racers))
 
 
 @dataclass(frozen=True)
