@@ -3,10 +3,9 @@ spectators|farm|fairplay|redis-clients``: benchmarks that print figures (never t
 server benchmark lives in bench/loadtest.py (``--nodes``: bench/nodebench.py), the engine and
 solver ones in bench/enginebench.py, the memory one in
 bench/memorybench.py; soak, recovery, idle, pairing, spectators, farm and fairplay in
-bench/{soak,recovery,idle,pairing,spectator,farm,fairplay}bench.py; storage and argon2, which
-measure the server's own parts in this process, in server/store/redis_bench.py and
-server/bench/passwords.py; redis-clients (the store's own hiredis connections against
-redis-py) in server/store/redis_clients_bench.py."""
+bench/{soak,recovery,idle,pairing,spectator,farm,fairplay}bench.py; storage and argon2 (the
+server's parts through their public faces) in bench/{storage,argon2}bench.py; redis-clients
+(the store's own hiredis client against redis-py) in server/store/redis_clients_bench.py."""
 
 from __future__ import annotations
 
@@ -354,7 +353,7 @@ def run_recovery(args: argparse.Namespace) -> int:
 
 def run_storage(args: argparse.Namespace) -> int:
     from bench.benchprocess import own_redis
-    from server.store.redis_bench import print_table, run_storage
+    from bench.storagebench import print_table, run_storage
 
     races = 1000 if args.races is None else args.races
     if races < 1:
@@ -419,7 +418,7 @@ def run_pairing(args: argparse.Namespace) -> int:
 
 
 def run_argon2(args: argparse.Namespace) -> int:
-    from server.bench.passwords import print_table, run_argon2
+    from bench.argon2bench import print_table, run_argon2
 
     if args.repeat < 1:
         raise SystemExit("error: --repeat must be at least 1")

@@ -326,6 +326,4 @@ def restored(record: dict[str, Any], log_entries: list[LogEntry], moment: Now) -
 
 def listed(race: Race) -> Listed:
     """Where the store lists ``race`` now."""
-    live = race.phase is not Phase.DONE and bool(race.racers)
-    public = race.settings.public
-    return Listed(live, race.joinable, live and race.live and public, tuple(race.racers))
+    return Listed.of(race)

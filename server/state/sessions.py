@@ -17,7 +17,6 @@ same player in every process and after every restart.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import math
 import secrets
@@ -29,6 +28,7 @@ from protocol.messages import Event
 from protocol.player_events import PlayerEvent
 from protocol.players import new_player_id
 from server.config import Settings
+from server.store.records import token_hash as token_hash  # kept here for its users
 
 log = logging.getLogger("solrace.sessions")
 GENERATION_SHIFT = 32  # event numbers of a restored session start at generation << 32
@@ -46,12 +46,6 @@ def event_keep_s(settings: Settings) -> float:
         return math.inf
     keepalive = settings.ping_interval_s + settings.ping_timeout_s + settings.close_timeout_s
     return keepalive + settings.grace_ms / 1000 + EVENT_SLACK_S
-
-
-def token_hash(token: str) -> str:
-    """What the store keeps of a resume token: its SHA-256, so a copy of the store does not
-    let anyone act as a player."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def new_token() -> str:

@@ -1,8 +1,12 @@
 """Storage behind one narrow interface: ``Store`` (``base``), kept in this process
-(``memory``) or in Redis (``redis_store``, imported only when a Redis URL is given)."""
+(``memory``) or in Redis (``redis_store``, imported only when a Redis URL is given). Its
+public face, this module, also names the jobs it writes (``server/handover/jobs.py``) and
+the hash a token is kept by (``token_hash``), so that the benchmarks (``bench/``) drive a
+store without reaching into the server."""
 
 from __future__ import annotations
 
+from server.handover.jobs import AppendActions, EndRace, Job, RecordDaily, SaveIdentity
 from server.store.base import (
     Account,
     Board,
@@ -20,24 +24,31 @@ from server.store.base import (
     race_channel,
 )
 from server.store.memory import MemoryStore
+from server.store.records import token_hash
 
 __all__ = [
     "Account",
+    "AppendActions",
     "Board",
+    "EndRace",
     "Entry",
     "Fenced",
     "History",
     "Identity",
+    "Job",
     "Listed",
     "LogGap",
     "MemoryStore",
+    "RecordDaily",
     "Relation",
+    "SaveIdentity",
     "Store",
     "StoreError",
     "StoreUnavailable",
     "node_channel",
     "open_store",
     "race_channel",
+    "token_hash",
 ]
 
 

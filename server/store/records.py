@@ -1,11 +1,13 @@
 """The shapes the store's roles hand back: who a token names, a player's past, where a
-race is listed, a board and its entries."""
+race is listed, a board and its entries; and ``token_hash``, the key a token is kept by."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from protocol.race import Phase, Race
 from protocol.ranking import Run
 
 
@@ -43,6 +45,13 @@ class Listed:
     watchable: bool
     racers: tuple[str, ...]
 
+    @classmethod
+    def of(cls, race: Race) -> Listed:
+        """Where the store lists ``race`` now."""
+        live = race.phase is not Phase.DONE and bool(race.racers)
+        watchable = live and race.live and race.settings.public
+        return cls(live, race.joinable, watchable, tuple(race.racers))
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -74,3 +83,9 @@ class Relation:
 
     def as_dict(self) -> dict[str, Any]:
         return {"account": self.other, "how": self.how, "at_ms": self.at_ms}
+
+
+def token_hash(token: str) -> str:
+    """What the store keeps of a resume token: its SHA-256, so a copy of the store does not
+    let anyone act as a player (a token is 192 random bits: no salt or stretching needed)."""
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -71,7 +71,7 @@ def test_the_offline_review_of_a_plan_is_the_server_s_and_each_kind_is_counted(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """``--offline``'s review of a plan is the rule's, with its reveals; the report counts
-    each kind and tries the reveals' thresholds (the figures are in docs/bench.md)."""
+    each kind and tries the reveals' thresholds (the figures are in docs/bench-notes.md)."""
     game = "mount_sunflower_easy"
     rules = rules_for(game)
     number, line = solvable_deal(game, random.Random(1))

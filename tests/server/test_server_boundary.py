@@ -5,8 +5,10 @@ line (issue 34): no module that decides (the desks, the rooms, the followed race
 decider) imports websockets, the connection, the lines or the outbox, or reads a
 connection, a line, a transport or an encoding off anything; the account desk holds no
 writer (it returns its writes as effects). The benchmarks may read the server's public
-settings (``server.config``), start its own in-process benches (``server.bench``) and open a
-store by its public face (``server.store``, to set what a bench needs, such as a day's deal); the
+settings (``server.config``), open a store by its public face (``server.store``: to set what a
+bench needs, such as a day's deal, or to write the server's jobs), read the password settings
+(``server.desks.passwords``) and start the store's own wire-client bench (``redis_clients_bench``:
+it is about the store's internals); the server imports nothing from ``bench/``; the
 ``solrace`` command reaches ``solrace serve`` by the module's name only."""
 
 from __future__ import annotations
@@ -15,13 +17,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ALLOWED = {
-    "server.config",
-    "server.store.redis_bench",
-    "server.store.redis_clients_bench",
-    "server.bench.passwords",
-}
-BENCH_ALLOWED = ALLOWED | {"server.store"}  # the store's public face: open_store
+ALLOWED = {"server.config", "server.store.redis_clients_bench"}
+BENCH_ALLOWED = ALLOWED | {"server.store", "server.desks.passwords"}  # public faces
 # the parts that write to sockets; rooms and desks return what to send
 SENDERS = {"server/edge/feeds.py", "server/edge/lines.py", "server/app.py"}
 # what only the edge may hold: the socket, a player's line, the frames written to it
@@ -58,6 +55,17 @@ def test_nothing_outside_server_imports_redis_or_the_server_s_internals() -> Non
                 if top == "redis" or (top == "server" and name not in allowed):
                     crossings.append(f"{path.relative_to(ROOT)}:{line} {name}")
     assert crossings == []
+
+
+def test_the_server_imports_nothing_from_the_benchmarks() -> None:
+    crossings = [
+        f"{path.relative_to(ROOT)}:{line} {name}"
+        for path in sorted((ROOT / "server").rglob("*.py"))
+        for line, name in imports(path)
+        if name.split(".")[0] == "bench"
+    ]
+    assert crossings == []
+    assert not (ROOT / "server" / "bench").exists()
 
 
 def deciding_modules() -> dict[str, Path]:

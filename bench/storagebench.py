@@ -1,8 +1,9 @@
 """``solrace bench storage``: the Redis memory a deployment keeps for what it stores.
 
-A fresh redis-server of the command's own (nothing on disk) and the server's own
-``RedisStore``, written to with the server's typed jobs (``server/handover/jobs.py``), one unit at
-a time as the server would write them:
+A fresh redis-server of the command's own (nothing on disk) and the server's own store,
+opened by its public face (``server.store.open_store``) and written to with the server's
+typed jobs (exported by ``server.store``), one unit at a time as the server would write
+them:
 
 - a finished race of 2 racers x 200 actions (``record_of(race)`` when created, joined,
   counting down and started: each one step ``save_race_if`` on the record's version, as
@@ -17,6 +18,8 @@ Races are the pure core's (``protocol.race.Race``): random legal Sanibel playout
 racer's actions about 1.5 s apart. For each kind the store is emptied (FLUSHALL), Redis's
 ``used_memory`` (INFO memory) is read before and after, less any change in its clients'
 buffers; then ``MEMORY USAGE`` (every nested value sampled) of every key, grouped by kind.
+Redis's own figures are read with ``redis-cli`` (this package imports no ``redis``:
+``tests/server/test_server_boundary.py``).
 """
 
 from __future__ import annotations
@@ -31,19 +34,25 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-import redis.asyncio as redis
-
 from bench.benchplayer import wander
+from bench.rediscli import RedisCli
 from protocol.daily import day_of
 from protocol.games import rules_for
 from protocol.race import Ending, Now, Race, RaceSettings
 from protocol.race_record import record_of
 from protocol.race_views import race_result
 from protocol.ranking import Run
-from server.handover.jobs import AppendActions, EndRace, Job, RecordDaily, SaveIdentity
-from server.races.followed import listed
-from server.state.sessions import token_hash
-from server.store.redis_store import RedisStore
+from server.store import (
+    AppendActions,
+    EndRace,
+    Job,
+    Listed,
+    RecordDaily,
+    SaveIdentity,
+    Store,
+    open_store,
+    token_hash,
+)
 
 KEEP_RACE_S = 30 * 86_400  # --keep-race-logs-days 30
 KEEP_IDENTITY_S = 365 * 86_400  # --keep-identities-days 365
@@ -68,7 +77,7 @@ def player_id(rng: random.Random) -> str:
 
 
 async def race_jobs(
-    store: RedisStore, racers: int, actions: int, mode: str, rng: random.Random
+    store: Store, racers: int, actions: int, mode: str, rng: random.Random
 ) -> list[Job]:
     """What the server writes for one race from its creation to its end: its steps
     (stored here, each on the record's version), then its actions and its end, in order."""
@@ -92,7 +101,7 @@ async def race_jobs(
 
     async def step() -> None:
         nonlocal version
-        assert await store.races.save_race_if(race.id, record_of(race), version, listed(race))
+        assert await store.races.save_race_if(race.id, record_of(race), version, Listed.of(race))
         version += 1
 
     for player in players:
@@ -153,7 +162,7 @@ def daily_run(finished: bool, rng: random.Random) -> Run:
     )
 
 
-async def board_entry(store: RedisStore, finished: bool, rng: random.Random) -> list[Job]:
+async def board_entry(store: Store, finished: bool, rng: random.Random) -> list[Job]:
     """A ranked daily run: its claim is made here (as ``daily_start`` does); its job."""
     run = daily_run(finished, rng)
     day = day_of(run.at_ms)
@@ -161,13 +170,13 @@ async def board_entry(store: RedisStore, finished: bool, rng: random.Random) -> 
     return [RecordDaily(GAME, day, run)]
 
 
-async def memory(probe: redis.Redis) -> tuple[int, int]:
+async def memory(probe: RedisCli) -> tuple[int, int]:
     """Redis's ``used_memory`` and the part of it its clients' buffers take."""
     info = await probe.info("memory")
     return int(info["used_memory"]), int(info["mem_clients_normal"])
 
 
-async def settled(probe: redis.Redis, clients: int, settle_s: float) -> tuple[int, int]:
+async def settled(probe: RedisCli, clients: int, settle_s: float) -> tuple[int, int]:
     """Redis's memory once its clients' buffers are back to ``clients`` bytes (Redis
     shrinks a query buffer idle for 2 s), or after ``settle_s``."""
     deadline = time.monotonic() + settle_s
@@ -186,25 +195,27 @@ def key_kind(key: str) -> str:
     return re.sub(r"\d{4}-\d\d-\d\d", "DAY", key)
 
 
-async def key_usage(probe: redis.Redis) -> dict[str, tuple[int, int]]:
+async def key_usage(probe: RedisCli) -> dict[str, tuple[int, int]]:
     counted: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    async for key in probe.scan_iter(count=1000):
+    keys = await probe.keys()
+    sizes = await probe.calls([("MEMORY", "USAGE", key, "SAMPLES", "0") for key in keys])
+    for key, size in zip(keys, sizes, strict=True):
         row = counted[key_kind(key)]
         row[0] += 1
-        row[1] += int(await probe.memory_usage(key, samples=0) or 0)
+        row[1] += int(size or 0)
     return {kind: (row[0], row[1]) for kind, row in sorted(counted.items())}
 
 
 async def measure(
-    store: RedisStore,
-    probe: redis.Redis,
+    store: Store,
+    probe: RedisCli,
     kind: Kind,
     count: int,
     unit_jobs: Callable[[], Awaitable[list[Job]]],
     settle_s: float,
 ) -> None:
     await store.write(await unit_jobs())  # warm-up: connections opened, scripts loaded
-    await probe.flushall(asynchronous=False)
+    await probe.call("FLUSHALL", "SYNC")
     await asyncio.sleep(settle_s)
     before, clients = await memory(probe)
     for _ in range(count):
@@ -222,8 +233,8 @@ async def run_storage(options: dict[str, Any], url: str) -> dict[str, Any]:
     may use it)."""
     count = options["races"]
     rng = random.Random(options["seed"])
-    store = RedisStore(url, prefix=PREFIX)
-    probe = redis.Redis.from_url(url, decode_responses=True)
+    store = open_store(url, prefix=PREFIX)
+    probe = RedisCli(url)
 
     async def race() -> list[Job]:
         return await race_jobs(store, 2, 200, "race", rng)
@@ -253,14 +264,13 @@ async def run_storage(options: dict[str, Any], url: str) -> dict[str, Any]:
             await measure(store, probe, kind, count, unit_jobs, options["settle_s"])
     finally:
         await store.close()
-        await probe.aclose()
     return {"settings": options, "redis_version": version, "kinds": [vars(k) for k, _ in kinds]}
 
 
 def print_table(result: dict[str, Any]) -> None:
     count = result["settings"]["races"]
     print(
-        f"storage: Redis {result['redis_version']}, the server's RedisStore and jobs, "
+        f"storage: Redis {result['redis_version']}, the server's Redis store and jobs, "
         f"{count:,} units of each kind; used_memory (INFO memory) after - before, per unit"
     )
     print(f"{'what':58} {'bytes/unit':>11} {'bytes/action':>13} {'MiB per 1,000':>14}")

@@ -14,7 +14,7 @@ from typing import Any
 
 from argon2 import PasswordHasher, Type
 
-from server.desks import passwords
+from server.desks.passwords import MEMORY_COST_KIB, PARALLELISM, TIME_COST
 
 BUDGET_CPU_MS = 100.0
 MIB = 1024
@@ -48,11 +48,7 @@ def measure(time_cost: int, memory_kib: int, repeat: int) -> dict[str, Any]:
         hasher.verify(stored, PASSWORD)
         walls.append(time.perf_counter() - started)
     cpu_ms = (time.process_time() - cpu_started) * 1000 / repeat
-    chosen = (time_cost, memory_kib, 1) == (
-        passwords.TIME_COST,
-        passwords.MEMORY_COST_KIB,
-        passwords.PARALLELISM,
-    )
+    chosen = (time_cost, memory_kib, 1) == (TIME_COST, MEMORY_COST_KIB, PARALLELISM)
     return {
         "time_cost": time_cost,
         "memory_mib": memory_kib / MIB,
@@ -67,8 +63,8 @@ def measure(time_cost: int, memory_kib: int, repeat: int) -> dict[str, Any]:
 def run_argon2(repeat: int) -> list[dict[str, Any]]:
     """The figures of every set in ``PARAMETER_SETS`` and of the chosen one."""
     sets = list(PARAMETER_SETS)
-    if (passwords.TIME_COST, passwords.MEMORY_COST_KIB) not in sets:
-        sets.append((passwords.TIME_COST, passwords.MEMORY_COST_KIB))
+    if (TIME_COST, MEMORY_COST_KIB) not in sets:
+        sets.append((TIME_COST, MEMORY_COST_KIB))
     return [measure(time_cost, memory, repeat) for time_cost, memory in sets]
 
 
