@@ -170,13 +170,8 @@ def knower(rules: Rules, start: Position, line: list[str], rng: random.Random, m
         won = won_by(rules, start, [(a, 0) for a in planned])
         if won and line_match(planned, line).kept < KNOWER_KEEPS_UNDER * len(line):
             break
-    actions, position = [], start
     at = {0, *rng.sample(range(1, max(2, len(moves))), min(2, max(0, len(moves) - 1)))}
-    for index, move in enumerate(moves):
-        if index in at:
-            actions += detour(rules, position, move, rng)
-        actions.append(move)
-        position = play(rules, position, move)
+    actions = with_detours(rules, start, moves, at, rng)
     sigma = rng.uniform(0.45, 0.9)
     steps = [(a, person_pace(rng, median, sigma)) for a in actions]
     label = f"median {median} ms, own line"
@@ -190,6 +185,20 @@ def lucky(rules: Rules, start: Position, rng: random.Random) -> Plan:
     moves = honest_moves(rules, start, rng, nodes, own, lucky=True)
     steps = [(a, person_pace(rng, median, sigma, 1.8 if s else 1.0)) for a, s in moves]
     return Plan(LUCKY, f"median {median / 1000:.1f} s", tuple(steps), won_by(rules, start, steps))
+
+
+def with_detours(
+    rules: Rules, start: Position, moves: list[str], at: set[int], rng: random.Random
+) -> list[str]:
+    """``moves`` played from ``start`` with a detour (``detour``) before each move whose
+    index is in ``at``."""
+    actions, position = [], start
+    for index, move in enumerate(moves):
+        if index in at:
+            actions += detour(rules, position, move, rng)
+        actions.append(move)
+        position = play(rules, position, move)
+    return actions
 
 
 def detour(rules: Rules, position: Position, line_move: str, rng: random.Random) -> list[str]:
@@ -217,12 +226,7 @@ def cheater(
     """The solver's line with ``detours`` detours (one before its first move, as in the
     issue), at a person's pace around ``median`` ms."""
     at = {0, *rng.sample(range(1, len(line)), min(detours - 1, len(line) - 1))}
-    actions, position = [], start
-    for index, move in enumerate(line):
-        if index in at:
-            actions += detour(rules, position, move, rng)
-        actions.append(move)
-        position = play(rules, position, move)
+    actions = with_detours(rules, start, line, at, rng)
     sigma = rng.uniform(0.45, 0.9)
     steps = [(a, person_pace(rng, median, sigma)) for a in actions]
     label = f"median {median} ms, {detours} detours"
