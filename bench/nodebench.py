@@ -57,6 +57,7 @@ from bench.benchprocess import (
     spawn,
 )
 from bench.loadtest import DEALS, PLAYOUT_LENGTH, paced
+from bench.rediscli import RedisCli
 
 SUBPROTOCOL = "solrace.v1.msgpack"
 CPU_TARGET = 1.2  # CPU per 1,000 actions with 2 nodes, at most this times one node's
@@ -151,11 +152,7 @@ async def deployment(count: int, redis_choice: str | None) -> AsyncIterator[Depl
 async def redis_cpu_seconds(url: str) -> float:
     """Redis's own CPU seconds (``INFO cpu``: system and user), asked with ``redis-cli``
     (installed with redis-server): the bench speaks to Redis through no client library."""
-    asked = await asyncio.create_subprocess_exec(
-        "redis-cli", "-u", url, "INFO", "cpu", stdout=asyncio.subprocess.PIPE
-    )
-    out, _ = await asked.communicate()
-    info = dict(line.split(":", 1) for line in out.decode().splitlines() if ":" in line)
+    info = await RedisCli(url).info("cpu")
     return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
 
 
