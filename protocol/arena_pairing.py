@@ -36,7 +36,7 @@ from protocol.errors import SolraceError
 BREATHER_MS: Final = 3_000  # a player back from a heat this recently sits the wave out
 REPEAT_AFTER_MS: Final = 20_000  # waited this long, two last opponents may meet again
 WINDOW: Final = 12  # two players further apart in standing order are not paired together
-BAND: Final = 100  # heats of 2 are matched within bands of this many players
+BAND: Final = 50  # heats of 2 are matched within bands of this many players
 
 
 class ArenaPairingError(SolraceError):
