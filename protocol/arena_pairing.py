@@ -10,12 +10,14 @@ the rule in sentences; in short:
   of neighbours (leaders meet leaders); two players who met in either one's last heat are
   never put together, unless both have waited ``repeat_after_ms`` and nobody else can be
   found for them (heats of 2: the matching counts such a repeat as a heat, weighed below
-  every heat without one; heats of 3 or 4: a second pass over whoever is left);
+  every heat without one, and so does the search; the cut makes a second pass over whoever
+  is left);
 - heats of 2: networkx's ``max_weight_matching`` (most heats, then fewest repeats, then
   nearest in standing), over edges between players at most ``window`` places apart, within
   bands of ``band`` players (a whole field of 1,000 in one graph takes seconds); heats of
-  3 or 4: cut in standing order, a player who met someone already in the heat is skipped
-  to the next one (so they stay near their standing);
+  3 or 4 among at most ``EXACT`` players: exhaustive search, as good as the matching; among
+  more: cut in standing order, a player who met someone already in the heat is skipped to
+  the next one (so they stay near their standing);
 - every heat of a wave plays one deal (``wave_deal``), from the deployment's secret, the
   arena and the wave's number: the same on every node, unknown to anyone without the secret.
 
@@ -24,7 +26,9 @@ Same idle players (in any order) and same time: same heats.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -37,6 +41,7 @@ BREATHER_MS: Final = 3_000  # a player back from a heat this recently sits the w
 REPEAT_AFTER_MS: Final = 20_000  # waited this long, two last opponents may meet again
 WINDOW: Final = 12  # two players further apart in standing order are not paired together
 BAND: Final = 50  # heats of 2 are matched within bands of this many players
+EXACT: Final = 12  # heats of 3 or 4 among so few players are found by exhaustive search
 
 
 class ArenaPairingError(SolraceError):
@@ -96,7 +101,8 @@ def pair_wave(idle: Iterable[Idle], rule: PairingRule, now_ms: int) -> Wave:
     priority = sorted(pool, key=lambda entry: (entry.idle_since_ms, standing[entry.player]))
     short = len(pool) % rule.heat_size
     main = priority[: len(priority) - short]
-    heats, left = _cut(_by_standing(main), standing, rule, now_ms, rule.heat_size == 2)
+    weighed = rule.heat_size == 2 or len(main) <= EXACT  # repeats weighed in one pass
+    heats, left = _cut(_by_standing(main), standing, rule, now_ms, weighed)
     rest = _by_standing(left + priority[len(priority) - short :])
     more, left = _cut(rest, standing, rule, now_ms, repeats=True)
     heats += more
@@ -174,6 +180,8 @@ def _cut(
 
     if rule.heat_size == 2:
         return _matched(ordered, rule, fits, apart)
+    if len(ordered) <= EXACT:
+        return _searched(ordered, rule, fits)
     return _grouped(ordered, rule, fits)
 
 
@@ -216,6 +224,38 @@ def _matched(
             matched |= {i, j}
         left += [entry for i, entry in enumerate(band) if i not in matched]
     return heats, left
+
+
+def _searched(
+    ordered: list[Idle], rule: PairingRule, fits: Callable[[Idle, Idle], bool]
+) -> tuple[list[list[Idle]], list[Idle]]:
+    """Heats of 3 or 4 among at most ``EXACT`` players, by exhaustive search: the most heats,
+    then the fewest repeats, then the least spread in standing order (the first found)."""
+    size = rule.heat_size
+
+    @functools.cache
+    def best(remaining: int) -> tuple[tuple[int, int, int], tuple[tuple[int, ...], ...]]:
+        if remaining.bit_count() < size:
+            return (0, 0, 0), ()
+        first = (remaining & -remaining).bit_length() - 1
+        rest = remaining & ~(1 << first)
+        found = best(rest)  # the first player waits
+        others = [i for i in range(first + 1, len(ordered)) if rest >> i & 1]
+        for partners in itertools.combinations(others, size - 1):
+            heat = (first, *partners)
+            if not all(fits(ordered[a], ordered[b]) for a, b in itertools.combinations(heat, 2)):
+                continue
+            (heats, fewer, tighter), more = best(rest & ~sum(1 << i for i in partners))
+            repeat = _has_repeat([ordered[i] for i in heat])
+            score = (heats + 1, fewer - repeat, tighter - (heat[-1] - first))
+            if score > found[0]:
+                found = score, (heat, *more)
+        return found
+
+    chosen = best((1 << len(ordered)) - 1)[1]
+    placed = {i for heat in chosen for i in heat}
+    left = [entry for i, entry in enumerate(ordered) if i not in placed]
+    return [[ordered[i] for i in heat] for heat in chosen], left
 
 
 def _grouped(

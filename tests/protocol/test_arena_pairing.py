@@ -4,7 +4,9 @@ properties of any wave."""
 
 from __future__ import annotations
 
+import itertools
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -168,8 +170,7 @@ def test_last_opponents_who_waited_long_still_meet_others_when_they_can() -> Non
 
 
 def test_no_heat_of_three_or_four_holds_two_last_opponents() -> None:
-    players = [idle("a", 1, met="b c"), *field("b", "c", "d", "e", "f", "g", "h", "i")[:8]]
-    players = [players[0]] + [idle(p.player, r) for r, p in enumerate(players[1:], 2)]
+    players = [idle("a", 1, met="b c"), *[idle(p, r) for r, p in enumerate("bcdefghi", 2)]]
     for rule in (THREES, FOURS):
         wave = pair_wave(players, rule, NOW)
         assert not together(wave, "a", "b") and not together(wave, "a", "c")
@@ -223,10 +224,24 @@ def test_players_left_by_their_bands_are_matched_once_more_across_the_bands_edge
 # 36. Heats of 3 or 4: cut in standing order, a player who met someone skipped downwards.
 
 
-def test_a_player_who_met_someone_in_the_heat_is_skipped_to_the_next_heat() -> None:
-    players = [idle("a", 1, met="b"), *[idle(p, r) for r, p in enumerate("bcdef", 2)]]
+def test_beyond_twelve_a_player_who_met_someone_in_the_heat_is_skipped_to_the_next() -> None:
+    players = [idle("a", 1, met="b"), *[idle(p, r) for r, p in enumerate("bcdefghijklmno", 2)]]
     wave = pair_wave(players, THREES, NOW)
-    assert wave.heats == (("a", "c", "d"), ("b", "e", "f"))
+    assert wave.heats[:2] == (("a", "c", "d"), ("b", "e", "f")) and len(wave.heats) == 5
+
+
+def test_among_twelve_or_fewer_the_heats_are_found_by_search_where_cutting_fails() -> None:
+    last = ["e b l", "f h d", "j i k", "c g a"]  # the heats of the wave before
+    ranks = dict(a=1, b=1, c=1, d=3, e=3, f=1, g=3, h=4, i=3, j=3, k=1, l=2)
+    met = {p: " ".join(set(heat.split()) - {p}) for heat in last for p in heat.split()}
+    players = [idle(p, rank, met=met[p]) for p, rank in ranks.items()]
+    wave = pair_wave(players, THREES, NOW)
+    assert len(wave.heats) == 4 and wave.repeats == 0  # cutting in order made 3
+
+
+def test_among_twelve_or_fewer_the_search_prefers_the_least_spread_heats() -> None:
+    wave = pair_wave(field(*"abcdefgh"), FOURS, NOW)
+    assert wave.heats == (("a", "b", "c", "d"), ("e", "f", "g", "h"))
 
 
 def test_a_player_for_whom_no_heat_fills_waits() -> None:
@@ -364,42 +379,50 @@ def rested(player: Idle) -> Idle:
     return Idle(player.player, player.rank, player.rating, since, player.last_opponents)
 
 
-def best_pairings(players: list[Idle]) -> tuple[int, int]:
-    """By brute force: the most heats of 2 any pairing allowed by sentence 34 has, and the
-    fewest repeats among those."""
-    allowed = {
-        (one.player, other.player): repeat
-        for one in players
-        for other in players
-        if one.player < other.player
-        for repeat in [other.player in one.last_opponents or one.player in other.last_opponents]
-        if not repeat or max(one.idle_since_ms, other.idle_since_ms) <= NOW - 20_000
-    }
+def best_heats(players: list[Idle], size: int) -> tuple[int, int]:
+    """By brute force: the most heats of ``size`` any grouping allowed by sentence 34 has,
+    and the fewest repeats among those."""
+
+    def met(one: Idle, other: Idle) -> bool:
+        return other.player in one.last_opponents or one.player in other.last_opponents
+
+    def allowed(heat: tuple[Idle, ...]) -> bool:
+        return all(
+            not met(one, other) or max(one.idle_since_ms, other.idle_since_ms) <= NOW - 20_000
+            for one, other in itertools.combinations(heat, 2)
+        )
+
     best = (0, 0)
 
-    def search(rest: list[str], heats: int, repeats: int) -> None:
+    def search(rest: list[Idle], heats: int, repeats: int) -> None:
         nonlocal best
         best = max(best, (heats, -repeats))
-        if len(rest) < 2:
+        if len(rest) < size:
             return
         first, others = rest[0], rest[1:]
         search(others, heats, repeats)
-        for partner in others:
-            if (first, partner) in allowed:
-                remaining = [p for p in others if p != partner]
-                search(remaining, heats + 1, repeats + allowed[first, partner])
+        for partners in itertools.combinations(others, size - 1):
+            heat = (first, *partners)
+            if allowed(heat):
+                repeat = any(met(one, other) for one, other in itertools.combinations(heat, 2))
+                remaining = [p for p in others if p not in partners]
+                search(remaining, heats + 1, repeats + repeat)
 
-    search(sorted(player.player for player in players), 0, 0)
+    search(players, 0, 0)
     return best[0], -best[1]
 
 
 @settings(max_examples=300, deadline=None)
-@given(idle_fields(most=8, paused=False))
-def test_heats_of_two_are_the_most_with_the_fewest_repeats_any_pairing_has(
-    players: list[Idle],
+@given(idle_fields(most=12, paused=False), RULES)
+def test_a_small_waves_heats_are_the_most_with_the_fewest_repeats_any_grouping_has(
+    players: list[Idle], rule: PairingRule
 ) -> None:
-    # 34-35: in particular no repeat when a pairing as big without one exists (an even
-    # field, all rested, so sentences 31 and 32 keep nobody out)
-    field = [rested(player) for player in players[: len(players) // 2 * 2]]
-    wave = pair_wave(field, PAIRS, NOW)
-    assert (len(wave.heats), wave.repeats) == best_pairings(field)
+    # 34-36: in particular no repeat when a grouping as big without one exists (a field of
+    # whole heats, of at most 8 in pairs and 12 in threes or fours, all rested, so sentences
+    # 31 and 32 keep nobody out)
+    size = rule.heat_size
+    whole = min(len(players), 8 if size == 2 else 12) // size * size
+    field = [rested(player) for player in players[:whole]]
+    field = [replace(p, last_opponents=p.last_opponents & {q.player for q in field}) for p in field]
+    wave = pair_wave(field, rule, NOW)
+    assert (len(wave.heats), wave.repeats) == best_heats(field, size)
