@@ -63,7 +63,7 @@ from server.edge.lines import Lines
 from server.edge.outbox import Outbox
 from server.handover.inputs import GraceOver, LookAfterDue
 from server.handover.moment import now
-from server.handover.ports import Outlet
+from server.handover.ports import Owed
 from server.metrics import Metrics
 from server.races.followed import FollowedRaces
 from server.races.race_desk import RaceDesk
@@ -99,11 +99,11 @@ class RaceServer:
         self.writer = Writer(store, settings.spill_path, node=self.node)
         # Built in the order they need each other: deciding first (the followed races, the
         # desks, the decider), then what carries out (the executor, handed the decider).
-        # What a decision cannot leave to its request goes out through ``outlet``, which
-        # the executor plugs itself into; the relay hands news to the executor likewise.
-        self.outlet = Outlet()
+        # What a decision owes whatever becomes of its request is ``owed``: the executor
+        # takes it; the relay hands news to the executor, plugged in as it is built.
+        self.owed = Owed()
         self.races = FollowedRaces(
-            settings, store, self.feeds.feeding, self.outlet, here=self.sessions.here
+            settings, store, self.feeds.feeding, self.owed, here=self.sessions.here
         )
         self.race_desk = RaceDesk(settings, store, self.races)
         self.relay = Relay(self.node, store, self.lines, self.races.rooms)
@@ -121,11 +121,10 @@ class RaceServer:
             self.sessions,
             self.races,
             self.spectating,
-            self.writer,
+            self.owed,
             self.metrics,
             self.seal,
             self.node,
-            self.relay,
         )
         self.account_desk = AccountDesk(store, settings, self.race_desk)
         self.pairing = PairingDesk(
@@ -146,7 +145,7 @@ class RaceServer:
             self.session_desk,
         )
         self.executor = Executor(
-            self.decider, self.lines, self.writer, self.relay, self.answers, self.outlet, store
+            self.decider, self.lines, self.writer, self.relay, self.answers, self.owed, store
         )
         self.handlers = Handlers(
             settings,

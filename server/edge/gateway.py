@@ -207,13 +207,15 @@ class Gateway:
             self.lines.attach(client.line, opened.session)
             client.session = opened.session
             self.executor.run(opened.effects)
-            await self.session_desk.opened(opened)
+            self.executor.run(await self.session_desk.opened(opened))
             await self.handlers.seen_at_hello(client, now())
         except Exception as error:
             self._failure(client, error, request.id, request.type)
 
     def _failure(self, client: Client, error: Exception, request_id: Any, kind: str | None) -> None:
-        """The error answer to a request that failed with ``error``."""
+        """The error answer to a request that failed with ``error``, after what its
+        decisions owe all the same (a race adopted is followed)."""
+        self.executor.carry_out_owed()
         if isinstance(error, WireError):
             code, text, request_id, kind = error.code, error.message, None, None
         elif isinstance(error, StoreError):  # its message is for operators, not players
