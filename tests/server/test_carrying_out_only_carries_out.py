@@ -110,14 +110,15 @@ def test_no_deciding_module_calls_carrying_out_back() -> None:
     assert calls == []
 
 
-def test_no_deciding_module_imports_what_carries_effects_out() -> None:
+def test_no_deciding_module_imports_what_carries_effects_out_or_the_edge() -> None:
     # the session desk held the writer and the relay: a session's identity and the word to
-    # the node it came from are effects now (``WriteBehind``, ``TellTaken``), owed
+    # the node it came from are effects now (``WriteBehind``, ``TellTaken``), owed; the
+    # handlers took the edge's ``Client``: they take an ``Asker`` now (server/state/askers.py)
     known = modules()
-    carrying = {name for name in known if name.startswith("server.carry.")}
+    apart = {name for name in known if name.startswith(("server.carry.", "server.edge."))}
     holding = {
-        name: sorted(imported(name, path, known) & carrying)
+        name: sorted(imported(name, path, known) & apart)
         for name, path in known.items()
-        if name in DECIDING and imported(name, path, known) & carrying
+        if name in DECIDING and imported(name, path, known) & apart
     }
     assert holding == {}
