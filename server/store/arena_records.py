@@ -291,17 +291,20 @@ class ArenaPlace:
 # the log's entries
 
 
-def entry_identity(entry: Entry, at_ms: int | None = None) -> str:
+def entry_identity(entry: Entry) -> str:
     """What makes an appended entry the same entry again: a heat's result by its heat id,
-    a clearing by its heat, a removal by its player; a withdrawal (made only by a pause
-    or a withdrawal, ``changed``) by its player and time."""
+    a clearing by its heat, a removal by its player; a withdrawal has none ("": it is
+    logged by the pause or withdrawal that makes it, done once, ``changed``). The entry's
+    ids are checked (``BadArena``)."""
+    if isinstance(entry, HeatResult | Cleared):
+        check_id("heat id", entry.heat)
+    for player in entry_players(entry):
+        check_id("player id", player)
     if isinstance(entry, HeatResult):
         return f"heat:{entry.heat}"
     if isinstance(entry, Cleared):
         return f"cleared:{entry.heat}"
-    if isinstance(entry, Removed):
-        return f"removed:{entry.player}"
-    return f"withdrawn:{entry.player}:{at_ms}"
+    return f"removed:{entry.player}" if isinstance(entry, Removed) else ""
 
 
 def entry_json(entry: Entry) -> str:

@@ -110,7 +110,7 @@ class MemoryArenas(Arenas):
         if after is None:
             return False
         if streak_ends(kind):
-            self._add(state, entry_identity(Withdrawn(player), at_ms), Withdrawn(player))
+            self._add(state, "", Withdrawn(player))
         state.participants[player] = after.as_json()
         return True
 
@@ -183,8 +183,9 @@ class MemoryArenas(Arenas):
         if len(state.log) >= MAX_ENTRIES:
             raise full(state.arena, "log entries", MAX_ENTRIES)
         state.log.append(entry_json(entry))
-        held = isinstance(entry, HeatResult) and entry.held
-        state.logged[identity] = "held" if held else "1"
+        if identity:
+            held = isinstance(entry, HeatResult) and entry.held
+            state.logged[identity] = "held" if held else "1"
 
     async def log(self, arena: str, start: int = 0) -> list[Entry]:
         if start < 0:

@@ -75,31 +75,34 @@ redis.call('PEXPIREAT', KEYS[2], ARGV[4])
 return 1
 """
 
-# Appends ARGV[1] (identity) ARGV[2] (entry) to KEYS[1] (log), KEYS[2] (identities) with
-# ARGV[3] ("held" or "1") unless the identity is there; ARGV[4] the most entries, ARGV[5]
-# when the keys expire. Shared by APPEND and CHANGE.
+# Appends ARGV[2] (entry) to KEYS[1] (log) and ARGV[1] (its identity; "": none, a
+# withdrawal) to KEYS[2] (identities) with ARGV[3] ("held" or "1"), unless the identity is
+# there; ARGV[4] the most entries, ARGV[5] when the keys expire. Shared by APPEND, CHANGE.
 ADD_ENTRY = """
 local function add(identity, entry, mark, most, expires)
-  if redis.call('HEXISTS', KEYS[2], identity) == 1 then return 0 end
+  if identity ~= '' and redis.call('HEXISTS', KEYS[2], identity) == 1 then return 0 end
   if redis.call('LLEN', KEYS[1]) >= tonumber(most) then return -1 end
   redis.call('RPUSH', KEYS[1], entry)
-  redis.call('HSET', KEYS[2], identity, mark)
   redis.call('PEXPIREAT', KEYS[1], expires)
-  redis.call('PEXPIREAT', KEYS[2], expires)
+  if identity ~= '' then
+    redis.call('HSET', KEYS[2], identity, mark)
+    redis.call('PEXPIREAT', KEYS[2], expires)
+  end
   return 1
 end
 """
 
 APPEND = ADD_ENTRY + "return add(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])"
 
-# KEYS[1] the log, KEYS[2] its identities, KEYS[3] the participants; ARGV[1..5] as ADD_ENTRY
-# (ARGV[2] "": no entry), ARGV[6] the player, ARGV[7] their record expected, ARGV[8] the new
-# one. 1 when changed, 0 when the record expected is not the one stored.
+# KEYS[1] the log, KEYS[2] its identities, KEYS[3] the participants; ARGV[2..5] as
+# ADD_ENTRY (ARGV[2] "": no entry; a withdrawal has no identity), ARGV[6] the player,
+# ARGV[7] their record expected, ARGV[8] the new one. 1 when changed, 0 when the record
+# expected is not the one stored.
 CHANGE = (
     ADD_ENTRY
     + """
 if redis.call('HGET', KEYS[3], ARGV[6]) ~= ARGV[7] then return 0 end
-if ARGV[2] ~= '' and add(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]) == -1 then return -1 end
+if ARGV[2] ~= '' and add('', ARGV[2], ARGV[3], ARGV[4], ARGV[5]) == -1 then return -1 end
 redis.call('HSET', KEYS[3], ARGV[6], ARGV[8])
 return 1
 """
@@ -247,10 +250,8 @@ class RedisArenas(Arenas):
             after = changed(Participant.from_json(text) if text else None, kind, at_ms)
             if after is None:
                 return False
-            withdrawn = Withdrawn(player)
-            entry = entry_json(withdrawn) if streak_ends(kind) else ""
-            identity = entry_identity(withdrawn, at_ms)
-            args = [identity, entry, "1", MAX_ENTRIES, expires, player, text, after.as_json()]
+            entry = entry_json(Withdrawn(player)) if streak_ends(kind) else ""
+            args = ["", entry, "1", MAX_ENTRIES, expires, player, text, after.as_json()]
             done = await self._call(self._change(keys=keys, args=args))
             if done == FULL:
                 raise full(arena, "log entries", MAX_ENTRIES)

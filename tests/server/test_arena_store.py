@@ -232,6 +232,14 @@ async def test_a_result_of_a_heat_not_started_with_its_racers_is_refused(store: 
     assert await store.arenas.log("a1") == []
 
 
+async def test_an_entry_naming_an_id_out_of_its_range_is_refused(store: Store) -> None:
+    await an_arena_with(store, "ann", "bob")
+    for entry in (Removed("x" * 65), Cleared(""), a_result("h{1}", "ann", "bob")):
+        with pytest.raises(BadArena):
+            await store.arenas.append("a1", entry)
+    assert await store.arenas.log("a1") == []
+
+
 async def test_only_a_held_heat_is_cleared_and_only_once(store: Store) -> None:
     token = await an_arena_with(store, "ann", "bob")
     await store.arenas.start_heat("a1", a_heat("h1", "ann", "bob"), token)
@@ -376,6 +384,31 @@ async def test_every_arena_key_expires_after_the_arena_s_end_and_keep_time(redis
     finally:
         await store.purge()
         await store.close()
+
+
+async def test_two_nodes_appending_the_same_results_at_once_store_each_once(
+    redis_url: str,
+) -> None:
+    prefix = f"test:{uuid.uuid4().hex}:"
+    nodes = [RedisStore(redis_url, prefix=prefix) for _ in range(2)]
+    try:
+        players = [f"p{number}" for number in range(40)]
+        token = await an_arena_with(nodes[0], *players)
+        pairs = list(zip(players[::2], players[1::2], strict=True))
+        for number, (first, second) in enumerate(pairs):
+            await nodes[0].arenas.start_heat("a1", a_heat(f"h{number}", first, second), token)
+        results = [a_result(f"h{n}", first, second) for n, (first, second) in enumerate(pairs)]
+        answers = await asyncio.gather(
+            *(node.arenas.append("a1", result) for result in results for node in nodes)
+        )
+        assert sum(answers) == len(results)  # each appended by one node, refused to the other
+        log = await nodes[1].arenas.log("a1")
+        assert sorted(log, key=lambda entry: str(entry)) == sorted(results, key=str)
+        assert [line.points for line in standings(log)] == [2] * 20 + [1] * 20
+    finally:
+        await nodes[0].purge()
+        for node in nodes:
+            await node.close()
 
 
 # the property: duplicates from two writers change nothing
