@@ -277,6 +277,8 @@ class ArenaPlace:
     def __post_init__(self) -> None:
         check_id("arena id", self.arena)
         check_time(self.ended_ms)
+        if self.game not in GAMES:
+            raise BadArena(f"{self.game!r} is not a game of this server")
         if not 1 <= self.place <= self.players <= MAX_PARTICIPANTS or self.points < 0:
             raise BadArena("a place is 1 to the arena's players, points are not negative")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,13 +16,14 @@ from hypothesis import strategies as st
 from redis_server import RedisServer
 
 from protocol.arena import Cleared, Entry, HeatResult, Racer, Removed, Withdrawn, standings
-from server.store import Store
+from server.store import MemoryStore, Store
 from server.store.arena_records import (
     KEEP_ARENA_MS,
     ArenaFull,
     ArenaNotFound,
     ArenaPlace,
     ArenaRecord,
+    ArenaRefused,
     BadArena,
     BadArenaEntry,
     HeatStart,
@@ -71,6 +73,12 @@ async def an_arena_with(store: Store, *players: str, arena: str = "a1") -> int:
     token = await store.arenas.take_lease(arena, "node-a", 10_000)
     assert token is not None
     return token
+
+
+def lower(monkeypatch: pytest.MonkeyPatch, limit: str, value: int) -> None:
+    """Lower one of the arenas' limits in both stores, for a test of what happens at it."""
+    for module in ("memory_arenas", "redis_arenas"):
+        monkeypatch.setattr(f"server.store.{module}.{limit}", value)
 
 
 # the record
@@ -175,8 +183,7 @@ async def test_a_player_who_withdrew_or_never_joined_cannot_pause_or_resume(stor
 async def test_an_arena_takes_no_participant_past_its_limit(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for module in ("memory_arenas", "redis_arenas"):
-        monkeypatch.setattr(f"server.store.{module}.MAX_PARTICIPANTS", 3)
+    lower(monkeypatch, "MAX_PARTICIPANTS", 3)
     await store.arenas.create_arena(an_arena())
     for player in ("ann", "bob", "cat"):
         assert await store.arenas.join("a1", player, 1)
@@ -185,6 +192,34 @@ async def test_an_arena_takes_no_participant_past_its_limit(
     assert refused.value.code == "arena_full"
     assert not await store.arenas.join("a1", "ann", 2)  # joined already: not refused
     assert [p.player for p in await store.arenas.participants("a1")] == ["ann", "bob", "cat"]
+
+
+async def test_a_full_log_refuses_a_result_and_a_pause_and_changes_nothing(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lower(monkeypatch, "MAX_ENTRIES", 1)
+    token = await an_arena_with(store, "ann", "bob")
+    for heat in ("h1", "h2"):
+        await store.arenas.start_heat("a1", a_heat(heat, "ann", "bob"), token)
+    assert await store.arenas.append("a1", a_result("h1", "ann", "bob"))
+    with pytest.raises(ArenaFull):
+        await store.arenas.append("a1", a_result("h2", "ann", "bob"))
+    with pytest.raises(ArenaFull):
+        await store.arenas.change("a1", "ann", "pause", 5)
+    assert await store.arenas.log("a1") == [a_result("h1", "ann", "bob")]
+    assert [p.status for p in await store.arenas.participants("a1")] == ["active", "active"]
+    assert await store.arenas.change("a1", "ann", "resume", 6) is False  # she was never paused
+
+
+async def test_an_arena_starts_no_heat_past_its_limit(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lower(monkeypatch, "MAX_HEATS", 1)
+    token = await an_arena_with(store, "ann", "bob")
+    assert await store.arenas.start_heat("a1", a_heat("h1", "ann", "bob"), token)
+    with pytest.raises(ArenaFull):
+        await store.arenas.start_heat("a1", a_heat("h2", "ann", "bob"), token)
+    assert await store.arenas.heats("a1") == [a_heat("h1", "ann", "bob")]
 
 
 # heats and the log
@@ -451,3 +486,80 @@ async def test_any_interleaving_of_two_writers_duplicates_gives_each_entry_once(
     log = await store.arenas.log(arena)
     assert log == once
     assert standings(log) == standings(once)
+
+
+# the property: both stores answer any sequence of writes alike, and the log always scores
+
+PLAYERS = ["ann", "bob", "cat", "dan"]
+STARTS = [("h1", "ann", "bob"), ("h2", "cat", "dan"), ("h3", "ann", "cat")]
+ENTRIES: list[Entry] = [
+    a_result("h1", "ann", "bob"),
+    a_result("h2", "dan", "cat", held=True),
+    a_result("h3", "cat", "ann", held=True),
+    Cleared("h2"),
+    Cleared("h3"),
+    Removed("bob"),
+    a_result("h9", "ann", "bob"),  # never started
+]
+WRITES = st.lists(
+    st.one_of(
+        st.tuples(st.just("join"), st.sampled_from(PLAYERS)),
+        st.tuples(st.sampled_from(["pause", "resume", "withdraw"]), st.sampled_from(PLAYERS)),
+        st.tuples(st.just("start"), st.sampled_from(range(len(STARTS)))),
+        st.tuples(st.just("append"), st.sampled_from(range(len(ENTRIES)))),
+    ),
+    max_size=30,
+)
+
+
+async def write_once(
+    store: Store, arena: str, token: int, at_ms: int, write: tuple[str, Any]
+) -> object:
+    """What the store answers to one write: its value, or the code it refused with."""
+    what, which = write
+    try:
+        if what == "join":
+            return await store.arenas.join(arena, which, at_ms)
+        if what == "start":
+            heat, *racers = STARTS[which]
+            return await store.arenas.start_heat(arena, a_heat(heat, *racers), token)
+        if what == "append":
+            return await store.arenas.append(arena, ENTRIES[which])
+        return await store.arenas.change(arena, which, what, at_ms)
+    except ArenaRefused as refused:
+        return refused.code
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(writes=WRITES)
+async def test_both_stores_answer_any_writes_alike_and_their_log_always_scores(
+    redis_url: str, writes: list[tuple[str, Any]]
+) -> None:
+    arena = uuid.uuid4().hex[:12]
+    stores: list[Store] = [MemoryStore(), RedisStore(redis_url, prefix=f"test:{arena}:")]
+    try:
+        tokens = []
+        for store in stores:
+            await store.arenas.create_arena(an_arena(arena))
+            token = await store.arenas.take_lease(arena, "node-a", 10_000)
+            assert token is not None
+            tokens.append(token)
+        for at_ms, write in enumerate(writes):
+            answers = [
+                await write_once(store, arena, token, at_ms, write)
+                for store, token in zip(stores, tokens, strict=True)
+            ]
+            assert answers[0] == answers[1], write
+        memory, redis = stores
+        assert await memory.arenas.participants(arena) == await redis.arenas.participants(arena)
+        assert await memory.arenas.heats(arena) == await redis.arenas.heats(arena)
+        log = await memory.arenas.log(arena)
+        assert log == await redis.arenas.log(arena)
+        standings(log)  # never an ArenaLogError: the store keeps only logs that can be scored
+    finally:
+        await stores[1].purge()  # type: ignore[attr-defined]
+        await stores[1].close()
