@@ -341,6 +341,11 @@ def entry_players(entry: Entry) -> list[str]:
     return [entry.player]
 
 
+def entry_heat(entry: Entry) -> str:
+    """The heat an entry names ("" for none)."""
+    return entry.heat if isinstance(entry, HeatResult | Cleared) else ""
+
+
 def check_entry(entry: Entry, heat: HeatStart | None, held: bool) -> None:
     """Refuse an entry that cannot go in the log (``BadArenaEntry``), given the heat it
     names as started (None: never started) and whether that heat's result is held."""

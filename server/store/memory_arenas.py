@@ -24,6 +24,7 @@ from server.store.arena_records import (
     check_time,
     checked_change,
     entry_from_json,
+    entry_heat,
     entry_identity,
     entry_json,
     entry_players,
@@ -172,9 +173,9 @@ class MemoryArenas(Arenas):
             return False
         if any(player not in state.participants for player in entry_players(entry)):
             raise not_joined(arena)
-        heat = getattr(entry, "heat", None)
-        started = state.heats.get(heat) if heat is not None else None
-        held = heat is not None and state.logged.get(f"heat:{heat}") == "held"
+        heat = entry_heat(entry)
+        started = state.heats.get(heat) if heat else None
+        held = state.logged.get(f"heat:{heat}") == "held"
         check_entry(entry, HeatStart.from_json(started) if started else None, held)
         self._add(state, identity, entry)
         return True

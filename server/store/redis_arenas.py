@@ -29,6 +29,7 @@ from server.store.arena_records import (
     check_time,
     checked_change,
     entry_from_json,
+    entry_heat,
     entry_identity,
     entry_json,
     entry_players,
@@ -168,7 +169,7 @@ return 1
 
 class RedisArenas(Arenas):
     def __init__(self, calls: RedisCalls, keys: RedisKeys) -> None:
-        self._keys, self._redis, self._call = keys, calls.redis, calls.call
+        self._keys, self._calls, self._redis, self._call = keys, calls, calls.redis, calls.call
         register = self._redis.register_script
         self._create, self._set_status, self._join = (
             register(CREATE),
@@ -306,20 +307,19 @@ class RedisArenas(Arenas):
         return sorted(started, key=lambda heat: (heat.at_ms, heat.heat))
 
     async def append(self, arena: str, entry: Entry) -> bool:
+        identity = entry_identity(entry)
         expires = await self._expires(arena)
-        identity, logged = entry_identity(entry), self._key(arena, "logged")
-        if await self._call(self._redis.hexists(logged, identity)):
+        logged, players, heat = self._key(arena, "logged"), entry_players(entry), entry_heat(entry)
+        async with self._calls.pipeline() as pipe:  # what the script relies on, one trip
+            pipe.hexists(logged, identity)
+            pipe.hmget(self._key(arena, "players"), players or ["-"])
+            pipe.hget(self._key(arena, "heats"), heat or "-")
+            pipe.hget(logged, f"heat:{heat}")
+            there, joined, started, held = await pipe.execute()
+        if there:
             return False
-        players = entry_players(entry)
-        if players and None in await self._call(
-            self._redis.hmget(self._key(arena, "players"), players)
-        ):
+        if players and None in joined:
             raise not_joined(arena)
-        heat = getattr(entry, "heat", None)
-        started = held = None
-        if heat is not None:
-            started = await self._call(self._redis.hget(self._key(arena, "heats"), heat))
-            held = await self._call(self._redis.hget(logged, f"heat:{heat}"))
         check_entry(entry, HeatStart.from_json(started) if started else None, held == "held")
         mark = "held" if isinstance(entry, HeatResult) and entry.held else "1"
         keys = [self._key(arena, "log"), logged]
