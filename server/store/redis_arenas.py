@@ -275,14 +275,14 @@ class RedisArenas(Arenas):
         return int(token) or None
 
     async def renew_lease(self, arena: str, node: str, token: int, ttl_ms: int) -> bool:
-        check_id("arena id", arena)
+        await self._expires(arena)
         args: list[str | int] = [f"{node} {token}", checked_ttl(ttl_ms)]
         return bool(
             await self._call(self._renew_lease(keys=[self._key(arena, "lease")], args=args))
         )
 
     async def release_lease(self, arena: str, node: str, token: int) -> None:
-        check_id("arena id", arena)
+        await self._expires(arena)
         args: list[str | int] = [f"{node} {token}", 0]
         await self._call(self._renew_lease(keys=[self._key(arena, "lease")], args=args))
 

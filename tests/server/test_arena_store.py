@@ -151,6 +151,26 @@ async def test_joining_an_arena_never_created_is_refused(store: Store) -> None:
     assert refused.value.code == "arena_not_found"
 
 
+async def test_every_call_about_an_arena_never_created_is_refused(store: Store) -> None:
+    arenas = store.arenas
+    calls = [
+        arenas.set_status("nowhere", "running"),
+        arenas.change("nowhere", "ann", "pause", 1),
+        arenas.participants("nowhere"),
+        arenas.take_lease("nowhere", "node-a", 1000),
+        arenas.renew_lease("nowhere", "node-a", 1, 1000),
+        arenas.release_lease("nowhere", "node-a", 1),
+        arenas.start_heat("nowhere", a_heat("h1", "ann", "bob"), 1),
+        arenas.heats("nowhere"),
+        arenas.append("nowhere", Removed("ann")),
+        arenas.log("nowhere"),
+    ]
+    for call in calls:
+        with pytest.raises(ArenaNotFound):
+            await call
+    assert await arenas.arena("nowhere") is None
+
+
 async def test_a_pause_resume_and_withdrawal_keep_their_times_and_each_is_done_once(
     store: Store,
 ) -> None:
