@@ -6,8 +6,10 @@ players' arena lines for their profiles."""
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -583,3 +585,18 @@ async def test_both_stores_answer_any_writes_alike_and_their_log_always_scores(
     finally:
         await stores[1].purge()  # type: ignore[attr-defined]
         await stores[1].close()
+
+
+def test_every_test_the_docs_name_for_a_sentence_is_here() -> None:
+    """docs/arenas.md, "Where arenas are kept", names a test (or its start, "...") for
+    each sentence: each names one of this module's tests, and each test is named."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "arenas.md").read_text()
+    section = text.split("## Where arenas are kept", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"`(test_\w+)(\.\.\.)?`", section)
+    tests = [name for name in globals() if name.startswith("test_")]
+    assert named
+    for name, cut in named:
+        assert [t for t in tests if t == name or (cut and t.startswith(name))], name
+    for test in tests:
+        mentioned = any(test == name or (cut and test.startswith(name)) for name, cut in named)
+        assert mentioned or test == "test_every_test_the_docs_name_for_a_sentence_is_here", test
