@@ -39,6 +39,7 @@ from server.store.redis_store import RedisStore
 GAME = "sanibel"
 STARTS_MS = 4_000_000_000_000  # in 2096: the keys' expiry, after the end, is ahead
 LENGTH_MS = 30 * 60_000
+LEASE_MS = 1000  # long enough that a busy machine does not lapse it between two calls
 
 
 def an_arena(arena: str = "a1", **changes: object) -> ArenaRecord:
@@ -327,11 +328,11 @@ async def test_one_node_pairs_at_a_time_and_another_takes_over_once_the_lease_la
     await store.arenas.create_arena(an_arena())
     await store.arenas.join("a1", "ann", 1)
     await store.arenas.join("a1", "bob", 1)
-    first = await store.arenas.take_lease("a1", "node-a", 200)
+    first = await store.arenas.take_lease("a1", "node-a", LEASE_MS)
     assert first is not None
-    assert await store.arenas.take_lease("a1", "node-b", 200) is None
-    assert await store.arenas.take_lease("a1", "node-a", 200) == first  # its own, renewed
-    await asyncio.sleep(0.3)  # node-a stops (a long pause): its lease lapses
+    assert await store.arenas.take_lease("a1", "node-b", LEASE_MS) is None
+    assert await store.arenas.take_lease("a1", "node-a", LEASE_MS) == first  # its own, renewed
+    await asyncio.sleep(LEASE_MS / 1000 + 0.2)  # node-a stops (a long pause): its lease lapses
     second = await store.arenas.take_lease("a1", "node-b", 10_000)
     assert second is not None and second > first
     assert await store.arenas.start_heat("a1", a_heat("h1", "ann", "bob"), second)
@@ -339,7 +340,7 @@ async def test_one_node_pairs_at_a_time_and_another_takes_over_once_the_lease_la
     with pytest.raises(StaleLease) as refused:
         await store.arenas.start_heat("a1", a_heat("h2", "bob", "ann"), first)
     assert refused.value.code == "stale_lease"
-    assert not await store.arenas.renew_lease("a1", "node-a", first, 200)
+    assert not await store.arenas.renew_lease("a1", "node-a", first, LEASE_MS)
     assert await store.arenas.heats("a1") == [a_heat("h1", "ann", "bob")]
 
 
