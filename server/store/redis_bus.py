@@ -93,6 +93,15 @@ class RedisBus(Bus):
         seconds, microseconds = await self._call(self._redis.time())
         return int(seconds) * 1000 + int(microseconds) // 1000
 
+    async def replicas(self) -> int | None:
+        replication = await self._call(self._redis.info("replication"))
+        return sum(
+            1
+            for name, replica in replication.items()
+            if name.startswith("slave") and isinstance(replica, dict)
+            if replica.get("state") == "online"
+        )
+
     async def release_lease(self, name: str, holder: str) -> None:
         await self._call(self._release(keys=[self._keys.key("lease", name)], args=[holder]))
 

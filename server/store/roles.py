@@ -191,6 +191,12 @@ class Bus(ABC):
         sharing it reads alike; None for a store with no clock of its own (memory)."""
         return None
 
+    async def replicas(self) -> int | None:
+        """How many replicas follow the store and are up to date with it (Redis: the
+        primary's replicas whose link is ``online``); None for a store that has none to
+        have (memory)."""
+        return None
+
 
 class Accounts(ABC):
     """Who players are: resume tokens' identities, accounts, ratings, the past their

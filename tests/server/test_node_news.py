@@ -19,6 +19,8 @@ from server.handover.node_news import (
     decode,
     encode,
     logged,
+    sent_ms,
+    stamped,
 )
 
 EVERY_KIND = [
@@ -67,3 +69,24 @@ def test_a_batch_is_carried_up_to_its_limit_and_only_hinted_beyond() -> None:
     batch = [LogEntry("p1", seq, "deal", seq * 10) for seq in range(1, CARRIED_MAX + 2)]
     assert logged("n1", "p1", batch[:CARRIED_MAX]).entries is not None
     assert logged("n1", "p1", batch).entries is None
+
+
+def test_a_stamped_message_says_when_it_was_sent_and_decodes_as_the_same_news() -> None:
+    message = stamped(encode(TakenOver("p1", "n2")), 1_700_000_000_123)
+    heard = json.loads(json.dumps(message))
+    assert sent_ms(heard) == 1_700_000_000_123
+    assert decode(heard) == TakenOver("p1", "n2")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"k": "taken", "p": "p1", "n": "n2"},  # from a node that does not stamp
+        {"k": "taken", "p": "p1", "n": "n2", "t": "1700000000123"},
+        {"k": "taken", "p": "p1", "n": "n2", "t": True},
+        {"k": "taken", "p": "p1", "n": "n2", "t": 1.5},
+        "not news",
+    ],
+)
+def test_a_message_without_a_whole_sending_time_says_none(message: object) -> None:
+    assert sent_ms(message) is None
