@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocol.player_events import Rated, Started
 from protocol.race import LogEntry
@@ -90,3 +92,12 @@ def test_a_stamped_message_says_when_it_was_sent_and_decodes_as_the_same_news() 
 )
 def test_a_message_without_a_whole_sending_time_says_none(message: object) -> None:
     assert sent_ms(message) is None
+
+
+@given(news=st.sampled_from(EVERY_KIND[:-1]), wall_ms=st.integers(0, 2**53))
+def test_any_news_stamped_at_any_time_is_the_same_news_sent_at_that_time(
+    news: object, wall_ms: int
+) -> None:
+    heard = json.loads(json.dumps(stamped(encode(news), wall_ms)))  # type: ignore[arg-type]
+    assert decode(heard) == news
+    assert sent_ms(heard) == wall_ms
