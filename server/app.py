@@ -110,7 +110,8 @@ class RaceServer:
         self.relay = Relay(
             self.node, store, self.lines, self.races.rooms, self.metrics.pubsub_lag.observe
         )
-        self.store_watch = StoreWatch(store)  # for /metrics: the store up, its replicas
+        # for /metrics: the store up, its replicas, failovers seen, the reviews waiting
+        self.store_watch = StoreWatch(store, self.metrics.failovers.inc)
         self.spectating = SpectatingDesk(store, self.races)
         self.answers = Answers(self.writer, self.lines, self.metrics)
         store.node = self.node

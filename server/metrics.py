@@ -74,7 +74,7 @@ class Metrics:
         )
         self.failovers = Counter(
             "solrace_store_failovers",
-            "Times the store's connection found a different Redis primary than before",
+            "Times the store answered as a replica promoted since it was read before",
             registry=r,
         )
 

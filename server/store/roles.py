@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from protocol.race import LogEntry
@@ -191,11 +192,21 @@ class Bus(ABC):
         sharing it reads alike; None for a store with no clock of its own (memory)."""
         return None
 
-    async def replicas(self) -> int | None:
-        """How many replicas follow the store and are up to date with it (Redis: the
-        primary's replicas whose link is ``online``); None for a store that has none to
-        have (memory)."""
+    async def replication(self) -> Replication | None:
+        """Where the store stands in its replication (Redis ``INFO replication``); None for
+        a store that has none (memory)."""
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class Replication:
+    """A Redis server's replication: ``replicas`` following it whose link is ``online``;
+    ``replid``, the history its data continues; ``replid2``, the one it continued before
+    it was promoted from replica to primary (a primary's replica keeps its ``replid``)."""
+
+    replicas: int
+    replid: str
+    replid2: str
 
 
 class Accounts(ABC):

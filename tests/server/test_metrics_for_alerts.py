@@ -5,6 +5,7 @@ nodes, whether the store answers, its replicas and the reviews waiting for a mod
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
 import uuid
 from collections.abc import Callable
@@ -97,6 +98,37 @@ async def test_the_store_watch_reads_redis_up_its_online_replicas_and_waiting_re
         assert watch.readings()["store_replicas"] == 1  # the last reading stands
     finally:
         await store.close()
+
+
+async def test_a_replica_promoted_is_a_failover_seen_once_and_a_restart_is_none(
+    redis_server_factory: Callable[..., RedisServer],
+) -> None:
+    primary = redis_server_factory("--appendonly", "yes")
+    replica = redis_server_factory("--replicaof", "127.0.0.1", str(primary.port))
+    failovers: list[None] = []
+    on_primary = open_store(primary.url, prefix="watch:")
+    on_replica = open_store(replica.url, prefix="watch:")
+    watching_primary = StoreWatch(on_primary, lambda: failovers.append(None))
+    watching_replica = StoreWatch(on_replica, lambda: failovers.append(None))
+    try:
+        await watching_primary.read()
+        await watching_replica.read()
+        primary.kill()
+        primary.start()  # the same primary, back from its own files: no failover
+        for watch in (watching_primary, watching_primary, watching_replica):  # every 5 s
+            await watch.read()
+        assert watching_primary.up and failovers == []
+        await asyncio.to_thread(
+            subprocess.run,
+            ["redis-cli", "-p", str(replica.port), "REPLICAOF", "NO", "ONE"],
+            check=True,
+        )
+        await watching_replica.read()
+        await watching_replica.read()
+        assert failovers == [None]
+    finally:
+        await on_primary.close()
+        await on_replica.close()
 
 
 async def test_the_memory_store_is_up_with_no_replicas_to_count() -> None:
