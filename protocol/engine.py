@@ -83,6 +83,10 @@ class Rules(ABC):
         self.foundation_piles = 4 * self.decks
         self.card_total = 52 * self.decks
 
+    def without_undo(self) -> Rules:
+        """These rules with undo switched off (a racer in risk mode plays by them)."""
+        return type(self)({**self.options, "undo": False})
+
     # ------------------------------------------------------------------ options
 
     def _parse_options(self, given: dict[str, Any]) -> dict[str, Any]:

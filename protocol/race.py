@@ -71,6 +71,7 @@ class RaceSettings:
     deal_chosen: bool = False  # the deal number was known before play (so may be shown)
     nonce: str = ""  # the secret half of the deal's commitment (``protocol/fairness.py``)
     invited: str | None = None  # a challenge: the player challenged to it (not shown)
+    risk: tuple[str, ...] = ()  # the racers in risk mode: no undo (an arena heat's choice)
 
     def as_dict(self) -> dict[str, Any]:
         """Everything, the deal number and nonce included: for storage, never for players."""
@@ -80,7 +81,9 @@ class RaceSettings:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RaceSettings:
         """The settings ``as_dict`` wrote."""
-        return cls(**{"nonce": "", **data, "deal": int(data["deal"])})
+        return cls(
+            **{"nonce": "", **data, "deal": int(data["deal"]), "risk": tuple(data.get("risk", ()))}
+        )
 
     def scope(self, race: str) -> str:
         """What the deal was fixed for: the day of a daily deal, or the race."""
@@ -100,6 +103,7 @@ class RaceSettings:
             "day": self.day,
             "ranked": self.ranked,
             "paired": self.paired,
+            "risk": list(self.risk),
         }
 
 
@@ -191,6 +195,7 @@ class Race:
         self.id = race_id
         self.settings = settings
         self.rules = rules
+        self.risk_rules = rules.without_undo() if settings.risk else rules
         self.host = host
         self.phase = Phase.OPEN
         self.racers: dict[str, Racer] = {}
@@ -318,9 +323,10 @@ class Race:
         state = racer.state
         assert state is not None and self.start_mono is not None
         racer.last_seq = seq
+        rules = self.rules_of(player)
         try:
             action, text = parse_canonical(text)
-            outcome = self.rules.apply(state, action)
+            outcome = rules.apply(state, action)
         except SolraceError as error:
             refusal = error.as_dict()
             self._remember(racer, seq, False, refusal)
@@ -342,7 +348,7 @@ class Race:
         )
         if progress == self.rules.card_total:  # won: every card home (progress is at hand)
             racer.outcome, racer.time_ms, racer.done_at = Ending.FINISHED, t_ms, at
-        elif not self.rules.undo_allowed and self.rules.is_stuck(outcome.state):
+        elif not rules.undo_allowed and rules.is_stuck(outcome.state):
             racer.outcome, racer.done_at = Ending.STUCK, at
         reply: dict[str, Any] = {
             "race": self.id,
@@ -356,13 +362,17 @@ class Race:
             "receipt": racer.receipt.hex(),
         }
         if type(action) is Undo:
-            reply["view"] = view_json(self.rules.view(outcome.state))
+            reply["view"] = view_json(rules.view(outcome.state))
         if want_legal:
-            reply["legal"] = [str(a) for a in self.rules.legal_actions(outcome.state)]
+            reply["legal"] = [str(a) for a in rules.legal_actions(outcome.state)]
         self._remember(racer, seq, True, reply)
         if racer.outcome is not None:
             self._finish_if_all_done()
         return ActResult(True, reply, entry=entry, racer_done=racer.outcome is not None)
+
+    def rules_of(self, player: str) -> Rules:
+        """The rules ``player`` plays by: the race's, without undo in risk mode."""
+        return self.risk_rules if player in self.settings.risk else self.rules
 
     def _remember(self, racer: Racer, seq: int, ok: bool, reply: dict[str, Any]) -> None:
         racer.replies[seq % REPLY_CACHE] = (seq, ok, reply)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.engine import Rules
 from protocol.history import GameState
 from protocol.players import is_bot
 from protocol.race import Ending, Race, view_json
@@ -115,7 +116,7 @@ def racer_view(race: Race, player: str) -> dict[str, Any]:
     picture = public_info(race)
     picture["you"] = {"seq": racer.last_seq}
     if racer.state is not None:
-        picture["you"].update(_cards(race, racer.state))
+        picture["you"].update(_cards(race.rules_of(player), racer.state))
     return picture
 
 
@@ -132,7 +133,7 @@ def spectator_view(
     for standing in picture["players"]:
         state = (states or {}).get(standing["player"]) or race.racers[standing["player"]].state
         if state is not None:
-            standing["view"] = view_json(race.rules.view(state))
+            standing["view"] = view_json(race.rules_of(standing["player"]).view(state))
     return picture
 
 
@@ -164,7 +165,7 @@ def final_boards(race: Race) -> dict[str, dict[str, Any]]:
     """Every racer's last face-up cards (a VIEW each), for the spectators of a race whose
     boards were held, once it is over."""
     return {
-        player: view_json(race.rules.view(racer.state))
+        player: view_json(race.rules_of(player).view(racer.state))
         for player, racer in race.racers.items()
         if racer.state is not None
     }
@@ -176,10 +177,10 @@ def state_after(race: Race, player: str, count: int) -> GameState:
     return replay(race.rules, race.settings.deal, actions)
 
 
-def _cards(race: Race, state: GameState) -> dict[str, Any]:
+def _cards(rules: Rules, state: GameState) -> dict[str, Any]:
     return {
-        "view": view_json(race.rules.view(state)),
-        "legal": [str(a) for a in race.rules.legal_actions(state)],
+        "view": view_json(rules.view(state)),
+        "legal": [str(a) for a in rules.legal_actions(state)],
     }
 
 

@@ -65,6 +65,11 @@ def check_shape(log: Any) -> None:
         "'nonce' is not 32 hex digits",
     )
     _need(bool(HEX64.fullmatch(log["commitment"])), "'commitment' is not 64 hex digits")
+    risk = log["settings"].get("risk", [])
+    _need(
+        isinstance(risk, list) and all(isinstance(player, str) for player in risk),
+        "the settings' 'risk' is not a list of players",
+    )
     for racer in log["racers"]:
         _need(isinstance(racer, dict), "a racer is not an object")
         for field, kind in (("player", str), ("name", str), ("actions", list)):
@@ -162,6 +167,8 @@ def _replayed(
     """The racer's run as the engine replays it, and what in their log is wrong."""
     who = racer["name"]
     rules = rules_for(log["game"], log["options"])
+    if racer["player"] in log["settings"].get("risk", ()):  # risk mode: no undo
+        rules = rules.without_undo()
     state = rules.start(deal)
     progress = state.position.progress()
     progress_t, counted, last_seq = 0, 0, 0

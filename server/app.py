@@ -38,6 +38,7 @@ from protocol.wire import SUBPROTOCOLS
 from server.carry.executor import Executor
 from server.carry.relay import Relay
 from server.carry.retrying import until_the_store_takes_it
+from server.carry.store_watch import StoreWatch
 from server.carry.sweeper import Sweeper
 from server.carry.ticker import Ticker
 from server.carry.writer import Writer
@@ -63,8 +64,8 @@ from server.edge.lines import Lines
 from server.edge.outbox import Outbox
 from server.handover.inputs import GraceOver, LookAfterDue
 from server.handover.moment import now
-from server.handover.ports import Outlet
-from server.metrics import Metrics
+from server.handover.ports import Owed
+from server.metrics import Metrics, probe_loop_lag
 from server.races.followed import FollowedRaces
 from server.races.race_desk import RaceDesk
 from server.state.rooms import Room
@@ -99,14 +100,18 @@ class RaceServer:
         self.writer = Writer(store, settings.spill_path, node=self.node)
         # Built in the order they need each other: deciding first (the followed races, the
         # desks, the decider), then what carries out (the executor, handed the decider).
-        # What a decision cannot leave to its request goes out through ``outlet``, which
-        # the executor plugs itself into; the relay hands news to the executor likewise.
-        self.outlet = Outlet()
+        # What a decision owes whatever becomes of its request is ``owed``: the executor
+        # takes it; the relay hands news to the executor, plugged in as it is built.
+        self.owed = Owed()
         self.races = FollowedRaces(
-            settings, store, self.feeds.feeding, self.outlet, here=self.sessions.here
+            settings, store, self.feeds.feeding, self.owed, here=self.sessions.here
         )
         self.race_desk = RaceDesk(settings, store, self.races)
-        self.relay = Relay(self.node, store, self.lines, self.races.rooms)
+        self.relay = Relay(
+            self.node, store, self.lines, self.races.rooms, self.metrics.pubsub_lag.observe
+        )
+        # for /metrics: the store up, its replicas, failovers seen, the reviews waiting
+        self.store_watch = StoreWatch(store, self.metrics.failovers.inc)
         self.spectating = SpectatingDesk(store, self.races)
         self.answers = Answers(self.writer, self.lines, self.metrics)
         store.node = self.node
@@ -121,11 +126,10 @@ class RaceServer:
             self.sessions,
             self.races,
             self.spectating,
-            self.writer,
+            self.owed,
             self.metrics,
             self.seal,
             self.node,
-            self.relay,
         )
         self.account_desk = AccountDesk(store, settings, self.race_desk)
         self.pairing = PairingDesk(
@@ -146,7 +150,7 @@ class RaceServer:
             self.session_desk,
         )
         self.executor = Executor(
-            self.decider, self.lines, self.writer, self.relay, self.answers, self.outlet, store
+            self.decider, self.lines, self.writer, self.relay, self.answers, self.owed, store
         )
         self.handlers = Handlers(
             settings,
@@ -260,11 +264,14 @@ class RaceServer:
         await self.relay.start()
         await self.store.bus.node_alive(self.node, LEASE_TTL_MS)
         await self.clock.measure(self.store.bus)  # before any lease or connection
+        await self.store_watch.read()  # /metrics says what the store is from the first scrape
         self.tasks = [
             asyncio.create_task(self.writer.run(), name="writer"),
             asyncio.create_task(self.ticker.run(), name="ticker"),
             asyncio.create_task(self.duties.hold_leases(), name="leases"),
             asyncio.create_task(self.duties.pair(), name="pairing"),
+            asyncio.create_task(self.store_watch.run(), name="store-watch"),
+            asyncio.create_task(probe_loop_lag(self.metrics.loop_lag.observe), name="loop-lag"),
         ]
         self.server = await serve(
             self.gateway.handle,
@@ -370,6 +377,7 @@ def _readings(server: RaceServer) -> dict[str, float]:
         "daily_deals_uncertified": sum(1 for v in server.daily.verdicts.values() if not v),
         "clock_offset_seconds": (server.clock.offset_ms or 0.0) / 1000,
         "clock_off": float(server.clock.off),
+        **server.store_watch.readings(),
     }
 
 

@@ -50,7 +50,9 @@ from server.handover.effects import (
     Rewatch,
     Send,
     StartAt,
+    TellTaken,
     Write,
+    WriteBehind,
 )
 from server.handover.inputs import (
     ActRefused,
@@ -65,7 +67,7 @@ from server.handover.inputs import (
 )
 from server.handover.jobs import AppendActions
 from server.handover.moment import now
-from server.handover.ports import Decider, Outlet
+from server.handover.ports import Decider, Owed
 from server.state.rooms import Room
 from server.store import Fenced, LogGap, Store, StoreError
 from server.store.base import (
@@ -100,12 +102,13 @@ class Executor:
         writer: Writer,
         relay: Relay,
         answers: Answers,
-        outlet: Outlet,
+        owed: Owed,
         store: Store,
     ) -> None:
-        """Carries out what ``decider`` returns; the relay's news and the ``outlet``'s
-        effects come here too (both are plugged in to this executor as it is built).
-        Players' lines (``lines``) are the edge's: what is sent goes out on them."""
+        """Carries out what ``decider`` returns, and what decisions ``owed`` whatever
+        became of their request (taken first); the relay's news comes here too (the relay
+        is plugged in to this executor as it is built). Players' lines (``lines``) are the
+        edge's: what is sent goes out on them."""
         self.decider = decider
         self.lines = lines
         self.sessions = lines.sessions
@@ -113,9 +116,9 @@ class Executor:
         self.writer = writer
         self.relay = relay
         self.answers = answers
+        self.owed = owed
         self.tasks: set[asyncio.Task[None]] = set()
         relay.listen(self)
-        outlet.carrier = self
 
     # ------------------------------------------------------------------ handing inputs
 
@@ -127,8 +130,17 @@ class Executor:
 
     async def hand_reading(self, given: ReadingInput) -> None:
         """Hand ``given`` to the decider (which reads the store first) and carry out what
-        it returns; its StoreError is raised, with nothing carried out."""
-        self.run(await self.decider.decide_reading(given))
+        it returns; its StoreError is raised, with nothing carried out but what it owes."""
+        try:
+            effects = await self.decider.decide_reading(given)
+        finally:
+            self.carry_out_owed()
+        self.run(effects)
+
+    def carry_out_owed(self) -> None:
+        """Carry out what decisions owe (``Owed``), before anything decided after them."""
+        if self.owed.effects:
+            self.run(self.owed.take())
 
     # ------------------------------------------------------------------ effects
 
@@ -139,7 +151,8 @@ class Executor:
         write's ``then`` is decided once it is written, and what that stores is waited
         for too. Returns a future done when all is carried out, or None when it was at
         once (nothing to store). ``Attach`` comes first, ``AfterAnswer`` effects run right
-        after ``answer`` is sent."""
+        after ``answer`` is sent. What decisions owe is carried out first, on its own."""
+        self.carry_out_owed()
         if answer is not None:
             effects, answer = self._followed(effects, answer)
         stored = [effect for effect in effects if type(effect) in STORED_FIRST]
@@ -243,6 +256,10 @@ class Executor:
                 self.hand(Rewatched(room, reason))
             case Follow(room):
                 self.relay.follow(room)
+            case WriteBehind(job):
+                self.writer.submit(job)
+            case TellTaken(player, previous):
+                self.relay.taken(player, previous)
             case Pull(room, player):
                 self.relay.pull(room, player)
             case PushAnywhere(player, event):

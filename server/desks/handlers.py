@@ -1,5 +1,5 @@
 """The requests that ask more of the desks than one method each: a handler per request type,
-each ``(client, session, request, moment) -> (answer data, effects)``; server/desks/request_table.py
+each ``(asker, session, request, moment) -> (answer data, effects)``; server/desks/request_table.py
 says which request each answers (and which desk method answers the others). The gateway
 calls them and carries the effects out; the desks are built by the server
 (``server/app.py``) and handed in."""
@@ -37,10 +37,10 @@ from server.desks.profiles import ProfileDesk
 from server.desks.session_desk import SessionDesk
 from server.desks.signing import Seal
 from server.desks.spectating import SpectatingDesk
-from server.edge.client import Client
 from server.handover.effects import AfterAnswer, Attach, Effects, HangUp, Push
 from server.races.race_desk import RaceDesk
 from server.races.standing import Seen, daily_gate, note_seen, told_standing
+from server.state.askers import Asker
 from server.state.sessions import Session, Sessions, token_hash
 from server.store import Identity, Store, StoreError
 
@@ -48,7 +48,7 @@ log = logging.getLogger("solrace.gateway")
 
 CLOSE_SIGNED_OUT = 4003  # the player signed out
 
-Handler = Callable[[Client, Session, Any, Now], Awaitable[tuple[dict[str, Any], Effects]]]
+Handler = Callable[[Asker, Session, Any, Now], Awaitable[tuple[dict[str, Any], Effects]]]
 
 
 class Handlers:
@@ -82,51 +82,49 @@ class Handlers:
         self.seal = seal
 
     async def seen(
-        self, client: Client, player: str, account: str | None, token: str, moment: Now
+        self, asker: Asker, player: str, account: str | None, token: str, moment: Now
     ) -> None:
         """An account's address is noted for the day (two accounts seen on one address
         are never rated against each other that day: ``protocol/rated.py``), and with its
-        device, if its client gave one, and the connection's token lineage (the session's
+        device, if its client gave one, and the asker's token lineage (the session's
         tokens by hash, ``token`` now, the one presented at hello), for a week
         (``server/races/standing.py``). Best effort: the store being down loses a note, never
         the request's answer."""
-        client.lineage.add(token)
+        asker.lineage.add(token)
         if account is None:
             return
-        address = client.address
-        seen = Seen(address, client.device, tuple(sorted(client.lineage)))
+        address = asker.address
+        seen = Seen(address, asker.device, tuple(sorted(asker.lineage)))
         try:  # after the answer's work is done: a failure here must not answer again
             await self.store.accounts.note_address(day_of(moment.wall_ms), player, address)
             await note_seen(self.store, player, seen, moment.wall_ms)
         except StoreError:
             log.warning("could not note an account's address", extra={"player": player})
 
-    async def seen_at_hello(self, client: Client, moment: Now) -> None:
-        """``seen`` for the session a hello attached to ``client``."""
-        session = client.session
-        if session is not None:
-            await self.seen(client, session.player, session.account, session.token_hash, moment)
+    async def seen_at_hello(self, asker: Asker, session: Session, moment: Now) -> None:
+        """``seen`` for the session a hello opened for ``asker``."""
+        await self.seen(asker, session.player, session.account, session.token_hash, moment)
 
     # ================================================================== accounts
 
     async def register(
-        self, client: Client, session: Session, request: Register, moment: Now
+        self, asker: Asker, session: Session, request: Register, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         answer, effects = await self.accounts.register(
-            session, request, client.attempts_allowed.popleft(), client.address
+            session, request, asker.attempts_allowed.popleft(), asker.address
         )
         player, account = session.player, request.username
-        await self.seen(client, player, account, token_hash(answer["token"]), moment)
+        await self.seen(asker, player, account, token_hash(answer["token"]), moment)
         standing = await told_standing(self.store, self.settings, player, account, moment.wall_ms)
         return {**answer, "standing": standing}, effects
 
     async def sign_in(
-        self, client: Client, session: Session, request: SignIn, moment: Now
+        self, asker: Asker, session: Session, request: SignIn, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         """This connection continues as the account (resuming its session, wherever it
         was); the guest session ends, so a guest who is racing must finish first."""
         account, token, stored = await self.accounts.sign_in(
-            session, request, client.attempts_allowed.popleft(), client.address
+            session, request, asker.attempts_allowed.popleft(), asker.address
         )
         known = Identity(account.player, account.username, account.username)
         signed_in, resumed, restored = await self.session_desk.session_for(
@@ -134,7 +132,7 @@ class Handlers:
         )
         self._end(session)  # only once the account's session is there: a failure keeps it
         player = signed_in.player
-        await self.seen(client, player, signed_in.account, signed_in.token_hash, moment)
+        await self.seen(asker, player, signed_in.account, signed_in.token_hash, moment)
         caught_up = AfterAnswer(
             lambda: self.session_desk.catch_up(signed_in, resumed, restored, None)
         )
@@ -143,7 +141,7 @@ class Handlers:
         return {**answer, "standing": standing}, [Attach(signed_in), *stored, caught_up]
 
     async def sign_out(
-        self, client: Client, session: Session, request: SignOut, moment: Now
+        self, asker: Asker, session: Session, request: SignOut, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         """Forget this token (or all the account's), then end the session and close the
         connection."""
@@ -172,19 +170,19 @@ class Handlers:
     # ================================================================== requests
 
     async def snapshot(
-        self, client: Client, session: Session, request: Snapshot, moment: Now
+        self, asker: Asker, session: Session, request: Snapshot, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         room = await self.race_desk.races.find(request.race, moment)
         return self.race_desk.snapshot(session.player, room, room.id in session.watching), []
 
     async def race_log(
-        self, client: Client, session: Session, request: RaceLog, moment: Now
+        self, asker: Asker, session: Session, request: RaceLog, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         log = await self.race_desk.race_log(session.player, request.race, moment)
         return {"log": self.seal.sign(log)}, []
 
     async def daily_start(
-        self, client: Client, session: Session, request: DailyStart, moment: Now
+        self, asker: Asker, session: Session, request: DailyStart, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         gate, standing = await daily_gate(
             self.store,
@@ -202,12 +200,12 @@ class Handlers:
         return {**data, "standing": standing}, effects
 
     async def daily_board(
-        self, client: Client, session: Session, request: DailyBoard, moment: Now
+        self, asker: Asker, session: Session, request: DailyBoard, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         return self.seal.sign(await self.daily.daily_board(session.player, request, moment)), []
 
     async def quick_race(
-        self, client: Client, session: Session, request: QuickRace, moment: Now
+        self, asker: Asker, session: Session, request: QuickRace, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         account = session.account is not None
         standing = await self.standing(session, moment)
@@ -217,23 +215,23 @@ class Handlers:
         return {**answer, "standing": standing}, []
 
     async def profile(
-        self, client: Client, session: Session, request: Profile, moment: Now
+        self, asker: Asker, session: Session, request: Profile, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         if (request.player is None) == (request.username is None):
             raise ProtocolError("profile needs a 'player' or a 'username' (one)", "missing_field")
         return await self.profiles.profile(request.player, request.username, moment), []
 
     async def admin(
-        self, client: Client, session: Session, request: Admin, moment: Now
+        self, asker: Asker, session: Session, request: Admin, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         """A moderator's request (``server/desks/admin.py``); its tries share the connection's
         budget of sign-in attempts, so the admin token cannot be guessed quickly."""
-        if not client.attempts_allowed.popleft():
+        if not asker.attempts_allowed.popleft():
             raise AdminError("too many attempts: wait a minute", "rate_limited")
-        return await self.admin_desk.answer(request, moment, client.address), []
+        return await self.admin_desk.answer(request, moment, asker.address), []
 
     async def spectate(
-        self, client: Client, session: Session, request: Spectate, moment: Now
+        self, asker: Asker, session: Session, request: Spectate, moment: Now
     ) -> tuple[dict[str, Any], Effects]:
         answer = await self.spectating.spectate(session, request, moment)
         if answer["race"]["phase"] == "done":  # no feed: said once the answer is out

@@ -38,17 +38,18 @@ from protocol.messages import (
 )
 from protocol.race import Now
 from server.desks.handlers import Handler, Handlers
-from server.edge.client import Client
 from server.handover.effects import Effects
+from server.state.askers import Asker
 from server.state.sessions import Session
 
 Answered = tuple[dict[str, Any], Effects]  # the answer's data, and what else is to be done
 
 
 class Asking(NamedTuple):
-    """One request being answered: on which connection, by which session, and when."""
+    """One request being answered: who asks (as their connection told), by which session,
+    and when."""
 
-    client: Client
+    asker: Asker
     session: Session
     request: Any  # the request type's own (the table's key)
     moment: Now

@@ -22,14 +22,13 @@ from protocol.player_events import Snapshot
 from protocol.players import is_bot, new_player_id
 from protocol.race_views import racer_view
 from protocol.wire import PROTOCOL_VERSION
-from server.carry.relay import Relay
-from server.carry.writer import Writer
 from server.config import Settings
 from server.desks.signing import Seal
 from server.desks.spectating import SpectatingDesk
-from server.handover.effects import Close, Effects, Push, Send, Write
+from server.handover.effects import Close, Effects, Push, Send, TellTaken, Write, WriteBehind
 from server.handover.jobs import SaveIdentity
 from server.handover.moment import now
+from server.handover.ports import Owed
 from server.metrics import Metrics
 from server.races.followed import FollowedRaces
 from server.races.read_back import read_back
@@ -62,11 +61,10 @@ class SessionDesk:
         sessions: Sessions,
         races: FollowedRaces,
         spectating: SpectatingDesk,
-        writer: Writer,
+        owed: Owed,
         metrics: Metrics,
         seal: Seal,
         node: str,
-        relay: Relay,
     ) -> None:
         self.seal = seal
         self.settings = settings
@@ -74,12 +72,11 @@ class SessionDesk:
         self.sessions = sessions
         self.races = races
         self.spectating = spectating
-        self.writer = writer
+        self.owed = owed  # what a session opened owes whatever becomes of its request
         self.metrics = metrics
         self.durable_identities = settings.keep_identities_days * 86_400
         self.played_guests = settings.keep_guests_days * 86_400
         self.node = node
-        self.relay = relay
 
     async def hello(self, request: Hello, said_hello: bool) -> Opened:
         """Open a session: resume the one this token names (in this process, or restored
@@ -118,17 +115,18 @@ class SessionDesk:
         caught_up = self.catch_up(session, resumed, restored, request.last_event)
         return Opened(session, [Send(session.player, welcome), *caught_up], resumed, restored)
 
-    async def opened(self, opened: Opened) -> None:
+    async def opened(self, opened: Opened) -> Effects:
         """The session is attached and welcomed: the races this node followed before it
-        came are read back, and it is counted."""
+        came are read back (what a loss tells is returned), and it is counted."""
         session, resumed, restored = opened.session, opened.resumed, opened.restored
-        await self.read_back_taken(session.player)
+        effects = await self.read_back_taken(session.player)
         self.metrics.hellos.labels(
             "resumed" if resumed else "restored" if restored else "new"
         ).inc()
         log.info(
             "hello", extra={"player": session.player, "resumed": resumed, "restored": restored}
         )
+        return effects
 
     async def session_for(
         self, token: str | None, name: str, bot: bool = False, known: Identity | None = None
@@ -165,10 +163,10 @@ class SessionDesk:
         if session.player in self.sessions.by_player:  # resumed meanwhile: take it
             return self._resumed_with(self.sessions.by_player[session.player], token), True, False
         self.sessions.add(session)
-        self.writer.submit(self._identity(session))
+        self.owed.add([WriteBehind(self._identity(session))])
         previous = await self.store.bus.take_player(session.player, self.node)
         if previous and previous != self.node:
-            self.relay.taken(session.player, previous)
+            self.owed.add([TellTaken(session.player, previous)])
         return session, False, restored
 
     def _identity(self, session: Session) -> SaveIdentity:
@@ -203,18 +201,20 @@ class SessionDesk:
             self.sessions.retoken(session, token)
         return session
 
-    async def read_back_taken(self, player: str) -> None:
+    async def read_back_taken(self, player: str) -> Effects:
         """The races this node followed before ``player``'s session came here are read
         back (``server/races/read_back.py``: the store may hold less than this node saw stored);
-        what a loss tells follows the welcome and the snapshot."""
+        what a loss tells (returned) follows the welcome and the snapshot."""
+        effects: Effects = []
         for race_id in sorted(self.races.read_back_due.pop(player, ())):
             room = self.races.rooms.get(race_id)
             if room is None:
                 continue
             try:
-                self.races.outlet.carry_out(await read_back(self.races, room, now()))
+                effects += await read_back(self.races, room, now())
             except StoreError as error:  # a later write or reconnect reads it back then
                 log.warning("a race not read back", extra={"race": race_id, "error": str(error)})
+        return effects
 
     def catch_up(
         self, session: Session, resumed: bool, restored: bool, last_event: int | None

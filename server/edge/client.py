@@ -12,6 +12,7 @@ from protocol.wire import JSON
 from server.config import Settings
 from server.edge.lines import Line
 from server.edge.ratelimit import FloodGuard, TokenBucket, attempts_bucket
+from server.state.askers import Asker
 from server.state.sessions import Session
 
 
@@ -25,19 +26,13 @@ class Client:
         self.bucket = TokenBucket(settings.rate_per_s, settings.burst, now_s)
         self.flood = FloodGuard(settings.flood_strikes)
         self.session: Session | None = None
-        self.address = ""  # the client's, by a trusted proxy's word (the gateway's)
-        self.device: str | None = None  # the id its hello gave of the client's device
-        # the hashes of the tokens it presented at hello or held since: its token lineage,
-        # each account it speaks for is related to the others (``server/races/standing.py``)
-        self.lineage: set[str] = set()
+        self.asker = Asker()  # who asks, as it has told (address, device, token lineage)
         self.closing = False  # closing for abuse: frames are read and dropped
         self.waiting: asyncio.Task[None] | None = None  # a request being answered by a task
         # messages read meanwhile, in order (made when first needed: most connections never do)
         self.queued: deque[tuple[str | bytes, float]] | None = None  # (frame, read at)
         self.deferred = 0  # answers waiting behind stored actions, to keep their order
         self.attempts = attempts_bucket(settings)  # register and sign-in attempts
-        # each register or sign-in waiting its turn: whether the bucket let it in on arrival
-        self.attempts_allowed: deque[bool] = deque()
 
     @property
     def replaced(self) -> bool:

@@ -95,7 +95,7 @@ class Gateway:
         client = Client(connection, self.settings, asyncio.get_running_loop().time())
         peer = connection.remote_address
         host = str(peer[0]) if peer else ""
-        client.address = client_address(host, connection.forwarded_for, self.trusted)
+        client.asker.address = client_address(host, connection.forwarded_for, self.trusted)
         self.metrics.connections.inc()
         try:
             connection.listen(lambda message: self.on_message(client, message))
@@ -166,7 +166,7 @@ class Gateway:
             if session is None:
                 raise ProtocolError("say hello first", "hello_first")
             if request.attempt:  # counted as it was read, in order
-                client.attempts_allowed.append(client.attempts.allow(read_at))
+                client.asker.attempts_allowed.append(client.attempts.allow(read_at))
             return self._answer(client, session, request)
         except Exception as error:
             if isinstance(error, ProtocolError) and error.request_id is not None:
@@ -184,7 +184,7 @@ class Gateway:
         self.metrics.requests.labels(request.type).inc()
         try:
             answering = self.table[type(request)]
-            data, effects = await answering(Asking(client, session, request, now()))
+            data, effects = await answering(Asking(client.asker, session, request, now()))
         except Exception as error:
             self._failure(client, error, request.id, request.type)
             return
@@ -200,20 +200,22 @@ class Gateway:
         """The session desk opens the session; it is attached to this connection's line
         here (an older line of its player closed), then welcomed and caught up."""
         try:
-            client.device = request.device
+            client.asker.device = request.device
             opened = await self.session_desk.hello(request, client.session is not None)
             # the token presented, even one no longer valid (an account's, signed out)
-            client.lineage = {token_hash(request.token)} if request.token else set()
+            client.asker.lineage = {token_hash(request.token)} if request.token else set()
             self.lines.attach(client.line, opened.session)
             client.session = opened.session
             self.executor.run(opened.effects)
-            await self.session_desk.opened(opened)
-            await self.handlers.seen_at_hello(client, now())
+            self.executor.run(await self.session_desk.opened(opened))
+            await self.handlers.seen_at_hello(client.asker, opened.session, now())
         except Exception as error:
             self._failure(client, error, request.id, request.type)
 
     def _failure(self, client: Client, error: Exception, request_id: Any, kind: str | None) -> None:
-        """The error answer to a request that failed with ``error``."""
+        """The error answer to a request that failed with ``error``, after what its
+        decisions owe all the same (a race adopted is followed)."""
+        self.executor.carry_out_owed()
         if isinstance(error, WireError):
             code, text, request_id, kind = error.code, error.message, None, None
         elif isinstance(error, StoreError):  # its message is for operators, not players

@@ -116,6 +116,22 @@ class Write:
 
 
 @dataclass(slots=True)
+class WriteBehind:
+    """A store job queued (in order, retried, never dropped) that nothing waits for: a
+    session's identity, which its welcome does not wait for."""
+
+    job: Job
+
+
+@dataclass(slots=True)
+class TellTaken:
+    """Tell node ``previous`` that ``player``'s session came here: it lets them go."""
+
+    player: str
+    previous: str
+
+
+@dataclass(slots=True)
 class StartAt:
     """Give ``room``'s race its start signal at ``mono_ms`` (this process's monotonic
     clock, in milliseconds)."""
@@ -202,6 +218,8 @@ Effect = (
     | Post
     | PostAct
     | Write
+    | WriteBehind
+    | TellTaken
     | StartAt
     | Forget
     | Rewatch

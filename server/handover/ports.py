@@ -5,10 +5,11 @@ other through here):
   back from (``server/desks/deciding.py`` is the one);
 - ``Hands``: what the relay and the timers hand inputs to, to be decided and carried out
   (``server/carry/executor.py`` is the one);
-- ``Outlet``: effects a decision cannot leave to the request that asked it, as the request
-  may fail after it (a race adopted must be followed, whatever becomes of the request):
-  carried out at once by whoever carries out (the executor plugs itself in as it is
-  built).
+- ``Owed``: effects a decision owes whatever becomes of the request that asked it, as the
+  request may fail after it (a race adopted must be followed; what a failed step absorbed
+  from another node must be told): the deciding side adds them, the carrying-out side takes
+  them before it carries out anything else and when a request fails. Data, not a call:
+  nothing decided calls carrying out back.
 """
 
 from __future__ import annotations
@@ -40,20 +41,16 @@ class Hands(Protocol):
         ...
 
 
-class Carrier(Protocol):
-    def run(self, effects: Effects) -> object:
-        """Carry ``effects`` out."""
-        ...
-
-
-class Outlet:
-    """Effects carried out at once, by the carrier plugged in (the executor's)."""
+class Owed:
+    """Effects owed whatever becomes of the request that made them, in the order added."""
 
     def __init__(self) -> None:
-        self.carrier: Carrier | None = None
+        self.effects: Effects = []
 
-    def carry_out(self, effects: Effects) -> None:
-        """Carry ``effects`` out now (none: nothing to do)."""
-        if effects:
-            assert self.carrier is not None, "nothing carries effects out yet"
-            self.carrier.run(effects)
+    def add(self, effects: Effects) -> None:
+        self.effects += effects
+
+    def take(self) -> Effects:
+        """What is owed, now no longer (the taker carries it out)."""
+        taken, self.effects = self.effects, []
+        return taken

@@ -9,8 +9,8 @@ another node wrote). It absorbs other nodes' changes and logged actions, and cou
 stored. Every call returns what it leaves to do as effects, but for what the request that
 asked cannot be trusted to carry out, as it may fail after it: following a race adopted
 (``find``), and what a failed step found on its way (another node's change, absorbed).
-Those go out through the ``outlet`` (``server/handover/ports.py``: carried out at once by the
-executor); nothing waits for a later run. It never calls the executor back otherwise:
+Those are ``owed`` (``server/handover/ports.py``: the executor takes them before it carries
+out anything else, and when a request fails). It never calls carrying out:
 what a race's start, end, rating or failed write leaves to decide is handed to
 ``server/desks/deciding.py``, which asks it.
 """
@@ -37,7 +37,7 @@ from protocol.race_views import public_info
 from server.config import Settings
 from server.handover.effects import Effects, Follow, Forget, StartAt
 from server.handover.node_news import CarriedEntries
-from server.handover.ports import Outlet
+from server.handover.ports import Owed
 from server.races.announcements import standings, told
 from server.races.log_sync import apply_logged, carried_entries, let_go, undo_unstored
 from server.races.results import finished
@@ -55,13 +55,13 @@ class FollowedRaces:
         settings: Settings,
         store: Store,
         feeding: Feeding,
-        outlet: Outlet,
+        owed: Owed,
         here: Callable[[str], bool] = lambda player: True,
     ) -> None:
         self.settings = settings
         self.store = store
         self.feeding = feeding  # rooms whose spectator feed has work (server/edge/feeds.py)
-        self.outlet = outlet  # what no request may be left to carry out
+        self.owed = owed  # what no request may be left to carry out
         self.rooms: dict[str, Room] = {}
         self.races_of: dict[str, set[str]] = {}  # player -> races followed that they are in
         # whether a player's session is on this node (the server's sessions say): only
@@ -74,9 +74,8 @@ class FollowedRaces:
     async def find(self, race_id: str, moment: Now) -> Room:
         """A race followed here, else rebuilt from the store: a live one is followed from
         now on (``adopt``), a finished one is only shown (its end written if it never
-        was). What that takes is carried out at once (``outlet``), whatever becomes of
-        the request that asked: a race adopted is always followed. RaceError if there is
-        none."""
+        was). What that takes is ``owed``, whatever becomes of the request that asked: a
+        race adopted is always followed. RaceError if there is none."""
         room = self.rooms.get(race_id)
         if room is not None:
             return room
@@ -85,9 +84,9 @@ class FollowedRaces:
             raise RaceError(f"there is no race {race_id}", "race_not_found")
         if rebuilt.id not in self.rooms:
             if rebuilt.race.phase is not Phase.DONE:
-                self.outlet.carry_out(self.adopt(rebuilt, moment))
+                self.owed.add(self.adopt(rebuilt, moment))
             elif not rebuilt.stored:  # over by its log, its end never written: write it
-                self.outlet.carry_out(finished(rebuilt, moment, self.settings))
+                self.owed.add(finished(rebuilt, moment, self.settings))
         return self.rooms.get(race_id, rebuilt)
 
     async def rebuild(self, race_id: str, moment: Now, fresh: bool = False) -> Room | None:
@@ -151,7 +150,7 @@ class FollowedRaces:
         step; what it tells. When another node changed the race first, the change is taken
         back, the stored race absorbed, and the change tried again on it. When the store
         cannot be reached, the change is taken back and the StoreError raised: nothing
-        changed (what absorbing another node's change told is carried out all the same)."""
+        changed (what absorbing another node's change told is owed all the same)."""
         caught: Effects = []  # what absorbing other nodes' changes told
         async with room.lock:
             for _ in range(STEP_TRIES):
@@ -164,14 +163,14 @@ class FollowedRaces:
                     )
                 except StoreError:
                     absorb(room.race, before, moment)
-                    self.outlet.carry_out(caught)
+                    self.owed.add(caught)
                     raise
                 if stored:
                     room.version += 1
                     return caught + self._told(room, record_changes(before, after), moment)
                 absorb(room.race, before, moment)
                 caught += await self._catch_up(room, moment)
-        self.outlet.carry_out(caught)
+        self.owed.add(caught)
         raise RaceError("the race kept changing under this request: try again", "race_busy")
 
     async def take_over(self, player: str, fence: int, moment: Now) -> tuple[list[str], int]:
@@ -197,7 +196,7 @@ class FollowedRaces:
                 raise ProtocolError(
                     "this player's session continues on a newer connection", "replaced"
                 )
-            self.outlet.carry_out(await self.pull(room, player, moment))
+            self.owed.add(await self.pull(room, player, moment))
         if followed:
             self.read_back_due[player] = followed
         return races, rebuilt

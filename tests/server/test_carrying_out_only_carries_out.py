@@ -88,3 +88,37 @@ def test_the_composition_root_closes_no_loop_through_a_lambda() -> None:
 def test_the_finder_follows_imports_through_other_modules() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": set(), "d": {"a"}}
     assert reached("a", graph) == {"a": ["a"], "b": ["a", "b"], "c": ["a", "b", "c"]}
+
+
+# What would call carrying out back from a decision: the executor's entries, a port that
+# carries out at once (the ``Outlet`` there was), the writer's queue.
+CARRYING_OUT_CALLS = {"carry_out", "carry_out_owed", "run", "hand", "hand_reading"}
+
+
+def test_no_deciding_module_calls_carrying_out_back() -> None:
+    calls = []
+    for name, path in modules().items():
+        if name not in DECIDING:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in CARRYING_OUT_CALLS
+            ):
+                calls.append(f"{name}: {ast.unparse(node.func)}")
+    assert calls == []
+
+
+def test_no_deciding_module_imports_what_carries_effects_out_or_the_edge() -> None:
+    # the session desk held the writer and the relay: a session's identity and the word to
+    # the node it came from are effects now (``WriteBehind``, ``TellTaken``), owed; the
+    # handlers took the edge's ``Client``: they take an ``Asker`` now (server/state/askers.py)
+    known = modules()
+    apart = {name for name in known if name.startswith(("server.carry.", "server.edge."))}
+    holding = {
+        name: sorted(imported(name, path, known) & apart)
+        for name, path in known.items()
+        if name in DECIDING and imported(name, path, known) & apart
+    }
+    assert holding == {}
