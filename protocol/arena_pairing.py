@@ -182,7 +182,7 @@ def _cut(
         return _matched(ordered, rule, fits, apart)
     if len(ordered) <= EXACT:
         return _searched(ordered, rule, fits)
-    return _grouped(ordered, rule, fits)
+    return _grouped(ordered, rule, fits, apart)
 
 
 def _met(one: Idle, other: Idle) -> bool:
@@ -259,22 +259,30 @@ def _searched(
 
 
 def _grouped(
-    ordered: list[Idle], rule: PairingRule, fits: Callable[[Idle, Idle], bool]
+    ordered: list[Idle],
+    rule: PairingRule,
+    fits: Callable[[Idle, Idle], bool],
+    apart: Callable[[Idle, Idle], int],
 ) -> tuple[list[list[Idle]], list[Idle]]:
     """Heats of 3 or 4 cut in standing order: the first player not yet placed, then the
-    next players (within the window) who fit everyone already in the heat."""
+    next players (within the window) who fit everyone already in the heat. Linear: each
+    player looks at most ``window`` places ahead."""
     heats: list[list[Idle]] = []
     left: list[Idle] = []
-    remaining = list(ordered)
-    while remaining:
-        heat = [remaining[0]]
-        for candidate in remaining[1 : rule.window + 1]:
-            if len(heat) < rule.heat_size and all(fits(member, candidate) for member in heat):
-                heat.append(candidate)
+    taken: set[int] = set()  # placed in a heat, or left waiting
+    for first, head in enumerate(ordered):
+        if first in taken:
+            continue
+        heat = [first]
+        for j in range(first + 1, len(ordered)):
+            if len(heat) == rule.heat_size or apart(head, ordered[j]) > rule.window:
+                break
+            if j not in taken and all(fits(ordered[m], ordered[j]) for m in heat):
+                heat.append(j)
         if len(heat) == rule.heat_size:
-            heats.append(heat)
-            placed = {member.player for member in heat}
-            remaining = [entry for entry in remaining if entry.player not in placed]
+            heats.append([ordered[m] for m in heat])
+            taken.update(heat)
         else:
-            left.append(remaining.pop(0))
+            left.append(head)
+            taken.add(first)
     return heats, left
