@@ -24,6 +24,7 @@ from protocol.race import LogEntry
 from protocol.ranking import Run
 from server.handover.jobs import Job
 from server.store.account import Account as Account  # kept here for its users
+from server.store.arenas import Arenas
 from server.store.moderation import Moderation
 from server.store.records import Board as Board
 from server.store.records import Entry as Entry
@@ -31,6 +32,7 @@ from server.store.records import History as History
 from server.store.records import Identity as Identity
 from server.store.records import Listed as Listed
 from server.store.records import Relation as Relation
+from server.store.records import encode_json as encode_json  # kept here for its users
 from server.store.roles import Accounts, Bus, Days, Limits, Pairing, Races
 
 DAYS_KEPT = 400  # a player's ranked daily days remembered for their streak
@@ -99,8 +101,8 @@ class Wiring(Protocol):
 
 
 class Store(ABC):
-    """The roles of storage (``roles.py``, ``moderation.py``), the writes the writer hands
-    it (``write``) and the deployment's own secrets.
+    """The roles of storage (``roles.py``, ``moderation.py``, ``arenas.py``), the writes the
+    writer hands it (``write``) and the deployment's own secrets.
 
     Every method is atomic: concurrent callers (tasks, or server processes sharing Redis)
     never observe half of an update. Every write is idempotent, so a write repeated after
@@ -121,6 +123,7 @@ class Store(ABC):
     pairing: Pairing
     limits: Limits
     moderation: Moderation
+    arenas: Arenas
 
     @abstractmethod
     async def daily_secret(self, proposed: str) -> str:
@@ -158,11 +161,6 @@ class Store(ABC):
 
 
 # shared encodings and checks
-
-
-def encode_json(value: Any) -> str:
-    """The canonical JSON text both stores keep (sorted keys, no NaN)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 def any_shared(address_sets: Sequence[set[str]]) -> bool:

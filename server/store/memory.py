@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from server.handover.jobs import AppendActions, EndRace, Job, KeepReview, RecordDaily, RecordHistory
 from server.store.base import Fenced, LogGap, Store, StoreError
 from server.store.memory_accounts import MemoryAccounts
+from server.store.memory_arenas import MemoryArenas
 from server.store.memory_bus import MemoryBus, MemoryLimits, MemoryPairing
 from server.store.memory_days import MemoryDays
 from server.store.memory_moderation import MemoryModeration
@@ -38,6 +39,7 @@ class MemoryStore(Store):
         self.limits = MemoryLimits()
         self.moderation: MemoryModeration = MemoryModeration(self.accounts, self.days)
         self.races: MemoryRaces = MemoryRaces(self.bus, max_ended, self.moderation.forget)
+        self.arenas: MemoryArenas = MemoryArenas()
 
     async def daily_secret(self, proposed: str) -> str:
         if self._secret is None:

@@ -4,6 +4,7 @@ race is listed, a board and its entries; and ``token_hash``, the key a token is 
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -89,3 +90,8 @@ def token_hash(token: str) -> str:
     """What the store keeps of a resume token: its SHA-256, so a copy of the store does not
     let anyone act as a player (a token is 192 random bits: no salt or stretching needed)."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def encode_json(value: Any) -> str:
+    """The canonical JSON text both stores keep (sorted keys, no NaN)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)

@@ -49,6 +49,10 @@ class RedisKeys:
         """One of a race's keys (its record, result, racers)."""
         return f"{self.prefix}race:{{{race}}}:{part}"
 
+    def arena(self, arena: str, part: str) -> str:
+        """One of an arena's keys (its record, players, heats, log, lease), one slot."""
+        return f"{self.prefix}arena:{{{arena}}}:{part}"
+
     def log(self, race: str, player: str) -> str:
         """A racer's action log in a race (a stream)."""
         return f"{self.prefix}race:{{{race}}}:log:{player}"

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from server.handover.jobs import Job
 from server.store.base import Store, StoreError
 from server.store.redis_accounts import RedisAccounts
+from server.store.redis_arenas import RedisArenas
 from server.store.redis_batch import BatchBuilder, Shas
 from server.store.redis_bus import RedisBus, RedisLimits, RedisPairing
 from server.store.redis_calls import CALL_DEADLINE_S, RedisCalls, wire_address
@@ -91,6 +92,7 @@ class RedisStore(Store):
         self.pairing = RedisPairing(calls, self._keys)
         self.limits = RedisLimits(calls, self._keys)
         self.moderation = RedisModeration(calls, self._keys, self.accounts)
+        self.arenas = RedisArenas(calls, self._keys)
 
     # daily challenge
 
