@@ -1,17 +1,19 @@
-"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2|signin|
-spectators|farm|fairplay|redis-clients``: benchmarks that print figures (never timed tests). The
-server benchmark lives in bench/loadtest.py (``--nodes``: bench/nodebench.py), the engine and
-solver ones in bench/enginebench.py, the memory one in
-bench/memorybench.py; soak, recovery, idle, pairing, spectators, farm and fairplay in
-bench/{soak,recovery,idle,pairing,spectator,farm,fairplay}bench.py; storage and argon2 (the
-server's parts through their public faces) in bench/{storage,argon2}bench.py; redis-clients
-(the store's own hiredis client against redis-py) in server/store/redis_clients_bench.py."""
+"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|arena-pairing|
+argon2|signin|spectators|farm|fairplay|redis-clients``: benchmarks that print figures (never
+timed tests). The server benchmark lives in bench/loadtest.py (``--nodes``:
+bench/nodebench.py), the engine and solver ones in bench/enginebench.py, the memory one in
+bench/memorybench.py; soak, recovery, idle, pairing, arena-pairing, spectators, farm and
+fairplay in bench/{soak,recovery,idle,pairing,arenapairing,spectator,farm,fairplay}bench.py;
+storage and argon2 (the server's parts through their public faces) in
+bench/{storage,argon2}bench.py; redis-clients (the store's own hiredis client against
+redis-py) in server/store/redis_clients_bench.py."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+from collections.abc import Callable
 
 from bench.enginebench import measure_engine, measure_solver
 from protocol.games import GAMES, rules_for
@@ -20,23 +22,7 @@ from protocol.games import GAMES, rules_for
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "target",
-        choices=[
-            "engine",
-            "solver",
-            "server",
-            "memory",
-            "soak",
-            "recovery",
-            "storage",
-            "idle",
-            "pairing",
-            "argon2",
-            "signin",
-            "spectators",
-            "farm",
-            "fairplay",
-            "redis-clients",
-        ],
+        choices=["engine", "solver", *RUNNERS],
         help="what to measure",
     )
     parser.add_argument(
@@ -167,7 +153,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="signin: phases alone and with sign-ins; server --nodes: 1 node then N nodes",
     )
     argon2 = parser.add_argument_group("argon2")
-    argon2.add_argument("--repeat", type=int, default=10, help="verifies timed per parameter set")
+    argon2.add_argument("--repeat", type=int, default=10, help="verifies (arena-pairing: waves)")
     parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
     parser.add_argument("--seed", type=int, default=1, help="seed of the random playouts")
     clients = parser.add_argument_group("redis-clients")
@@ -179,7 +165,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--quick",
         action="store_true",
         help="fairplay: a few players at a fiftieth of a person's pace (for its test); "
-        "farm: a smaller search and honest field",
+        "farm: a smaller search and honest field; arena-pairing: no one-graph waves",
     )
     offline = "fairplay: no server; the plans' signals on DEALS deals a game (--players a deal)"
     parser.add_argument("--offline", type=int, metavar="DEALS", help=offline)
@@ -187,23 +173,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    runners = {
-        "server": run_server,
-        "memory": run_memory,
-        "soak": run_soak,
-        "recovery": run_recovery,
-        "storage": run_storage,
-        "redis-clients": run_redis_clients,
-        "idle": run_idle,
-        "pairing": run_pairing,
-        "argon2": run_argon2,
-        "signin": run_signin,
-        "spectators": run_spectators,
-        "farm": run_farm,
-        "fairplay": run_fairplay,
-    }
-    if args.target in runners:
-        return runners[args.target](args)
+    if args.target in RUNNERS:
+        return RUNNERS[args.target](args)
     if args.seconds is None:
         args.seconds = 3.0
     if args.target == "solver":
@@ -417,6 +388,18 @@ def run_pairing(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_arena_pairing(args: argparse.Namespace) -> int:
+    """Arena pairing waves of a whole field idle at once (``--players``, 1,000), pure."""
+    from bench.arenapairingbench import print_table, run_arena_pairing
+
+    players = 1000 if args.players is None else args.players
+    if players < 8 or args.repeat < 1:
+        raise SystemExit("error: --players must be at least 8, --repeat at least 1")
+    rows = run_arena_pairing(players, args.repeat, 0 if args.quick else 2, args.seed)
+    print(json.dumps(rows)) if args.json else print_table(rows)
+    return 0
+
+
 def run_argon2(args: argparse.Namespace) -> int:
     from bench.argon2bench import print_table, run_argon2
 
@@ -493,3 +476,21 @@ def run_fairplay(args: argparse.Namespace) -> int:
     result = asyncio.run(measure(honest, args.quick, args.seed))
     print(json.dumps(result)) if args.json else print_fairplay(result)
     return 0
+
+
+RUNNERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "server": run_server,
+    "memory": run_memory,
+    "soak": run_soak,
+    "recovery": run_recovery,
+    "storage": run_storage,
+    "redis-clients": run_redis_clients,
+    "idle": run_idle,
+    "pairing": run_pairing,
+    "arena-pairing": run_arena_pairing,
+    "argon2": run_argon2,
+    "signin": run_signin,
+    "spectators": run_spectators,
+    "farm": run_farm,
+    "fairplay": run_fairplay,
+}
