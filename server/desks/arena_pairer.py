@@ -20,20 +20,26 @@ from __future__ import annotations
 
 import logging
 import secrets
+from dataclasses import replace
+from typing import Any
 
-from protocol.arena import HeatResult, Racer, heat_from_runs, standings
+from protocol.arena import HeatResult, Racer, Removed, heat_from_runs, standings
 from protocol.arena_calendar import Arena, upcoming
 from protocol.arena_pairing import Idle, PairingRule, pair_wave, wave_deal
 from protocol.games import rules_for
 from protocol.phases import Phase
-from protocol.player_events import Paired
-from protocol.race import Now, RaceSettings
+from protocol.player_events import Held, Paired
+from protocol.race import Now, Race, RaceSettings
 from protocol.race_views import public_info, race_runs
+from protocol.ranking import Run
 from protocol.ratings import Rating
 from server.desks.arena_desk import ArenaDesk, status_at
-from server.handover.effects import Effects, PushAnywhere
+from server.handover.effects import Effects, PushAnywhere, Write
+from server.handover.jobs import KeepReview
+from server.races.fairplay import FLAGGED, history_times, review_of
 from server.races.followed import restored
 from server.races.race_desk import RaceDesk, new_id
+from server.races.results import logs_keep_s
 from server.store import Store, StoreError
 from server.store.arena_records import ArenaPlace, ArenaRefused, HeatStart, StaleLease
 
@@ -80,12 +86,12 @@ class ArenaPairer:
         if record.status == "scheduled":
             await self._checked_again(arena, moment)
             await self.store.arenas.set_status(arena.id, "running")
-        open_heats = await self._scored(arena, moment)
+        open_heats, told = await self._scored(arena, moment)
         if status_at(arena, moment.wall_ms) == "running":
-            return await self._wave(arena, open_heats, token, moment)
+            return told + await self._wave(arena, open_heats, token, moment)
         if not open_heats or moment.wall_ms - arena.end_ms > FINISH_WITHIN_MS:
             await self._ended(arena, moment)
-        return []
+        return told
 
     async def _checked_again(self, arena: Arena, moment: Now) -> None:
         """At its start, whoever no longer meets the entry conditions is withdrawn."""
@@ -102,39 +108,74 @@ class ArenaPairer:
                 )
                 log.info("withdrawn at the start", extra={"arena": arena.id, "code": refusal.code})
 
-    async def _scored(self, arena: Arena, moment: Now) -> list[HeatStart]:
-        """Score every heat whose race is over; the heats still running."""
+    async def _review(self, race: Race, runs: list[Run], moment: Now) -> dict[str, Any]:
+        """The heat's fair-play review, as a rated race's (``server/races/fairplay.py``)."""
+        histories = {
+            run.player: history_times(
+                await self.store.accounts.history(run.player), race.settings.game, race.id
+            )
+            for run in runs
+        }
+        hold = self.race_desk.settings.hold_flagged
+        return review_of(race, runs, moment.wall_ms, None, histories, hold)
+
+    async def _scored(self, arena: Arena, moment: Now) -> tuple[list[HeatStart], Effects]:
+        """Score every heat whose race is over (a heat fair play holds is held, and its
+        flagged players removed from the arena); the heats still running, and what
+        scoring them tells."""
         scored = {
             e.heat for e in await self.store.arenas.log(arena.id) if isinstance(e, HeatResult)
         }
-        running = []
+        running, effects = [], []
         for heat in await self.store.arenas.heats(arena.id):
             if heat.heat in scored:
                 continue
-            result = await self._result(heat, moment)
-            if result is None:
+            scoring = await self._result(heat, moment)
+            if scoring is None:
                 running.append(heat)
                 continue
+            result, review = scoring
             await self.store.arenas.append(arena.id, result)
             for player in heat.racers:
                 self.back_at[(arena.id, player)] = moment.wall_ms
-        return running
+            if review is not None and review["status"] == FLAGGED:
+                effects += await self._flagged(arena, result, review)
+        return running, effects
 
-    async def _result(self, heat: HeatStart, moment: Now) -> HeatResult | None:
-        """The heat's result once its race is over (None while it runs)."""
+    async def _flagged(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> Effects:
+        """A heat fair play flagged: its review kept for a moderator; when flagged runs
+        are held, the heat is held (it scores nothing until cleared) and each flagged
+        player removed from the arena (off the standings, every heat of theirs counted as
+        not finished), and told ``held``."""
+        keep = Write(KeepReview(result.heat, review, logs_keep_s(self.race_desk.settings)))
+        if not review["held"]:
+            return [keep]
+        flagged = sorted(p for p, judged in review["players"].items() if judged["reasons"])
+        for player in flagged:
+            await self.store.arenas.append(arena.id, Removed(player))
+        log.warning("arena heat held", extra={"arena": arena.id, "heat": result.heat})
+        held = Held(result.heat, arena.game, "race")
+        return [keep, *(PushAnywhere(player, held) for player in flagged)]
+
+    async def _result(
+        self, heat: HeatStart, moment: Now
+    ) -> tuple[HeatResult, dict[str, Any] | None] | None:
+        """The heat's result once its race is over (None while it runs), and its fair-play
+        review (None for a heat whose race never opened)."""
         record = await self.store.races.load_race(heat.heat)
         if record is None or not record.get("racers"):
             if moment.wall_ms - heat.at_ms < LOST_HEAT_MS:
                 return None
-            return HeatResult(
-                heat.heat,
-                tuple(Racer(p, place, False, 0, 0) for place, p in enumerate(heat.racers, 1)),
-            )
+            unplayed = tuple(Racer(p, place, False, 0, 0) for place, p in enumerate(heat.racers, 1))
+            return HeatResult(heat.heat, unplayed), None
         if record["phase"] != Phase.DONE.value:
             return None
         race = restored(record, await self.store.races.actions(heat.heat), moment)
         undos = {p: sum(1 for a in r.log.actions() if a == "undo") for p, r in race.racers.items()}
-        return heat_from_runs(heat.heat, race_runs(race), frozenset(race.settings.risk), undos)
+        runs = race_runs(race)
+        review = await self._review(race, runs, moment)
+        result = heat_from_runs(heat.heat, runs, frozenset(race.settings.risk), undos)
+        return replace(result, held=review["held"]), review
 
     async def _wave(
         self, arena: Arena, open_heats: list[HeatStart], token: int, moment: Now
@@ -161,8 +202,10 @@ class ArenaPairer:
     async def _idle(
         self, arena: Arena, heats: list[HeatStart], open_heats: list[HeatStart]
     ) -> list[Idle]:
+        entries = await self.store.arenas.log(arena.id)
         busy = {player for heat in open_heats for player in heat.racers}
-        table = standings(await self.store.arenas.log(arena.id))
+        busy |= {entry.player for entry in entries if isinstance(entry, Removed)}
+        table = standings(entries)
         rank = {standing.player: standing.rank for standing in table}
         last: dict[str, frozenset[str]] = {}
         for heat in sorted(heats, key=lambda h: h.at_ms):

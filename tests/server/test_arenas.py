@@ -127,3 +127,40 @@ async def test_at_its_end_no_heat_starts_running_heats_count_and_places_go_on_pr
     assert profile["best_arena_place"] in (1, 2)
     for client in (ann, bob):
         await client.close()
+
+
+async def test_a_player_fair_play_flags_is_removed_and_the_standings_told_within_5_s(
+    store: Store,
+) -> None:
+    async with running_server(
+        store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, hold_flagged=True
+    ) as server:
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
+        arena = await the_arena(ann)
+        for client in (ann, bob):
+            await client.join_arena(arena)
+        heat = (await ann.next_event("paired", timeout=15)).data["race"]["race"]
+        await bob.next_event("paired")
+        started = (await ann.next_event("started")).data
+        move = next(action for action in started["you"]["legal"] if action != "undo")
+        for _ in range(12):  # 24 actions at a machine's pace
+            await ann.act(heat, move)
+            await ann.act(heat, "undo")
+        await bob.next_event("started")
+        for client in (ann, bob):
+            await client.resign(heat)
+        over = time.monotonic()
+        held = await ann.next_event("held", timeout=10)
+        assert held.data["race"] == heat
+        told = await bob.next_event(
+            "arena_standings", timeout=10, where=lambda data: data["version"] >= 2
+        )
+        assert time.monotonic() - over < 5
+        assert told.data["players"] == 1 and told.data["top"][0]["player"] == bob.player
+        review = await server.store.moderation.review(heat)
+        assert review is not None and review["held"]
+        with pytest.raises(ServerError) as refused:
+            await ann.join_arena(arena)
+        assert refused.value.code == "removed_from_arena"
+        for client in (ann, bob):
+            await client.close()
