@@ -38,6 +38,7 @@ from protocol.wire import SUBPROTOCOLS
 from server.carry.executor import Executor
 from server.carry.relay import Relay
 from server.carry.retrying import until_the_store_takes_it
+from server.carry.store_watch import StoreWatch
 from server.carry.sweeper import Sweeper
 from server.carry.ticker import Ticker
 from server.carry.writer import Writer
@@ -67,7 +68,7 @@ from server.edge.outbox import Outbox
 from server.handover.inputs import GraceOver, LookAfterDue
 from server.handover.moment import now
 from server.handover.ports import Owed
-from server.metrics import Metrics
+from server.metrics import Metrics, probe_loop_lag
 from server.races.followed import FollowedRaces
 from server.races.race_desk import RaceDesk
 from server.state.rooms import Room
@@ -109,7 +110,11 @@ class RaceServer:
             settings, store, self.feeds.feeding, self.owed, here=self.sessions.here
         )
         self.race_desk = RaceDesk(settings, store, self.races)
-        self.relay = Relay(self.node, store, self.lines, self.races.rooms)
+        self.relay = Relay(
+            self.node, store, self.lines, self.races.rooms, self.metrics.pubsub_lag.observe
+        )
+        # for /metrics: the store up, its replicas, failovers seen, the reviews waiting
+        self.store_watch = StoreWatch(store, self.metrics.failovers.inc)
         self.spectating = SpectatingDesk(store, self.races)
         self.answers = Answers(self.writer, self.lines, self.metrics)
         store.node = self.node
@@ -266,6 +271,7 @@ class RaceServer:
         await self.relay.start()
         await self.store.bus.node_alive(self.node, LEASE_TTL_MS)
         await self.clock.measure(self.store.bus)  # before any lease or connection
+        await self.store_watch.read()  # /metrics says what the store is from the first scrape
         self.tasks = [
             asyncio.create_task(self.writer.run(), name="writer"),
             asyncio.create_task(self.ticker.run(), name="ticker"),
@@ -273,6 +279,8 @@ class RaceServer:
             asyncio.create_task(self.duties.pair(), name="pairing"),
             asyncio.create_task(self.duties.run_arenas(), name="arenas"),
             asyncio.create_task(self.duties.feed_arenas(), name="arena-feed"),
+            asyncio.create_task(self.store_watch.run(), name="store-watch"),
+            asyncio.create_task(probe_loop_lag(self.metrics.loop_lag.observe), name="loop-lag"),
         ]
         self.server = await serve(
             self.gateway.handle,
@@ -378,6 +386,7 @@ def _readings(server: RaceServer) -> dict[str, float]:
         "daily_deals_uncertified": sum(1 for v in server.daily.verdicts.values() if not v),
         "clock_offset_seconds": (server.clock.offset_ms or 0.0) / 1000,
         "clock_off": float(server.clock.off),
+        **server.store_watch.readings(),
     }
 
 

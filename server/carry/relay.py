@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from protocol.player_events import Paired, PlayerEvent
@@ -34,6 +34,8 @@ from server.handover.node_news import (
     TakenOver,
     decode,
     encode,
+    sent_ms,
+    stamped,
 )
 from server.handover.ports import Hands
 from server.state.rooms import Room
@@ -43,9 +45,19 @@ log = logging.getLogger("solrace.relay")
 
 
 class Relay:
-    def __init__(self, node: str, store: Store, lines: Lines, rooms: Mapping[str, Room]) -> None:
-        """``rooms``: the races followed here, by id (read only)."""
+    def __init__(
+        self,
+        node: str,
+        store: Store,
+        lines: Lines,
+        rooms: Mapping[str, Room],
+        observe_lag: Callable[[float], None] = lambda seconds: None,
+    ) -> None:
+        """``rooms``: the races followed here, by id (read only); ``observe_lag`` is given
+        the seconds each stamped message from another node took to arrive (its sender's
+        wall clock against ours: they agree within ``--max-clock-offset-ms``)."""
         self.node = node
+        self.observe_lag = observe_lag
         self.store = store
         self.lines = lines  # the players' lines here: events for them go out on these
         self.rooms = rooms
@@ -104,6 +116,9 @@ class Relay:
         news = decode(message)
         if news is None or (not isinstance(news, Resync) and news.node == self.node):
             return
+        sent = sent_ms(message)
+        if sent is not None:
+            self.observe_lag(max(0.0, now().wall_ms - sent) / 1000)
         if isinstance(news, Resync):  # messages may have been missed: read every race again
             for race_id in list(self.following):
                 room = self.rooms.get(race_id)
@@ -187,14 +202,17 @@ class Relay:
             node = await self.store.bus.player_node(player)
             if node is not None and node != self.node:
                 news = Pushed(player, event, self.node)
-                await self.store.bus.publish(node_channel(node), encode(news))
+                await self.store.bus.publish(
+                    node_channel(node), stamped(encode(news), now().wall_ms)
+                )
 
         self._spawn(tell())
 
     def taken(self, player: str, previous: str) -> None:
         """``player``'s session came here from ``previous``: that node lets it go."""
         news = TakenOver(player, self.node)
-        self._spawn(self.store.bus.publish(node_channel(previous), encode(news)))
+        message = stamped(encode(news), now().wall_ms)
+        self._spawn(self.store.bus.publish(node_channel(previous), message))
 
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run ``work`` as a task of the relay's (cancelled by ``stop``: one cancelled before

@@ -4,7 +4,10 @@ the player it concerns). A race's channel carries ``RecordChanged`` and ``Logged
 own channel ``Pushed`` and ``TakenOver``; ``Resync`` comes from this node's store when its
 subscription was lost and messages may have been missed. The keys are short and stay as
 they are: nodes of two versions talk during a rolling restart, and the Redis script that
-appends a log writes ``Logged`` itself (``server/store/redis_batch.py``).
+appends a log writes ``Logged`` itself (``server/store/redis_batch.py``). A message may
+also carry ``"t"``, the sender's wall clock in ms when it sent it (``stamped``), which the
+hearer reads (``sent_ms``) for the pub/sub delivery lag; a node that does not know it
+ignores it, and a message without it is heard all the same.
 """
 
 from __future__ import annotations
@@ -91,6 +94,19 @@ def encode(news: NodeNews) -> dict[str, Any]:
     if isinstance(news, TakenOver):
         return {"k": "taken", "p": news.player, "n": news.node}
     return {"k": "resync"}
+
+
+def stamped(message: dict[str, Any], wall_ms: int) -> dict[str, Any]:
+    """``message`` with its sending time (``wall_ms``, the sender's wall clock) added."""
+    return {**message, "t": wall_ms}
+
+
+def sent_ms(message: Any) -> int | None:
+    """The wall-clock ms a message heard says it was sent at, or None when it does not."""
+    if not isinstance(message, dict):
+        return None
+    sent = message.get("t")
+    return sent if isinstance(sent, int) and not isinstance(sent, bool) else None
 
 
 def decode(message: Any) -> NodeNews | None:

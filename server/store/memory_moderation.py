@@ -47,6 +47,9 @@ class MemoryModeration(Moderation):
     async def flagged(self, limit: int) -> list[dict[str, Any]]:
         return ordered([json.loads(self._reviews[race]) for race in self._flagged])[:limit]
 
+    async def waiting(self) -> int:
+        return len(self._flagged)
+
     async def settle(self, race: str, expected: str, review: dict[str, Any], keep_s: int) -> bool:
         text = self._reviews.get(race)
         if text is None or json.loads(text)["status"] != expected:

@@ -12,7 +12,8 @@ from typing import Any
 
 from protocol.race import LogEntry
 from server.handover.jobs import AppendActions, EndRace
-from server.handover.node_news import RecordChanged, encode, logged
+from server.handover.moment import now
+from server.handover.node_news import RecordChanged, encode, logged, stamped
 from server.store.base import Fenced, LogGap, encode_json, race_channel
 from server.store.memory_bus import MemoryBus
 from server.store.records import Listed
@@ -45,7 +46,8 @@ class MemoryRaces(Races):
             return False
         self._races[race] = encode_json({**record, "version": version + 1})
         self._list(race, listed)
-        self.bus.tell(race_channel(race), encode(RecordChanged(version + 1, self.bus.wiring.node)))
+        news = encode(RecordChanged(version + 1, self.bus.wiring.node))
+        self.bus.tell(race_channel(race), stamped(news, now().wall_ms))
         return True
 
     def _list(self, race: str, listed: Listed) -> None:
@@ -110,7 +112,8 @@ class MemoryRaces(Races):
         if self.bus.hears(channel):
             node = self.bus.wiring.node
             for player, entries in sorted(_by_player(job.entries).items()):
-                self.bus.tell(channel, encode(logged(node, player, entries)))
+                news = encode(logged(node, player, entries))
+                self.bus.tell(channel, stamped(news, now().wall_ms))
 
     def end(self, job: EndRace) -> None:
         """An ``EndRace`` job: the final record (unless another version is stored), the

@@ -27,6 +27,11 @@ class Moderation(ABC):
         """Reviews still waiting for a moderator (status ``flagged``), oldest first."""
 
     @abstractmethod
+    async def waiting(self) -> int:
+        """How many reviews wait for a moderator (what ``flagged`` lists, counted in one
+        step however many there are)."""
+
+    @abstractmethod
     async def settle(self, race: str, expected: str, review: dict[str, Any], keep_s: int) -> bool:
         """Replace ``race``'s review by ``review`` (kept ``keep_s`` s) only if its status is
         still ``expected`` (two moderators never decide one review two ways); it leaves the

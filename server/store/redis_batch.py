@@ -64,18 +64,21 @@ class BatchBuilder:
         self._hints: dict[str, str] = {}  # player -> their log hint (see ``log_hint``)
         self._hints_node = ""
 
-    def build(self, jobs: Sequence[Job], node: str) -> tuple[list[Command], list[tuple[int, int]]]:
+    def build(
+        self, jobs: Sequence[Job], node: str, sent_ms: int | None = None
+    ) -> tuple[list[Command], list[tuple[int, int]]]:
         """Every job's commands in order, for the store serving ``node``; and per job, (its
-        first command, how many)."""
+        first command, how many). The log messages say they were sent at ``sent_ms`` (wall
+        clock; unsaid when None: ``node_news.stamped``)."""
         pipe = _Commands()
         spans: list[tuple[int, int]] = []
         for job in jobs:
             first = len(pipe.queued)
-            self._queue(pipe, job, node)
+            self._queue(pipe, job, node, sent_ms)
             spans.append((first, len(pipe.queued) - first))
         return pipe.queued, spans
 
-    def _queue(self, pipe: _Commands, job: Job, node: str) -> None:
+    def _queue(self, pipe: _Commands, job: Job, node: str, sent_ms: int | None = None) -> None:
         keys = self.keys
         if isinstance(job, AppendActions):
             # Each racer's log is a stream of its own whose entry ids are
@@ -84,7 +87,7 @@ class BatchBuilder:
             # written by a node with a fence lower than the racer's claim is refused.
             # Nodes following the race hear of the entries in the same step (APPEND_LOG).
             if job.entries:
-                pipe.queued.append(self.append_log_call(job, node))
+                pipe.queued.append(self.append_log_call(job, node, sent_ms))
             return
         if isinstance(job, EndRace):
             ended = [keys.race(job.race, part) for part in ("race", "result", "racers")]
@@ -140,10 +143,12 @@ class BatchBuilder:
             pipe.sadd(listed, job.token_hash)
             pipe.expire(listed, job.keep_s)
 
-    def append_log_call(self, job: AppendActions, node: str) -> Command:
+    def append_log_call(self, job: AppendActions, node: str, sent_ms: int | None = None) -> Command:
         """The EVALSHA of ``APPEND_LOG`` that appends ``job``'s entries and publishes, per
         racer, the message that carries them (``node_news.Logged``; the bare hint beyond
-        ``CARRIED_MAX`` entries, or when one is refused). Runs once per player action."""
+        ``CARRIED_MAX`` entries, or when one is refused), each stamped with ``sent_ms``
+        when given. Runs once per player action."""
+        sent = "" if sent_ms is None else f',"t":{sent_ms}'  # as node_news.stamped
         race, fence, known, names = job.race, job.fence, self.known_racers, self.keys
         by_player: dict[str, list[LogEntry]] = {}
         for entry in job.entries:
@@ -164,13 +169,15 @@ class BatchBuilder:
                 if len(known) > KNOWN_RACERS:
                     del known[next(iter(known))]
             hint = self.log_hint(player, node)
+            if sent:
+                hint = f"{hint[:-1]}{sent}}}"
             entries = by_player[player]
             carried = hint
             if len(entries) <= CARRIED_MAX:
                 listed = ",".join(
                     f"[{entry.seq},{entry.t_ms},{_json_string(entry.action)}]" for entry in entries
                 )
-                carried = f'{hint[:-1]},"e":[{listed}]}}'
+                carried = f'{hint[:-1]}{sent},"e":[{listed}]}}'
             after = job.after if player == job.entries[0].player else -1
             words += [player, "1" if new else "0", carried, hint, after]
         for entry in job.entries:

@@ -13,7 +13,7 @@ from server.store.redis_calls import RedisCalls
 from server.store.redis_keys import RedisKeys
 from server.store.redis_listen import Listening
 from server.store.redis_scripts import JOIN_POOL, LEASE, LEAVE_POOL, RELEASE, TAKE_PAIR
-from server.store.roles import Bus, Limits, Pairing
+from server.store.roles import Bus, Limits, Pairing, Replication
 
 KEEP_POOL_S = 3600  # where a player waits is forgotten after an hour (the pairer drops them)
 KEEP_GENERATIONS_S = 400 * 86_400  # a player's event generation counter, after its last use
@@ -92,6 +92,16 @@ class RedisBus(Bus):
     async def clock_ms(self) -> int | None:
         seconds, microseconds = await self._call(self._redis.time())
         return int(seconds) * 1000 + int(microseconds) // 1000
+
+    async def replication(self) -> Replication | None:
+        info = await self._call(self._redis.info("replication"))
+        online = sum(
+            1
+            for name, replica in info.items()
+            if name.startswith("slave") and isinstance(replica, dict)
+            if replica.get("state") == "online"
+        )
+        return Replication(online, str(info["master_replid"]), str(info["master_replid2"]))
 
     async def release_lease(self, name: str, holder: str) -> None:
         await self._call(self._release(keys=[self._keys.key("lease", name)], args=[holder]))

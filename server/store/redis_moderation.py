@@ -79,6 +79,9 @@ class RedisModeration(Moderation):
                 found.append(review)
         return ordered(found)[:limit]
 
+    async def waiting(self) -> int:
+        return int(await self._call(self._redis.zcard(self._keys.flagged())))
+
     async def settle(self, race: str, expected: str, review: dict[str, Any], keep_s: int) -> bool:
         key = self._keys.race(race, "review")
         args: list[str | int] = [expected, encode_json(review), keep_s]

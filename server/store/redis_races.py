@@ -10,7 +10,8 @@ from typing import Any
 
 from protocol.race import LogEntry
 from server.handover.jobs import Job
-from server.handover.node_news import RecordChanged, encode
+from server.handover.moment import now
+from server.handover.node_news import RecordChanged, encode, stamped
 from server.store.base import StoreError, Wiring, encode_json, race_channel
 from server.store.records import Listed
 from server.store.redis_calls import RedisCalls
@@ -44,7 +45,8 @@ class RedisRaces(Races):
     async def save_race_if(
         self, race: str, record: dict[str, Any], version: int, listed: Listed
     ) -> bool:
-        message = encode_json(encode(RecordChanged(version + 1, self._wiring.node)))
+        news = encode(RecordChanged(version + 1, self._wiring.node))
+        message = encode_json(stamped(news, now().wall_ms))  # sent now: for the pub/sub lag
         channel = self.prefix + race_channel(race)
         args: list[str | int] = [version, encode_json(record), channel, message]
         keys = [self._keys.race(race, "race")]

@@ -20,6 +20,7 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
 from server.handover.jobs import AppendActions, Job
+from server.handover.moment import now
 from server.store.base import StoreError
 from server.store.redis_batch import BatchBuilder
 from server.store.redis_calls import RedisCalls, reply_error
@@ -94,7 +95,7 @@ class BatchSender:
     ) -> tuple[list[tuple[int, int]], list[Any]]:
         """Send the batch's commands in one write on the writer's own connection and get
         every reply back (an error reply in its place, as an exception)."""
-        commands, spans = self.builder.build(jobs, node)
+        commands, spans = self.builder.build(jobs, node, now().wall_ms)
         if self.batches is None:
             self.batches = BatchConnection(self.address, self.calls.deadline, reply_error)
         if self.batches.transport is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from protocol.race import LogEntry
@@ -190,6 +191,22 @@ class Bus(ABC):
         """The store's own clock, in ms since the epoch (Redis ``TIME``), which every node
         sharing it reads alike; None for a store with no clock of its own (memory)."""
         return None
+
+    async def replication(self) -> Replication | None:
+        """Where the store stands in its replication (Redis ``INFO replication``); None for
+        a store that has none (memory)."""
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Replication:
+    """A Redis server's replication: ``replicas`` following it whose link is ``online``;
+    ``replid``, the history its data continues; ``replid2``, the one it continued before
+    it was promoted from replica to primary (a primary's replica keeps its ``replid``)."""
+
+    replicas: int
+    replid: str
+    replid2: str
 
 
 class Accounts(ABC):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocol.player_events import Rated, Started
 from protocol.race import LogEntry
@@ -19,6 +21,8 @@ from server.handover.node_news import (
     decode,
     encode,
     logged,
+    sent_ms,
+    stamped,
 )
 
 EVERY_KIND = [
@@ -67,3 +71,33 @@ def test_a_batch_is_carried_up_to_its_limit_and_only_hinted_beyond() -> None:
     batch = [LogEntry("p1", seq, "deal", seq * 10) for seq in range(1, CARRIED_MAX + 2)]
     assert logged("n1", "p1", batch[:CARRIED_MAX]).entries is not None
     assert logged("n1", "p1", batch).entries is None
+
+
+def test_a_stamped_message_says_when_it_was_sent_and_decodes_as_the_same_news() -> None:
+    message = stamped(encode(TakenOver("p1", "n2")), 1_700_000_000_123)
+    heard = json.loads(json.dumps(message))
+    assert sent_ms(heard) == 1_700_000_000_123
+    assert decode(heard) == TakenOver("p1", "n2")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"k": "taken", "p": "p1", "n": "n2"},  # from a node that does not stamp
+        {"k": "taken", "p": "p1", "n": "n2", "t": "1700000000123"},
+        {"k": "taken", "p": "p1", "n": "n2", "t": True},
+        {"k": "taken", "p": "p1", "n": "n2", "t": 1.5},
+        "not news",
+    ],
+)
+def test_a_message_without_a_whole_sending_time_says_none(message: object) -> None:
+    assert sent_ms(message) is None
+
+
+@given(news=st.sampled_from(EVERY_KIND[:-1]), wall_ms=st.integers(0, 2**53))
+def test_any_news_stamped_at_any_time_is_the_same_news_sent_at_that_time(
+    news: object, wall_ms: int
+) -> None:
+    heard = json.loads(json.dumps(stamped(encode(news), wall_ms)))  # type: ignore[arg-type]
+    assert decode(heard) == news
+    assert sent_ms(heard) == wall_ms

@@ -23,7 +23,7 @@ from server.handover.jobs import (
     RecordHistory,
     SaveIdentity,
 )
-from server.handover.node_news import CARRIED_MAX, Logged, encode, logged
+from server.handover.node_news import CARRIED_MAX, Logged, decode, encode, logged, sent_ms
 from server.store import redis_batch
 from server.store.base import DAYS_KEPT, encode_json, run_json
 from server.store.redis_batch import BatchBuilder, Shas
@@ -79,6 +79,17 @@ def test_a_job_of_more_than_carried_max_entries_carries_only_the_hint() -> None:
     assert racer[2] == racer[3]
     assert json.loads(str(racer[2])) == {"k": "log", "p": "ann", "n": "n1"}
     assert len(per_entry) == 4 * (CARRIED_MAX + 1)  # every entry is still appended
+
+
+def test_a_batch_built_at_a_time_stamps_the_messages_that_carry_entries_with_it() -> None:
+    entries = (LogEntry("ann", 4, "u", 1_500),)
+    commands, _ = builder().build([AppendActions("r1", entries)], "n1", 1_700_000_000_123)
+    _, racer, _ = log_call(commands[0])
+    carried, hint = str(racer[2]), str(racer[3])
+    assert sent_ms(json.loads(carried)) == 1_700_000_000_123
+    assert decode(json.loads(carried)) == logged("n1", "ann", entries)
+    assert carried.startswith(hint[:-1])  # how a node knows its own log messages unread
+    assert sent_ms(json.loads(hint)) == 1_700_000_000_123  # sent when entries are not
 
 
 def test_a_job_of_exactly_carried_max_entries_carries_them_all() -> None:

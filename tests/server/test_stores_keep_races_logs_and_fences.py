@@ -4,6 +4,7 @@ store (on a real server) must keep the same promises."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from typing import Any
 
@@ -153,9 +154,17 @@ async def test_a_claimed_log_refuses_the_writes_of_an_older_session(store: Store
     assert await store.races.racer_log("r1", "ann") == [first, second]
 
 
+def unstamped(message: dict[str, Any]) -> dict[str, Any]:
+    """A message heard without its sending time, which the record and log messages the
+    store sends for node-a carry (``node_news.stamped``: the wall clock, a moment ago)."""
+    if message.get("k") in ("record", "log") and message.get("n") == "node-a":
+        assert abs(message.pop("t") - time.time() * 1000) < 10_000
+    return message
+
+
 async def test_subscribers_hear_messages_and_race_changes(store: Store) -> None:
     heard: list[tuple[str, dict[str, Any]]] = []
-    store.listener = lambda channel, message: heard.append((channel, message))
+    store.listener = lambda channel, message: heard.append((channel, unstamped(message)))
     store.node = "node-a"
     await store.bus.subscribe([race_channel("r1")])
     await store.bus.publish(race_channel("r1"), {"k": "hello"})
@@ -178,7 +187,7 @@ async def test_a_node_that_does_not_hear_its_own_log_messages_hears_everything_e
     store: Store,
 ) -> None:
     heard: list[dict[str, Any]] = []
-    store.listener = lambda channel, message: heard.append(message)
+    store.listener = lambda channel, message: heard.append(unstamped(message))
     store.node = "node-a"
     store.hear_own_logs = False
     await store.bus.subscribe([race_channel("r1")])
@@ -197,7 +206,7 @@ async def test_a_node_that_does_not_hear_its_own_log_messages_hears_everything_e
 
 async def test_a_log_message_carries_a_batch_s_entries_once_they_are_stored(store: Store) -> None:
     heard: list[dict[str, Any]] = []
-    store.listener = lambda channel, message: heard.append(message)
+    store.listener = lambda channel, message: heard.append(unstamped(message))
     store.node = "node-a"
     await store.bus.subscribe([race_channel("r1")])
     ann = [LogEntry("ann", seq, f"a{seq}", 10 * seq) for seq in (1, 2)]
@@ -290,3 +299,15 @@ async def test_the_memory_store_forgets_a_review_with_its_race_unless_it_is_flag
         await store.write([KeepReview(f"r{i}", review, 3600)])
     kept = [race for race in ("r0", "r1", "r2", "r3") if await store.moderation.review(race)]
     assert kept == ["r0", "r2", "r3"]  # r1 went with its race; r0 waits for a moderator
+
+
+async def test_the_reviews_waiting_for_a_moderator_are_counted_until_settled(store: Store) -> None:
+    assert await store.moderation.waiting() == 0
+    for i, status in enumerate(("flagged", "clear", "flagged")):
+        await store.write(
+            [KeepReview(f"r{i}", {"race": f"r{i}", "status": status, "at_ms": i}, 60)]
+        )
+    assert await store.moderation.waiting() == 2  # the two flagged, not the clear one
+    cleared = {"race": "r0", "status": "cleared", "at_ms": 0}
+    assert await store.moderation.settle("r0", "flagged", cleared, 60)
+    assert await store.moderation.waiting() == 1
