@@ -337,7 +337,6 @@ class JoinArena(Request):
     again at its start; from then on the player is put in heats while they are idle."""
 
     type: ClassVar[str] = "arena_join"
-    playing: ClassVar[bool] = True
     arena: ArenaId
 
 

@@ -69,14 +69,14 @@ class ArenaPairer:
             if arena.start_ms > moment.wall_ms:
                 continue
             try:
-                effects += await self.run(arena, moment)
+                effects += await self.run_arena(arena, moment)
             except (StoreError, ArenaRefused) as error:
                 log.warning(
                     "running an arena failed", extra={"arena": arena.id, "error": str(error)}
                 )
         return effects
 
-    async def run(self, arena: Arena, moment: Now) -> Effects:
+    async def run_arena(self, arena: Arena, moment: Now) -> Effects:
         record = await self.store.arenas.arena(arena.id)
         if record is None or record.status in ("ended", "cancelled"):
             return []
