@@ -22,14 +22,18 @@ from client.link import Link
 from client.link import ServerError as ServerError
 from protocol.messages import (
     Act,
+    ArenaStandings,
     BestBoard,
     Challenge,
+    ChangeArena,
     CreateRace,
     DailyBoard,
     DailyStart,
     DeclineChallenge,
+    JoinArena,
     JoinRace,
     LeaveRace,
+    ListArenas,
     ListLive,
     ListRaces,
     MyRaces,
@@ -46,6 +50,8 @@ from protocol.messages import (
     Spectate,
     StartRace,
     Unspectate,
+    UnwatchArena,
+    WatchArena,
 )
 from protocol.wire import MSGPACK
 
@@ -177,6 +183,32 @@ class Client(Link):
 
     async def quick_cancel(self) -> dict[str, Any]:
         return await self.ask(QuickCancel(0))
+
+    async def list_arenas(self, game: str | None = None) -> list[dict[str, Any]]:
+        """The arenas running and to come, soonest first, each with its ``status``."""
+        arenas: list[dict[str, Any]] = (await self.ask(ListArenas(0, game=game)))["arenas"]
+        return arenas
+
+    async def join_arena(self, arena: str) -> dict[str, Any]:
+        """Enter ``arena``: while it runs, a ``paired`` event names each heat's race, and
+        ``arena_standings`` events tell its standings as they change."""
+        return await self.ask(JoinArena(0, arena=arena))
+
+    async def change_arena(self, arena: str, change: str) -> dict[str, Any]:
+        """``pause``, ``resume`` or ``withdraw``."""
+        return await self.ask(ChangeArena(0, arena=arena, change=change))
+
+    async def arena_standings(
+        self, arena: str, top: int = 10, around: str | None = None
+    ) -> dict[str, Any]:
+        """A page of the standings: the ``top`` lines, and those around ``around`` (me)."""
+        return await self.ask(ArenaStandings(0, arena=arena, top=top, around=around))
+
+    async def watch_arena(self, arena: str) -> dict[str, Any]:
+        return await self.ask(WatchArena(0, arena=arena))
+
+    async def unwatch_arena(self, arena: str) -> dict[str, Any]:
+        return await self.ask(UnwatchArena(0, arena=arena))
 
     async def race_log(self, race: str) -> dict[str, Any]:
         """A finished race's public log (``solrace verify`` checks it)."""

@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar, Final
 
 from protocol.fields import (
     ADMIN_COMMANDS,
+    ARENA_CHANGES,
     MAX_BOARD_AROUND,
     MAX_BOARD_TOP,
     MAX_COUNTDOWN_MS,
@@ -27,6 +28,7 @@ from protocol.fields import (
     MAX_SPECTATOR_DELAY_MS,
     ActionText,
     AdminToken,
+    ArenaId,
     Day,
     DealText,
     DeviceId,
@@ -321,6 +323,58 @@ class Admin(Request):
     limit: Annotated[int, Int(1, 100)] = 20
 
 
+@dataclass(slots=True)
+class ListArenas(Request):
+    """The arenas running and to come, soonest first (of ``game`` only, if given)."""
+
+    type: ClassVar[str] = "arena_list"
+    game: GameName | None = None
+
+
+@dataclass(slots=True)
+class JoinArena(Request):
+    """Enter ``arena`` (running, or to come): checked against its entry conditions now and
+    again at its start; from then on the player is put in heats while they are idle."""
+
+    type: ClassVar[str] = "arena_join"
+    arena: ArenaId
+
+
+@dataclass(slots=True)
+class ChangeArena(Request):
+    """``pause`` (no new heat until ``resume``) or ``withdraw`` (for good) in ``arena``."""
+
+    type: ClassVar[str] = "arena_change"
+    arena: ArenaId
+    change: Annotated[str, Text(8, choices=ARENA_CHANGES, code="bad_field")]
+
+
+@dataclass(slots=True)
+class ArenaStandings(Request):
+    """A page of ``arena``'s standings: the ``top`` first lines and the lines around
+    ``around`` (default: the asking player)."""
+
+    type: ClassVar[str] = "arena_standings"
+    arena: ArenaId
+    top: Annotated[int, Int(0, 100)] = 10
+    around: PlayerId | None = None
+
+
+@dataclass(slots=True)
+class WatchArena(Request):
+    """Be told ``arena``'s standings as they change (``arena_standings`` events), as its
+    participants are, until ``arena_unwatch``."""
+
+    type: ClassVar[str] = "arena_watch"
+    arena: ArenaId
+
+
+@dataclass(slots=True)
+class UnwatchArena(Request):
+    type: ClassVar[str] = "arena_unwatch"
+    arena: ArenaId
+
+
 REQUESTS: Final[dict[str, type[Request]]] = {
     cls.type: cls
     for cls in (
@@ -351,6 +405,12 @@ REQUESTS: Final[dict[str, type[Request]]] = {
         Spectate,
         Unspectate,
         Admin,
+        ListArenas,
+        JoinArena,
+        ChangeArena,
+        ArenaStandings,
+        WatchArena,
+        UnwatchArena,
     )
 }
 

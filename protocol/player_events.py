@@ -91,6 +91,21 @@ class Paired(_Fields):
 
 
 @dataclass(frozen=True, slots=True)
+class ArenaStandingsChanged(_Fields):
+    """An arena I take part in or watch has new standings: the top lines and mine (None
+    when I am not in them), the log's length they come from (``version``), and whether
+    they are final (the arena is over)."""
+
+    kind: ClassVar[str] = "arena_standings"
+    arena: str
+    version: int
+    final: bool
+    players: int
+    top: list[dict[str, Any]]
+    me: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
 class Rated(_Fields):
     kind: ClassVar[str] = "rated"
     race: str
@@ -199,6 +214,7 @@ PlayerEvent = (
     | Started
     | Standings
     | Paired
+    | ArenaStandingsChanged
     | Rated
     | Unrated
     | Held

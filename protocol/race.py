@@ -72,6 +72,7 @@ class RaceSettings:
     nonce: str = ""  # the secret half of the deal's commitment (``protocol/fairness.py``)
     invited: str | None = None  # a challenge: the player challenged to it (not shown)
     risk: tuple[str, ...] = ()  # the racers in risk mode: no undo (an arena heat's choice)
+    arena: str | None = None  # an arena heat: the arena's id (scores arena points, not ratings)
 
     def as_dict(self) -> dict[str, Any]:
         """Everything, the deal number and nonce included: for storage, never for players."""
@@ -104,6 +105,7 @@ class RaceSettings:
             "ranked": self.ranked,
             "paired": self.paired,
             "risk": list(self.risk),
+            "arena": self.arena,
         }
 
 

@@ -3,6 +3,7 @@
 A race is rated when all of these hold (``unrated_because`` says which one fails, as a
 stable code; ``UNRATED`` has each code's sentence):
 - no bot races (``bot``), and two or more accounts race (``guests``: guests are left out);
+- not an arena heat (``arena``: it scores arena points, docs/arenas.md);
 - the server chose the pairing (``not_paired``; quick pairing: ``RaceSettings.ranked``); a
   private or lobby race, or a rematch, is chosen by its players, so any two accounts could
   meet;
@@ -31,6 +32,7 @@ PAIR_RACES_A_DAY = 3
 UNRATED = {
     "bot": "Not rated: a bot raced, and races with a bot are never rated.",
     "guests": "Not rated: fewer than two racers had accounts (a guest is never rated).",
+    "arena": "Not rated: an arena heat scores arena points, not ratings.",
     "not_paired": "Not rated: its racers chose each other; only quick races are rated.",
     "history_lost": "Not rated: the server lost some of its moves.",
     "chosen_deal": "Not rated: its deal or options were chosen, not the usual random deal.",
@@ -53,6 +55,8 @@ def unrated_because(race: Race) -> str | None:
         return "bot"
     if sum(1 for racer in racers if racer.badge is not None) < 2:
         return "guests"
+    if settings.arena is not None:
+        return "arena"
     if settings.mode != "race" or not settings.ranked:
         return "not_paired"
     if race.history_lost:

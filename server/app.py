@@ -45,6 +45,9 @@ from server.carry.writer import Writer
 from server.config import Settings
 from server.desks.account_desk import AccountDesk
 from server.desks.admin import AdminDesk
+from server.desks.arena_desk import ArenaDesk
+from server.desks.arena_feed import ArenaFeed
+from server.desks.arena_pairer import ArenaPairer
 from server.desks.daily import DailyDeals, DailyDesk
 from server.desks.deciding import Deciding
 from server.desks.handlers import Handlers
@@ -138,6 +141,8 @@ class RaceServer:
             settings.countdown_ms,
             Window(unlimited_after_ms=settings.any_rating_after_ms),
         )
+        self.arena_desk = ArenaDesk(store, settings, ArenaFeed(store))
+        self.arenas = ArenaPairer(store, self.race_desk, self.arena_desk, self.node)
         self.decider = Deciding(
             settings,
             store,
@@ -148,6 +153,7 @@ class RaceServer:
             self.spectating,
             self.pairing,
             self.session_desk,
+            self.arenas,
         )
         self.executor = Executor(
             self.decider, self.lines, self.writer, self.relay, self.answers, self.owed, store
@@ -165,6 +171,7 @@ class RaceServer:
             ProfileDesk(store),
             AdminDesk(store, settings),
             self.seal,
+            self.arena_desk,
         )
         self.gateway = Gateway(
             settings,
@@ -270,6 +277,8 @@ class RaceServer:
             asyncio.create_task(self.ticker.run(), name="ticker"),
             asyncio.create_task(self.duties.hold_leases(), name="leases"),
             asyncio.create_task(self.duties.pair(), name="pairing"),
+            asyncio.create_task(self.duties.run_arenas(), name="arenas"),
+            asyncio.create_task(self.duties.feed_arenas(), name="arena-feed"),
             asyncio.create_task(self.store_watch.run(), name="store-watch"),
             asyncio.create_task(probe_loop_lag(self.metrics.loop_lag.observe), name="loop-lag"),
         ]

@@ -20,6 +20,9 @@ class Settings:
     max_race_ms: int = 4 * 3600_000  # a race ends (did not finish) after this long
     # a quick-race player waiting this long accepts any rating (a small site may want less)
     any_rating_after_ms: int = UNLIMITED_AFTER_MS
+    # instead of the calendar's schedules, one arena of each game every this many ms,
+    # lasting as long, heats of 2 (0: the calendar; a trial or a bench sets it)
+    arena_every_ms: int = 0
     # finished races stay in memory this long once stored; None: 15 minutes with the memory
     # store (it is their only copy), 0 with Redis (read back from there when asked for)
     done_race_keep_ms: int | None = None

@@ -14,9 +14,11 @@ from protocol.daily import day_of
 from server.carry.clock_check import ClockCheck
 from server.carry.sweeper import Sweeper
 from server.config import Settings
+from server.desks.arena_feed import FEED_EVERY_S
+from server.desks.arena_pairer import PAIR_EVERY_S as ARENA_EVERY_S
 from server.desks.daily import DailyDeals
 from server.desks.pairing import PAIR_EVERY_S
-from server.handover.inputs import PairingDue
+from server.handover.inputs import ArenaFeedDue, ArenaPairingDue, PairingDue
 from server.handover.moment import now
 from server.handover.ports import Hands
 from server.store import Store
@@ -70,6 +72,27 @@ class Duties:
                 await self.hands.hand_reading(PairingDue(now()))
             except Exception:
                 log.warning("pairing the quick-race pools failed", exc_info=True)
+
+    async def run_arenas(self) -> None:
+        """The ``timers`` lease holder runs the arenas (each under its own fenced lease
+        besides: ``server/desks/arena_pairer.py``)."""
+        while True:
+            await asyncio.sleep(ARENA_EVERY_S)
+            if "timers" not in self.leases:
+                continue
+            try:
+                await self.hands.hand_reading(ArenaPairingDue(now()))
+            except Exception:
+                log.warning("running the arenas failed", exc_info=True)
+
+    async def feed_arenas(self) -> None:
+        """Every node tells its players the standings of the arenas they are in or watch."""
+        while True:
+            await asyncio.sleep(FEED_EVERY_S)
+            try:
+                await self.hands.hand_reading(ArenaFeedDue(now()))
+            except Exception:
+                log.warning("telling arena standings failed", exc_info=True)
 
     async def hold_leases(self) -> None:
         """Say this node is alive, and claim and renew the leases of work done once per

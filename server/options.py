@@ -134,6 +134,13 @@ OPTIONS: tuple[Option, ...] = (
         at_least(0),
     ),
     _option(
+        "--arena-every-ms",
+        int,
+        "instead of the calendar, one arena of each game every this many ms, lasting as "
+        "long, heats of 2 (a trial or a bench; 0: the calendar)",
+        at_least(0),
+    ),
+    _option(
         "--rate",
         float,
         "requests per second allowed per connection",

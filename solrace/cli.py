@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("client.commands.play", "race, or play the daily challenge, in the terminal"),
     "watch": ("client.commands.watch", "watch a race live: every racer's board"),
     "board": ("client.commands.board", "the daily (or all-time) leaderboard of a game"),
+    "arena": ("client.commands.arena", "arenas: the list with countdowns, standings, watching"),
     "solve": ("client.commands.solve", "find a win for a deal, or prove there is none"),
     "study": ("client.commands.study", "solve a range of deals and tally the verdicts"),
     "bot": ("client.commands.bot", "bots that race through a server, seeing only their view"),

@@ -13,6 +13,7 @@ from typing import Any
 from client.api import ServerError
 from client.commands.common import UsageError, deal_number
 from client.terminal import entering, racer_events, render
+from client.terminal.arena_play import race_arena
 from client.terminal.connection import (
     Link,
     Unreachable,
@@ -40,6 +41,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     entry.add_argument(
         "--daily", metavar="GAME", choices=list(GAMES), help="play today's daily challenge of GAME"
+    )
+    entry.add_argument(
+        "--arena",
+        metavar="ID",
+        help="enter this arena (solrace arena list) and race its heats until it ends "
+        "(takes --account)",
     )
     entry.add_argument(
         "--quick",
@@ -120,6 +127,8 @@ async def play(args: argparse.Namespace, options: dict[str, Any], deal: int | No
         try:
             if args.account:
                 await entering.sign_in(screen, args.account, password(), register=args.register)
+            if args.arena:
+                return await race_arena(console, link, screen.lines, args.arena)
             if args.race:
                 await entering.join(screen, args.race)
             elif args.create:

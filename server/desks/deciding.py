@@ -20,6 +20,7 @@ from protocol.player_events import Started
 from protocol.race import Phase
 from protocol.race_views import racer_view
 from server.config import Settings
+from server.desks.arena_pairer import ArenaPairer
 from server.desks.pairing import PairingDesk
 from server.desks.session_desk import SessionDesk
 from server.desks.spectating import SpectatingDesk
@@ -27,6 +28,8 @@ from server.handover.effects import Effects, Pull, Push, Reconcile, Retoken, Rev
 from server.handover.inputs import (
     ActRefused,
     ActStored,
+    ArenaFeedDue,
+    ArenaPairingDue,
     CaughtUpDue,
     EndWritten,
     Forgotten,
@@ -72,6 +75,7 @@ class Deciding:
         spectating: SpectatingDesk,
         pairing: PairingDesk,
         session_desk: SessionDesk,
+        arenas: ArenaPairer,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -82,6 +86,7 @@ class Deciding:
         self.spectating = spectating
         self.pairing = pairing
         self.session_desk = session_desk
+        self.arenas = arenas
 
     def decide(self, given: Input) -> Effects:
         """What ``given`` leaves to do, decided at once (``AT_ONCE``)."""
@@ -206,6 +211,12 @@ class Deciding:
     async def pairing_due(self, given: PairingDue) -> Effects:
         return await self.pairing.pair(given.moment)
 
+    async def arena_pairing_due(self, given: ArenaPairingDue) -> Effects:
+        return await self.arenas.tick(given.moment)
+
+    async def arena_feed_due(self, given: ArenaFeedDue) -> Effects:
+        return await self.arenas.desk.feed.tick(given.moment)
+
 
 AT_ONCE: dict[type, Callable[[Deciding, Any], Effects]] = {
     ActStored: Deciding.act_stored,
@@ -230,4 +241,6 @@ READING: dict[type, Callable[[Deciding, Any], Awaitable[Effects]]] = {
     LostWithNode: Deciding.lost_with_node,
     TimeLimitDue: Deciding.time_limit_due,
     PairingDue: Deciding.pairing_due,
+    ArenaPairingDue: Deciding.arena_pairing_due,
+    ArenaFeedDue: Deciding.arena_feed_due,
 }

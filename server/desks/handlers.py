@@ -30,6 +30,7 @@ from protocol.race import Now
 from server.config import Settings
 from server.desks.account_desk import AccountDesk, signed_in_answer
 from server.desks.admin import AdminDesk, AdminError
+from server.desks.arena_desk import ArenaDesk
 from server.desks.challenges import ChallengeDesk
 from server.desks.daily import DailyDesk
 from server.desks.pairing import PairingDesk
@@ -66,6 +67,7 @@ class Handlers:
         profiles: ProfileDesk,
         admin_desk: AdminDesk,
         seal: Seal,
+        arenas: ArenaDesk,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -80,6 +82,7 @@ class Handlers:
         self.profiles = profiles
         self.admin_desk = admin_desk
         self.seal = seal
+        self.arenas = arenas
 
     async def seen(
         self, asker: Asker, player: str, account: str | None, token: str, moment: Now

@@ -4,6 +4,7 @@ daily streak and latest races (each a race id: its log replays it)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import date, timedelta
 from typing import Any
 
@@ -75,6 +76,8 @@ class ProfileDesk:
                 for game in GAMES
             },
             "recent": past.recent[:RECENT_SHOWN],
+            "arenas": [asdict(place) for place in await self.store.arenas.places(player)],
+            "best_arena_place": await self.store.arenas.best_place(player),
         }
 
 

@@ -10,14 +10,18 @@ from typing import Any, NamedTuple
 
 from protocol.messages import (
     Admin,
+    ArenaStandings,
     BestBoard,
     Challenge,
+    ChangeArena,
     CreateRace,
     DailyBoard,
     DailyStart,
     DeclineChallenge,
+    JoinArena,
     JoinRace,
     LeaveRace,
+    ListArenas,
     ListLive,
     ListRaces,
     MyRaces,
@@ -35,6 +39,8 @@ from protocol.messages import (
     Spectate,
     StartRace,
     Unspectate,
+    UnwatchArena,
+    WatchArena,
 )
 from protocol.race import Now
 from server.desks.handlers import Handler, Handlers
@@ -88,7 +94,7 @@ def whole(handler: Handler) -> Answerer:
 
 def request_table(handlers: Handlers) -> dict[type[Request], Answerer]:
     race_desk, challenges, daily = handlers.race_desk, handlers.challenges, handlers.daily
-    spectating, pairing = handlers.spectating, handlers.pairing
+    spectating, pairing, arenas = handlers.spectating, handlers.pairing, handlers.arenas
     return {
         CreateRace: lambda a: race_desk.create_race(
             a.player, a.name, a.request, a.moment, a.account
@@ -108,6 +114,20 @@ def request_table(handlers: Handlers) -> dict[type[Request], Answerer]:
         QuickCancel: lambda a: only(pairing.cancel(a.player)),
         ListLive: lambda a: only(spectating.list_live(a.moment)),
         Unspectate: lambda a: only(spectating.unspectate(a.session, a.request)),
+        ListArenas: lambda a: only(arenas.list_arenas(a.request.game, a.moment)),
+        JoinArena: lambda a: only(
+            arenas.join(a.player, a.session.account, a.request.arena, a.moment)
+        ),
+        ChangeArena: lambda a: only(
+            arenas.change(a.player, a.request.arena, a.request.change, a.moment)
+        ),
+        ArenaStandings: lambda a: only(
+            arenas.standings_page(
+                a.request.arena, a.player, a.request.top, a.request.around, a.moment
+            )
+        ),
+        WatchArena: lambda a: only(arenas.watch(a.player, a.request.arena, a.moment)),
+        UnwatchArena: lambda a: only(arenas.unwatch(a.player, a.request.arena)),
         # more than one desk's method, or more than asking it: server/desks/handlers.py
         Register: whole(handlers.register),
         SignIn: whole(handlers.sign_in),

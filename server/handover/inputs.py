@@ -196,6 +196,20 @@ class PairingDue:
     moment: Now
 
 
+@dataclass(frozen=True, slots=True)
+class ArenaPairingDue:
+    """The arenas may be run: heats scored, idle players paired, ended arenas closed."""
+
+    moment: Now
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaFeedDue:
+    """The arenas watched here may have new standings to tell."""
+
+    moment: Now
+
+
 NOW = (
     ActStored,
     ActRefused,
@@ -219,6 +233,8 @@ READING = (
     LostWithNode,
     TimeLimitDue,
     PairingDue,
+    ArenaPairingDue,
+    ArenaFeedDue,
 )
 Input = (
     ActStored
@@ -243,4 +259,6 @@ ReadingInput = (
     | LostWithNode
     | TimeLimitDue
     | PairingDue
+    | ArenaPairingDue
+    | ArenaFeedDue
 )

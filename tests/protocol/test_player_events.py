@@ -11,6 +11,7 @@ import pytest
 
 from protocol.player_events import (
     EVENT_TYPES,
+    ArenaStandingsChanged,
     Challenged,
     ChallengeDeclined,
     CountdownSet,
@@ -41,6 +42,7 @@ ONE_OF_EACH: list[PlayerEvent] = [
     Started({**INFO, "you": {"player": "p1", "view": {}}}),
     Standings("r1", [{"player": "p1", "progress": 4}]),
     Paired(INFO),
+    ArenaStandingsChanged("sanibel-hourly-20261206T0500", 3, False, 2, [], None),
     Rated("r1", "sanibel", {"p1": {"rating": 1517, "change": 17}}),
     Unrated("r1", "sanibel", "few_actions", "Not rated: a racer made fewer than 3 moves."),
     Held("r1", "sanibel", "daily"),

@@ -62,6 +62,11 @@ def test_a_race_its_players_chose_is_not_rated() -> None:
     assert unrated_because(race) == "not_paired"
 
 
+def test_an_arena_heat_is_not_rated_it_scores_arena_points() -> None:
+    heat = a_race("pann", "pbob", arena="sanibel-hourly-20261206T0500")
+    assert unrated_because(over(heat, Ending.FINISHED, Ending.RESIGNED)) == "arena"
+
+
 @pytest.mark.parametrize("changes", [{"deal_chosen": True}, {"options": {"undo": False}}])
 def test_a_chosen_deal_or_other_options_are_not_rated(changes: dict[str, Any]) -> None:
     race = over(a_race("pann", "pbob", **changes), Ending.FINISHED, Ending.RESIGNED)

@@ -1,0 +1,273 @@
+"""An arena's running (docs/arenas.md, "Running an arena"), by the node that holds the
+arena's pairing lease (``store.arenas``: fenced, so a node that lost it never starts a
+heat again), every ``PAIR_EVERY_S``:
+
+1. at its start, every participant is checked against the entry conditions again (one who
+   no longer meets them is withdrawn); the arena is ``running``;
+2. each heat started and not yet scored whose race is over is scored: its result (placed
+   by the races' one ranking rule) is appended to the arena's log, once (a retry, or a
+   node taking over, appends nothing more); a heat whose race was never opened counts as
+   nobody finishing it after ``LOST_HEAT_MS``;
+3. while it runs, the idle participants (active, not in a heat) are paired in one wave
+   (``protocol/arena_pairing.py``): each heat is recorded under the lease, then its race
+   opened with every racer in it (so it counts down by itself), all heats of the wave on
+   one deal, and each racer told ``paired`` on whatever node holds their session;
+4. after its end no heat starts; heats still running finish and count; once none is left
+   the arena has ended: its final places go on the players' profiles.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import replace
+from typing import Any
+
+from protocol.arena import HeatResult, Racer, Removed, heat_from_runs, standings
+from protocol.arena_calendar import Arena, upcoming
+from protocol.arena_pairing import Idle, PairingRule, pair_wave, wave_deal
+from protocol.games import rules_for
+from protocol.phases import Phase
+from protocol.player_events import Held, Paired
+from protocol.race import Now, Race, RaceSettings
+from protocol.race_views import public_info, race_runs
+from protocol.ranking import Run
+from protocol.ratings import Rating
+from server.desks.arena_desk import ArenaDesk, status_at
+from server.handover.effects import Effects, PushAnywhere, Write
+from server.handover.jobs import KeepReview
+from server.races.fairplay import FLAGGED, history_times, review_of
+from server.races.followed import restored
+from server.races.race_desk import RaceDesk, new_id
+from server.races.results import logs_keep_s
+from server.store import Store, StoreError
+from server.store.arena_records import ArenaPlace, ArenaRefused, HeatStart, StaleLease
+
+log = logging.getLogger("solrace.arenas")
+
+PAIR_EVERY_S = 1.0
+LEASE_MS = 10_000  # an arena's pairing lease: another node takes over this long after
+LOST_HEAT_MS = 60_000  # a heat whose race never opened is scored as nobody finishing
+KEEP_PLACES_S = 365 * 86_400  # a player's arena lines on their profile
+FINISH_WITHIN_MS = 60 * 60_000  # an arena over longer than this is ended, heats or not
+
+
+class ArenaPairer:
+    def __init__(self, store: Store, race_desk: RaceDesk, desk: ArenaDesk, node: str) -> None:
+        self.store = store
+        self.race_desk = race_desk
+        self.desk = desk
+        self.node = node
+        self.back_at: dict[tuple[str, str], int] = {}  # (arena, player) -> back from a heat
+        self.secret = ""
+
+    async def tick(self, moment: Now) -> Effects:
+        """Run every arena of the calendar that is stored and not ended."""
+        effects: Effects = []
+        since = moment.wall_ms - FINISH_WITHIN_MS
+        for arena in upcoming(since, moment.wall_ms - since + 1, self.desk.calendar):
+            if arena.start_ms > moment.wall_ms:
+                continue
+            try:
+                effects += await self.run_arena(arena, moment)
+            except (StoreError, ArenaRefused) as error:
+                log.warning(
+                    "running an arena failed", extra={"arena": arena.id, "error": str(error)}
+                )
+        return effects
+
+    async def run_arena(self, arena: Arena, moment: Now) -> Effects:
+        record = await self.store.arenas.arena(arena.id)
+        if record is None or record.status in ("ended", "cancelled"):
+            return []
+        token = await self.store.arenas.take_lease(arena.id, self.node, LEASE_MS)
+        if token is None:
+            return []
+        if record.status == "scheduled":
+            await self._checked_again(arena, moment)
+            await self.store.arenas.set_status(arena.id, "running")
+        open_heats, told = await self._scored(arena, moment)
+        if status_at(arena, moment.wall_ms) == "running":
+            return told + await self._wave(arena, open_heats, token, moment)
+        if not open_heats or moment.wall_ms - arena.end_ms > FINISH_WITHIN_MS:
+            await self._ended(arena, moment)
+        return told
+
+    async def _checked_again(self, arena: Arena, moment: Now) -> None:
+        """At its start, whoever no longer meets the entry conditions is withdrawn."""
+        for participant in await self.store.arenas.participants(arena.id):
+            if participant.status == "withdrawn":
+                continue
+            account = await self.store.accounts.account_of(participant.player)
+            refusal = await self.desk.entry_refusal(
+                arena, participant.player, account, moment.wall_ms
+            )
+            if refusal is not None:
+                await self.store.arenas.change(
+                    arena.id, participant.player, "withdraw", moment.wall_ms
+                )
+                log.info("withdrawn at the start", extra={"arena": arena.id, "code": refusal.code})
+
+    async def _review(self, race: Race, runs: list[Run], moment: Now) -> dict[str, Any]:
+        """The heat's fair-play review, as a rated race's (``server/races/fairplay.py``)."""
+        histories = {
+            run.player: history_times(
+                await self.store.accounts.history(run.player), race.settings.game, race.id
+            )
+            for run in runs
+        }
+        hold = self.race_desk.settings.hold_flagged
+        return review_of(race, runs, moment.wall_ms, None, histories, hold)
+
+    async def _scored(self, arena: Arena, moment: Now) -> tuple[list[HeatStart], Effects]:
+        """Score every heat whose race is over (a heat fair play holds is held, and its
+        flagged players removed from the arena); the heats still running, and what
+        scoring them tells."""
+        scored = {
+            e.heat for e in await self.store.arenas.log(arena.id) if isinstance(e, HeatResult)
+        }
+        running, effects = [], []
+        for heat in await self.store.arenas.heats(arena.id):
+            if heat.heat in scored:
+                continue
+            scoring = await self._result(heat, moment)
+            if scoring is None:
+                running.append(heat)
+                continue
+            result, review = scoring
+            await self.store.arenas.append(arena.id, result)
+            for player in heat.racers:
+                self.back_at[(arena.id, player)] = moment.wall_ms
+            if review is not None and review["status"] == FLAGGED:
+                effects += await self._flagged(arena, result, review)
+        return running, effects
+
+    async def _flagged(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> Effects:
+        """A heat fair play flagged: its review kept for a moderator; when flagged runs
+        are held, the heat is held (it scores nothing until cleared) and each flagged
+        player removed from the arena (off the standings, every heat of theirs counted as
+        not finished), and told ``held``."""
+        keep = Write(KeepReview(result.heat, review, logs_keep_s(self.race_desk.settings)))
+        if not review["held"]:
+            return [keep]
+        flagged = sorted(p for p, judged in review["players"].items() if judged["reasons"])
+        for player in flagged:
+            await self.store.arenas.append(arena.id, Removed(player))
+        log.warning("arena heat held", extra={"arena": arena.id, "heat": result.heat})
+        held = Held(result.heat, arena.game, "race")
+        return [keep, *(PushAnywhere(player, held) for player in flagged)]
+
+    async def _result(
+        self, heat: HeatStart, moment: Now
+    ) -> tuple[HeatResult, dict[str, Any] | None] | None:
+        """The heat's result once its race is over (None while it runs), and its fair-play
+        review (None for a heat whose race never opened)."""
+        record = await self.store.races.load_race(heat.heat)
+        if record is None or not record.get("racers"):
+            if moment.wall_ms - heat.at_ms < LOST_HEAT_MS:
+                return None
+            unplayed = tuple(Racer(p, place, False, 0, 0) for place, p in enumerate(heat.racers, 1))
+            return HeatResult(heat.heat, unplayed), None
+        if record["phase"] != Phase.DONE.value:
+            return None
+        race = restored(record, await self.store.races.actions(heat.heat), moment)
+        undos = {p: sum(1 for a in r.log.actions() if a == "undo") for p, r in race.racers.items()}
+        runs = race_runs(race)
+        review = await self._review(race, runs, moment)
+        result = heat_from_runs(heat.heat, runs, frozenset(race.settings.risk), undos)
+        return replace(result, held=review["held"]), review
+
+    async def _wave(
+        self, arena: Arena, open_heats: list[HeatStart], token: int, moment: Now
+    ) -> Effects:
+        """Pair the idle participants in one wave, all its heats on one deal."""
+        heats = await self.store.arenas.heats(arena.id)
+        idle = await self._idle(arena, heats, open_heats)
+        wave = pair_wave(idle, PairingRule(arena.heat_size), moment.wall_ms)
+        if not wave.heats:
+            return []
+        number = max((heat.wave for heat in heats), default=0) + 1
+        deal = wave_deal(await self._secret(), arena.id, number)
+        effects: Effects = []
+        for racers in wave.heats:
+            heat = HeatStart(new_id(), number, deal, racers, moment.wall_ms)
+            try:
+                await self.store.arenas.start_heat(arena.id, heat, token)
+            except StaleLease:
+                return effects  # another node pairs this arena now
+            effects += await self._opened(arena, heat, moment)
+        log.info("arena wave", extra={"arena": arena.id, "wave": number, "heats": len(wave.heats)})
+        return effects
+
+    async def _idle(
+        self, arena: Arena, heats: list[HeatStart], open_heats: list[HeatStart]
+    ) -> list[Idle]:
+        entries = await self.store.arenas.log(arena.id)
+        busy = {player for heat in open_heats for player in heat.racers}
+        busy |= {entry.player for entry in entries if isinstance(entry, Removed)}
+        table = standings(entries)
+        rank = {standing.player: standing.rank for standing in table}
+        last: dict[str, frozenset[str]] = {}
+        for heat in sorted(heats, key=lambda h: h.at_ms):
+            for player in heat.racers:
+                last[player] = frozenset(heat.racers) - {player}
+        active = [
+            p
+            for p in await self.store.arenas.participants(arena.id)
+            if p.status == "active" and p.player not in busy
+        ]
+        ratings = await self.store.accounts.ratings(arena.game, [p.player for p in active])
+        return [
+            Idle(
+                p.player,
+                rank.get(p.player, len(table) + 1),
+                ratings.get(p.player, Rating()).rating,
+                max(p.joined_ms, p.resumed_ms or 0, self.back_at.get((arena.id, p.player), 0)),
+                last.get(p.player, frozenset()),
+            )
+            for p in active
+        ]
+
+    async def _opened(self, arena: Arena, heat: HeatStart, moment: Now) -> Effects:
+        """The heat's race opened, every racer in it, and each told ``paired``."""
+        settings = RaceSettings(
+            game=arena.game,
+            options=dict(rules_for(arena.game).options),
+            deal=heat.seed,
+            max_players=len(heat.racers),
+            public=True,
+            countdown_ms=self.race_desk.settings.countdown_ms,
+            nonce=secrets.token_hex(16),
+            ranked=True,  # it counts: no live boards for spectators (docs/fairness.md)
+            paired=True,
+            arena=arena.id,
+        )
+        names = await self.desk.feed.names_of(list(heat.racers))
+        first, *others = heat.racers
+        room, effects = await self.race_desk.open_room(
+            settings, first, names[first], moment, race_id=heat.heat, account=True
+        )
+        for player in others:
+            _, joined = await self.race_desk.join_race(
+                player, names[player], room.id, moment, account=True
+            )
+            effects += joined
+        info = public_info(room.race)
+        return [*effects, *(PushAnywhere(player, Paired(info)) for player in heat.racers)]
+
+    async def _ended(self, arena: Arena, moment: Now) -> None:
+        """The final standings go on every placed player's profile; the arena is over."""
+        table = standings(await self.store.arenas.log(arena.id))
+        for standing in table:
+            place = ArenaPlace(
+                arena.id, arena.game, standing.rank, len(table), standing.points, arena.end_ms
+            )
+            await self.store.arenas.record_place(standing.player, place, KEEP_PLACES_S)
+        await self.store.arenas.set_status(arena.id, "ended")
+        log.info("arena ended", extra={"arena": arena.id, "players": len(table)})
+
+    async def _secret(self) -> str:
+        """The deployment's secret the waves' deals are drawn from (the daily deals')."""
+        if not self.secret:
+            self.secret = await self.store.daily_secret(secrets.token_hex(16))
+        return self.secret
