@@ -438,9 +438,9 @@ class Race:
 
     # ------------------------------------------------------------------ what people see
 
-    def deal_shown(self, today: str | None = None) -> bool:
+    def deal_shown(self, today: str | None = None, arena_over: bool = False) -> bool:
         """The deal number may be shown now (see ``deal_shown``)."""
-        return deal_shown(self.settings, self.phase, today)
+        return deal_shown(self.settings, self.phase, today, arena_over)
 
     @property
     def commitment(self) -> str:
@@ -469,13 +469,18 @@ class Race:
         return racer
 
 
-def deal_shown(settings: RaceSettings, phase: Phase, today: str | None = None) -> bool:
+def deal_shown(
+    settings: RaceSettings, phase: Phase, today: str | None = None, arena_over: bool = False
+) -> bool:
     """The one rule for showing a deal number, which reveals every hidden card (anyone
     can deal it): a daily deal once its day is over (``today``, the UTC day now, is
     later: every message about a daily run goes through here, boards included), or from
     the start of an attempt begun once its day was over (``deal_chosen``: a guest's
-    practice at yesterday's deal); a race's when the creator chose it, or once the race is
-    done."""
+    practice at yesterday's deal); an arena heat's once its arena is over (``arena_over``:
+    other heats of its wave race the same deal until then); a race's when the creator
+    chose it, or once the race is done."""
+    if settings.arena is not None:
+        return arena_over
     if settings.mode == "daily":
         return settings.deal_chosen or daily_deal_shown(settings.day, today)
     return settings.deal_chosen or phase is Phase.DONE

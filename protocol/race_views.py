@@ -36,12 +36,12 @@ def race_runs(race: Race) -> list[Run]:
     return ranked(runs)
 
 
-def race_result(race: Race, today: str | None = None) -> dict[str, Any]:
+def race_result(race: Race, today: str | None = None, arena_over: bool = False) -> dict[str, Any]:
     """The final ranking, best first, with each racer's outcome; the deal's
     commitment, and the deal number and nonce (in it and in each entry) only when
     ``deal_shown``, else null."""
     outcomes = {p: r.outcome and r.outcome.value for p, r in race.racers.items()}
-    shown = race.deal_shown(today)
+    shown = race.deal_shown(today, arena_over)
     return {
         "race": race.id,
         "deal": str(race.settings.deal) if shown else None,
@@ -61,11 +61,11 @@ def _history_lost(race: Race) -> dict[str, Any]:
     return {"history_lost": True} if race.history_lost else {}
 
 
-def public_log(race: Race, today: str | None = None) -> dict[str, Any]:
+def public_log(race: Race, today: str | None = None, arena_over: bool = False) -> dict[str, Any]:
     """The race's public log (the ``race_log`` answer): its settings, the deal's
     commitment, every racer's actions with the server's times, and the result; the
     deal and nonce only when ``deal_shown`` (``protocol/verify.py`` checks it)."""
-    settings, shown = race.settings, race.deal_shown(today)
+    settings, shown = race.settings, race.deal_shown(today, arena_over)
     return {
         "race": race.id,
         "mode": settings.mode,
@@ -89,7 +89,7 @@ def public_log(race: Race, today: str | None = None) -> dict[str, Any]:
             }
             for racer in race.racers.values()
         ],
-        "result": race_result(race, today),
+        "result": race_result(race, today, arena_over),
     }
 
 

@@ -256,7 +256,8 @@ class RaceDesk:
     async def race_log(self, player: str, race_id: str, moment: Now) -> dict[str, Any]:
         """A finished race's public log (see ``protocol/verify.py``). A daily run's log is
         its player's once it is over, and anyone's once its day is over; its deal and
-        nonce only then (the deal would show every card)."""
+        nonce only then (the deal would show every card). An arena heat's log is shown
+        once its arena is over, with its deal."""
         room = await self.races.find(race_id, moment)
         race = room.race
         if race.phase is not Phase.DONE:
@@ -268,7 +269,16 @@ class RaceDesk:
                 "other players' runs of a daily challenge are shown once its day is over",
                 "log_refused",
             )
-        return public_log(race, today)
+        arena = race.settings.arena
+        if arena is not None:
+            kept = await self.store.arenas.arena(arena)
+            if kept is None or kept.status != "ended":
+                raise RaceError(
+                    "an arena heat's log is shown once its arena is over: other heats race "
+                    "its deal until then",
+                    "heat_log_later",
+                )
+        return public_log(race, today, arena_over=arena is not None)
 
     def snapshot(self, player: str, room: Room, watching: bool) -> dict[str, Any]:
         """A racer gets their racer view, a spectator the spectator view, anyone else the

@@ -75,7 +75,7 @@ def result_item(room: Room, result: dict[str, Any]) -> dict[str, Any]:
     """The feed's ``result``: the result, every racer's last cards (``boards``) when its
     spectators saw progress only, and every card (``revealed``) once the deal is shown."""
     item = dict(result)
-    if not room.boards_live:
+    if not room.boards_live and room.race.settings.arena is None:  # a heat's: never
         item["boards"] = final_boards(room.race)
     revealed = revealed_views(room.race)
     if revealed is not None:

@@ -197,9 +197,10 @@ class Room:
 
     def spectator_snapshot(self) -> dict[str, Any]:
         """Every racer's standing as of the last released feed item, and their face-up
-        cards then (while the boards are held, once the end is released)."""
+        cards then (while the boards are held, once the end is released; an arena heat's
+        never: other heats race its deal)."""
         race = self.race
-        if not self.boards_live and self.shown_phase != "done":
+        if not self.boards_live and (self.shown_phase != "done" or race.settings.arena):
             picture = spectator_view(race, cards=False)
         else:
             states: dict[str, GameState] = {}

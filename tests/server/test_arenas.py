@@ -15,6 +15,7 @@ from harness import member, player, running_server
 
 from client.api import Client, ServerError
 from protocol.race import Now
+from protocol.verify import check_log
 from server.app import RaceServer
 from server.store import Store
 
@@ -62,8 +63,13 @@ async def test_entrants_race_heats_that_score_and_are_paired_again_with_someone_
     for client in players:
         await client.next_event("started")
         await client.resign(heats[client.player]["race"])
+    result = await ann.next_event("result")
+    assert result.data["deal"] is None and result.data["nonce"] is None  # the wave's deal
     unrated = await ann.next_event("unrated")
     assert unrated.data["reason"] == "arena"
+    with pytest.raises(ServerError) as refused:
+        await ann.race_log(heats[ann.player]["race"])
+    assert refused.value.code == "heat_log_later"
     told = await ann.next_event(
         "arena_standings", timeout=15, where=lambda data: data["version"] >= 2
     )
@@ -122,6 +128,8 @@ async def test_at_its_end_no_heat_starts_running_heats_count_and_places_go_on_pr
     assert (await server.store.arenas.arena(arena)).status == "ended"  # type: ignore[union-attr]
     final = await bob.next_event("arena_standings", timeout=5, where=lambda data: data["final"])
     assert final.data["version"] == 1 and final.data["players"] == 2
+    log = await bob.race_log(heat)  # the arena is over: the heat's log, its deal shown
+    assert log["deal"] is not None and check_log(log) == []
     profile = await bob.profile(bob.player)
     assert [(line["arena"], line["players"]) for line in profile["arenas"]] == [(arena, 2)]
     assert profile["best_arena_place"] in (1, 2)
@@ -164,3 +172,26 @@ async def test_a_player_fair_play_flags_is_removed_and_the_standings_told_within
         assert refused.value.code == "removed_from_arena"
         for client in (ann, bob):
             await client.close()
+
+
+async def test_a_heat_s_spectators_see_no_card_even_after_it_ends(server: RaceServer) -> None:
+    ann, bob, dee = (
+        await member(server, "Ann"),
+        await member(server, "Bob"),
+        await player(server, "Dee"),
+    )
+    arena = await the_arena(ann)
+    for client in (ann, bob):
+        await client.join_arena(arena)
+    heat = (await ann.next_event("paired", timeout=15)).data["race"]["race"]
+    await dee.spectate(heat)
+    for client in (ann, bob):
+        await client.next_event("started")
+        await client.resign(heat)
+    result = await dee.next_event("result", timeout=10)
+    assert "boards" not in result.data and "revealed" not in result.data
+    assert result.data["deal"] is None
+    snapshot = await dee.snapshot(heat)
+    assert all("view" not in standing for standing in snapshot["players"])
+    for client in (ann, bob, dee):
+        await client.close()
