@@ -115,7 +115,7 @@ class ArenaDesk:
     ) -> dict[str, Any]:
         """Enter the arena: refused (its code and sentence) when it is over or the player
         does not meet its conditions; entering again changes nothing. The player is told
-        its standings from now on, as a watcher is."""
+        its standings from now on, on whatever node their session is (``arena_feed``)."""
         arena = arena_of(self.calendar, arena_id)
         if status_at(arena, moment.wall_ms) == "ended":
             raise ArenaEntryRefused("This arena is over.", "arena_over")
@@ -124,7 +124,6 @@ class ArenaDesk:
             raise refusal
         await self.store.arenas.create_arena(record_of(arena))
         joined = await self.store.arenas.join(arena.id, player, moment.wall_ms)
-        self.feed.watch(arena.id, player)
         return {
             "arena": arena.as_dict(),
             "joined": joined,
@@ -152,8 +151,6 @@ class ArenaDesk:
         """Pause, resume or withdraw ``player`` (NotInArena if they never entered)."""
         arena = arena_of(self.calendar, arena_id)
         changed = await self.store.arenas.change(arena.id, player, change, moment.wall_ms)
-        if change == "withdraw":
-            self.feed.unwatch(arena.id, player)
         return {"arena": arena.id, "change": change, "changed": changed}
 
     async def standings_page(

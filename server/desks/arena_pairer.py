@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from protocol.arena import HeatResult, Racer, Removed, heat_from_runs, standings
-from protocol.arena_calendar import Arena, upcoming
+from protocol.arena_calendar import Arena
 from protocol.arena_pairing import Idle, PairingRule, pair_wave, wave_deal
 from protocol.games import rules_for
 from protocol.phases import Phase
@@ -34,6 +34,7 @@ from protocol.race_views import public_info, race_runs
 from protocol.ranking import Run
 from protocol.ratings import Rating
 from server.desks.arena_desk import ArenaDesk, status_at
+from server.desks.arena_feed import not_long_over
 from server.handover.effects import Effects, PushAnywhere, Write
 from server.handover.jobs import KeepReview
 from server.races.fairplay import FLAGGED, history_times, review_of
@@ -47,9 +48,9 @@ log = logging.getLogger("solrace.arenas")
 
 PAIR_EVERY_S = 1.0
 LEASE_MS = 10_000  # an arena's pairing lease: another node takes over this long after
+HEATS_WAITED_MS = 30 * 60_000  # after its end an arena waits this long for heats running
 LOST_HEAT_MS = 60_000  # a heat whose race never opened is scored as nobody finishing
 KEEP_PLACES_S = 365 * 86_400  # a player's arena lines on their profile
-FINISH_WITHIN_MS = 60 * 60_000  # an arena over longer than this is ended, heats or not
 
 
 class ArenaPairer:
@@ -64,10 +65,7 @@ class ArenaPairer:
     async def tick(self, moment: Now) -> Effects:
         """Run every arena of the calendar that is stored and not ended."""
         effects: Effects = []
-        since = moment.wall_ms - FINISH_WITHIN_MS
-        for arena in upcoming(since, moment.wall_ms - since + 1, self.desk.calendar):
-            if arena.start_ms > moment.wall_ms:
-                continue
+        for arena in not_long_over(self.desk.calendar, moment.wall_ms):
             try:
                 effects += await self.run_arena(arena, moment)
             except (StoreError, ArenaRefused) as error:
@@ -89,7 +87,7 @@ class ArenaPairer:
         open_heats, told = await self._scored(arena, moment)
         if status_at(arena, moment.wall_ms) == "running":
             return told + await self._wave(arena, open_heats, token, moment)
-        if not open_heats or moment.wall_ms - arena.end_ms > FINISH_WITHIN_MS:
+        if not open_heats or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS:
             await self._ended(arena, moment)
         return told
 

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import AsyncIterator
 
 import pytest
-from harness import member, player, running_server
+from harness import member, player, running_server, url
 
 from client.api import Client, ServerError
 from protocol.race import Now
 from protocol.verify import check_log
 from server.app import RaceServer
 from server.store import Store
+from server.store.redis_store import RedisStore
 
 HOUR_MS = 3_600_000
 GAME = "sanibel"
@@ -195,3 +197,29 @@ async def test_a_heat_s_spectators_see_no_card_even_after_it_ends(server: RaceSe
     assert all("view" not in standing for standing in snapshot["players"])
     for client in (ann, bob, dee):
         await client.close()
+
+
+async def test_an_entrant_who_comes_back_on_another_node_is_told_there(redis_url: str) -> None:
+    prefix = f"arenas:{uuid.uuid4().hex}:"
+    stores = [RedisStore(redis_url, prefix=prefix) for _ in range(2)]
+    trial = {"arena_every_ms": HOUR_MS, "sweep_every_s": 0.2}
+    async with running_server(stores[0], **trial) as a, running_server(stores[1], **trial) as b:
+        ann, bob = await member(a, "Ann"), await member(a, "Bob")
+        arena = await the_arena(ann)
+        for client in (ann, bob):
+            await client.join_arena(arena)
+        ann.url = url(b)  # Ann's session goes on on node B
+        await ann.resume()
+        heat = (await ann.next_event("paired", timeout=15)).data["race"]["race"]
+        for client in (ann, bob):
+            await client.next_event("started", timeout=10)
+            await client.resign(heat)
+        told = await ann.next_event(
+            "arena_standings", timeout=10, where=lambda data: data["version"] >= 1
+        )
+        assert told.data["me"]["player"] == ann.player
+        for client in (ann, bob):
+            await client.close()
+    await stores[0].purge()  # type: ignore[attr-defined]
+    for store in stores:
+        await store.close()
