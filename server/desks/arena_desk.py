@@ -15,7 +15,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from protocol.arena import Removed, Standing, standings
+from protocol.arena import Removed
 from protocol.arena_calendar import (
     ARENA_ID_PATTERN,
     HOUR_MS,
@@ -31,7 +31,7 @@ from protocol.players import is_bot
 from protocol.race import Now
 from protocol.ratings import Rating
 from server.config import Settings
-from server.desks.arena_feed import ArenaFeed, line
+from server.desks.arena_feed import ArenaFeed
 from server.races.standing import standing_of
 from server.store import Store
 from server.store.arena_records import ArenaNotFound, ArenaRecord
@@ -160,13 +160,11 @@ class ArenaDesk:
         arena = arena_of(self.calendar, arena_id)
         stored = await self.store.arenas.arena(arena.id)
         log = await self.store.arenas.log(arena.id) if stored else []
-        table = standings(log)
-        names = await self.feed.names_of([s.player for s in table])
         return {
             "arena": arena.id,
             "version": len(log),
             "status": status_at(arena, moment.wall_ms) if stored is None else stored.status,
-            **page(table, names, top, around or player),
+            **page(await self.feed.lines_of(arena.id, log), top, around or player),
         }
 
     def watch(self, player: str, arena_id: str, moment: Now) -> dict[str, Any]:
@@ -179,14 +177,13 @@ class ArenaDesk:
         return {"arena": arena_id, "watching": False}
 
 
-def page(table: list[Standing], names: dict[str, str], top: int, around: str) -> dict[str, Any]:
-    """The first ``top`` lines of ``table``, the lines within ``AROUND`` of ``around``'s
-    (none when they have no line), and ``around``'s own line."""
-    lines = [line(standing, names.get(standing.player, "")) for standing in table]
-    mine = next((i for i, standing in enumerate(table) if standing.player == around), None)
+def page(lines: list[dict[str, Any]], top: int, around: str) -> dict[str, Any]:
+    """The first ``top`` of the standings' ``lines``, the lines within ``AROUND`` of
+    ``around``'s (none when they have no line), and ``around``'s own line."""
+    mine = next((i for i, line in enumerate(lines) if line["player"] == around), None)
     near = [] if mine is None else lines[max(0, mine - AROUND) : mine + AROUND + 1]
     return {
-        "players": len(table),
+        "players": len(lines),
         "top": lines[:top],
         "around": near,
         "me": None if mine is None else lines[mine],

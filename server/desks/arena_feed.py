@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from protocol.arena import Entry, Standing, standings
+from protocol.arena import Entry, HeatResult, Standing, standings
 from protocol.arena_calendar import Arena, Schedule, upcoming
 from protocol.player_events import ArenaStandingsChanged
 from protocol.race import Now
@@ -89,17 +89,30 @@ class ArenaFeed:
         return effects
 
     async def _told(self, arena: str, log: list[Entry], final: bool) -> Effects:
-        table = standings(log)
-        names = await self.names_of([standing.player for standing in table])
-        lines = {standing.player: line(standing, names[standing.player]) for standing in table}
-        top = [lines[s.player] for s in table[:TOP]]
+        lines = await self.lines_of(arena, log)
+        mine = {line["player"]: line for line in lines}
+        top, players = lines[:TOP], len(lines)
         return [
             Push(
                 player,
-                ArenaStandingsChanged(arena, len(log), final, len(table), top, lines.get(player)),
+                ArenaStandingsChanged(arena, len(log), final, players, top, mine.get(player)),
             )
             for player in await self._told_here(arena)
         ]
+
+    async def lines_of(self, arena: str, log: list[Entry]) -> list[dict[str, Any]]:
+        """The standings of ``log`` as lines, in order, each with its player's name and the
+        heat they race now (its race, to spectate; None between heats)."""
+        table = standings(log)
+        names = await self.names_of([standing.player for standing in table])
+        scored = {entry.heat for entry in log if isinstance(entry, HeatResult)}
+        racing = {
+            player: heat.heat
+            for heat in await self.store.arenas.heats(arena)
+            if heat.heat not in scored
+            for player in heat.racers
+        }
+        return [line(s, names[s.player], racing.get(s.player)) for s in table]
 
     async def _told_here(self, arena: str) -> list[str]:
         """Who is told ``arena``'s standings by this node: its entrants whose session is
@@ -108,9 +121,10 @@ class ArenaFeed:
         return sorted({p for p in entrants if self.here(p)} | self.watchers.get(arena, set()))
 
 
-def line(standing: Standing, name: str) -> dict[str, Any]:
+def line(standing: Standing, name: str, heat: str | None) -> dict[str, Any]:
     """One line of the standings as players are told it."""
     return {
+        "heat": heat,
         "rank": standing.rank,
         "player": standing.player,
         "name": name,

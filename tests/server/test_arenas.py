@@ -82,6 +82,8 @@ async def test_entrants_race_heats_that_score_and_are_paired_again_with_someone_
     assert first_opponent["player"] not in {p["player"] for p in again["players"]}
     page = await players[1].arena_standings(arena)
     assert page["version"] >= 2 and page["me"]["player"] == players[1].player
+    mine = (await ann.arena_standings(arena))["me"]
+    assert mine["heat"] == again["race"]  # the heat Ann races now, to watch
     for client in players:
         await client.close()
 
