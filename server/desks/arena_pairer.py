@@ -18,6 +18,7 @@ heat again), every ``PAIR_EVERY_S``:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from dataclasses import replace
@@ -181,7 +182,10 @@ class ArenaPairer:
         """Pair the idle participants in one wave, all its heats on one deal."""
         heats = await self.store.arenas.heats(arena.id)
         idle = await self._idle(arena, heats, open_heats)
-        wave = pair_wave(idle, PairingRule(arena.heat_size), moment.wall_ms)
+        # in a thread: 1,000 idle players in heats of 2 take ~0.2 s of CPU (bench arena-pairing)
+        wave = await asyncio.to_thread(
+            pair_wave, idle, PairingRule(arena.heat_size), moment.wall_ms
+        )
         if not wave.heats:
             return []
         number = max((heat.wave for heat in heats), default=0) + 1
