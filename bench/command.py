@@ -1,9 +1,9 @@
-"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|argon2|signin|
-spectators|farm|fairplay|redis-clients``: benchmarks that print figures (never timed tests). The
-server benchmark lives in bench/loadtest.py (``--nodes``: bench/nodebench.py), the engine and
-solver ones in bench/enginebench.py, the memory one in
-bench/memorybench.py; soak, recovery, idle, pairing, spectators, farm and fairplay in
-bench/{soak,recovery,idle,pairing,spectator,farm,fairplay}bench.py; storage and argon2 (the
+"""``solrace bench engine|solver|server|memory|soak|recovery|failover|storage|idle|pairing|argon2|
+signin|spectators|farm|fairplay|redis-clients``: benchmarks that print figures (never timed
+tests). The server benchmark lives in bench/loadtest.py (``--nodes``: bench/nodebench.py), the
+engine and solver ones in bench/enginebench.py, the memory one in
+bench/memorybench.py; soak, recovery, failover, idle, pairing, spectators, farm and fairplay in
+bench/{soak,recovery,failover,idle,pairing,spectator,farm,fairplay}bench.py; storage and argon2 (the
 server's parts through their public faces) in bench/{storage,argon2}bench.py; redis-clients
 (the store's own hiredis client against redis-py) in server/store/redis_clients_bench.py."""
 
@@ -14,6 +14,9 @@ import asyncio
 import json
 
 from bench.enginebench import measure_engine, measure_solver
+from bench.failoveroptions import configure as failover_options
+from bench.failoveroptions import run_failover
+from bench.reporting import reported
 from protocol.games import GAMES, rules_for
 
 
@@ -27,6 +30,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "memory",
             "soak",
             "recovery",
+            "failover",
             "storage",
             "idle",
             "pairing",
@@ -127,6 +131,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     recovery.add_argument(
         "--concurrency", type=int, default=100, help="connections opened at a time"
     )
+    failover_options(parser)
     idle = parser.add_argument_group("idle")
     idle.add_argument("--connections", type=int, default=10_000, help="idle connected players")
     idle.add_argument(
@@ -192,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
         "memory": run_memory,
         "soak": run_soak,
         "recovery": run_recovery,
+        "failover": run_failover,
         "storage": run_storage,
         "redis-clients": run_redis_clients,
         "idle": run_idle,
@@ -254,11 +260,7 @@ def run_server(args: argparse.Namespace) -> int:
     if args.saturation_rounds < 1:
         raise SystemExit("error: --saturation-rounds must be at least 1")
     result = asyncio.run(run_bench(options))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_table(result)
-    return 0
+    return reported(result, args.json, print_table)
 
 
 def run_server_nodes(args: argparse.Namespace) -> int:
@@ -281,11 +283,7 @@ def run_server_nodes(args: argparse.Namespace) -> int:
         "redis": args.redis,
     }
     result = asyncio.run(run_nodes(options))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_nodes(result)
-    return 0
+    return reported(result, args.json, print_nodes)
 
 
 def run_memory(args: argparse.Namespace) -> int:
@@ -323,11 +321,7 @@ def run_soak(args: argparse.Namespace) -> int:
     if args.minutes <= 0 or args.every <= 0 or args.race_actions < 2:
         raise SystemExit("error: --minutes and --every above 0, --race-actions at least 2")
     result = asyncio.run(run_soak(options))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_summary(result)
-    return 0
+    return reported(result, args.json, print_summary)
 
 
 def run_recovery(args: argparse.Namespace) -> int:
@@ -344,11 +338,7 @@ def run_recovery(args: argparse.Namespace) -> int:
         "concurrency": args.concurrency,
     }
     result = asyncio.run(run_recovery(options))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_result(result)
-    return 0
+    return reported(result, args.json, print_result)
 
 
 def run_storage(args: argparse.Namespace) -> int:
@@ -361,11 +351,7 @@ def run_storage(args: argparse.Namespace) -> int:
     with own_redis(persist=False) as redis:  # a fresh redis-server, nothing on disk
         options = {"races": races, "seed": args.seed, "settle_s": max(0.0, args.settle_s)}
         result = asyncio.run(run_storage(options, redis.url))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_table(result)
-    return 0
+    return reported(result, args.json, print_table)
 
 
 def run_redis_clients(args: argparse.Namespace) -> int:
@@ -377,11 +363,7 @@ def run_redis_clients(args: argparse.Namespace) -> int:
         raise SystemExit("error: --batches must be at least 10, --messages at least 1")
     with own_redis(persist=False) as redis:
         result = asyncio.run(run_clients(redis.url, args.batches, args.messages))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_table(result)
-    return 0
+    return reported(result, args.json, print_table)
 
 
 def run_idle(args: argparse.Namespace) -> int:
@@ -390,11 +372,7 @@ def run_idle(args: argparse.Namespace) -> int:
     if args.connections < 1 or args.wait < 0:
         raise SystemExit("error: --connections must be at least 1, --wait at least 0")
     result = asyncio.run(run_idle({"connections": args.connections, "wait_s": args.wait}))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_result(result)
-    return 0
+    return reported(result, args.json, print_result)
 
 
 def run_pairing(args: argparse.Namespace) -> int:
@@ -410,11 +388,7 @@ def run_pairing(args: argparse.Namespace) -> int:
     if options["players"] < 1 or options["seconds"] <= 0 or args.tick_ms < 1:
         raise SystemExit("error: --players and --tick-ms must be at least 1, --seconds above 0")
     result = run_pairing(options)
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_table(result)
-    return 0
+    return reported(result, args.json, print_table)
 
 
 def run_argon2(args: argparse.Namespace) -> int:
@@ -423,11 +397,7 @@ def run_argon2(args: argparse.Namespace) -> int:
     if args.repeat < 1:
         raise SystemExit("error: --repeat must be at least 1")
     rows = run_argon2(args.repeat)
-    if args.json:
-        print(json.dumps(rows))
-    else:
-        print_table(rows)
-    return 0
+    return reported(rows, args.json, print_table)
 
 
 def run_signin(args: argparse.Namespace) -> int:
@@ -441,11 +411,7 @@ def run_signin(args: argparse.Namespace) -> int:
         "rounds": args.rounds,
     }
     result = asyncio.run(run_signin_bench(options))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_signin(result)
-    return 0
+    return reported(result, args.json, print_signin)
 
 
 def run_spectators(args: argparse.Namespace) -> int:
@@ -464,11 +430,7 @@ def run_spectators(args: argparse.Namespace) -> int:
     if options["rate"] <= 0 or options["seconds"] <= 0:
         raise SystemExit("error: --rate and --seconds must be above 0")
     result = asyncio.run(run_spectators(options))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_spectators(result)
-    return 0
+    return reported(result, args.json, print_spectators)
 
 
 def run_farm(args: argparse.Namespace) -> int:

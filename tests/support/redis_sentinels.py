@@ -1,6 +1,7 @@
 """A Redis Sentinel set of real processes for tests: a primary, its replicas
 (``redis-server --replicaof``) and three ``redis-sentinel`` processes watching it (quorum 2,
-down after 1 s), each on a free port of 127.0.0.1 in its own directory.
+down after 1 s; their config and timings are ``bench/sentinelgroup.py``'s, shared with
+``solrace bench failover``), each on a free port of 127.0.0.1 in its own directory.
 
 ``SentinelSet.start`` returns once every sentinel knows the other two and the replicas, and
 every replica is in step with the primary, so a primary killed then is failed over;
@@ -9,48 +10,23 @@ every replica is in step with the primary, so a primary killed then is failed ov
 
 from __future__ import annotations
 
-import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
 
-from redis_server import RedisServer, RedisServerError, answers_ping, end, free_port
+from redis_server import RedisServer, RedisServerError, end, free_port
 
-SERVICE = "solrace"
-QUORUM = 2
-DOWN_AFTER_MS = 1000
-FAILOVER_TIMEOUT_MS = 3000
-# How often a sentinel reads the servers' INFO (replication offsets) and PINGs them, well
-# under the down-after time: the offsets it picks a replica by are read after the primary
-# died (at redis-sentinel's default, 10 s, it promoted a replica that lacked writes the
-# other had: 2 runs in 10 lost acknowledged actions), and a new primary answers a PING
-# before it is thought down (at the default, 1 s, a sentinel took the primary it had just
-# promoted for down and failed over again while it served: 1 run in 10)
-TIMINGS_MS = {"INFO-PERIOD": 250, "PING-PERIOD": 200}
-READY_TIMEOUT_S = 30.0
+from bench.sentinelgroup import (
+    SERVICE,
+    ask,
+    in_step,
+    primary_port,
+    start_sentinel,
+    wait_ready,
+)
 
-
-def ask(port: int, *words: str) -> str:
-    """One command to the Redis (or sentinel) on 127.0.0.1:``port``, its reply as raw text
-    (RESP), for the few checks this module makes without a client library."""
-    command = f"*{len(words)}\r\n" + "".join(f"${len(w)}\r\n{w}\r\n" for w in words)
-    with socket.create_connection(("127.0.0.1", port), timeout=2) as connection:
-        connection.sendall(command.encode())
-        connection.settimeout(0.3)
-        chunks = []
-        deadline = time.monotonic() + 2
-        while time.monotonic() < deadline:
-            try:
-                chunk = connection.recv(65536)
-            except TimeoutError:
-                if chunks:
-                    break
-                continue
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks).decode(errors="replace")
+__all__ = ["SERVICE", "Sentinel", "SentinelSet", "ask", "wait_in_step"]
+AT_ONCE = ("--repl-diskless-sync-delay", "0")  # a new replica gets the data at once
 
 
 class Sentinel:
@@ -63,36 +39,11 @@ class Sentinel:
         self._process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        binary = shutil.which("redis-sentinel")
-        if binary is None:
-            raise RedisServerError(
-                "redis-sentinel is not on the PATH: install Debian's redis-sentinel "
-                "(.ci/system-packages does)"
-            )
-        self.directory.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
-        config = self.directory / "sentinel.conf"  # the sentinel rewrites it as it learns
-        config.write_text(
-            f"port {self.port}\nbind 127.0.0.1\ndir {self.directory}\n"
-            f"sentinel monitor {SERVICE} 127.0.0.1 {self.primary_port} {QUORUM}\n"
-            f"sentinel down-after-milliseconds {SERVICE} {DOWN_AFTER_MS}\n"
-            f"sentinel failover-timeout {SERVICE} {FAILOVER_TIMEOUT_MS}\n"
-            f"sentinel parallel-syncs {SERVICE} 1\n"
-        )
-        with (self.directory / "sentinel.log").open("ab") as log:
-            self._process = subprocess.Popen(
-                [binary, str(config)], stdout=log, stderr=subprocess.STDOUT
-            )
-        deadline = time.monotonic() + 10
-        while not answers_ping(self.port):
-            if time.monotonic() > deadline or self._process.poll() is not None:
-                log_text = (self.directory / "sentinel.log").read_text(errors="replace")
-                raise RedisServerError(f"redis-sentinel did not start:\n{log_text[-2000:]}")
-            time.sleep(0.02)
-        timings = [str(word) for pair in TIMINGS_MS.items() for word in pair]
-        told = ask(self.port, "SENTINEL", "DEBUG", *timings)  # not kept in its config file
-        if not told.startswith("+OK"):
-            raise RedisServerError(f"redis-sentinel refused {timings}: {told}")
+        try:
+            self._process = start_sentinel(self.directory, self.port, self.primary_port)
+        except RuntimeError as error:
+            raise RedisServerError(str(error)) from None
 
     def stop(self) -> None:
         if self._process is not None:
@@ -105,8 +56,7 @@ class SentinelSet:
 
     def __init__(self, directory: Path, replicas: int = 1) -> None:
         # every server may become the primary: each sends a new replica its data at once
-        self.at_once = ("--repl-diskless-sync-delay", "0")
-        self.primary = RedisServer(directory / "primary", None, *self.at_once)
+        self.primary = RedisServer(directory / "primary", None, *AT_ONCE)
         self.replicas: list[RedisServer] = []
         self.count = replicas
         self.directory = directory
@@ -124,43 +74,23 @@ class SentinelSet:
     def start(self) -> SentinelSet:
         self.primary.start()
         for i in range(self.count):
-            replica = RedisServer(
-                self.directory / f"replica-{i}",
-                None,
-                *self.at_once,
-                "--replicaof",
-                "127.0.0.1",
-                str(self.primary.port),
-            )
+            of = ("--replicaof", "127.0.0.1", str(self.primary.port))
+            replica = RedisServer(self.directory / f"replica-{i}", None, *AT_ONCE, *of)
             replica.start()
             self.replicas.append(replica)
         for i in range(3):
             sentinel = Sentinel(self.directory / f"sentinel-{i}", self.primary.port)
             sentinel.start()
             self.sentinels.append(sentinel)
-        self._wait_until_ready()
+        try:
+            wait_ready([s.port for s in self.sentinels], [r.port for r in self.replicas])
+        except RuntimeError as error:
+            raise RedisServerError(str(error)) from None
         return self
-
-    def _wait_until_ready(self) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while time.monotonic() < deadline:
-            views = [ask(s.port, "SENTINEL", "MASTER", SERVICE) for s in self.sentinels]
-            synced = all(
-                "master_link_status:up" in ask(r.port, "INFO", "replication") for r in self.replicas
-            )
-            if synced and all(
-                _field(view, "num-other-sentinels") == "2"
-                and _field(view, "num-slaves") == str(self.count)
-                for view in views
-            ):
-                return
-            time.sleep(0.1)
-        raise RedisServerError("the sentinels did not all see each other and the replicas")
 
     def primary_port(self) -> int:
         """The port of the primary the sentinels name now."""
-        reply = ask(self.sentinels[0].port, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", SERVICE)
-        return int(reply.split("\r\n")[-2])
+        return primary_port(self.sentinels[0].port)
 
     def stop(self) -> None:
         for sentinel in self.sentinels:
@@ -169,19 +99,10 @@ class SentinelSet:
             server.stop()
 
 
-def _field(reply: str, name: str) -> str | None:
-    """A field of a ``SENTINEL MASTER`` reply (a flat array of names and values)."""
-    lines = reply.split("\r\n")
-    for i, line in enumerate(lines):
-        if line == name and i + 2 < len(lines):
-            return lines[i + 2]
-    return None
-
-
 def wait_in_step(replica: RedisServer, timeout_s: float = 10.0) -> None:
     """Return once ``replica``'s link to its primary is up (it holds what the primary had)."""
     deadline = time.monotonic() + timeout_s
-    while "master_link_status:up" not in ask(replica.port, "INFO", "replication"):
+    while not in_step(replica.port):
         if time.monotonic() > deadline:
             raise RedisServerError(f"the replica on port {replica.port} never caught up")
         time.sleep(0.05)
