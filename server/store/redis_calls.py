@@ -8,6 +8,9 @@ unavailable: ``StoreUnavailable``) whose message names the URL without its passw
 other exception (a bug) comes out as it is. It also reads the URL for the store's own
 hiredis connections (``wire_address``) and makes redis-py's exceptions of their error
 replies (``reply_error``), so the errors of both kinds of connection are told apart alike.
+With sentinels (``Replication``) the client is redis-py's ``Sentinel.master_for`` and
+``locate`` says where the primary is now (``redis_sentinel``); ``replicated`` keeps the
+WAIT rule for a write made through redis-py.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class RedisCalls:
         self.address = wire_address(url)
         self.locate: Callable[[], Awaitable[Address]] | None = None
         self.sentinel: Sentinel | None = None
+        self.wait_replicas, self.wait_ms = replication.wait_replicas, replication.wait_ms
         # A burst of more calls than connections waits for a free one (up to the
         # deadline) instead of failing at once, as redis-py's default pool does.
         options: dict[str, Any] = dict(
@@ -78,6 +82,34 @@ class RedisCalls:
             self.redis = redis.Redis.from_pool(
                 redis.BlockingConnectionPool.from_url(url, **options)
             )
+
+    async def replicated(self, mark: str) -> None:
+        """With replicas to wait for (``Replication.wait_replicas``): return once that
+        many hold everything the primary held now (``INCR`` of ``mark``, a write after all
+        of it, then ``WAIT`` on the same connection), else ``StoreUnavailable``
+        (``not_replicated``). At once without."""
+        if not self.wait_replicas:
+            return
+        async with self.pipeline() as pipe:
+            pipe.incr(mark)
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
+            _, confirmed = await pipe.execute()
+        if confirmed < self.wait_replicas:
+            raise self.not_replicated(confirmed)
+
+    def not_replicated(self, confirmed: object) -> StoreUnavailable:
+        """The writes are on the primary but fewer replicas than asked for confirmed them
+        (``confirmed``: how many, or the error ``WAIT`` answered)."""
+        told = (
+            f"only {confirmed} of the {self.wait_replicas} replicas asked for confirmed them "
+            f"within {self.wait_ms} ms"
+            if isinstance(confirmed, int)
+            else f"WAIT failed ({confirmed})"
+        )
+        return StoreUnavailable(
+            f"the Redis store at {self.where} has the writes, but {told}: they are not "
+            "acknowledged, and are written again"
+        )
 
     async def close(self) -> None:
         """The client's connections closed, and the sentinels' if any."""

@@ -131,16 +131,7 @@ class BatchSender:
         if not isinstance(confirmed, int) or confirmed < self.wait_replicas:
             if any(isinstance(result, ReadOnlyError) for result in results):
                 self.batches.close()  # a demoted primary: the next batch finds the new one
-            raise StoreUnavailable(
-                f"the Redis store at {calls.where} has the writes, but "
-                + (
-                    f"only {confirmed} of the {self.wait_replicas} replicas asked for "
-                    f"confirmed them within {self.wait_ms} ms"
-                    if isinstance(confirmed, int)
-                    else f"WAIT failed ({confirmed})"
-                )
-                + ": they are not acknowledged, and are written again"
-            )
+            raise calls.not_replicated(confirmed)
         return spans, results[: -len(self.waited)]
 
     def close(self) -> None:

@@ -8,11 +8,12 @@ the next batch asks where the primary is. Real redis-servers: a primary and a re
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
 from redis_sentinels import wait_in_step
 from redis_server import RedisServer
+from store_contract import save
 
 from protocol.race import LogEntry
 from server.store import AppendActions, Replication, StoreUnavailable
@@ -38,7 +39,7 @@ async def stores() -> AsyncIterator[Callable[..., RedisStore]]:
     prefix = f"wait-{uuid.uuid4().hex}:"
     made: list[RedisStore] = []
 
-    def make(url: str, wait_replicas: int = 0, wait_ms: int = 300) -> RedisStore:
+    def make(url: str, wait_replicas: int = 0, wait_ms: int = 1000) -> RedisStore:
         store = RedisStore(
             url,
             prefix=prefix,
@@ -55,6 +56,16 @@ async def stores() -> AsyncIterator[Callable[..., RedisStore]]:
 def actions(first: int, last: int) -> AppendActions:
     entries = tuple(LogEntry(PLAYER, seq, f"a{seq}", 100 * seq) for seq in range(first, last + 1))
     return AppendActions(RACE, entries, 1, first - 1)
+
+
+async def refused_while_paused(
+    replica: RedisServer, attempt: Callable[[], Awaitable[object]]
+) -> None:
+    """``attempt`` fails while the replica is paused (it confirms nothing); resumed after."""
+    replica.pause()
+    with pytest.raises(StoreUnavailable, match="only 0 of the 1 replicas asked for confirmed"):
+        await attempt()
+    replica.resume()
 
 
 async def logged(store: RedisStore) -> list[int]:
@@ -75,10 +86,7 @@ async def test_a_write_no_replica_confirms_within_the_wait_fails_and_counts_once
 ) -> None:
     primary, replica = pair
     store = stores(primary.url, wait_replicas=1)
-    replica.pause()
-    with pytest.raises(StoreUnavailable, match="only 0 of the 1 replicas asked for confirmed"):
-        await store.write([actions(1, 2)])
-    replica.resume()
+    await refused_while_paused(replica, lambda: store.write([actions(1, 2)]))
     assert await store.write([actions(1, 2)]) == [None]  # written again: counted now
     assert await logged(stores(replica.url)) == [1, 2]
 
@@ -128,3 +136,25 @@ async def test_a_replica_s_read_only_answer_closes_the_batch_connection(
         raise errors[0] or AssertionError("a replica took a write")
     batches = store._sender.batches
     assert batches is not None and batches.transport is None
+
+
+async def test_a_race_record_waited_for_is_on_the_replica_once_it_is_saved(
+    pair: Pair, stores: Callable[..., RedisStore]
+) -> None:
+    """Race-level steps (join, start, finish, resign: a compare-and-set of the record) keep
+    the rule too: saved means the replicas asked for have it."""
+    primary, replica = pair
+    assert await save(stores(primary.url, wait_replicas=1), RACE, PLAYER, version=0)
+    loaded = await stores(replica.url).races.load_race(RACE)
+    assert loaded is not None and loaded["version"] == 1
+
+
+async def test_a_race_record_no_replica_confirms_is_not_saved_as_far_as_its_step_knows(
+    pair: Pair, stores: Callable[..., RedisStore]
+) -> None:
+    primary, replica = pair
+    store = stores(primary.url, wait_replicas=1)
+    await refused_while_paused(replica, lambda: save(store, RACE, PLAYER, version=0))
+    # it did go in: the step finds version 1 stored, reads it and goes on from there
+    assert not await save(store, RACE, PLAYER, version=0)
+    assert await save(store, RACE, PLAYER, version=1)
