@@ -3,8 +3,8 @@ arena-pairing|argon2|signin|spectators|farm|fairplay|redis-clients``: benchmarks
 figures (never timed tests). The server benchmark lives in bench/loadtest.py (``--nodes``:
 bench/nodebench.py), the engine and solver ones in bench/enginebench.py, the memory one in
 bench/memorybench.py; soak, recovery, failover, idle, pairing, arena-pairing, spectators, farm
-and fairplay in bench/{soak,recovery,failover,idle,pairing,arenapairing,spectator,farm,
-fairplay}bench.py (failover's options in bench/failoveroptions.py);
+and fairplay in bench/{soak,recovery,failover,idle,pairing,arenapairing,spectator,farm,fairplay}
+bench.py;
 storage and argon2 (the server's parts through their public faces) in
 bench/{storage,argon2}bench.py; redis-clients (the store's own hiredis client against
 redis-py) in server/store/redis_clients_bench.py."""
