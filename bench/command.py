@@ -3,11 +3,9 @@ arena-pairing|argon2|signin|spectators|farm|fairplay|redis-clients``: benchmarks
 figures (never timed tests). The server benchmark lives in bench/loadtest.py (``--nodes``:
 bench/nodebench.py), the engine and solver ones in bench/enginebench.py, the memory one in
 bench/memorybench.py; soak, recovery, failover, idle, pairing, arena-pairing, spectators, farm
-and fairplay in bench/{soak,recovery,failover,idle,pairing,arenapairing,spectator,farm,fairplay}
-bench.py;
-storage and argon2 (the server's parts through their public faces) in
-bench/{storage,argon2}bench.py; redis-clients (the store's own hiredis client against
-redis-py) in server/store/redis_clients_bench.py."""
+and fairplay in bench/{soak,recovery,failover,...}bench.py; storage and argon2 (the server's
+parts through their public faces) in bench/{storage,argon2}bench.py; redis-clients (the
+store's own hiredis client against redis-py) in server/store/redis_clients_bench.py."""
 
 from __future__ import annotations
 
