@@ -22,6 +22,7 @@ from client.link import Link
 from client.link import ServerError as ServerError
 from protocol.messages import (
     Act,
+    ArenaResult,
     ArenaStandings,
     BestBoard,
     Challenge,
@@ -203,6 +204,10 @@ class Client(Link):
     ) -> dict[str, Any]:
         """A page of the standings: the ``top`` lines, and those around ``around`` (me)."""
         return await self.ask(ArenaStandings(0, arena=arena, top=top, around=around))
+
+    async def arena_result(self, arena: str) -> dict[str, Any]:
+        """An ended arena's signed final result (``solrace verify arena`` checks it)."""
+        return await self.ask(ArenaResult(0, arena=arena))
 
     async def watch_arena(self, arena: str) -> dict[str, Any]:
         return await self.ask(WatchArena(0, arena=arena))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
 from protocol.arena import Removed, Standing, standings
@@ -30,11 +31,12 @@ from protocol.games import GAMES
 from protocol.players import is_bot
 from protocol.race import Now
 from protocol.ratings import Rating
+from protocol.verify_arena import final_result
 from server.config import Settings
 from server.desks.arena_feed import ArenaFeed, line
 from server.races.standing import standing_of
 from server.store import Store
-from server.store.arena_records import ArenaNotFound, ArenaRecord
+from server.store.arena_records import ArenaNotFound, ArenaRecord, ArenaRefused
 
 LIST_AHEAD_MS = 3 * HOUR_MS  # ``arena_list``: the arenas that start within this time
 AROUND = 2  # a standings page shows this many lines either side of the player asked about
@@ -171,6 +173,28 @@ class ArenaDesk:
             "status": status_at(arena, moment.wall_ms) if stored is None else stored.status,
             **page(table, names, top, around or player),
         }
+
+    async def final_result(self, arena_id: str) -> dict[str, Any]:
+        """The ended arena's final result to sign (``protocol/verify_arena.py``): refused
+        with ``arena_not_over`` until it has ended (its last heat scored)."""
+        record = await self.store.arenas.arena(check_arena_id(arena_id))
+        if record is None:
+            raise ArenaNotFound(f"there is no arena {arena_id}")
+        if record.status != "ended":
+            raise ArenaRefused(
+                "an arena's final result is given once it has ended", "arena_not_over"
+            )
+        arena = {
+            "arena": record.arena,
+            "game": record.game,
+            "start_ms": record.starts_at_ms,
+            "length_ms": record.length_ms,
+            "heat_size": record.heat_size,
+            "made_by": record.made_by,
+            "status": record.status,
+        }
+        heats = [asdict(heat) for heat in await self.store.arenas.heats(record.arena)]
+        return final_result(arena, heats, await self.store.arenas.log(record.arena))
 
     def watch(self, player: str, arena_id: str, moment: Now) -> dict[str, Any]:
         arena = arena_of(self.calendar, arena_id)

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from protocol.messages import (
     Admin,
+    ArenaResult,
     ArenaStandings,
     BestBoard,
     Challenge,
@@ -134,6 +135,7 @@ def request_table(handlers: Handlers) -> dict[type[Request], Answerer]:
         SignOut: whole(handlers.sign_out),
         Snapshot: whole(handlers.snapshot),
         RaceLog: whole(handlers.race_log),
+        ArenaResult: whole(handlers.arena_result),
         DailyStart: whole(handlers.daily_start),
         DailyBoard: whole(handlers.daily_board),
         QuickRace: whole(handlers.quick_race),

@@ -15,7 +15,17 @@ import json
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Final, Literal
 
-from protocol.arena import MAX_HEAT, MIN_HEAT, Cleared, Entry, HeatResult, Racer, Removed, Withdrawn
+from protocol.arena import (
+    MAX_HEAT,
+    MIN_HEAT,
+    Cleared,
+    Entry,
+    HeatResult,
+    Removed,
+    Withdrawn,
+    entry_as_dict,
+    entry_from_dict,
+)
 from protocol.errors import SolraceError
 from protocol.games import GAMES
 from server.store.records import encode_json
@@ -310,26 +320,11 @@ def entry_identity(entry: Entry) -> str:
 
 
 def entry_json(entry: Entry) -> str:
-    if isinstance(entry, HeatResult):
-        racers = [asdict(racer) for racer in entry.racers]
-        return encode_json(
-            {"kind": "heat", "heat": entry.heat, "held": entry.held, "racers": racers}
-        )
-    if isinstance(entry, Cleared):
-        return encode_json({"kind": "cleared", "heat": entry.heat})
-    kind = "removed" if isinstance(entry, Removed) else "withdrawn"
-    return encode_json({"kind": kind, "player": entry.player})
+    return encode_json(entry_as_dict(entry))
 
 
 def entry_from_json(text: str) -> Entry:
-    fields = json.loads(text)
-    kind = fields["kind"]
-    if kind == "heat":
-        racers = tuple(Racer(**racer) for racer in fields["racers"])
-        return HeatResult(fields["heat"], racers, fields["held"])
-    if kind == "cleared":
-        return Cleared(fields["heat"])
-    return Removed(fields["player"]) if kind == "removed" else Withdrawn(fields["player"])
+    return entry_from_dict(json.loads(text))
 
 
 def entry_players(entry: Entry) -> list[str]:

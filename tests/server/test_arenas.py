@@ -15,7 +15,9 @@ from harness import member, player, running_server
 
 from client.api import Client, ServerError
 from protocol.race import Now
+from protocol.signing import signature_problem
 from protocol.verify import check_log
+from protocol.verify_arena import check_arena
 from server.app import RaceServer
 from server.store import Store
 
@@ -112,6 +114,9 @@ async def test_at_its_end_no_heat_starts_running_heats_count_and_places_go_on_pr
     await bob.next_event("paired")
     end_ms = (await ann.list_arenas(GAME))[0]["end_ms"]
     after = Now(int(time.monotonic() * 1000), end_ms + 1)
+    with pytest.raises(ServerError) as refused:
+        await ann.arena_result(arena)
+    assert refused.value.code == "arena_not_over"
     assert await server.arenas.tick(after) == []  # a heat runs: the arena waits for it
     assert (await server.store.arenas.arena(arena)).status == "running"  # type: ignore[union-attr]
     for client in (ann, bob):
@@ -130,6 +135,12 @@ async def test_at_its_end_no_heat_starts_running_heats_count_and_places_go_on_pr
     assert final.data["version"] == 1 and final.data["players"] == 2
     log = await bob.race_log(heat)  # the arena is over: the heat's log, its deal shown
     assert log["deal"] is not None and check_log(log) == []
+    result = await bob.arena_result(arena)  # signed, and it checks with the heat's log
+    assert bob.welcome is not None and bob.welcome.signing_key is not None
+    key = bob.welcome.signing_key
+    assert signature_problem(result, {key["key"]: key["public_key"]}) is None
+    assert [line["player"] for line in result["standings"]] == sorted([ann.player, bob.player])
+    assert check_arena(result, {heat: log}) == []
     profile = await bob.profile(bob.player)
     assert [(line["arena"], line["players"]) for line in profile["arenas"]] == [(arena, 2)]
     assert profile["best_arena_place"] in (1, 2)
