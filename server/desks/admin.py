@@ -2,8 +2,10 @@
 server's admin token (``--admin-token``), never by a player's account.
 
 A moderator lists the flagged fair-play reviews (``server/races/fairplay.py``) and decides
-each: ``clear`` puts a held daily run on the boards or rates a held race; ``void`` takes a
-run off the boards, or a race's rating changes back (a held one simply never counts).
+each: ``clear`` puts a held daily run on the boards, rates a held race, or counts a held
+arena heat (a ``Cleared`` entry in its arena's log; the players fair play removed for it
+stay removed); ``void`` takes a run off the boards, or a race's rating changes back (a
+held one, an arena heat's too, simply never counts).
 They can also close or rename an account. Every change is appended to the audit log in
 the store, with the moderator's reason and address; so is every read (``flagged``,
 ``review``, ``audit``) and every wrong token (``"refused": "not_admin"``).
@@ -21,6 +23,7 @@ import hmac
 import logging
 from typing import Any
 
+from protocol.arena import Cleared
 from protocol.errors import SolraceError
 from protocol.messages import Admin
 from protocol.race import Now
@@ -134,8 +137,11 @@ class AdminDesk:
         decided = {**review, "status": status, "held": False}
         decided["decided"] = {"at_ms": moment.wall_ms, "reason": request.reason}
         kind, game, day = review["kind"], review["game"], review["day"]
+        arena = review.get("arena")  # an arena heat: it scores arena points, never a rating
         if status == CLEARED and review["held"]:  # what was held counts now
-            if kind == "daily":
+            if arena is not None:  # where the clearing stands in the arena's log
+                await self.store.arenas.append(arena, Cleared(review["race"]))
+            elif kind == "daily":
                 for run in review_runs(review):
                     await self.store.days.record_daily(game, day, run)
             else:
@@ -149,7 +155,7 @@ class AdminDesk:
             if kind == "daily":
                 for run in review_runs(review):
                     await self.moderation.drop_daily_run(game, day, run)
-            else:
+            elif arena is None:  # an arena heat's points stay: its log has no taking back
                 await self.moderation.take_back_ratings(game, review_changes(review))
         return decided
 

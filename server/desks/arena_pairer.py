@@ -147,7 +147,8 @@ class ArenaPairer:
         are held, the heat is held (it scores nothing until cleared) and each flagged
         player removed from the arena (off the standings, every heat of theirs counted as
         not finished), and told ``held``."""
-        keep = Write(KeepReview(result.heat, review, logs_keep_s(self.race_desk.settings)))
+        kept = {**review, "arena": arena.id}  # a moderator's clearing is logged in the arena
+        keep = Write(KeepReview(result.heat, kept, logs_keep_s(self.race_desk.settings)))
         if not review["held"]:
             return [keep]
         flagged = sorted(p for p, judged in review["players"].items() if judged["reasons"])

@@ -14,6 +14,7 @@ import pytest
 from harness import member, player, running_server
 
 from client.api import Client, ServerError
+from protocol.arena import Cleared
 from protocol.race import Now
 from protocol.signing import signature_problem
 from protocol.verify import check_log
@@ -23,6 +24,7 @@ from server.store import Store
 
 HOUR_MS = 3_600_000
 GAME = "sanibel"
+TOKEN = "moderators-token-of-the-arena-tests"
 
 
 @pytest.fixture
@@ -106,12 +108,7 @@ async def test_an_arena_the_calendar_does_not_hold_is_not_found(server: RaceServ
 async def test_at_its_end_no_heat_starts_running_heats_count_and_places_go_on_profiles(
     server: RaceServer,
 ) -> None:
-    ann, bob = await member(server, "Ann"), await member(server, "Bob")
-    arena = await the_arena(ann)
-    for client in (ann, bob):
-        await client.join_arena(arena)
-    heat = (await ann.next_event("paired", timeout=15)).data["race"]["race"]
-    await bob.next_event("paired")
+    ann, bob, arena, heat = await two_paired(server)
     end_ms = (await ann.list_arenas(GAME))[0]["end_ms"]
     after = Now(int(time.monotonic() * 1000), end_ms + 1)
     with pytest.raises(ServerError) as refused:
@@ -148,26 +145,39 @@ async def test_at_its_end_no_heat_starts_running_heats_count_and_places_go_on_pr
         await client.close()
 
 
+async def two_paired(server: RaceServer) -> tuple[Client, Client, str, str]:
+    """Ann and Bob enter the running arena and are paired: they, the arena and the heat."""
+    ann, bob = await member(server, "Ann"), await member(server, "Bob")
+    arena = await the_arena(ann)
+    for client in (ann, bob):
+        await client.join_arena(arena)
+    heat = (await ann.next_event("paired", timeout=15)).data["race"]["race"]
+    await bob.next_event("paired")
+    return ann, bob, arena, heat
+
+
+async def a_held_heat(server: RaceServer) -> tuple[Client, Client, str, str]:
+    """Ann and Bob are paired; Ann plays at a machine's pace (24 actions, move and undo),
+    both resign: fair play holds the heat. Ann, Bob, the arena and the heat."""
+    ann, bob, arena, heat = await two_paired(server)
+    started = (await ann.next_event("started")).data
+    move = next(action for action in started["you"]["legal"] if action != "undo")
+    for _ in range(12):  # 24 actions at a machine's pace
+        await ann.act(heat, move)
+        await ann.act(heat, "undo")
+    await bob.next_event("started")
+    for client in (ann, bob):
+        await client.resign(heat)
+    return ann, bob, arena, heat
+
+
 async def test_a_player_fair_play_flags_is_removed_and_the_standings_told_within_5_s(
     store: Store,
 ) -> None:
     async with running_server(
         store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, hold_flagged=True
     ) as server:
-        ann, bob = await member(server, "Ann"), await member(server, "Bob")
-        arena = await the_arena(ann)
-        for client in (ann, bob):
-            await client.join_arena(arena)
-        heat = (await ann.next_event("paired", timeout=15)).data["race"]["race"]
-        await bob.next_event("paired")
-        started = (await ann.next_event("started")).data
-        move = next(action for action in started["you"]["legal"] if action != "undo")
-        for _ in range(12):  # 24 actions at a machine's pace
-            await ann.act(heat, move)
-            await ann.act(heat, "undo")
-        await bob.next_event("started")
-        for client in (ann, bob):
-            await client.resign(heat)
+        ann, bob, arena, heat = await a_held_heat(server)
         over = time.monotonic()
         held = await ann.next_event("held", timeout=10)
         assert held.data["race"] == heat
@@ -176,11 +186,57 @@ async def test_a_player_fair_play_flags_is_removed_and_the_standings_told_within
         )
         assert time.monotonic() - over < 5
         assert told.data["players"] == 1 and told.data["top"][0]["player"] == bob.player
+        assert told.data["top"][0]["heats"] == 0  # held: no heat counted
         review = await server.store.moderation.review(heat)
-        assert review is not None and review["held"]
+        assert review is not None and review["held"] and review["arena"] == arena
         with pytest.raises(ServerError) as refused:
             await ann.join_arena(arena)
         assert refused.value.code == "removed_from_arena"
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_a_moderator_s_clearing_of_a_held_heat_counts_it_and_the_removed_stay_removed(
+    store: Store,
+) -> None:
+    async with running_server(
+        store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, hold_flagged=True, admin_token=TOKEN
+    ) as server:
+        ann, bob, arena, heat = await a_held_heat(server)
+        await bob.next_event("arena_standings", timeout=10, where=lambda d: d["version"] >= 2)
+        cleared = await bob.request(
+            "admin", token=TOKEN, command="clear", race=heat, reason="a person after all"
+        )
+        assert cleared["review"]["status"] == "cleared"
+        assert (await server.store.arenas.log(arena))[-1] == Cleared(heat)
+        told = await bob.next_event(
+            "arena_standings", timeout=10, where=lambda data: data["version"] >= 3
+        )
+        assert told.data["players"] == 1 and told.data["top"][0]["heats"] == 1  # it counts
+        with pytest.raises(ServerError) as refused:  # decided: it is cleared once
+            await bob.request("admin", token=TOKEN, command="clear", race=heat, reason="again")
+        assert refused.value.code == "not_flagged"
+        assert len(await server.store.arenas.log(arena)) == 3
+        rated = await server.store.accounts.ratings(GAME, [ann.player, bob.player])
+        assert all(rating.games == 0 for rating in rated.values())  # a heat rates nobody
+        with pytest.raises(ServerError) as still:
+            await ann.join_arena(arena)
+        assert still.value.code == "removed_from_arena"
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_a_moderator_s_voiding_of_a_held_heat_never_counts_it(store: Store) -> None:
+    async with running_server(
+        store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, hold_flagged=True, admin_token=TOKEN
+    ) as server:
+        ann, bob, arena, heat = await a_held_heat(server)
+        await bob.next_event("arena_standings", timeout=10, where=lambda d: d["version"] >= 2)
+        await bob.request("admin", token=TOKEN, command="void", race=heat, reason="a machine")
+        log = await server.store.arenas.log(arena)
+        assert len(log) == 2 and Cleared(heat) not in log
+        page = await bob.arena_standings(arena)
+        assert page["me"]["heats"] == 0
         for client in (ann, bob):
             await client.close()
 
