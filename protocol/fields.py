@@ -156,6 +156,7 @@ ADMIN_COMMANDS: Final = (
     "close_account",  # ``username``: it can no longer sign in (``reason``)
     "rename_account",  # ``username`` becomes ``new_username`` (``reason``)
     "audit",  # the moderators' latest actions
+    "arena_create",  # an operator's arena (``game``, ``key``, ``title``, ``start_ms``, ...)
 )
 AdminToken = Annotated[str, Text(256, pattern=r"[\x21-\x7e]+", hint="is not an admin token")]
 Reason = Annotated[

@@ -311,6 +311,16 @@ class Admin(Request):
     new_username: Username | None = None
     reason: Reason | None = None
     limit: Annotated[int, Int(1, 100)] = 20
+    # ``arena_create``: loose here, checked by ``protocol.arena_calendar.operator_arena``
+    game: GameName | None = None
+    key: Annotated[str, Text(32)] | None = None
+    title: Annotated[str, Text(200)] | None = None
+    start_ms: Annotated[int, Int(0, 2**53 - 1)] | None = None
+    minutes: Annotated[int, Int(0, 2**31 - 1)] | None = None
+    heat_size: Annotated[int, Int(0, 64)] | None = None
+    rating_min: Annotated[int, Int(-(2**31), 2**31 - 1)] | None = None
+    rating_max: Annotated[int, Int(-(2**31), 2**31 - 1)] | None = None
+    min_rated_games: Annotated[int, Int(-(2**31), 2**31 - 1)] = 0
 
 
 REQUESTS: Final[dict[str, type[Request]]] = {

@@ -62,10 +62,12 @@ class ArenaPairer:
         self.secret = ""
 
     async def tick(self, moment: Now) -> Effects:
-        """Run every arena of the calendar that is stored and not ended."""
+        """Run every arena of the calendar and the operators' that is stored and not
+        ended."""
         effects: Effects = []
         since = moment.wall_ms - FINISH_WITHIN_MS
-        for arena in upcoming(since, moment.wall_ms - since + 1, self.desk.calendar):
+        made = await self.desk.made(since)
+        for arena in upcoming(since, moment.wall_ms - since + 1, self.desk.calendar, made):
             if arena.start_ms > moment.wall_ms:
                 continue
             try:

@@ -38,6 +38,8 @@ MAX_HEATS: Final = 200_000  # heats started in one arena
 MAX_ENTRIES: Final = 400_000  # entries of one arena's log (results, clearings, pauses, ...)
 KEEP_ARENA_MS: Final = 30 * 86_400_000  # an arena's keys, after its end (as race logs)
 MAX_LEASE_MS: Final = 60_000  # the longest pairing lease taken or renewed at once
+MAX_TITLE: Final = 60  # characters of an operator's arena's title
+CALENDAR: Final = "calendar"  # the maker of the calendar's arenas
 
 STATUSES: Final = ("scheduled", "running", "ended", "cancelled")
 # status -> the statuses it may move to (``Arenas.set_status``)
@@ -136,11 +138,14 @@ class ArenaRecord:
     heat_size: int
     conditions: dict[str, Any]
     made_by: str
+    title: str = ""  # an operator's arena's title ("" for the calendar's: it has its own)
     status: str = "scheduled"
 
     def __post_init__(self) -> None:
         check_id("arena id", self.arena)
         check_id("maker", self.made_by)
+        if len(self.title) > MAX_TITLE or not self.title.isprintable():
+            raise BadArena(f"an arena's title is at most {MAX_TITLE} printable characters")
         if self.game not in GAMES:
             raise BadArena(f"{self.game!r} is not a game of this server")
         if not 0 <= self.starts_at_ms < 2**53 or not 60_000 <= self.length_ms <= MAX_LENGTH_MS:
@@ -170,7 +175,14 @@ class ArenaRecord:
         """What ``create_arena`` compares: everything but the status, which changes."""
         fields = asdict(self)
         del fields["status"]
+        if not self.title:
+            del fields["title"]  # a calendar arena's record reads as it did before titles
         return encode_json(fields)
+
+    @property
+    def made(self) -> bool:
+        """Whether an operator made it (the calendar's arenas are ``made_by`` calendar)."""
+        return self.made_by != CALENDAR
 
     @staticmethod
     def from_json(text: str, status: str) -> ArenaRecord:

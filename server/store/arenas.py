@@ -37,6 +37,11 @@ class Arenas(ABC):
         """The arena's record with its status now, or None."""
 
     @abstractmethod
+    async def made_arenas(self, ending_after_ms: int) -> list[ArenaRecord]:
+        """The arenas an operator made (``ArenaRecord.made``), still kept, that end after
+        ``ending_after_ms``, by start then id: how every node lists and runs them."""
+
+    @abstractmethod
     async def set_status(self, arena: str, status: str) -> bool:
         """Move the arena's status on (``NEXT_STATUS``): True when it is ``status`` now
         (moved now, or before); False, changing nothing, when it cannot move there."""

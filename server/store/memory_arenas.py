@@ -84,6 +84,17 @@ class MemoryArenas(Arenas):
         state = self._arenas.get(arena)
         return ArenaRecord.from_json(state.content, state.status) if state else None
 
+    async def made_arenas(self, ending_after_ms: int) -> list[ArenaRecord]:
+        check_time(ending_after_ms)
+        now_ms = int(time.time() * 1000)
+        records = [
+            ArenaRecord.from_json(state.content, state.status)
+            for state in self._arenas.values()
+            if state.expires_at_ms > now_ms
+        ]
+        made = [r for r in records if r.made and r.ends_at_ms > ending_after_ms]
+        return sorted(made, key=lambda record: (record.starts_at_ms, record.arena))
+
     async def set_status(self, arena: str, status: str) -> bool:
         state = self._state(arena)
         if not status_reached(state.status, status):

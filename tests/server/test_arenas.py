@@ -15,11 +15,13 @@ from harness import member, player, running_server
 
 from client.api import Client, ServerError
 from protocol.arena import Cleared
+from protocol.player_events import Paired
 from protocol.race import Now
 from protocol.signing import signature_problem
 from protocol.verify import check_log
 from protocol.verify_arena import check_arena
 from server.app import RaceServer
+from server.handover.effects import PushAnywhere
 from server.store import Store
 
 HOUR_MS = 3_600_000
@@ -262,3 +264,38 @@ async def test_a_heat_s_spectators_see_no_card_even_after_it_ends(server: RaceSe
     assert all("view" not in standing for standing in snapshot["players"])
     for client in (ann, bob, dee):
         await client.close()
+
+
+async def test_an_operator_s_arena_is_listed_joined_and_run_as_the_calendar_s(
+    store: Store,
+) -> None:
+    async with running_server(store, admin_token=TOKEN) as server:
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
+        start_ms = (int(time.time() * 1000) // 60_000 + 2) * 60_000
+        made = {"game": GAME, "key": "friday", "title": "Friday", "start_ms": start_ms}
+        asked = {"token": TOKEN, "command": "arena_create", "minutes": 10, "heat_size": 2}
+        arena = (await ann.request("admin", **asked, **made))["arena"]
+        again = await ann.request("admin", **asked, **made)  # a retry: the same arena
+        assert again["arena"] == arena and arena["scheduled"] is False
+        with pytest.raises(ServerError) as taken:
+            await ann.request("admin", **asked, **{**made, "title": "Saturday"})
+        assert taken.value.code == "arena_taken"
+        listed = [a for a in await bob.list_arenas(GAME) if a["id"] == arena["id"]]
+        assert [(a["title"], a["status"]) for a in listed] == [("Friday", "scheduled")]
+        for client in (ann, bob):
+            assert (await client.join_arena(arena["id"]))["status"] == "scheduled"
+        assert (await bob.arena_standings(arena["id"]))["players"] == 0
+        effects = await server.arenas.tick(Now(int(time.monotonic() * 1000), start_ms + 1))
+        record = await server.store.arenas.arena(arena["id"])
+        assert record is not None and record.status == "running" and record.made_by == "operator"
+        (heat,) = await server.store.arenas.heats(arena["id"])
+        assert sorted(heat.racers) == sorted([ann.player, bob.player])
+        told = {
+            e.player: e.event.race
+            for e in effects
+            if isinstance(e, PushAnywhere) and isinstance(e.event, Paired)
+        }
+        assert set(told) == {ann.player, bob.player}
+        assert {race["arena"] for race in told.values()} == {arena["id"]}
+        for client in (ann, bob):
+            await client.close()
