@@ -190,10 +190,11 @@ class Client(Link):
         arenas: list[dict[str, Any]] = (await self.ask(ListArenas(0, game=game)))["arenas"]
         return arenas
 
-    async def join_arena(self, arena: str) -> dict[str, Any]:
-        """Enter ``arena``: while it runs, a ``paired`` event names each heat's race, and
-        ``arena_standings`` events tell its standings as they change."""
-        return await self.ask(JoinArena(0, arena=arena))
+    async def join_arena(self, arena: str, risk: bool = False) -> dict[str, Any]:
+        """Enter ``arena`` (in risk mode, no undo, if ``risk``): while it runs, a ``paired``
+        event names each heat's race, and ``arena_standings`` events tell its standings as
+        they change."""
+        return await self.ask(JoinArena(0, arena=arena, risk=risk))
 
     async def change_arena(self, arena: str, change: str) -> dict[str, Any]:
         """``pause``, ``resume`` or ``withdraw``."""

@@ -146,11 +146,11 @@ class ArenaDesk:
         return {"arenas": listed, "now_ms": now_ms}
 
     async def join(
-        self, player: str, account: str | None, arena_id: str, moment: Now
+        self, player: str, account: str | None, arena_id: str, moment: Now, risk: bool = False
     ) -> dict[str, Any]:
-        """Enter the arena: refused (its code and sentence) when it is over or the player
-        does not meet its conditions; entering again changes nothing. The player is told
-        its standings from now on, as a watcher is."""
+        """Enter the arena, in risk mode if ``risk``: refused (its code and sentence) when
+        it is over or the player does not meet its conditions; entering again changes
+        nothing. The player is told its standings from now on, as a watcher is."""
         arena = await self.find(arena_id)
         if status_at(arena, moment.wall_ms) == "ended":
             raise ArenaEntryRefused("This arena is over.", "arena_over")
@@ -159,7 +159,7 @@ class ArenaDesk:
             raise refusal
         if arena.scheduled:  # stored the first time someone enters (an operator's is)
             await self.store.arenas.create_arena(record_of(arena))
-        joined = await self.store.arenas.join(arena.id, player, moment.wall_ms)
+        joined = await self.store.arenas.join(arena.id, player, moment.wall_ms, risk)
         self.feed.watch(arena.id, player)
         return {
             "arena": arena.as_dict(),
@@ -185,7 +185,8 @@ class ArenaDesk:
         return may_enter(EntryConditions(**arena.conditions.as_dict()), facts)
 
     async def change(self, player: str, arena_id: str, change: str, moment: Now) -> dict[str, Any]:
-        """Pause, resume or withdraw ``player`` (NotInArena if they never entered)."""
+        """Pause, resume or withdraw ``player``, or turn their risk mode on or off
+        (NotInArena if they never entered)."""
         arena = await self.find(arena_id)
         changed = await self.store.arenas.change(arena.id, player, change, moment.wall_ms)
         if change == "withdraw":

@@ -10,8 +10,9 @@ heat again), every ``PAIR_EVERY_S``:
    nobody finishing it after ``LOST_HEAT_MS``;
 3. while it runs, the idle participants (active, not in a heat) are paired in one wave
    (``protocol/arena_pairing.py``): each heat is recorded under the lease, then its race
-   opened with every racer in it (so it counts down by itself), all heats of the wave on
-   one deal, and each racer told ``paired`` on whatever node holds their session;
+   opened with every racer in it (so it counts down by itself; those who chose risk mode
+   named in its settings' ``risk``: no undo), all heats of the wave on one deal, and each
+   racer told ``paired`` on whatever node holds their session;
 4. after its end no heat starts; heats still running finish and count; once none is left
    the arena has ended: its final places go on the players' profiles.
 """
@@ -191,6 +192,8 @@ class ArenaPairer:
             return []
         number = max((heat.wave for heat in heats), default=0) + 1
         deal = wave_deal(await self._secret(), arena.id, number)
+        participants = await self.store.arenas.participants(arena.id)
+        risky = frozenset(p.player for p in participants if p.risk)
         effects: Effects = []
         for racers in wave.heats:
             heat = HeatStart(new_id(), number, deal, racers, moment.wall_ms)
@@ -198,7 +201,7 @@ class ArenaPairer:
                 await self.store.arenas.start_heat(arena.id, heat, token)
             except StaleLease:
                 return effects  # another node pairs this arena now
-            effects += await self._opened(arena, heat, moment)
+            effects += await self._opened(arena, heat, risky, moment)
         log.info("arena wave", extra={"arena": arena.id, "wave": number, "heats": len(wave.heats)})
         return effects
 
@@ -231,8 +234,11 @@ class ArenaPairer:
             for p in active
         ]
 
-    async def _opened(self, arena: Arena, heat: HeatStart, moment: Now) -> Effects:
-        """The heat's race opened, every racer in it, and each told ``paired``."""
+    async def _opened(
+        self, arena: Arena, heat: HeatStart, risky: frozenset[str], moment: Now
+    ) -> Effects:
+        """The heat's race opened, every racer in it (those of ``risky`` in risk mode: no
+        undo), and each told ``paired``."""
         settings = RaceSettings(
             game=arena.game,
             options=dict(rules_for(arena.game).options),
@@ -244,6 +250,7 @@ class ArenaPairer:
             ranked=True,  # it counts: no live boards for spectators (docs/fairness.md)
             paired=True,
             arena=arena.id,
+            risk=tuple(player for player in heat.racers if player in risky),
         )
         names = await self.desk.feed.names_of(list(heat.racers))
         first, *others = heat.racers

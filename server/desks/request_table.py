@@ -117,7 +117,7 @@ def request_table(handlers: Handlers) -> dict[type[Request], Answerer]:
         Unspectate: lambda a: only(spectating.unspectate(a.session, a.request)),
         ListArenas: lambda a: only(arenas.list_arenas(a.request.game, a.moment)),
         JoinArena: lambda a: only(
-            arenas.join(a.player, a.session.account, a.request.arena, a.moment)
+            arenas.join(a.player, a.session.account, a.request.arena, a.moment, a.request.risk)
         ),
         ChangeArena: lambda a: only(
             arenas.change(a.player, a.request.arena, a.request.change, a.moment)

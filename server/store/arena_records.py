@@ -49,8 +49,8 @@ NEXT_STATUS: Final = {
     "ended": (),
     "cancelled": (),
 }
-Change = Literal["pause", "resume", "withdraw"]
-CHANGES: Final[tuple[Change, ...]] = ("pause", "resume", "withdraw")
+Change = Literal["pause", "resume", "withdraw", "risk_on", "risk_off"]
+CHANGES: Final[tuple[Change, ...]] = ("pause", "resume", "withdraw", "risk_on", "risk_off")
 
 
 class ArenaRefused(SolraceError):
@@ -192,7 +192,8 @@ class ArenaRecord:
 @dataclass(frozen=True, slots=True)
 class Participant:
     """A player in an arena: when they joined, last paused, last resumed and withdrew
-    (None: not yet), and their status now (``active``, ``paused`` or ``withdrawn``)."""
+    (None: not yet), their status now (``active``, ``paused`` or ``withdrawn``), and
+    whether they race in risk mode (no undo) in the heats paired from now on."""
 
     player: str
     joined_ms: int
@@ -200,6 +201,7 @@ class Participant:
     paused_ms: int | None = None
     resumed_ms: int | None = None
     withdrawn_ms: int | None = None
+    risk: bool = False
 
     def as_json(self) -> str:
         return encode_json(asdict(self))
@@ -216,9 +218,9 @@ def check_time(at_ms: int) -> None:
 
 def changed(current: Participant | None, change: Change, at_ms: int) -> Participant | None:
     """The participant after ``change`` at ``at_ms``; None when it changes nothing (a pause
-    of a paused player, a resume of an active one, a withdrawal repeated): so a change
-    retried is done once. ``NotInArena`` for a player who never joined, or who withdrew
-    and asks to pause or resume."""
+    of a paused player, a resume of an active one, a withdrawal repeated, risk mode set as
+    it is): so a change retried is done once. ``NotInArena`` for a player who never
+    joined, or who withdrew and asks for anything but a withdrawal."""
     check_time(at_ms)
     if current is None or (current.status == "withdrawn" and change != "withdraw"):
         raise NotInArena("that player is not in this arena (never joined, or withdrew)")
@@ -228,6 +230,8 @@ def changed(current: Participant | None, change: Change, at_ms: int) -> Particip
         return replace(current, status="active", resumed_ms=at_ms)
     if change == "withdraw" and current.status != "withdrawn":
         return replace(current, status="withdrawn", withdrawn_ms=at_ms)
+    if change in ("risk_on", "risk_off") and current.risk != (change == "risk_on"):
+        return replace(current, risk=change == "risk_on")
     return None
 
 
@@ -235,7 +239,7 @@ def checked_change(change: str) -> Change:
     for known in CHANGES:
         if change == known:
             return known
-    raise BadArena("a participant's change is pause, resume or withdraw")
+    raise BadArena(f"a participant's change is one of {', '.join(CHANGES)}")
 
 
 def status_reached(current: str, status: str) -> bool:
@@ -249,7 +253,7 @@ def status_reached(current: str, status: str) -> bool:
 def streak_ends(change: Change) -> bool:
     """Whether the change ends the player's streak: a pause or a withdrawal puts a
     ``Withdrawn`` entry in the log (docs/arenas.md, "Scoring", rule 9)."""
-    return change != "resume"
+    return change in ("pause", "withdraw")
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,14 +47,15 @@ class Arenas(ABC):
         (moved now, or before); False, changing nothing, when it cannot move there."""
 
     @abstractmethod
-    async def join(self, arena: str, player: str, at_ms: int) -> bool:
-        """Make ``player`` a participant, active, joined at ``at_ms``: True when they
-        joined now; False, changing nothing, when they had joined before (in any status).
-        ``ArenaFull`` past ``MAX_PARTICIPANTS``."""
+    async def join(self, arena: str, player: str, at_ms: int, risk: bool = False) -> bool:
+        """Make ``player`` a participant, active, joined at ``at_ms``, in risk mode if
+        ``risk``: True when they joined now; False, changing nothing, when they had joined
+        before (in any status). ``ArenaFull`` past ``MAX_PARTICIPANTS``."""
 
     @abstractmethod
     async def change(self, arena: str, player: str, change: str, at_ms: int) -> bool:
-        """``pause``, ``resume`` or ``withdraw`` the participant at ``at_ms``: True when it
+        """``pause``, ``resume`` or ``withdraw`` the participant at ``at_ms``, or turn their
+        risk mode on or off (``risk_on``, ``risk_off``): True when it
         changed them now, False when it changes nothing (``arena_records.changed``). A
         pause or a withdrawal made now appends a ``Withdrawn`` entry to the log in the
         same step (it ends their streak)."""

@@ -102,7 +102,7 @@ class MemoryArenas(Arenas):
         state.status = status
         return True
 
-    async def join(self, arena: str, player: str, at_ms: int) -> bool:
+    async def join(self, arena: str, player: str, at_ms: int, risk: bool = False) -> bool:
         state = self._state(arena)
         check_id("player id", player)
         check_time(at_ms)
@@ -110,7 +110,7 @@ class MemoryArenas(Arenas):
             return False
         if len(state.participants) >= MAX_PARTICIPANTS:
             raise full(arena, "participants", MAX_PARTICIPANTS)
-        state.participants[player] = Participant(player, at_ms).as_json()
+        state.participants[player] = Participant(player, at_ms, risk=risk).as_json()
         return True
 
     async def change(self, arena: str, player: str, change: str, at_ms: int) -> bool:

@@ -247,7 +247,7 @@ class RedisArenas(Arenas):
                 return True
         raise StoreError(f"arena {arena}'s status kept changing under it ({TRIES} tries)")
 
-    async def join(self, arena: str, player: str, at_ms: int) -> bool:
+    async def join(self, arena: str, player: str, at_ms: int, risk: bool = False) -> bool:
         check_id("arena id", arena)
         check_id("player id", player)
         check_time(at_ms)
@@ -255,7 +255,7 @@ class RedisArenas(Arenas):
         keys = [self._key(arena, "record"), self._key(arena, "players")]
         args: list[str | int] = [
             player,
-            Participant(player, at_ms).as_json(),
+            Participant(player, at_ms, risk=risk).as_json(),
             MAX_PARTICIPANTS,
             expires,
         ]

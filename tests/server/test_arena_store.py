@@ -189,6 +189,30 @@ async def test_every_call_about_an_arena_never_created_is_refused(store: Store) 
     assert await arenas.arena("nowhere") is None
 
 
+async def test_a_participant_s_risk_mode_is_kept_and_each_change_of_it_done_once(
+    store: Store,
+) -> None:
+    await store.arenas.create_arena(an_arena())
+    assert await store.arenas.join("a1", "ann", 1, risk=True)
+    assert await store.arenas.join("a1", "bob", 1)
+    assert not await store.arenas.join("a1", "bob", 2, risk=True)  # joined: nothing changes
+    assert [(p.player, p.risk) for p in await store.arenas.participants("a1")] == [
+        ("ann", True),
+        ("bob", False),
+    ]
+    assert await store.arenas.change("a1", "ann", "risk_off", 3)
+    assert not await store.arenas.change("a1", "ann", "risk_off", 4)  # off already
+    assert await store.arenas.change("a1", "bob", "risk_on", 5)
+    assert await store.arenas.change("a1", "bob", "pause", 6)
+    assert await store.arenas.change("a1", "bob", "risk_off", 7)  # paused: still chosen
+    ann, bob = await store.arenas.participants("a1")
+    assert (ann.risk, ann.status, bob.risk, bob.status) == (False, "active", False, "paused")
+    assert await store.arenas.log("a1") == [Withdrawn("bob")]  # only the pause ends a streak
+    await store.arenas.change("a1", "bob", "withdraw", 8)
+    with pytest.raises(NotInArena):
+        await store.arenas.change("a1", "bob", "risk_on", 9)
+
+
 async def test_a_pause_resume_and_withdrawal_keep_their_times_and_each_is_done_once(
     store: Store,
 ) -> None:

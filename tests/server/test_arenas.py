@@ -11,7 +11,7 @@ import time
 from collections.abc import AsyncIterator
 
 import pytest
-from harness import member, player, running_server
+from harness import member, player, running_server, winning_actions
 
 from client.api import Client, ServerError
 from protocol.arena import Cleared
@@ -26,6 +26,7 @@ from server.store import Store
 
 HOUR_MS = 3_600_000
 GAME = "sanibel"
+DEAL = 1  # a deal of GAME with a win kept as test data
 TOKEN = "moderators-token-of-the-arena-tests"
 
 
@@ -299,3 +300,34 @@ async def test_an_operator_s_arena_is_listed_joined_and_run_as_the_calendar_s(
         assert {race["arena"] for race in told.values()} == {arena["id"]}
         for client in (ann, bob):
             await client.close()
+
+
+async def test_a_risk_racer_s_undo_is_refused_in_a_heat_and_a_risk_win_pays_two_more(
+    server: RaceServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("server.desks.arena_pairer.wave_deal", lambda *_: DEAL)  # a known win
+    ann, bob = await member(server, "Ann"), await member(server, "Bob")
+    arena = await the_arena(ann)
+    await ann.join_arena(arena, risk=True)
+    await bob.join_arena(arena)
+    heat = (await ann.next_event("paired", timeout=15)).data["race"]
+    assert heat["risk"] == [ann.player]
+    race = heat["race"]
+    await ann.next_event("started")
+    wins = winning_actions(GAME, DEAL)
+    await ann.act(race, wins[0])
+    with pytest.raises(ServerError) as refused:
+        await ann.act(race, "undo")
+    assert refused.value.code == "undo_disabled"
+    for action in wins[1:]:
+        await ann.act(race, action)
+    await bob.next_event("started")
+    await bob.resign(race)
+    told = await ann.next_event("arena_standings", timeout=15, where=lambda d: d["version"] >= 1)
+    assert told.data["me"]["wins"] == 1 and told.data["me"]["risk_wins"] == 1
+    assert told.data["me"]["points"] == 2 + 2  # the win in a heat of 2, and risk's 2
+    assert (await ann.change_arena(arena, "risk_off"))["changed"] is True
+    again = (await ann.next_event("paired", timeout=45)).data["race"]  # alone: after 20 s
+    assert again["risk"] == []  # off from the next heat on
+    for client in (ann, bob):
+        await client.close()
