@@ -9,7 +9,7 @@ standings are the same everywhere, and an entrant who comes back on any node is 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from protocol.arena import Entry, HeatResult, Standing, standings
@@ -24,11 +24,15 @@ FINISHING_MS = 60 * 60_000  # an arena over this long is read and run no more (h
 TOP = 10  # lines of the top every watcher is told
 
 
-def not_long_over(calendar: Mapping[str, tuple[Schedule, ...]], now_ms: int) -> list[Arena]:
-    """The calendar's arenas started by ``now_ms`` and not over ``FINISHING_MS`` before it:
-    those a node reads (and the pairer runs: heats still running at the end finish)."""
+def not_long_over(
+    calendar: Mapping[str, tuple[Schedule, ...]], now_ms: int, made: Iterable[Arena] = ()
+) -> list[Arena]:
+    """The arenas (the calendar's, and the operators' ``made``) started by ``now_ms`` and
+    not over ``FINISHING_MS`` before it: those a node reads (and the pairer runs: heats
+    still running at the end finish)."""
     since = now_ms - FINISHING_MS
-    return [a for a in upcoming(since, now_ms - since + 1, calendar) if a.start_ms <= now_ms]
+    started = upcoming(since, now_ms - since + 1, calendar, made)
+    return [arena for arena in started if arena.start_ms <= now_ms]
 
 
 class ArenaFeed:
@@ -69,7 +73,10 @@ class ArenaFeed:
         """Read each arena's new entries; tell its entrants and watchers here when it
         changed, and for the last time (``final``) once it has ended."""
         effects: Effects = []
-        arenas = {arena.id for arena in not_long_over(self.calendar, moment.wall_ms)}
+        now_ms = moment.wall_ms
+        arenas = {arena.id for arena in not_long_over(self.calendar, now_ms)}
+        made = await self.store.arenas.made_arenas(now_ms - FINISHING_MS)
+        arenas |= {record.arena for record in made if record.starts_at_ms <= now_ms}
         self.final &= arenas  # an arena long over is nobody's news any more
         for arena in sorted((arenas | set(self.watchers)) - self.final):
             record = await self.store.arenas.arena(arena)

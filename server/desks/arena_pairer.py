@@ -10,8 +10,9 @@ heat again), every ``PAIR_EVERY_S``:
    nobody finishing it after ``LOST_HEAT_MS``;
 3. while it runs, the idle participants (active, not in a heat) are paired in one wave
    (``protocol/arena_pairing.py``): each heat is recorded under the lease, then its race
-   opened with every racer in it (so it counts down by itself), all heats of the wave on
-   one deal, and each racer told ``paired`` on whatever node holds their session;
+   opened with every racer in it (so it counts down by itself; those who chose risk mode
+   named in its settings' ``risk``: no undo), all heats of the wave on one deal, and each
+   racer told ``paired`` on whatever node holds their session;
 4. after its end no heat starts; heats still running finish and count; once none is left
    the arena has ended: its final places go on the players' profiles.
 """
@@ -35,7 +36,7 @@ from protocol.race_views import public_info, race_runs
 from protocol.ranking import Run
 from protocol.ratings import Rating
 from server.desks.arena_desk import ArenaDesk, status_at
-from server.desks.arena_feed import not_long_over
+from server.desks.arena_feed import FINISHING_MS, not_long_over
 from server.handover.effects import Effects, PushAnywhere, Write
 from server.handover.jobs import KeepReview
 from server.races.fairplay import FLAGGED, history_times, review_of
@@ -64,9 +65,11 @@ class ArenaPairer:
         self.secret = ""
 
     async def tick(self, moment: Now) -> Effects:
-        """Run every arena of the calendar that is stored and not ended."""
+        """Run every arena of the calendar and the operators' that is stored and not
+        ended."""
         effects: Effects = []
-        for arena in not_long_over(self.desk.calendar, moment.wall_ms):
+        made = await self.desk.made(moment.wall_ms - FINISHING_MS)
+        for arena in not_long_over(self.desk.calendar, moment.wall_ms, made):
             try:
                 effects += await self.run_arena(arena, moment)
             except (StoreError, ArenaRefused) as error:
@@ -146,7 +149,8 @@ class ArenaPairer:
         are held, the heat is held (it scores nothing until cleared) and each flagged
         player removed from the arena (off the standings, every heat of theirs counted as
         not finished), and told ``held``."""
-        keep = Write(KeepReview(result.heat, review, logs_keep_s(self.race_desk.settings)))
+        kept = {**review, "arena": arena.id}  # a moderator's clearing is logged in the arena
+        keep = Write(KeepReview(result.heat, kept, logs_keep_s(self.race_desk.settings)))
         if not review["held"]:
             return [keep]
         flagged = sorted(p for p, judged in review["players"].items() if judged["reasons"])
@@ -190,6 +194,8 @@ class ArenaPairer:
             return []
         number = max((heat.wave for heat in heats), default=0) + 1
         deal = wave_deal(await self._secret(), arena.id, number)
+        participants = await self.store.arenas.participants(arena.id)
+        risky = frozenset(p.player for p in participants if p.risk)
         effects: Effects = []
         for racers in wave.heats:
             heat = HeatStart(new_id(), number, deal, racers, moment.wall_ms)
@@ -197,7 +203,7 @@ class ArenaPairer:
                 await self.store.arenas.start_heat(arena.id, heat, token)
             except StaleLease:
                 return effects  # another node pairs this arena now
-            effects += await self._opened(arena, heat, moment)
+            effects += await self._opened(arena, heat, risky, moment)
         log.info("arena wave", extra={"arena": arena.id, "wave": number, "heats": len(wave.heats)})
         return effects
 
@@ -230,8 +236,11 @@ class ArenaPairer:
             for p in active
         ]
 
-    async def _opened(self, arena: Arena, heat: HeatStart, moment: Now) -> Effects:
-        """The heat's race opened, every racer in it, and each told ``paired``."""
+    async def _opened(
+        self, arena: Arena, heat: HeatStart, risky: frozenset[str], moment: Now
+    ) -> Effects:
+        """The heat's race opened, every racer in it (those of ``risky`` in risk mode: no
+        undo), and each told ``paired``."""
         settings = RaceSettings(
             game=arena.game,
             options=dict(rules_for(arena.game).options),
@@ -243,6 +252,7 @@ class ArenaPairer:
             ranked=True,  # it counts: no live boards for spectators (docs/fairness.md)
             paired=True,
             arena=arena.id,
+            risk=tuple(player for player in heat.racers if player in risky),
         )
         names = await self.desk.feed.names_of(list(heat.racers))
         first, *others = heat.racers
