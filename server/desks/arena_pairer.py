@@ -37,7 +37,7 @@ from protocol.ranking import Run
 from protocol.ratings import Rating
 from server.desks.arena_desk import ArenaDesk, status_at
 from server.desks.arena_feed import FINISHING_MS, not_long_over
-from server.handover.effects import Effects, PushAnywhere, Write
+from server.handover.effects import Effects, PushAnywhere
 from server.handover.jobs import KeepReview
 from server.races.fairplay import FLAGGED, history_times, review_of
 from server.races.followed import restored
@@ -137,28 +137,33 @@ class ArenaPairer:
                 running.append(heat)
                 continue
             result, review = scoring
+            if review is not None and review["status"] == FLAGGED:
+                await self._keep(arena, result, review)  # first: a moderator may act on it
             await self.store.arenas.append(arena.id, result)
             for player in heat.racers:
                 self.back_at[(arena.id, player)] = moment.wall_ms
-            if review is not None and review["status"] == FLAGGED:
-                effects += await self._flagged(arena, result, review)
+            if review is not None and result.held:  # flagged, and flagged runs are held
+                effects += await self._removed(arena, result, review)
         return running, effects
 
-    async def _flagged(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> Effects:
-        """A heat fair play flagged: its review kept for a moderator; when flagged runs
-        are held, the heat is held (it scores nothing until cleared) and each flagged
-        player removed from the arena (off the standings, every heat of theirs counted as
-        not finished), and told ``held``."""
-        kept = {**review, "arena": arena.id}  # a moderator's clearing is logged in the arena
-        keep = Write(KeepReview(result.heat, kept, logs_keep_s(self.race_desk.settings)))
-        if not review["held"]:
-            return [keep]
+    async def _keep(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> None:
+        """A flagged heat's review is kept for a moderator (with its arena: a clearing is
+        logged there), before the heat is scored."""
+        kept = {**review, "arena": arena.id}
+        keep_s = logs_keep_s(self.race_desk.settings)
+        failed = (await self.store.write([KeepReview(result.heat, kept, keep_s)]))[0]
+        if failed is not None:
+            raise failed
+
+    async def _removed(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> Effects:
+        """A held heat: each flagged player is removed from the arena (off the standings,
+        every heat of theirs counted as not finished) and told ``held``."""
         flagged = sorted(p for p, judged in review["players"].items() if judged["reasons"])
         for player in flagged:
             await self.store.arenas.append(arena.id, Removed(player))
         log.warning("arena heat held", extra={"arena": arena.id, "heat": result.heat})
         held = Held(result.heat, arena.game, "race")
-        return [keep, *(PushAnywhere(player, held) for player in flagged)]
+        return [PushAnywhere(player, held) for player in flagged]
 
     async def _result(
         self, heat: HeatStart, moment: Now
