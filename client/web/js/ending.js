@@ -51,13 +51,16 @@ export function drawResult(el, info, result, app, { rated, held, unrated }) {
         : "Held for review: a moderator looks at this race before it moves anyone's rating.",
     );
   }
-  el["rematch-button"].hidden = info.mode !== "race";
+  el["rematch-button"].hidden = info.mode !== "race" || Boolean(info.arena);
   // a race the server paired, rated or not: straight back into that game's pool
-  el["again-button"].hidden = info.mode !== "race" || !info.paired;
+  el["again-button"].hidden = info.mode !== "race" || !info.paired || Boolean(info.arena);
   // Once the ranked attempt is over, an account may race the day's best run's ghost.
   el["ghost-button"].hidden = info.mode !== "daily" || !app.conn.account;
   el["board-link"].hidden = info.mode !== "daily";
   el["board-link"].href = `#boards=${info.game}`;
+  // an arena's heat: no rematch, the next heat soon (js/arena_heat.js)
+  el["results-arena"].hidden = true;
+  if (info.arena) app.screenLater("arenas").then((arenas) => arenas.heat.over(el, info, result));
 }
 
 const places = new Map(); // race id -> the line said of a ranked daily run's place
