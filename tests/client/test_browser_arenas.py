@@ -2,10 +2,10 @@
 Chromium against a real race server running trial arenas: the list with its countdowns
 ticking, a guest refused entry with the server's sentence, two accounts entering the
 running arena, put in heats (the race screen, the arena's standings beside it), back to
-the wait for the next heat after each, pausing and resuming; a third page watching the
-standings change without entering; and at the arena's end the podium, each entrant's
-place and their profile's arena lines. The entrants' pages are a desktop and a phone:
-every arena screen fits the phone, and axe-core finds nothing serious on the desktop.
+the wait for the next heat after each, pausing, resuming and reloading; a third page
+watching the standings change without entering; and at the arena's end the podium, each
+entrant's place and their profile's arena lines. The entrants' pages are a desktop and a
+phone: every arena screen fits the phone, and axe-core finds nothing serious on the desktop.
 
 The set-up every browser test shares is described in tests/support/browser_pages.py.
 """
@@ -187,6 +187,9 @@ def test_accounts_race_an_arena_a_guest_is_refused_a_watcher_sees_it_change_then
     expect(ann.get_by_role("button", name="Pause", exact=True)).to_be_hidden()
     ann.get_by_role("button", name="Resume").click()
     expect(ann.locator("#arena-wait-title")).to_have_text("Waiting for your next heat")
+    bob.reload()  # the tab remembers the wait, and is still put in heats
+    expect(bob.locator("#arena-wait-title")).to_have_text("Waiting for your next heat")
+    expect(bob.locator("#arena-standings tbody tr")).to_have_count(2)
 
     # The next heat (the two met just now: paired again after the repeat wait), its
     # standings beside it: both lines, mine said as mine.

@@ -20,7 +20,8 @@ import {
 } from "./arena_lines.js";
 import { ArenaHeat } from "./arena_heat.js";
 
-const ENTERED = "solrace.arenas"; // this tab's arenas: id -> "active" | "paused" | "withdrawn"
+// this tab's arenas, by player: player -> arena id -> "active" | "paused" | "withdrawn"
+const ENTERED = "solrace.arenas";
 const LIST_EVERY_MS = 5000; // the list (players entered) asked again while it shows
 const TOP = 10;
 
@@ -34,7 +35,7 @@ export class ArenasScreen {
     this.arenas = new Map(); // id -> ARENA, as the list or a join said
     this.pages = new Map(); // id -> the latest standings told or asked ({version, top, me, ...})
     this.watching = new Set(); // arenas whose standings I watch without entering
-    this.entered = readEntered();
+    this.enteredBy = readEntered();
     this.shown = undefined; // the arena shown (null: the list; undefined: not showing)
     this.timer = null;
     this.heat = new ArenaHeat(app, this);
@@ -45,10 +46,30 @@ export class ArenasScreen {
     this.el["arena-join"].addEventListener("click", () => this.join(this.shown));
     this.el["arena-watch"].addEventListener("click", () => this.watch(this.shown));
     this.el["arena-unwatch"].addEventListener("click", () => this.unwatch(this.shown));
+    this.again(); // after a reload: a node that never saw me enter learns to tell me
   }
 
   get me() {
     return this.app.conn.player;
+  }
+
+  /** The arenas I entered in this tab, and how I stand in each. */
+  get entered() {
+    this.enteredBy[this.me] ??= {};
+    return this.enteredBy[this.me];
+  }
+
+  /**
+   * After a reconnect, wherever the page is: enter again the arenas I am in and watch again
+   * those I watch (nothing changes on the server, but a node that never saw me enter, or
+   * that restarted, learns to tell me their standings).
+   */
+  again() {
+    const conn = this.app.conn;
+    for (const [arena, status] of Object.entries(this.entered)) {
+      if (status !== "withdrawn") conn.request("arena_join", { arena }).catch(() => null);
+    }
+    for (const arena of this.watching) conn.request("arena_watch", { arena }).catch(() => null);
   }
 
   /** `#arenas` (id null): the list; `#arenas=ID`: that arena. */
@@ -205,7 +226,7 @@ export class ArenasScreen {
   setEntered(id, state) {
     this.entered[id] = state;
     try {
-      sessionStorage.setItem(ENTERED, JSON.stringify(this.entered));
+      sessionStorage.setItem(ENTERED, JSON.stringify(this.enteredBy));
     } catch {
       // storage refused: this page still knows, only a reload forgets
     }

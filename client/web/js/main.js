@@ -189,6 +189,7 @@ class App {
       this.route();
       return;
     }
+    this.screens.arenas?.again();
     this.current?.onReconnected?.();
   }
 
