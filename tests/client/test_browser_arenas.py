@@ -172,24 +172,25 @@ def test_accounts_race_an_arena_a_guest_is_refused_a_watcher_sees_it_change_then
     assert beside["y"] < board["y"] + board["height"]
     race_a_heat([ann, bob], arena)
 
-    # Back in the wait: the standings changed (both raced one heat), for the watcher too.
+    # Back in the wait, Ann pauses at once (so no heat starts while the test looks): no
+    # *Pause* then, and the points stay.
+    expect(ann.locator("#arena-wait-title")).to_have_text("Waiting for your next heat")
+    ann.get_by_role("button", name="Pause", exact=True).click()
+    expect(ann.locator("#arena-wait-title")).to_have_text("Paused")
+    expect(ann.get_by_role("button", name="Pause", exact=True)).to_be_hidden()
+
+    # The standings changed (both raced one heat), for the watcher too.
     for page in (ann, bob, gus):
         expect(page.locator("#arena-standings tbody tr")).to_have_count(2, timeout=10_000)
         assert heats_shown(page) == [1, 1]
     expect(ann.locator("#arena-standings tr.me")).to_contain_text("Ann (you)")
-    expect(ann.locator("#arena-wait-title")).to_have_text("Waiting for your next heat")
     findings += serious_findings(ann, axe_source, "wait")
     problems += fits_the_phone(bob, "wait")
-
-    # A pause, then a resume: no heat meanwhile, the points stay.
-    ann.get_by_role("button", name="Pause", exact=True).click()
-    expect(ann.locator("#arena-wait-title")).to_have_text("Paused")
-    expect(ann.get_by_role("button", name="Pause", exact=True)).to_be_hidden()
-    ann.get_by_role("button", name="Resume").click()
-    expect(ann.locator("#arena-wait-title")).to_have_text("Waiting for your next heat")
     bob.reload()  # the tab remembers the wait, and is still put in heats
     expect(bob.locator("#arena-wait-title")).to_have_text("Waiting for your next heat")
     expect(bob.locator("#arena-standings tbody tr")).to_have_count(2)
+    ann.get_by_role("button", name="Resume").click()
+    expect(ann.locator("#arena-wait-title")).to_have_text("Waiting for your next heat")
 
     # The next heat (the two met just now: paired again after the repeat wait), its
     # standings beside it: both lines, mine said as mine.
