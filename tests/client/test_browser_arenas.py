@@ -25,6 +25,7 @@ from browser_pages import (
     OpenPage,
     ServerThread,
     add_test_script,
+    player_id,
     register,
     resign,
     screenshot,
@@ -229,3 +230,30 @@ def test_accounts_race_an_arena_a_guest_is_refused_a_watcher_sees_it_change_then
     expect(ann.locator("#profile-body [data-best]")).to_have_text(re.compile(r"^Best place: "))
     assert not findings, "\n".join(findings)
     assert not problems, "\n".join(problems)
+
+
+def test_an_entrant_withdraws_for_good_with_two_presses(
+    server: ServerThread, open_page: OpenPage
+) -> None:
+    dot = member_page(open_page, server.url, "Dot")
+    open_arenas(dot)
+    item = dot.locator('#arena-list li[data-status="running"][data-arena^="shady_lanes-"]')
+    item.get_by_role("button", name=re.compile("^Join")).click()
+    wait = dot.locator("#arena-wait")
+    expect(wait).to_be_visible()  # alone in it: no heat, the wait
+    expect(wait).to_contain_text("You have no heat scored yet.")
+    withdraw = wait.get_by_role("button", name="Withdraw")
+    withdraw.click()  # the first press only asks
+    expect(wait.get_by_role("button", name="Sure? Withdraw for good")).to_be_visible()
+    expect(dot.locator("#arena-wait-title")).to_have_text("Waiting for your next heat")
+    wait.get_by_role("button", name="Sure? Withdraw for good").click()
+    expect(dot.locator("#arena-wait-title")).to_have_text("You withdrew")
+    expect(wait).to_contain_text("No more heats for you in this arena; your points stay.")
+    arena = dot.locator("#screen-arenas").get_attribute("data-arena") or ""
+    participants = server.call(server.store.arenas.participants(arena))
+    assert [(p.player, p.status) for p in participants] == [(player_id(dot), "withdrawn")]
+    for name in ("Pause", "Resume", "Withdraw"):
+        expect(wait.get_by_role("button", name=name, exact=True)).to_be_hidden()
+    dot.get_by_role("link", name="All arenas").click()
+    expect(item.get_by_role("button", name=re.compile("^Join"))).to_have_count(0)  # for good
+    expect(item.get_by_role("button", name=re.compile("^Standings"))).to_be_visible()

@@ -251,9 +251,9 @@ export class ArenasScreen {
     fill(
       list,
       arenas.map((arena) => {
-        const status = this.entered[arena.id];
+        const status = this.entered[arena.id]; // a withdrawal is final: no Join again
         const entered = status && status !== "withdrawn";
-        const open = arena.status !== "ended";
+        const open = arena.status !== "ended" && !status;
         return h(
           "li",
           { class: "race-item arena-item", dataset: { arena: arena.id, status: arena.status } },
