@@ -208,26 +208,38 @@ def test_accounts_race_an_arena_a_guest_is_refused_a_watcher_sees_it_change_then
             page.wait_for_timeout(100)
 
     # The arena's end, with no heat running: the podium, each one's place, the profile.
+    # Bob is in the lobby by then: a notice tells him, and his profile leads to the podium.
+    bob.locator("nav.nav").get_by_role("link", name="Lobby").click()
     end_ms = int(ann.locator("#arena-sub [data-end]").get_attribute("data-end") or 0)
     assert end_ms > time.time() * 1000
     server.call(server.server.arenas.tick(Now(int(time.monotonic() * 1000), end_ms + 1)))
-    for page in (ann, bob, gus):
+    placed = r"You placed (1st|2nd) of 2, 0 points\."
+    expect(bob.locator("#notice")).to_have_text(
+        re.compile(f"^Trial Sanibel arena is over. {placed}$"), timeout=10_000
+    )
+    expect(bob.locator("#screen-lobby")).to_be_visible()  # not taken away from where he is
+    for page in (ann, gus):
         expect(page.locator("#arena-final")).to_be_visible(timeout=10_000)
         expect(page.locator(".podium .step")).to_have_count(2)
     expect(gus.locator("#arena-final-mine")).to_have_text("You raced no heat that counted.")
-    for page, name in ((ann, "Ann"), (bob, "Bob")):
-        expect(page.locator("#arena-final-mine")).to_have_text(
-            re.compile(r"^You placed (1st|2nd) of 2, 0 points\.$")
-        )
-        expect(page.locator(".podium")).to_contain_text(name)
     findings += serious_findings(ann, axe_source, "podium")
-    problems += fits_the_phone(bob, "podium")
     screenshot(ann, "arena-podium-desktop.png")
     ann.locator("#arena-profile").get_by_role("link", name="Your profile").click()
-    arenas = ann.locator("#profile-body").get_by_role("region", name="Arenas")
-    expect(arenas.locator("tbody tr")).to_have_count(1)
-    expect(arenas.locator("tbody tr")).to_contain_text(re.compile(r"(1st|2nd) of 2"))
-    expect(ann.locator("#profile-body [data-best]")).to_have_text(re.compile(r"^Best place: "))
+    bob.locator("nav.nav").get_by_role("link", name="Profile").click()
+    for page in (ann, bob):
+        arenas = page.locator("#profile-body").get_by_role("region", name="Arenas")
+        expect(arenas.locator("tbody tr")).to_have_count(1)
+        expect(arenas.locator("tbody tr")).to_contain_text(re.compile(r"(1st|2nd) of 2"))
+        expect(page.locator("#profile-body [data-best]")).to_have_text(
+            re.compile(r"^Best place: (1st|2nd)$")
+        )
+    ann.go_back()  # to the podium
+    bob.locator("#profile-body").get_by_role("link", name=re.compile("^Final standings")).click()
+    for page, name in ((ann, "Ann"), (bob, "Bob")):
+        expect(page.locator("#arena-final")).to_be_visible()
+        expect(page.locator("#arena-final-mine")).to_have_text(re.compile(f"^{placed}$"))
+        expect(page.locator(".podium")).to_contain_text(name)
+    problems += fits_the_phone(bob, "podium")
     assert not findings, "\n".join(findings)
     assert not problems, "\n".join(problems)
 

@@ -146,13 +146,22 @@ export class ArenasScreen {
     this.heat.drawBeside();
   }
 
-  /** The final standings: an entrant not racing is taken to the podium. */
+  /**
+   * The final standings: an entrant on the arenas' screens, or looking at a heat's result,
+   * is taken to the podium; anywhere else (another race, a replay) a notice says it.
+   */
   arenaOver(event) {
     if (!this.entered[event.arena] || this.shown === event.arena) return;
     const race = this.app.screens.race;
-    const racing = this.app.currentName === "race" && race.info?.phase !== "done";
-    if (racing) return; // its result takes them there
-    this.app.navigate(`#arenas=${encodeURIComponent(event.arena)}`);
+    const name = this.app.currentName;
+    const heatOver = name === "race" && race.info?.arena === event.arena && race.info.phase === "done";
+    if (name === "arenas" || heatOver) {
+      this.app.navigate(`#arenas=${encodeURIComponent(event.arena)}`);
+    } else if (!(name === "race" && race.info?.arena === event.arena)) {
+      // (a heat still running: its result takes them there)
+      const title = this.arenas.get(event.arena)?.title ?? "An arena you entered";
+      this.app.notice(`${title} is over. ${mineText(event, true)}`);
+    }
   }
 
   // ---------------------------------------------------------------- asking
