@@ -24,11 +24,11 @@ from browser_pages import (
     SETTINGS,
     OpenPage,
     ServerThread,
-    add_test_script,
     player_id,
     register,
     resign,
     screenshot,
+    serious_findings,
     sign_in,
 )
 from playwright.sync_api import Locator, Page, expect
@@ -78,16 +78,6 @@ def fits_the_phone(page: Page, what: str) -> list[str]:
     if width > PHONE["width"]:
         problems.append(f"{what}: {width} px wide")
     return problems
-
-
-def serious_findings(page: Page, axe_source: str, what: str) -> list[str]:
-    add_test_script(page, axe_source)
-    violations: list[str] = page.evaluate(
-        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-        ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
-        ".map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes[0].target})`)"
-    )
-    return [f"{what}: {violation}" for violation in violations]
 
 
 def heats_shown(page: Page) -> list[int]:
