@@ -103,6 +103,8 @@ def race_a_heat(pages: list[Page], arena: str) -> None:
         results = page.locator("#results")
         expect(results).to_be_visible()
         expect(page.get_by_test_id("results-arena")).to_contain_text("Next heat soon")
+        expect(results).to_contain_text("Its replay opens once the arena is over")
+        expect(results.get_by_role("link", name="Watch the replay")).to_have_count(0)
         expect(results.get_by_role("button", name="Rematch")).to_be_hidden()
         expect(results.get_by_role("button", name="Play again")).to_be_hidden()
     for page in pages:

@@ -1,7 +1,7 @@
 // The end of a race on the race screen: the results and another racer's rematch offer;
 // and the rare sentence for moves the server's store lost (loaded when first needed).
 
-import { fill } from "./dom.js";
+import { fill, h } from "./dom.js";
 import { ordinal, ratingText, shownName } from "./format.js";
 import { rankingRows, shareBox } from "./results.js";
 import { meFirst } from "./standings.js";
@@ -15,7 +15,12 @@ export function drawResult(el, info, result, app, { rated, held, unrated }) {
   if (!result) return;
   const me = app.conn.player;
   fill(el["results-body"], rankingRows(result.ranking, me));
-  fill(el["results-share"], shareBox(result.race, (text) => app.notice(text)));
+  fill(
+    el["results-share"],
+    info.arena && !result.deal
+      ? h("p", { class: "sub" }, "Its replay opens once the arena is over: other heats race its deal until then.")
+      : shareBox(result.race, (text) => app.notice(text)),
+  );
   const mine = result.ranking.find((entry) => entry.player === me);
   const headline =
     mine?.rank === 1 && mine.outcome === "finished"
