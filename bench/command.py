@@ -1,12 +1,11 @@
-"""``solrace bench engine|solver|server|memory|soak|recovery|storage|idle|pairing|arena-pairing|
-argon2|signin|spectators|farm|fairplay|redis-clients``: benchmarks that print figures (never
-timed tests). The server benchmark lives in bench/loadtest.py (``--nodes``:
+"""``solrace bench engine|solver|server|memory|soak|recovery|failover|storage|idle|pairing|
+arena-pairing|argon2|signin|spectators|farm|fairplay|redis-clients``: benchmarks that print
+figures (never timed tests). The server benchmark lives in bench/loadtest.py (``--nodes``:
 bench/nodebench.py), the engine and solver ones in bench/enginebench.py, the memory one in
-bench/memorybench.py; soak, recovery, idle, pairing, arena-pairing, spectators, farm and
-fairplay in bench/{soak,recovery,idle,pairing,arenapairing,spectator,farm,fairplay}bench.py;
-storage and argon2 (the server's parts through their public faces) in
-bench/{storage,argon2}bench.py; redis-clients (the store's own hiredis client against
-redis-py) in server/store/redis_clients_bench.py."""
+bench/memorybench.py; soak, recovery, failover, idle, pairing, arena-pairing, spectators, farm
+and fairplay in bench/{soak,recovery,failover,...}bench.py; storage and argon2 (the server's
+parts through their public faces) in bench/{storage,argon2}bench.py; redis-clients (the
+store's own hiredis client against redis-py) in server/store/redis_clients_bench.py."""
 
 from __future__ import annotations
 
@@ -16,6 +15,8 @@ import json
 from collections.abc import Callable
 
 from bench.enginebench import measure_engine, measure_solver
+from bench.failoveroptions import configure as failover_options
+from bench.failoveroptions import run_failover
 from protocol.games import GAMES, rules_for
 
 
@@ -113,6 +114,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     recovery.add_argument(
         "--concurrency", type=int, default=100, help="connections opened at a time"
     )
+    failover_options(parser)
     idle = parser.add_argument_group("idle")
     idle.add_argument("--connections", type=int, default=10_000, help="idle connected players")
     idle.add_argument(
@@ -483,6 +485,7 @@ RUNNERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "memory": run_memory,
     "soak": run_soak,
     "recovery": run_recovery,
+    "failover": run_failover,
     "storage": run_storage,
     "redis-clients": run_redis_clients,
     "idle": run_idle,

@@ -22,6 +22,7 @@ from client.link import Link
 from client.link import ServerError as ServerError
 from protocol.messages import (
     Act,
+    ArenaResult,
     ArenaStandings,
     BestBoard,
     Challenge,
@@ -189,10 +190,11 @@ class Client(Link):
         arenas: list[dict[str, Any]] = (await self.ask(ListArenas(0, game=game)))["arenas"]
         return arenas
 
-    async def join_arena(self, arena: str) -> dict[str, Any]:
-        """Enter ``arena``: while it runs, a ``paired`` event names each heat's race, and
-        ``arena_standings`` events tell its standings as they change."""
-        return await self.ask(JoinArena(0, arena=arena))
+    async def join_arena(self, arena: str, risk: bool = False) -> dict[str, Any]:
+        """Enter ``arena`` (in risk mode, no undo, if ``risk``): while it runs, a ``paired``
+        event names each heat's race, and ``arena_standings`` events tell its standings as
+        they change."""
+        return await self.ask(JoinArena(0, arena=arena, risk=risk))
 
     async def change_arena(self, arena: str, change: str) -> dict[str, Any]:
         """``pause``, ``resume`` or ``withdraw``."""
@@ -203,6 +205,10 @@ class Client(Link):
     ) -> dict[str, Any]:
         """A page of the standings: the ``top`` lines, and those around ``around`` (me)."""
         return await self.ask(ArenaStandings(0, arena=arena, top=top, around=around))
+
+    async def arena_result(self, arena: str) -> dict[str, Any]:
+        """An ended arena's signed final result (``solrace verify arena`` checks it)."""
+        return await self.ask(ArenaResult(0, arena=arena))
 
     async def watch_arena(self, arena: str) -> dict[str, Any]:
         return await self.ask(WatchArena(0, arena=arena))

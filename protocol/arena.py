@@ -22,9 +22,9 @@ can recompute them. docs/arenas.md, "Scoring", is the rule in sentences; in shor
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
 
 from protocol.errors import SolraceError
 from protocol.ranking import Run, ranked
@@ -138,6 +138,34 @@ class Removed:
 Entry = HeatResult | Cleared | Withdrawn | Removed
 
 
+def entry_as_dict(entry: Entry) -> dict[str, Any]:
+    """An entry as a JSON object: how the stores keep it and ``arena_result`` signs it."""
+    if isinstance(entry, HeatResult):
+        racers = [asdict(racer) for racer in entry.racers]
+        return {"kind": "heat", "heat": entry.heat, "held": entry.held, "racers": racers}
+    if isinstance(entry, Cleared):
+        return {"kind": "cleared", "heat": entry.heat}
+    kind = "removed" if isinstance(entry, Removed) else "withdrawn"
+    return {"kind": kind, "player": entry.player}
+
+
+def entry_from_dict(fields: dict[str, Any]) -> Entry:
+    """The entry ``entry_as_dict`` wrote; ArenaLogError when ``fields`` is not one."""
+    try:
+        kind = fields["kind"]
+        if kind == "heat":
+            racers = tuple(Racer(**racer) for racer in fields["racers"])
+            return HeatResult(str(fields["heat"]), racers, bool(fields["held"]))
+        if kind == "cleared":
+            return Cleared(str(fields["heat"]))
+        if kind in ("removed", "withdrawn"):
+            made = Removed if kind == "removed" else Withdrawn
+            return made(str(fields["player"]))
+    except (KeyError, TypeError) as error:
+        raise ArenaLogError(f"an entry of the log is not one ({error})") from None
+    raise ArenaLogError(f"{str(kind)[:20]!r} is not a kind of log entry")
+
+
 def heat_from_runs(
     heat: str,
     runs: Sequence[Run],
@@ -202,6 +230,10 @@ class Standing:
     @property
     def on_streak(self) -> bool:
         return self.streak >= STREAK_FROM
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every field, as ``arena_result`` signs it."""
+        return asdict(self)
 
 
 @dataclass

@@ -113,7 +113,7 @@ RaceId = Annotated[str, Text(24, pattern=r"[a-z0-9]+", hint="is not a race id")]
 ArenaId = Annotated[
     str, Text(64, pattern=r"[a-z_]{1,32}-[a-z0-9]{1,16}-\d{8}T\d{4}", hint="is not an arena id")
 ]
-ARENA_CHANGES: Final = ("pause", "resume", "withdraw")
+ARENA_CHANGES: Final = ("pause", "resume", "withdraw", "risk_on", "risk_off")
 GameName = Annotated[str, Text(32, choices=GAMES, code="unknown_game")]
 PlayerName = Annotated[
     str, Text(24, pattern=r"[^\x00-\x1f\x7f]+", hint="may not hold control characters")
@@ -156,6 +156,7 @@ ADMIN_COMMANDS: Final = (
     "close_account",  # ``username``: it can no longer sign in (``reason``)
     "rename_account",  # ``username`` becomes ``new_username`` (``reason``)
     "audit",  # the moderators' latest actions
+    "arena_create",  # an operator's arena (``game``, ``key``, ``title``, ``start_ms``, ...)
 )
 AdminToken = Annotated[str, Text(256, pattern=r"[\x21-\x7e]+", hint="is not an admin token")]
 Reason = Annotated[

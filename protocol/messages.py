@@ -17,9 +17,15 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Final
 
+from protocol.arena_requests import ArenaResult as ArenaResult
+from protocol.arena_requests import ArenaStandings as ArenaStandings
+from protocol.arena_requests import ChangeArena as ChangeArena
+from protocol.arena_requests import JoinArena as JoinArena
+from protocol.arena_requests import ListArenas as ListArenas
+from protocol.arena_requests import UnwatchArena as UnwatchArena
+from protocol.arena_requests import WatchArena as WatchArena
 from protocol.fields import (
     ADMIN_COMMANDS,
-    ARENA_CHANGES,
     MAX_BOARD_AROUND,
     MAX_BOARD_TOP,
     MAX_COUNTDOWN_MS,
@@ -28,7 +34,6 @@ from protocol.fields import (
     MAX_SPECTATOR_DELAY_MS,
     ActionText,
     AdminToken,
-    ArenaId,
     Day,
     DealText,
     DeviceId,
@@ -41,13 +46,13 @@ from protocol.fields import (
     PlayerName,
     RaceId,
     Reason,
-    RequestId,
     RequestIdRule,
     Text,
     Token,
     Username,
 )
 from protocol.fields import ProtocolError as ProtocolError
+from protocol.request_base import Request as Request
 from protocol.server_messages import Error as Error
 from protocol.server_messages import Event as Event
 from protocol.server_messages import Result as Result
@@ -58,21 +63,6 @@ from protocol.server_messages import decode_server as decode_server
 from protocol.server_messages import encode_server as encode_server
 
 # ---------------------------------------------------------------------- requests
-
-
-@dataclass(slots=True)
-class Request:
-    """Not frozen: a request lives only while it is answered, and building a frozen one
-    cost a third of decoding it."""
-
-    type: ClassVar[str]
-    # the gateway's policy for each request type (server/edge/gateway.py reads it):
-    # by it a player starts to play (a guest's token is kept longer from then on)
-    playing: ClassVar[bool] = False
-    # a guess at a secret: counted against the connection's attempts as it is read, in order
-    # (its handler takes its turn's verdict: server/desks/handlers.py)
-    attempt: ClassVar[bool] = False
-    id: RequestId
 
 
 @dataclass(slots=True)
@@ -321,58 +311,16 @@ class Admin(Request):
     new_username: Username | None = None
     reason: Reason | None = None
     limit: Annotated[int, Int(1, 100)] = 20
-
-
-@dataclass(slots=True)
-class ListArenas(Request):
-    """The arenas running and to come, soonest first (of ``game`` only, if given)."""
-
-    type: ClassVar[str] = "arena_list"
+    # ``arena_create``: loose here, checked by ``protocol.arena_calendar.operator_arena``
     game: GameName | None = None
-
-
-@dataclass(slots=True)
-class JoinArena(Request):
-    """Enter ``arena`` (running, or to come): checked against its entry conditions now and
-    again at its start; from then on the player is put in heats while they are idle."""
-
-    type: ClassVar[str] = "arena_join"
-    arena: ArenaId
-
-
-@dataclass(slots=True)
-class ChangeArena(Request):
-    """``pause`` (no new heat until ``resume``) or ``withdraw`` (for good) in ``arena``."""
-
-    type: ClassVar[str] = "arena_change"
-    arena: ArenaId
-    change: Annotated[str, Text(8, choices=ARENA_CHANGES, code="bad_field")]
-
-
-@dataclass(slots=True)
-class ArenaStandings(Request):
-    """A page of ``arena``'s standings: the ``top`` first lines and the lines around
-    ``around`` (default: the asking player)."""
-
-    type: ClassVar[str] = "arena_standings"
-    arena: ArenaId
-    top: Annotated[int, Int(0, 100)] = 10
-    around: PlayerId | None = None
-
-
-@dataclass(slots=True)
-class WatchArena(Request):
-    """Be told ``arena``'s standings as they change (``arena_standings`` events), as its
-    participants are, until ``arena_unwatch``."""
-
-    type: ClassVar[str] = "arena_watch"
-    arena: ArenaId
-
-
-@dataclass(slots=True)
-class UnwatchArena(Request):
-    type: ClassVar[str] = "arena_unwatch"
-    arena: ArenaId
+    key: Annotated[str, Text(32)] | None = None
+    title: Annotated[str, Text(200)] | None = None
+    start_ms: Annotated[int, Int(0, 2**53 - 1)] | None = None
+    minutes: Annotated[int, Int(0, 2**31 - 1)] | None = None
+    heat_size: Annotated[int, Int(0, 64)] | None = None
+    rating_min: Annotated[int, Int(-(2**31), 2**31 - 1)] | None = None
+    rating_max: Annotated[int, Int(-(2**31), 2**31 - 1)] | None = None
+    min_rated_games: Annotated[int, Int(-(2**31), 2**31 - 1)] = 0
 
 
 REQUESTS: Final[dict[str, type[Request]]] = {
@@ -411,6 +359,7 @@ REQUESTS: Final[dict[str, type[Request]]] = {
         ArenaStandings,
         WatchArena,
         UnwatchArena,
+        ArenaResult,
     )
 }
 

@@ -45,7 +45,7 @@ from server.carry.writer import Writer
 from server.config import Settings
 from server.desks.account_desk import AccountDesk
 from server.desks.admin import AdminDesk
-from server.desks.arena_desk import ArenaDesk
+from server.desks.arena_desk import ArenaDesk, calendar_of
 from server.desks.arena_feed import ArenaFeed
 from server.desks.arena_pairer import ArenaPairer
 from server.desks.daily import DailyDeals, DailyDesk
@@ -141,7 +141,8 @@ class RaceServer:
             settings.countdown_ms,
             Window(unlimited_after_ms=settings.any_rating_after_ms),
         )
-        self.arena_desk = ArenaDesk(store, settings, ArenaFeed(store))
+        feed = ArenaFeed(store, calendar_of(settings), self.sessions.here)
+        self.arena_desk = ArenaDesk(store, settings, feed)
         self.arenas = ArenaPairer(store, self.race_desk, self.arena_desk, self.node)
         self.decider = Deciding(
             settings,

@@ -18,6 +18,7 @@ from typing import Any
 from protocol.errors import SolraceError
 from server.config import Settings
 from server.options import OPTIONS, Option
+from server.store.replication import Replication, sentinel_addresses
 
 ON = ("1", "true", "yes", "on")
 OFF = ("0", "false", "no", "off")
@@ -110,7 +111,20 @@ def checked(settings: Settings) -> Settings:
             problem = check.problem(value)
             if problem is not None:
                 raise SolraceError(f"{option.flag}: {problem}")
+    if settings.redis_sentinels and (settings.redis_url or "").startswith("unix:"):
+        raise SolraceError(
+            "--redis-sentinel: the sentinels name the primary's host and port, so --redis "
+            "cannot be a unix:// socket; give a redis:// or rediss:// URL, or none"
+        )
     return settings
+
+
+def replication_of(settings: Settings) -> Replication:
+    """Where the store finds its primary and how many replicas a write must reach."""
+    sentinels = sentinel_addresses(settings.redis_sentinels) if settings.redis_sentinels else ()
+    return Replication(
+        sentinels, settings.redis_service, settings.redis_wait_replicas, settings.redis_wait_ms
+    )
 
 
 async def serve_until_signalled(settings: Settings) -> None:
@@ -118,11 +132,14 @@ async def serve_until_signalled(settings: Settings) -> None:
     from server.app import RaceServer, tasks_left
     from server.store import StoreUnavailable, open_store
 
-    server = RaceServer(settings, open_store(settings.redis_url, prefix=settings.redis_prefix))
+    replication = replication_of(settings)
+    store = open_store(settings.redis_url, prefix=settings.redis_prefix, replication=replication)
+    server = RaceServer(settings, store)
     try:
         await server.start()
     except StoreUnavailable as error:
-        raise SolraceError(f"--redis: {error}") from None
+        flag = "--redis-sentinel" if replication.sentinels else "--redis"
+        raise SolraceError(f"{flag}: {error}") from None
     except OSError as error:
         where = f"{settings.host}:{settings.port}"
         raise SolraceError(f"--host/--port: cannot listen on {where}: {error.strerror}") from None

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from protocol.daily_choice import CERTIFY_BUDGET_S, SOLVER_NODES
 from protocol.pairing import UNLIMITED_AFTER_MS
+from server.store.replication import SERVICE_DEFAULT, WAIT_MS_DEFAULT
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,6 +16,14 @@ class Settings:
     port: int = 8765
     redis_url: str | None = None  # None: keep everything in this process
     redis_prefix: str = "solrace:"
+    # Redis Sentinel: host:port[,host:port...] asked for the primary of ``redis_service``
+    # (the URL, if given, then only says user, password, database and TLS); None: the URL's
+    redis_sentinels: str | None = None
+    redis_service: str = SERVICE_DEFAULT
+    # a write counts (is answered) once this many replicas have it too (WAIT), within
+    # ``redis_wait_ms``; 0: once the primary has it
+    redis_wait_replicas: int = 0
+    redis_wait_ms: int = WAIT_MS_DEFAULT
     grace_ms: int = 30_000  # how long a dropped player may come back and resume
     countdown_ms: int = 3_000  # default countdown before a race starts
     max_race_ms: int = 4 * 3600_000  # a race ends (did not finish) after this long

@@ -14,6 +14,9 @@ from urllib.parse import urlsplit
 from server.desks.daily import SHORT_SECRET
 from server.desks.signing import signer_from_file
 from server.edge.addresses import trusted_networks
+from server.store.replication import sentinel_addresses
+
+CALL_DEADLINE_MS = 5000  # no store call waits longer (server/store/redis_calls.py)
 
 ADMIN_TOKEN_LENGTH = 32  # a moderator's token guessed is every moderator's power
 
@@ -74,6 +77,20 @@ def _redis_url(url: str) -> str | None:
     return None
 
 
+def _sentinels(text: str) -> str | None:
+    try:
+        sentinel_addresses(text)
+    except ValueError as error:
+        return f"{text!r} {error}"
+    return None
+
+
+def _wait_ms(wait_ms: int) -> str | None:
+    if 0 < wait_ms < CALL_DEADLINE_MS:
+        return None
+    return f"must be from 1 to {CALL_DEADLINE_MS - 1} (under the store's deadline), not {wait_ms}"
+
+
 def _no_braces(prefix: str) -> str | None:
     if "{" in prefix or "}" in prefix:
         return f"{prefix!r} must not hold braces (Redis reads them as hash tags)"
@@ -109,6 +126,8 @@ def _folder_of(path: Path) -> str | None:
 PORT = Check("0 to 65535", _port)
 HOST = Check("an address here", _host)
 REDIS_URL = Check("redis://, rediss:// or unix://", _redis_url)
+SENTINELS = Check("host:port, comma-separated", _sentinels)
+WAIT_MS = Check(f"1 to {CALL_DEADLINE_MS - 1}", _wait_ms)
 NO_BRACES = Check("no braces", _no_braces)
 NETWORKS = Check("addresses or networks", _networks)
 ADMIN_TOKEN = longer_than(ADMIN_TOKEN_LENGTH)

@@ -24,7 +24,9 @@ from server.option_checks import (
     NO_BRACES,
     PORT,
     REDIS_URL,
+    SENTINELS,
     SIGNING_KEY,
+    WAIT_MS,
     Check,
     at_least,
     more_than,
@@ -119,6 +121,36 @@ OPTIONS: tuple[Option, ...] = (
         metavar="URL",
     ),
     _option("--redis-prefix", str, "prefix of every Redis key", NO_BRACES),
+    _option(
+        "--redis-sentinel",
+        str,
+        "Redis Sentinel addresses, host:port[,host:port...]: the primary is the one they name "
+        "for --redis-service, found again after a failover (--redis, if given, then only says "
+        "user, password, database and TLS); none: the --redis URL's Redis",
+        SENTINELS,
+        setting="redis_sentinels",
+        env="REDIS_SENTINELS",
+        metavar="HOST:PORT,...",
+    ),
+    _option(
+        "--redis-service",
+        str,
+        "the name the sentinels know the primary by (with --redis-sentinel)",
+        metavar="NAME",
+    ),
+    _option(
+        "--redis-wait-replicas",
+        int,
+        "with Redis, a write is answered only once this many replicas have it too (WAIT); "
+        "fewer within --redis-wait-ms: not answered, written again; 0: once the primary has it",
+        at_least(0),
+    ),
+    _option(
+        "--redis-wait-ms",
+        int,
+        "how long a write waits for those replicas before it counts as failed",
+        WAIT_MS,
+    ),
     _option("--grace-ms", int, "how long a dropped player may resume", at_least(0)),
     _option("--countdown-ms", int, "default countdown before a race starts", at_least(0)),
     _option(

@@ -8,6 +8,10 @@
     solrace admin close USERNAME --reason TEXT  the account can no longer sign in
     solrace admin rename USERNAME NEW --reason TEXT
     solrace admin audit                         the moderators' latest actions
+    solrace admin arena create --game G --title T --start ISO --minutes M --heat-size K
+        [--key KEY] [--rating-min R] [--rating-max R] [--min-rated-games N] [--by NAME]
+                                                an operator's arena, listed and run as the
+                                                calendar's (docs/arenas.md)
 
 Every change is written in the server's audit log with its reason, every read and every
 wrong token with the address it came from. ``--json`` prints the
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
 import json
 import os
 from pathlib import Path
@@ -45,7 +50,9 @@ SUBCOMMANDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "close": ("close_account", ("username",)),
     "rename": ("rename_account", ("username", "new_username")),
     "audit": ("audit", ()),
+    "arena": ("arena_create", ("action",)),  # ``arena create`` and its options
 }
+ARENA_OPTIONS = ("game", "key", "title", "minutes", "heat_size", "rating_min", "rating_max")
 NEEDS_REASON = {"clear", "void", "close", "rename"}
 
 
@@ -62,6 +69,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--limit", type=int, default=20, help="entries listed, 1 to 100")
     parser.add_argument("--json", action="store_true", help="print the server's answer as JSON")
+    arena = parser.add_argument_group("arena create")
+    arena.add_argument("--game", help="the arena's game")
+    arena.add_argument("--key", default="event", help="its key in its id, 1 to 16 of a-z 0-9")
+    arena.add_argument("--title", help="its title, 1 to 60 characters")
+    arena.add_argument("--start", help="its start, ISO 8601 (UTC unless it says), a whole minute")
+    arena.add_argument("--minutes", type=int, help="how long it runs, 5 to 360")
+    arena.add_argument("--heat-size", type=int, help="racers in a heat, 2 to 4")
+    arena.add_argument("--rating-min", type=int, help="the lowest rating in the game it takes")
+    arena.add_argument("--rating-max", type=int, help="the highest rating in the game it takes")
+    arena.add_argument("--min-rated-games", type=int, default=0, help="rated games it asks")
+    arena.add_argument("--by", help="the operator who makes it [default: operator]")
     add_server_argument(parser)
 
 
@@ -77,11 +95,35 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("solrace admin: --limit must be 1 to 100")
     token = _token(args.token_file)
     request: dict[str, Any] = dict(zip(fields, args.target, strict=True))
+    if args.what == "arena":
+        request = _arena_request(args)
     if args.reason:
         request["reason"] = args.reason
     if command in ("flagged", "audit"):
         request["limit"] = args.limit
     return asyncio.run(_admin(args, token, command, request))
+
+
+def _arena_request(args: argparse.Namespace) -> dict[str, Any]:
+    """``arena create``'s fields (the server checks their ranges: ``bad_arena``)."""
+    if args.target != ["create"]:
+        raise UsageError("solrace admin arena: takes create")
+    needed = {"--game": args.game, "--title": args.title, "--start": args.start}
+    needed |= {"--minutes": args.minutes, "--heat-size": args.heat_size}
+    missing = [option for option, value in needed.items() if value is None]
+    if missing:
+        raise UsageError(f"solrace admin arena create: give {', '.join(missing)}")
+    try:
+        start = dt.datetime.fromisoformat(args.start)
+    except ValueError:
+        raise UsageError("solrace admin arena create: --start is not an ISO 8601 time") from None
+    if start.tzinfo is None:
+        start = start.replace(tzinfo=dt.UTC)
+    request = {name: getattr(args, name) for name in ARENA_OPTIONS}
+    request |= {"start_ms": int(start.timestamp() * 1000), "min_rated_games": args.min_rated_games}
+    if args.by:
+        request["username"] = args.by
+    return {name: value for name, value in request.items() if value is not None}
 
 
 def _token(path: Path | None) -> str:
@@ -139,6 +181,8 @@ def lines(command: str, answer: dict[str, Any]) -> list[str]:
             )
             out += evidence_lines(seen.get("evidence", {}))
         return out
+    if "arena" in answer:
+        return [arena_line(answer["arena"])]
     account = answer["account"]
     closed = " (closed)" if account["closed"] else ""
     return [f"Account {account['username']} ({account['player']}){closed}."]
@@ -173,3 +217,13 @@ def audit_line(entry: dict[str, Any]) -> str:
     if "refused" in entry:
         return " ".join(words) + f": refused ({entry['refused']})"
     return " ".join(words) + (f": {entry['reason']}" if "reason" in entry else "")
+
+
+def arena_line(arena: dict[str, Any]) -> str:
+    """An operator's arena made: its id, title, game, start, length and heats."""
+    start = dt.datetime.fromtimestamp(arena["start_ms"] / 1000, dt.UTC)
+    return (
+        f"Arena {arena['id']}: {arena['title']} ({arena['game']}), from "
+        f"{start:%Y-%m-%d %H:%M} UTC for {arena['length_ms'] // 60_000} minutes, "
+        f"heats of {arena['heat_size']}."
+    )

@@ -64,6 +64,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--register", action="store_true", help="with --account: create the account first"
     )
     parser.add_argument(
+        "--risk",
+        action="store_true",
+        help="with --arena: race its heats in risk mode (no undo; a win pays 2 points more)",
+    )
+    parser.add_argument(
         "--deal", metavar="N", help="with --create: the deal number (default random)"
     )
     parser.add_argument(
@@ -128,7 +133,7 @@ async def play(args: argparse.Namespace, options: dict[str, Any], deal: int | No
             if args.account:
                 await entering.sign_in(screen, args.account, password(), register=args.register)
             if args.arena:
-                return await race_arena(console, link, screen.lines, args.arena)
+                return await race_arena(console, link, screen.lines, args.arena, args.risk)
             if args.race:
                 await entering.join(screen, args.race)
             elif args.create:

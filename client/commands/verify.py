@@ -1,9 +1,12 @@
-"""``solrace verify race RACE`` and ``solrace verify daily GAME DAY``: check results without
-trusting the server. The race's public log (``race_log``) is fetched from ``--server`` (or
-read from a file saved with ``--save``), its commitment recomputed, and every racer's
-actions replayed with the engine (``protocol/verify.py``); for a daily challenge, every
-run on the day's board (its ``--top``), each against the day's committed deal, and the
-board's order. Exit 0 only when everything matches; each mismatch is printed.
+"""``solrace verify race RACE``, ``solrace verify daily GAME DAY`` and ``solrace verify arena
+ARENA``: check results without trusting the server. The race's public log (``race_log``) is
+fetched from ``--server`` (or read from a file saved with ``--save``), its commitment
+recomputed, and every racer's actions replayed with the engine (``protocol/verify.py``);
+for a daily challenge, every run on the day's board (its ``--top``), each against the
+day's committed deal, and the board's order; for an ended arena, its signed final result
+(``arena_result``) and every heat's log, each heat's result against its race and the
+standings recomputed from the log (``protocol/verify_arena.py``). Exit 0 only when
+everything matches; each mismatch is printed.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from client.api import ServerError
+from client.api import Client, ServerError
 from client.commands.common import UsageError
 from client.commands.pinning import Trust, read_json, trusted_keys
 from client.terminal.connection import Link, Unreachable, add_server_argument
@@ -31,6 +34,7 @@ from protocol.receipts import receipts
 from protocol.signing import signature_problem
 from protocol.solver.certify import Certified
 from protocol.verify import check_log
+from protocol.verify_arena import BadArenaResult, check_arena
 
 MISMATCH = 1  # exit status when something does not match
 USAGE = 2
@@ -43,6 +47,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     daily = kinds.add_parser("daily", help="a past day's daily challenge of a game")
     daily.add_argument("game", nargs="?", metavar="GAME", help=f"one of: {', '.join(GAMES)}")
     daily.add_argument("day", nargs="?", metavar="YYYY-MM-DD", help="a day that is over")
+    arena = kinds.add_parser("arena", help="an ended arena, by its id")
+    arena.add_argument("arena", nargs="?", metavar="ARENA", help="the arena id")
     daily.add_argument(
         "--top",
         type=int,
@@ -62,7 +68,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="the last receipt your client was given in this race (an act answer's "
         "'receipt'): checks the log holds exactly the actions you were told were accepted",
     )
-    for sub in (race, daily):
+    for sub in (race, daily, arena):
         add_server_argument(sub)
         sub.add_argument("--save", metavar="FILE", help="also save what was fetched, as JSON")
         sub.add_argument("--file", metavar="FILE", help="check a saved file instead")
@@ -98,8 +104,11 @@ def run(args: argparse.Namespace) -> int:
             return MISMATCH
         if args.save:
             Path(args.save).write_text(json.dumps(data, indent=1))
+    kind = data.get("kind") if isinstance(data, dict) else None
+    if kind == "arena":
+        return _arena(args, data)
     try:
-        daily = isinstance(data, dict) and data.get("kind") == "daily"
+        daily = kind == "daily"
         problems = check_daily(data) if daily else check_log(data)
         name = f"daily {data['game']} {data['day']}" if daily else data["race"]
         signed = [data["board"], *data["logs"]] if daily else [data]
@@ -127,6 +136,37 @@ def run(args: argparse.Namespace) -> int:
         f"{name}: everything matches ({checked} run(s) replayed; the deal is the one "
         "committed to, every action legal with times from 0 in order, each outcome, place "
         "and time recomputed, each racer once)"
+    )
+    return 0
+
+
+def _arena(args: argparse.Namespace, data: dict[str, Any]) -> int:
+    """An arena's final result and its heats' logs: every heat replayed and held against
+    the result logged, and the standings recomputed from the log."""
+    try:
+        result, logs = data["result"], data["logs"]
+        problems = check_arena(result, logs)
+        played = [log for log in logs.values() if log is not None]
+        trust = trusted_keys(args.server, args.keys, args.pin)
+        proven = [*trust.said, *_signatures([result, *played], trust, problems)]
+    except BadArenaResult as error:
+        raise UsageError(f"solrace verify: {error.message}") from None
+    except RecursionError:
+        raise UsageError("solrace verify: the file is too deeply nested to be a result") from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        raise UsageError(f"solrace verify: not an arena's result ({error!r})") from None
+    for line in proven:
+        print(line)
+    name = f"arena {result['arena']}"
+    if problems:
+        print(f"{name}: {len(problems)} mismatch(es):")
+        for problem in problems:
+            print(f"  - {problem}")
+        return MISMATCH
+    print(
+        f"{name}: everything matches ({len(played)} heat(s) replayed, each heat's result "
+        f"the race's, {len(result['standings'])} standings line(s) recomputed from its "
+        f"{len(result['log'])} log entries)"
     )
     return 0
 
@@ -184,6 +224,8 @@ def _receipt(log: dict[str, Any], receipt: str, problems: list[str]) -> str:
 def _check_arguments(args: argparse.Namespace) -> None:
     if args.kind == "race" and not args.race:
         raise UsageError("solrace verify race: give a RACE id, or --file")
+    if args.kind == "arena" and not args.arena:
+        raise UsageError("solrace verify arena: give an ARENA id, or --file")
     if args.kind == "daily":
         if args.game not in GAMES or not args.day:
             raise UsageError("solrace verify daily: give a GAME and a DAY, or --file")
@@ -201,6 +243,8 @@ async def _fetch(args: argparse.Namespace) -> dict[str, Any]:
         client = link.client
         if args.kind == "race":
             return await client.race_log(args.race)
+        if args.kind == "arena":
+            return await _fetch_arena(client, args.arena)
         board = await client.daily_board(args.game, day=args.day, top=args.top, around=0)
         shown = board["deal"] is not None  # others' runs only once the day is over
         logs = [await client.race_log(entry["race"]) for entry in board["top"]] if shown else []
@@ -214,6 +258,20 @@ async def _fetch(args: argparse.Namespace) -> dict[str, Any]:
         }
     finally:
         await link.close()
+
+
+async def _fetch_arena(client: Client, arena: str) -> dict[str, Any]:
+    """The arena's signed result and each heat's log (None: its race never opened)."""
+    result = await client.arena_result(arena)
+    logs: dict[str, dict[str, Any] | None] = {}
+    for heat in result["heats"]:
+        try:
+            logs[heat["heat"]] = await client.race_log(heat["heat"])
+        except ServerError as error:
+            if error.code != "race_not_found":
+                raise
+            logs[heat["heat"]] = None
+    return {"kind": "arena", "arena": arena, "result": result, "logs": logs}
 
 
 def check_daily(data: dict[str, Any]) -> list[str]:

@@ -17,10 +17,13 @@ from client.terminal.racer import RacerScreen
 HEAT_WAIT_S = 6 * 3600.0  # the longest an arena runs: waiting for a heat gives up then
 
 
-async def race_arena(console: Console, link: Link, lines: LineReader, arena: str) -> int:
-    """Enter ``arena`` and race its heats; the last heat's exit status."""
+async def race_arena(
+    console: Console, link: Link, lines: LineReader, arena: str, risk: bool = False
+) -> int:
+    """Enter ``arena`` (in risk mode if ``risk``) and race its heats; the last heat's exit
+    status."""
     client = link.client
-    entered = await client.join_arena(arena)
+    entered = await client.join_arena(arena, risk=risk)
     title = entered["arena"]["title"]
     console.print(f"You are in {title} ({arena}); heats start while it runs.")
     status = 0

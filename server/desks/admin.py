@@ -2,11 +2,13 @@
 server's admin token (``--admin-token``), never by a player's account.
 
 A moderator lists the flagged fair-play reviews (``server/races/fairplay.py``) and decides
-each: ``clear`` puts a held daily run on the boards or rates a held race; ``void`` takes a
-run off the boards, or a race's rating changes back (a held one simply never counts).
-They can also close or rename an account. Every change is appended to the audit log in
-the store, with the moderator's reason and address; so is every read (``flagged``,
-``review``, ``audit``) and every wrong token (``"refused": "not_admin"``).
+each: ``clear`` puts a held daily run on the boards, rates a held race, or counts a held
+arena heat (a ``Cleared`` entry in its arena's log; the players fair play removed for it
+stay removed); ``void`` takes a run off the boards, or a race's rating changes back (a
+held one, an arena heat's too, simply never counts). They can also close or rename an
+account, and make an operator's arena (``arena_create``). Every change is appended to the
+audit log in the store, with the moderator's reason and address; so is every read
+(``flagged``, ``review``, ``audit``) and every wrong token (``"refused": "not_admin"``).
 
 Wrong tokens are limited beyond the connection's budget: after ``ADMIN_PER_ADDRESS`` of
 them from one address, or ``ADMIN_OVERALL`` from all addresses together (counted in the
@@ -21,11 +23,15 @@ import hmac
 import logging
 from typing import Any
 
+from protocol.arena import Cleared
+from protocol.arena_calendar import MINUTE_MS, operator_arena
+from protocol.arena_entry import EntryConditions
 from protocol.errors import SolraceError
 from protocol.messages import Admin
 from protocol.race import Now
 from server.config import Settings
 from server.desks.accounts import FAILURES_KEPT_S
+from server.desks.arena_desk import record_of
 from server.races.fairplay import (
     CLEARED,
     DECISIONS,
@@ -43,6 +49,7 @@ ADMIN_PER_ADDRESS = 5  # wrong admin tokens from one address before its requests
 ADMIN_OVERALL = 20  # wrong admin tokens from all addresses before every request is refused
 READS = frozenset({"flagged", "review", "audit"})
 CHANGES = frozenset({"clear", "void", "close_account", "rename_account"})  # need a reason
+OPERATOR = "operator"  # who made an operator's arena, when the request names nobody
 
 
 class AdminError(SolraceError):
@@ -72,6 +79,8 @@ class AdminDesk:
             answer = {"review": await self._review(request)}
         elif request.command in ("clear", "void"):
             answer = {"review": await self._decide(request, moment)}
+        elif request.command == "arena_create":
+            answer = {"arena": await self._arena(request, moment)}
         else:
             answer = {"account": await self._account(request)}
         entry = await self._audit(request, moment, address)
@@ -106,6 +115,7 @@ class AdminDesk:
             "race": request.race,
             "username": request.username,
             "new_username": request.new_username,
+            "title": request.title,
             "reason": request.reason,
             "address": address,
             "refused": refused,
@@ -134,8 +144,11 @@ class AdminDesk:
         decided = {**review, "status": status, "held": False}
         decided["decided"] = {"at_ms": moment.wall_ms, "reason": request.reason}
         kind, game, day = review["kind"], review["game"], review["day"]
+        arena = review.get("arena")  # an arena heat: it scores arena points, never a rating
         if status == CLEARED and review["held"]:  # what was held counts now
-            if kind == "daily":
+            if arena is not None:  # where the clearing stands in the arena's log
+                await self.store.arenas.append(arena, Cleared(review["race"]))
+            elif kind == "daily":
                 for run in review_runs(review):
                     await self.store.days.record_daily(game, day, run)
             else:
@@ -149,9 +162,32 @@ class AdminDesk:
             if kind == "daily":
                 for run in review_runs(review):
                     await self.moderation.drop_daily_run(game, day, run)
-            else:
+            elif arena is None:  # an arena heat's points stay: its log has no taking back
                 await self.moderation.take_back_ratings(game, review_changes(review))
         return decided
+
+    async def _arena(self, request: Admin, moment: Now) -> dict[str, Any]:
+        """An operator's arena, checked (``operator_arena``: ``bad_arena`` with a sentence)
+        and stored, made by ``username`` (default ``operator``): listed and run as the
+        calendar's are. ``arena_taken`` when another arena has its id."""
+        fields = ("game", "key", "title", "start_ms", "minutes", "heat_size")
+        given = {field: getattr(request, field) for field in fields}
+        for field, value in given.items():
+            if value is None:
+                raise AdminError(f"arena_create needs the field {field!r}", "missing_field")
+        arena = operator_arena(
+            given["game"],
+            given["key"],
+            given["title"],
+            given["start_ms"],
+            given["minutes"] * MINUTE_MS,
+            given["heat_size"],
+            EntryConditions(request.rating_min, request.rating_max, request.min_rated_games),
+            moment.wall_ms,
+        )
+        if not await self.store.arenas.create_arena(record_of(arena, request.username or OPERATOR)):
+            raise AdminError(f"another arena is kept as {arena.id}", "arena_taken")
+        return arena.as_dict()
 
     async def _account(self, request: Admin) -> dict[str, Any]:
         if request.username is None:

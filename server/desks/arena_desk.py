@@ -5,17 +5,19 @@ watching it (its standings pushed as they change: ``server/desks/arena_feed.py``
 
 The arenas are the calendar's (``protocol/arena_calendar.py``): every node computes the same
 ones from the clock, and an arena is stored (``store.arenas``) the first time someone
-enters it. Its standings are never stored: they are ``protocol.arena.standings`` of its
-log, recomputed wherever they are asked.
+enters it; and the operators' (``solrace admin arena create``), stored when they are made
+and listed from the store (``made_arenas``). Its standings are never stored: they are
+``protocol.arena.standings`` of its log, recomputed wherever they are asked.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
-from protocol.arena import Removed, Standing, standings
+from protocol.arena import Removed
 from protocol.arena_calendar import (
     ARENA_ID_PATTERN,
     HOUR_MS,
@@ -30,11 +32,12 @@ from protocol.games import GAMES
 from protocol.players import is_bot
 from protocol.race import Now
 from protocol.ratings import Rating
+from protocol.verify_arena import final_result
 from server.config import Settings
-from server.desks.arena_feed import ArenaFeed, line
+from server.desks.arena_feed import ArenaFeed
 from server.races.standing import standing_of
 from server.store import Store
-from server.store.arena_records import ArenaNotFound, ArenaRecord
+from server.store.arena_records import CALENDAR, ArenaNotFound, ArenaRecord, ArenaRefused
 
 LIST_AHEAD_MS = 3 * HOUR_MS  # ``arena_list``: the arenas that start within this time
 AROUND = 2  # a standings page shows this many lines either side of the player asked about
@@ -67,7 +70,23 @@ def arena_of(calendar: Calendar, arena_id: str) -> Arena:
     raise ArenaNotFound(f"there is no arena {arena_id} on the calendar")
 
 
-def record_of(arena: Arena) -> ArenaRecord:
+def made_arena(record: ArenaRecord) -> Arena:
+    """An operator's arena as the calendar lists it, from its stored record."""
+    kind = ARENA_ID_PATTERN.fullmatch(record.arena).group(2)  # type: ignore[union-attr]
+    return Arena(
+        record.arena,
+        record.game,
+        kind,
+        record.title,
+        record.starts_at_ms,
+        record.length_ms,
+        record.heat_size,
+        EntryConditions(**record.conditions),
+        scheduled=False,
+    )
+
+
+def record_of(arena: Arena, made_by: str = CALENDAR) -> ArenaRecord:
     """The store's record of a calendar arena."""
     return ArenaRecord(
         arena.id,
@@ -76,7 +95,8 @@ def record_of(arena: Arena) -> ArenaRecord:
         arena.length_ms,
         arena.heat_size,
         arena.conditions.as_dict(),
-        "calendar",
+        made_by,
+        "" if arena.scheduled else arena.title,
     )
 
 
@@ -94,13 +114,28 @@ class ArenaDesk:
         self.feed = feed
         self.calendar = calendar_of(settings)
 
+    async def find(self, arena_id: str) -> Arena:
+        """The calendar's arena ``arena_id``, or the operator's stored under it;
+        BadArena for an id not written as one, ArenaNotFound for one neither holds."""
+        try:
+            return arena_of(self.calendar, arena_id)
+        except ArenaNotFound:
+            record = await self.store.arenas.arena(arena_id)
+            if record is None or not record.made:
+                raise
+            return made_arena(record)
+
+    async def made(self, ending_after_ms: int) -> list[Arena]:
+        """The operators' arenas not over at ``ending_after_ms`` (from the store)."""
+        return [made_arena(r) for r in await self.store.arenas.made_arenas(ending_after_ms)]
+
     async def list_arenas(self, game: str | None, moment: Now) -> dict[str, Any]:
-        """The calendar's arenas not over that start within ``LIST_AHEAD_MS``, soonest
-        first, with how many players entered each so far."""
+        """The calendar's and the operators' arenas not over that start within
+        ``LIST_AHEAD_MS``, soonest first, with how many players entered each so far."""
         now_ms = moment.wall_ms
-        arenas = [
-            a for a in upcoming(now_ms, LIST_AHEAD_MS, self.calendar) if game in (None, a.game)
-        ]
+        made = await self.made(now_ms)
+        every = upcoming(now_ms, LIST_AHEAD_MS, self.calendar, made)
+        arenas = [arena for arena in every if game in (None, arena.game)]
         listed = []
         for arena in arenas:
             stored = await self.store.arenas.arena(arena.id)
@@ -111,20 +146,21 @@ class ArenaDesk:
         return {"arenas": listed, "now_ms": now_ms}
 
     async def join(
-        self, player: str, account: str | None, arena_id: str, moment: Now
+        self, player: str, account: str | None, arena_id: str, moment: Now, risk: bool = False
     ) -> dict[str, Any]:
-        """Enter the arena: refused (its code and sentence) when it is over or the player
-        does not meet its conditions; entering again changes nothing. The player is told
-        its standings from now on, as a watcher is."""
-        arena = arena_of(self.calendar, arena_id)
+        """Enter the arena, in risk mode if ``risk``: refused (its code and sentence) when
+        it is over or the player does not meet its conditions; entering again changes
+        nothing. The player is told its standings from now on, on whatever node their
+        session is (``arena_feed``)."""
+        arena = await self.find(arena_id)
         if status_at(arena, moment.wall_ms) == "ended":
             raise ArenaEntryRefused("This arena is over.", "arena_over")
         refusal = await self.entry_refusal(arena, player, account, moment.wall_ms)
         if refusal is not None:
             raise refusal
-        await self.store.arenas.create_arena(record_of(arena))
-        joined = await self.store.arenas.join(arena.id, player, moment.wall_ms)
-        self.feed.watch(arena.id, player)
+        if arena.scheduled:  # stored the first time someone enters (an operator's is)
+            await self.store.arenas.create_arena(record_of(arena))
+        joined = await self.store.arenas.join(arena.id, player, moment.wall_ms, risk)
         return {
             "arena": arena.as_dict(),
             "joined": joined,
@@ -149,31 +185,50 @@ class ArenaDesk:
         return may_enter(EntryConditions(**arena.conditions.as_dict()), facts)
 
     async def change(self, player: str, arena_id: str, change: str, moment: Now) -> dict[str, Any]:
-        """Pause, resume or withdraw ``player`` (NotInArena if they never entered)."""
-        arena = arena_of(self.calendar, arena_id)
+        """Pause, resume or withdraw ``player``, or turn their risk mode on or off
+        (NotInArena if they never entered)."""
+        arena = await self.find(arena_id)
         changed = await self.store.arenas.change(arena.id, player, change, moment.wall_ms)
-        if change == "withdraw":
-            self.feed.unwatch(arena.id, player)
         return {"arena": arena.id, "change": change, "changed": changed}
 
     async def standings_page(
         self, arena_id: str, player: str, top: int, around: str | None, moment: Now
     ) -> dict[str, Any]:
         """The ``top`` first lines and those around ``around`` (default ``player``)."""
-        arena = arena_of(self.calendar, arena_id)
+        arena = await self.find(arena_id)
         stored = await self.store.arenas.arena(arena.id)
         log = await self.store.arenas.log(arena.id) if stored else []
-        table = standings(log)
-        names = await self.feed.names_of([s.player for s in table])
         return {
             "arena": arena.id,
             "version": len(log),
             "status": status_at(arena, moment.wall_ms) if stored is None else stored.status,
-            **page(table, names, top, around or player),
+            **page(await self.feed.lines_of(arena.id, log), top, around or player),
         }
 
-    def watch(self, player: str, arena_id: str, moment: Now) -> dict[str, Any]:
-        arena = arena_of(self.calendar, arena_id)
+    async def final_result(self, arena_id: str) -> dict[str, Any]:
+        """The ended arena's final result to sign (``protocol/verify_arena.py``): refused
+        with ``arena_not_over`` until it has ended (its last heat scored)."""
+        record = await self.store.arenas.arena(check_arena_id(arena_id))
+        if record is None:
+            raise ArenaNotFound(f"there is no arena {arena_id}")
+        if record.status != "ended":
+            raise ArenaRefused(
+                "an arena's final result is given once it has ended", "arena_not_over"
+            )
+        arena = {
+            "arena": record.arena,
+            "game": record.game,
+            "start_ms": record.starts_at_ms,
+            "length_ms": record.length_ms,
+            "heat_size": record.heat_size,
+            "made_by": record.made_by,
+            "status": record.status,
+        }
+        heats = [asdict(heat) for heat in await self.store.arenas.heats(record.arena)]
+        return final_result(arena, heats, await self.store.arenas.log(record.arena))
+
+    async def watch(self, player: str, arena_id: str, moment: Now) -> dict[str, Any]:
+        arena = await self.find(arena_id)
         self.feed.watch(arena.id, player)
         return {"arena": arena.id, "watching": True}
 
@@ -182,14 +237,13 @@ class ArenaDesk:
         return {"arena": arena_id, "watching": False}
 
 
-def page(table: list[Standing], names: dict[str, str], top: int, around: str) -> dict[str, Any]:
-    """The first ``top`` lines of ``table``, the lines within ``AROUND`` of ``around``'s
-    (none when they have no line), and ``around``'s own line."""
-    lines = [line(standing, names.get(standing.player, "")) for standing in table]
-    mine = next((i for i, standing in enumerate(table) if standing.player == around), None)
+def page(lines: list[dict[str, Any]], top: int, around: str) -> dict[str, Any]:
+    """The first ``top`` of the standings' ``lines``, the lines within ``AROUND`` of
+    ``around``'s (none when they have no line), and ``around``'s own line."""
+    mine = next((i for i, line in enumerate(lines) if line["player"] == around), None)
     near = [] if mine is None else lines[max(0, mine - AROUND) : mine + AROUND + 1]
     return {
-        "players": len(table),
+        "players": len(lines),
         "top": lines[:top],
         "around": near,
         "me": None if mine is None else lines[mine],

@@ -10,21 +10,23 @@ heat again), every ``PAIR_EVERY_S``:
    nobody finishing it after ``LOST_HEAT_MS``;
 3. while it runs, the idle participants (active, not in a heat) are paired in one wave
    (``protocol/arena_pairing.py``): each heat is recorded under the lease, then its race
-   opened with every racer in it (so it counts down by itself), all heats of the wave on
-   one deal, and each racer told ``paired`` on whatever node holds their session;
+   opened with every racer in it (so it counts down by itself; those who chose risk mode
+   named in its settings' ``risk``: no undo), all heats of the wave on one deal, and each
+   racer told ``paired`` on whatever node holds their session;
 4. after its end no heat starts; heats still running finish and count; once none is left
    the arena has ended: its final places go on the players' profiles.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from dataclasses import replace
 from typing import Any
 
 from protocol.arena import HeatResult, Racer, Removed, heat_from_runs, standings
-from protocol.arena_calendar import Arena, upcoming
+from protocol.arena_calendar import Arena
 from protocol.arena_pairing import Idle, PairingRule, pair_wave, wave_deal
 from protocol.games import rules_for
 from protocol.phases import Phase
@@ -34,6 +36,7 @@ from protocol.race_views import public_info, race_runs
 from protocol.ranking import Run
 from protocol.ratings import Rating
 from server.desks.arena_desk import ArenaDesk, status_at
+from server.desks.arena_feed import FINISHING_MS, not_long_over
 from server.handover.effects import Effects, PushAnywhere, Write
 from server.handover.jobs import KeepReview
 from server.races.fairplay import FLAGGED, history_times, review_of
@@ -47,9 +50,9 @@ log = logging.getLogger("solrace.arenas")
 
 PAIR_EVERY_S = 1.0
 LEASE_MS = 10_000  # an arena's pairing lease: another node takes over this long after
+HEATS_WAITED_MS = 30 * 60_000  # after its end an arena waits this long for heats running
 LOST_HEAT_MS = 60_000  # a heat whose race never opened is scored as nobody finishing
 KEEP_PLACES_S = 365 * 86_400  # a player's arena lines on their profile
-FINISH_WITHIN_MS = 60 * 60_000  # an arena over longer than this is ended, heats or not
 
 
 class ArenaPairer:
@@ -62,12 +65,11 @@ class ArenaPairer:
         self.secret = ""
 
     async def tick(self, moment: Now) -> Effects:
-        """Run every arena of the calendar that is stored and not ended."""
+        """Run every arena of the calendar and the operators' that is stored and not
+        ended."""
         effects: Effects = []
-        since = moment.wall_ms - FINISH_WITHIN_MS
-        for arena in upcoming(since, moment.wall_ms - since + 1, self.desk.calendar):
-            if arena.start_ms > moment.wall_ms:
-                continue
+        made = await self.desk.made(moment.wall_ms - FINISHING_MS)
+        for arena in not_long_over(self.desk.calendar, moment.wall_ms, made):
             try:
                 effects += await self.run_arena(arena, moment)
             except (StoreError, ArenaRefused) as error:
@@ -89,7 +91,7 @@ class ArenaPairer:
         open_heats, told = await self._scored(arena, moment)
         if status_at(arena, moment.wall_ms) == "running":
             return told + await self._wave(arena, open_heats, token, moment)
-        if not open_heats or moment.wall_ms - arena.end_ms > FINISH_WITHIN_MS:
+        if not open_heats or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS:
             await self._ended(arena, moment)
         return told
 
@@ -147,7 +149,8 @@ class ArenaPairer:
         are held, the heat is held (it scores nothing until cleared) and each flagged
         player removed from the arena (off the standings, every heat of theirs counted as
         not finished), and told ``held``."""
-        keep = Write(KeepReview(result.heat, review, logs_keep_s(self.race_desk.settings)))
+        kept = {**review, "arena": arena.id}  # a moderator's clearing is logged in the arena
+        keep = Write(KeepReview(result.heat, kept, logs_keep_s(self.race_desk.settings)))
         if not review["held"]:
             return [keep]
         flagged = sorted(p for p, judged in review["players"].items() if judged["reasons"])
@@ -183,11 +186,16 @@ class ArenaPairer:
         """Pair the idle participants in one wave, all its heats on one deal."""
         heats = await self.store.arenas.heats(arena.id)
         idle = await self._idle(arena, heats, open_heats)
-        wave = pair_wave(idle, PairingRule(arena.heat_size), moment.wall_ms)
+        # in a thread: 1,000 idle players in heats of 2 take ~0.2 s of CPU (bench arena-pairing)
+        wave = await asyncio.to_thread(
+            pair_wave, idle, PairingRule(arena.heat_size), moment.wall_ms
+        )
         if not wave.heats:
             return []
         number = max((heat.wave for heat in heats), default=0) + 1
         deal = wave_deal(await self._secret(), arena.id, number)
+        participants = await self.store.arenas.participants(arena.id)
+        risky = frozenset(p.player for p in participants if p.risk)
         effects: Effects = []
         for racers in wave.heats:
             heat = HeatStart(new_id(), number, deal, racers, moment.wall_ms)
@@ -195,7 +203,7 @@ class ArenaPairer:
                 await self.store.arenas.start_heat(arena.id, heat, token)
             except StaleLease:
                 return effects  # another node pairs this arena now
-            effects += await self._opened(arena, heat, moment)
+            effects += await self._opened(arena, heat, risky, moment)
         log.info("arena wave", extra={"arena": arena.id, "wave": number, "heats": len(wave.heats)})
         return effects
 
@@ -228,8 +236,11 @@ class ArenaPairer:
             for p in active
         ]
 
-    async def _opened(self, arena: Arena, heat: HeatStart, moment: Now) -> Effects:
-        """The heat's race opened, every racer in it, and each told ``paired``."""
+    async def _opened(
+        self, arena: Arena, heat: HeatStart, risky: frozenset[str], moment: Now
+    ) -> Effects:
+        """The heat's race opened, every racer in it (those of ``risky`` in risk mode: no
+        undo), and each told ``paired``."""
         settings = RaceSettings(
             game=arena.game,
             options=dict(rules_for(arena.game).options),
@@ -241,6 +252,7 @@ class ArenaPairer:
             ranked=True,  # it counts: no live boards for spectators (docs/fairness.md)
             paired=True,
             arena=arena.id,
+            risk=tuple(player for player in heat.racers if player in risky),
         )
         names = await self.desk.feed.names_of(list(heat.racers))
         first, *others = heat.racers

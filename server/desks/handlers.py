@@ -13,6 +13,7 @@ from typing import Any
 from protocol.daily import day_of
 from protocol.messages import (
     Admin,
+    ArenaResult,
     DailyBoard,
     DailyStart,
     Profile,
@@ -183,6 +184,11 @@ class Handlers:
     ) -> tuple[dict[str, Any], Effects]:
         log = await self.race_desk.race_log(session.player, request.race, moment)
         return {"log": self.seal.sign(log)}, []
+
+    async def arena_result(
+        self, asker: Asker, session: Session, request: ArenaResult, moment: Now
+    ) -> tuple[dict[str, Any], Effects]:
+        return self.seal.sign(await self.arenas.final_result(request.arena)), []
 
     async def daily_start(
         self, asker: Asker, session: Session, request: DailyStart, moment: Now

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from protocol.messages import (
     Admin,
+    ArenaResult,
     ArenaStandings,
     BestBoard,
     Challenge,
@@ -116,7 +117,7 @@ def request_table(handlers: Handlers) -> dict[type[Request], Answerer]:
         Unspectate: lambda a: only(spectating.unspectate(a.session, a.request)),
         ListArenas: lambda a: only(arenas.list_arenas(a.request.game, a.moment)),
         JoinArena: lambda a: only(
-            arenas.join(a.player, a.session.account, a.request.arena, a.moment)
+            arenas.join(a.player, a.session.account, a.request.arena, a.moment, a.request.risk)
         ),
         ChangeArena: lambda a: only(
             arenas.change(a.player, a.request.arena, a.request.change, a.moment)
@@ -134,6 +135,7 @@ def request_table(handlers: Handlers) -> dict[type[Request], Answerer]:
         SignOut: whole(handlers.sign_out),
         Snapshot: whole(handlers.snapshot),
         RaceLog: whole(handlers.race_log),
+        ArenaResult: whole(handlers.arena_result),
         DailyStart: whole(handlers.daily_start),
         DailyBoard: whole(handlers.daily_board),
         QuickRace: whole(handlers.quick_race),

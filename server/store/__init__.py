@@ -25,6 +25,7 @@ from server.store.base import (
 )
 from server.store.memory import MemoryStore
 from server.store.records import token_hash
+from server.store.replication import SINGLE, Replication, sentinel_addresses
 
 __all__ = [
     "Account",
@@ -41,6 +42,7 @@ __all__ = [
     "MemoryStore",
     "RecordDaily",
     "Relation",
+    "Replication",
     "SaveIdentity",
     "Store",
     "StoreError",
@@ -48,15 +50,23 @@ __all__ = [
     "node_channel",
     "open_store",
     "race_channel",
+    "sentinel_addresses",
     "token_hash",
 ]
 
 
-def open_store(url: str | None, *, prefix: str = "solrace:") -> Store:
-    """A ``MemoryStore`` when ``url`` is empty or ``memory:``, else a ``RedisStore`` for the
-    ``redis://``, ``rediss://`` or ``unix://`` URL (keys under ``prefix``)."""
-    if not url or url in ("memory:", "memory://"):
+def open_store(
+    url: str | None, *, prefix: str = "solrace:", replication: Replication = SINGLE
+) -> Store:
+    """A ``MemoryStore`` when ``url`` is empty or ``memory:`` and no sentinels are given,
+    else a ``RedisStore`` for the ``redis://``, ``rediss://`` or ``unix://`` URL (keys under
+    ``prefix``), or for the primary ``replication``'s sentinels name (the URL, if any,
+    saying user, password, database and TLS)."""
+    memory = not url or url in ("memory:", "memory://")
+    if memory and not replication.sentinels:
         return MemoryStore()
     from server.store.redis_store import RedisStore  # imported here: only Redis users need redis
 
-    return RedisStore(url, prefix=prefix)
+    return RedisStore(
+        url if url and not memory else "redis://", prefix=prefix, replication=replication
+    )

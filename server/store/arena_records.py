@@ -15,7 +15,17 @@ import json
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Final, Literal
 
-from protocol.arena import MAX_HEAT, MIN_HEAT, Cleared, Entry, HeatResult, Racer, Removed, Withdrawn
+from protocol.arena import (
+    MAX_HEAT,
+    MIN_HEAT,
+    Cleared,
+    Entry,
+    HeatResult,
+    Removed,
+    Withdrawn,
+    entry_as_dict,
+    entry_from_dict,
+)
 from protocol.errors import SolraceError
 from protocol.games import GAMES
 from server.store.records import encode_json
@@ -28,6 +38,8 @@ MAX_HEATS: Final = 200_000  # heats started in one arena
 MAX_ENTRIES: Final = 400_000  # entries of one arena's log (results, clearings, pauses, ...)
 KEEP_ARENA_MS: Final = 30 * 86_400_000  # an arena's keys, after its end (as race logs)
 MAX_LEASE_MS: Final = 60_000  # the longest pairing lease taken or renewed at once
+MAX_TITLE: Final = 60  # characters of an operator's arena's title
+CALENDAR: Final = "calendar"  # the maker of the calendar's arenas
 
 STATUSES: Final = ("scheduled", "running", "ended", "cancelled")
 # status -> the statuses it may move to (``Arenas.set_status``)
@@ -37,8 +49,8 @@ NEXT_STATUS: Final = {
     "ended": (),
     "cancelled": (),
 }
-Change = Literal["pause", "resume", "withdraw"]
-CHANGES: Final[tuple[Change, ...]] = ("pause", "resume", "withdraw")
+Change = Literal["pause", "resume", "withdraw", "risk_on", "risk_off"]
+CHANGES: Final[tuple[Change, ...]] = ("pause", "resume", "withdraw", "risk_on", "risk_off")
 
 
 class ArenaRefused(SolraceError):
@@ -126,11 +138,14 @@ class ArenaRecord:
     heat_size: int
     conditions: dict[str, Any]
     made_by: str
+    title: str = ""  # an operator's arena's title ("" for the calendar's: it has its own)
     status: str = "scheduled"
 
     def __post_init__(self) -> None:
         check_id("arena id", self.arena)
         check_id("maker", self.made_by)
+        if len(self.title) > MAX_TITLE or not self.title.isprintable():
+            raise BadArena(f"an arena's title is at most {MAX_TITLE} printable characters")
         if self.game not in GAMES:
             raise BadArena(f"{self.game!r} is not a game of this server")
         if not 0 <= self.starts_at_ms < 2**53 or not 60_000 <= self.length_ms <= MAX_LENGTH_MS:
@@ -160,7 +175,14 @@ class ArenaRecord:
         """What ``create_arena`` compares: everything but the status, which changes."""
         fields = asdict(self)
         del fields["status"]
+        if not self.title:
+            del fields["title"]  # a calendar arena's record reads as it did before titles
         return encode_json(fields)
+
+    @property
+    def made(self) -> bool:
+        """Whether an operator made it (the calendar's arenas are ``made_by`` calendar)."""
+        return self.made_by != CALENDAR
 
     @staticmethod
     def from_json(text: str, status: str) -> ArenaRecord:
@@ -170,7 +192,8 @@ class ArenaRecord:
 @dataclass(frozen=True, slots=True)
 class Participant:
     """A player in an arena: when they joined, last paused, last resumed and withdrew
-    (None: not yet), and their status now (``active``, ``paused`` or ``withdrawn``)."""
+    (None: not yet), their status now (``active``, ``paused`` or ``withdrawn``), and
+    whether they race in risk mode (no undo) in the heats paired from now on."""
 
     player: str
     joined_ms: int
@@ -178,6 +201,7 @@ class Participant:
     paused_ms: int | None = None
     resumed_ms: int | None = None
     withdrawn_ms: int | None = None
+    risk: bool = False
 
     def as_json(self) -> str:
         return encode_json(asdict(self))
@@ -194,9 +218,9 @@ def check_time(at_ms: int) -> None:
 
 def changed(current: Participant | None, change: Change, at_ms: int) -> Participant | None:
     """The participant after ``change`` at ``at_ms``; None when it changes nothing (a pause
-    of a paused player, a resume of an active one, a withdrawal repeated): so a change
-    retried is done once. ``NotInArena`` for a player who never joined, or who withdrew
-    and asks to pause or resume."""
+    of a paused player, a resume of an active one, a withdrawal repeated, risk mode set as
+    it is): so a change retried is done once. ``NotInArena`` for a player who never
+    joined, or who withdrew and asks for anything but a withdrawal."""
     check_time(at_ms)
     if current is None or (current.status == "withdrawn" and change != "withdraw"):
         raise NotInArena("that player is not in this arena (never joined, or withdrew)")
@@ -206,6 +230,8 @@ def changed(current: Participant | None, change: Change, at_ms: int) -> Particip
         return replace(current, status="active", resumed_ms=at_ms)
     if change == "withdraw" and current.status != "withdrawn":
         return replace(current, status="withdrawn", withdrawn_ms=at_ms)
+    if change in ("risk_on", "risk_off") and current.risk != (change == "risk_on"):
+        return replace(current, risk=change == "risk_on")
     return None
 
 
@@ -213,7 +239,7 @@ def checked_change(change: str) -> Change:
     for known in CHANGES:
         if change == known:
             return known
-    raise BadArena("a participant's change is pause, resume or withdraw")
+    raise BadArena(f"a participant's change is one of {', '.join(CHANGES)}")
 
 
 def status_reached(current: str, status: str) -> bool:
@@ -227,7 +253,7 @@ def status_reached(current: str, status: str) -> bool:
 def streak_ends(change: Change) -> bool:
     """Whether the change ends the player's streak: a pause or a withdrawal puts a
     ``Withdrawn`` entry in the log (docs/arenas.md, "Scoring", rule 9)."""
-    return change != "resume"
+    return change in ("pause", "withdraw")
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,26 +336,11 @@ def entry_identity(entry: Entry) -> str:
 
 
 def entry_json(entry: Entry) -> str:
-    if isinstance(entry, HeatResult):
-        racers = [asdict(racer) for racer in entry.racers]
-        return encode_json(
-            {"kind": "heat", "heat": entry.heat, "held": entry.held, "racers": racers}
-        )
-    if isinstance(entry, Cleared):
-        return encode_json({"kind": "cleared", "heat": entry.heat})
-    kind = "removed" if isinstance(entry, Removed) else "withdrawn"
-    return encode_json({"kind": kind, "player": entry.player})
+    return encode_json(entry_as_dict(entry))
 
 
 def entry_from_json(text: str) -> Entry:
-    fields = json.loads(text)
-    kind = fields["kind"]
-    if kind == "heat":
-        racers = tuple(Racer(**racer) for racer in fields["racers"])
-        return HeatResult(fields["heat"], racers, fields["held"])
-    if kind == "cleared":
-        return Cleared(fields["heat"])
-    return Removed(fields["player"]) if kind == "removed" else Withdrawn(fields["player"])
+    return entry_from_dict(json.loads(text))
 
 
 def entry_players(entry: Entry) -> list[str]:

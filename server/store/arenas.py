@@ -37,19 +37,25 @@ class Arenas(ABC):
         """The arena's record with its status now, or None."""
 
     @abstractmethod
+    async def made_arenas(self, ending_after_ms: int) -> list[ArenaRecord]:
+        """The arenas an operator made (``ArenaRecord.made``), still kept, that end after
+        ``ending_after_ms``, by start then id: how every node lists and runs them."""
+
+    @abstractmethod
     async def set_status(self, arena: str, status: str) -> bool:
         """Move the arena's status on (``NEXT_STATUS``): True when it is ``status`` now
         (moved now, or before); False, changing nothing, when it cannot move there."""
 
     @abstractmethod
-    async def join(self, arena: str, player: str, at_ms: int) -> bool:
-        """Make ``player`` a participant, active, joined at ``at_ms``: True when they
-        joined now; False, changing nothing, when they had joined before (in any status).
-        ``ArenaFull`` past ``MAX_PARTICIPANTS``."""
+    async def join(self, arena: str, player: str, at_ms: int, risk: bool = False) -> bool:
+        """Make ``player`` a participant, active, joined at ``at_ms``, in risk mode if
+        ``risk``: True when they joined now; False, changing nothing, when they had joined
+        before (in any status). ``ArenaFull`` past ``MAX_PARTICIPANTS``."""
 
     @abstractmethod
     async def change(self, arena: str, player: str, change: str, at_ms: int) -> bool:
-        """``pause``, ``resume`` or ``withdraw`` the participant at ``at_ms``: True when it
+        """``pause``, ``resume`` or ``withdraw`` the participant at ``at_ms``, or turn their
+        risk mode on or off (``risk_on``, ``risk_off``): True when it
         changed them now, False when it changes nothing (``arena_records.changed``). A
         pause or a withdrawal made now appends a ``Withdrawn`` entry to the log in the
         same step (it ends their streak)."""

@@ -84,6 +84,17 @@ class MemoryArenas(Arenas):
         state = self._arenas.get(arena)
         return ArenaRecord.from_json(state.content, state.status) if state else None
 
+    async def made_arenas(self, ending_after_ms: int) -> list[ArenaRecord]:
+        check_time(ending_after_ms)
+        now_ms = int(time.time() * 1000)
+        records = [
+            ArenaRecord.from_json(state.content, state.status)
+            for state in self._arenas.values()
+            if state.expires_at_ms > now_ms
+        ]
+        made = [r for r in records if r.made and r.ends_at_ms > ending_after_ms]
+        return sorted(made, key=lambda record: (record.starts_at_ms, record.arena))
+
     async def set_status(self, arena: str, status: str) -> bool:
         state = self._state(arena)
         if not status_reached(state.status, status):
@@ -91,7 +102,7 @@ class MemoryArenas(Arenas):
         state.status = status
         return True
 
-    async def join(self, arena: str, player: str, at_ms: int) -> bool:
+    async def join(self, arena: str, player: str, at_ms: int, risk: bool = False) -> bool:
         state = self._state(arena)
         check_id("player id", player)
         check_time(at_ms)
@@ -99,7 +110,7 @@ class MemoryArenas(Arenas):
             return False
         if len(state.participants) >= MAX_PARTICIPANTS:
             raise full(arena, "participants", MAX_PARTICIPANTS)
-        state.participants[player] = Participant(player, at_ms).as_json()
+        state.participants[player] = Participant(player, at_ms, risk=risk).as_json()
         return True
 
     async def change(self, arena: str, player: str, change: str, at_ms: int) -> bool:

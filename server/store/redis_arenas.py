@@ -13,8 +13,11 @@ after its time; a player's arena lines ``keep_s`` after their latest.
 
 from __future__ import annotations
 
+import time
+
 from protocol.arena import Entry, HeatResult, Withdrawn
 from server.store.arena_records import (
+    KEEP_ARENA_MS,
     MAX_ENTRIES,
     MAX_HEATS,
     MAX_PARTICIPANTS,
@@ -55,6 +58,16 @@ local stored = redis.call('HGET', KEYS[1], 'record')
 if stored then return stored == ARGV[1] and 1 or 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[1], 'status', 'scheduled')
 redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+return 1
+"""
+
+# KEYS[1] the operators' arenas (id -> when its keys expire); ARGV[1] the arena, ARGV[2]
+# when its keys expire, ARGV[3] now. Forgets the expired; the index expires with its last.
+INDEX_MADE = """
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
 return 1
 """
 
@@ -182,7 +195,7 @@ class RedisArenas(Arenas):
             register(START_HEAT),
         )
         self._take_lease, self._renew_lease = register(TAKE_LEASE), register(RENEW_LEASE)
-        self._record_place = register(RECORD_PLACE)
+        self._record_place, self._index_made = register(RECORD_PLACE), register(INDEX_MADE)
         self._expiry: dict[str, int] = {}  # arena -> when its keys expire (never changes)
 
     def _key(self, arena: str, part: str) -> str:
@@ -200,7 +213,20 @@ class RedisArenas(Arenas):
     async def create_arena(self, record: ArenaRecord) -> bool:
         args: list[str | int] = [record.content_json(), record.expires_at_ms()]
         keys = [self._key(record.arena, "record")]
-        return bool(await self._call(self._create(keys=keys, args=args)))
+        created = bool(await self._call(self._create(keys=keys, args=args)))
+        if created and record.made:  # listed after it is stored: a retry lists it
+            now_ms = int(time.time() * 1000)
+            made: list[str | int] = [record.arena, record.expires_at_ms(), now_ms]
+            await self._call(self._index_made(keys=[self._keys.made_arenas()], args=made))
+        return created
+
+    async def made_arenas(self, ending_after_ms: int) -> list[ArenaRecord]:
+        check_time(ending_after_ms)
+        low = ending_after_ms + KEEP_ARENA_MS + 1  # its keys expire its end + KEEP after
+        ids = await self._call(self._redis.zrangebyscore(self._keys.made_arenas(), low, "+inf"))
+        records = [await self.arena(arena) for arena in ids]
+        made = [record for record in records if record is not None and record.made]
+        return sorted(made, key=lambda record: (record.starts_at_ms, record.arena))
 
     async def arena(self, arena: str) -> ArenaRecord | None:
         check_id("arena id", arena)
@@ -221,7 +247,7 @@ class RedisArenas(Arenas):
                 return True
         raise StoreError(f"arena {arena}'s status kept changing under it ({TRIES} tries)")
 
-    async def join(self, arena: str, player: str, at_ms: int) -> bool:
+    async def join(self, arena: str, player: str, at_ms: int, risk: bool = False) -> bool:
         check_id("arena id", arena)
         check_id("player id", player)
         check_time(at_ms)
@@ -229,7 +255,7 @@ class RedisArenas(Arenas):
         keys = [self._key(arena, "record"), self._key(arena, "players")]
         args: list[str | int] = [
             player,
-            Participant(player, at_ms).as_json(),
+            Participant(player, at_ms, risk=risk).as_json(),
             MAX_PARTICIPANTS,
             expires,
         ]

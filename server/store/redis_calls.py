@@ -8,12 +8,15 @@ unavailable: ``StoreUnavailable``) whose message names the URL without its passw
 other exception (a bug) comes out as it is. It also reads the URL for the store's own
 hiredis connections (``wire_address``) and makes redis-py's exceptions of their error
 replies (``reply_error``), so the errors of both kinds of connection are told apart alike.
+With sentinels (``Replication``) the client is redis-py's ``Sentinel.master_for`` and
+``locate`` says where the primary is now (``redis_sentinel``); ``replicated`` keeps the
+WAIT rule for a write made through redis-py.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,13 +24,16 @@ from urllib.parse import urlsplit
 import redis.asyncio as redis
 from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ReadOnlyError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store.base import Fenced, LogGap, StoreError, StoreUnavailable
+from server.store.redis_sentinel import PrimaryFinder, sentinel_client
 from server.store.redis_wire import Address
+from server.store.replication import SINGLE, Replication
 
 RETRIES = 3  # after the first try: at most 4 tries per command
 BACKOFF_BASE_S = 0.025  # waits 0.05 s, 0.1 s, 0.2 s between tries
@@ -41,13 +47,20 @@ class RedisCalls:
     """Calls to the Redis at ``url`` on ``redis`` (redis-py's client), each answered or
     failed within ``deadline`` seconds."""
 
-    def __init__(self, url: str, deadline: float = CALL_DEADLINE_S) -> None:
+    def __init__(
+        self, url: str, deadline: float = CALL_DEADLINE_S, replication: Replication = SINGLE
+    ) -> None:
         self.where = _display(url)
         self.deadline = deadline
+        # where the store's own connections go (redis_wire); with sentinels, ``locate``
+        # says where the primary is now each time one connects
+        self.address = wire_address(url)
+        self.locate: Callable[[], Awaitable[Address]] | None = None
+        self.sentinel: Sentinel | None = None
+        self.wait_replicas, self.wait_ms = replication.wait_replicas, replication.wait_ms
         # A burst of more calls than connections waits for a free one (up to the
         # deadline) instead of failing at once, as redis-py's default pool does.
-        pool = redis.BlockingConnectionPool.from_url(
-            url,
+        options: dict[str, Any] = dict(
             max_connections=MAX_CONNECTIONS,
             timeout=deadline,
             decode_responses=True,
@@ -60,7 +73,49 @@ class RedisCalls:
             retry=Retry(ExponentialBackoff(cap=BACKOFF_CAP_S, base=BACKOFF_BASE_S), RETRIES),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
         )
-        self.redis = redis.Redis.from_pool(pool)
+        if replication.sentinels:
+            self.redis, self.sentinel = sentinel_client(url, replication, **options)
+            self.locate = PrimaryFinder(self.sentinel, replication.service, self.address)
+            sentinels = ",".join(f"{host}:{port}" for host, port in replication.sentinels)
+            self.where = f"the primary of {replication.service!r} (sentinels {sentinels})"
+        else:
+            self.redis = redis.Redis.from_pool(
+                redis.BlockingConnectionPool.from_url(url, **options)
+            )
+
+    async def replicated(self, mark: str) -> None:
+        """With replicas to wait for (``Replication.wait_replicas``): return once that
+        many hold everything the primary held now (``INCR`` of ``mark``, a write after all
+        of it, then ``WAIT`` on the same connection), else ``StoreUnavailable``
+        (``not_replicated``). At once without."""
+        if not self.wait_replicas:
+            return
+        async with self.pipeline() as pipe:
+            pipe.incr(mark)
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
+            _, confirmed = await pipe.execute()
+        if confirmed < self.wait_replicas:
+            raise self.not_replicated(confirmed)
+
+    def not_replicated(self, confirmed: object) -> StoreUnavailable:
+        """The writes are on the primary but fewer replicas than asked for confirmed them
+        (``confirmed``: how many, or the error ``WAIT`` answered)."""
+        told = (
+            f"only {confirmed} of the {self.wait_replicas} replicas asked for confirmed them "
+            f"within {self.wait_ms} ms"
+            if isinstance(confirmed, int)
+            else f"WAIT failed ({confirmed})"
+        )
+        return StoreUnavailable(
+            f"the Redis store at {self.where} has the writes, but {told}: they are not "
+            "acknowledged, and are written again"
+        )
+
+    async def close(self) -> None:
+        """The client's connections closed, and the sentinels' if any."""
+        await self.redis.aclose()
+        if self.sentinel is not None:
+            await self.sentinel.aclose()
 
     async def call(self, operation: Awaitable[Any]) -> Any:
         """Await one Redis operation, turning its failures into store errors."""

@@ -53,6 +53,10 @@ class RedisKeys:
         """One of an arena's keys (its record, players, heats, log, lease), one slot."""
         return f"{self.prefix}arena:{{{arena}}}:{part}"
 
+    def made_arenas(self) -> str:
+        """The arenas operators made, each scored by when its keys expire (a sorted set)."""
+        return f"{self.prefix}arenas:made"
+
     def log(self, race: str, player: str) -> str:
         """A racer's action log in a race (a stream)."""
         return f"{self.prefix}race:{{{race}}}:log:{player}"

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from server.handover.node_news import Logged, Resync, encode
 from server.store.base import StoreError, Wiring, encode_json
 from server.store.redis_calls import RedisCalls, reply_error
-from server.store.redis_wire import Address, Subscriber
+from server.store.redis_wire import Subscriber
 
 # Messages heard are read at most once per this many seconds while they keep coming (each
 # read at once when they come further apart): a node following busy races wakes up once
@@ -30,14 +30,13 @@ HEAR_EVERY_S = 0.005
 
 class Listening:
     """The channels ``store`` (whose ``listener``, ``hear_own_logs`` and ``node`` are read
-    as each message comes) subscribes to under ``prefix``, heard on a connection to
-    ``address``; commands on it keep the deadline of ``calls``, and its failures are
-    theirs."""
+    as each message comes) subscribes to under ``prefix``, heard on a connection to the
+    primary ``calls`` names (its ``address``, or where its ``locate`` says); commands on it
+    keep the deadline of ``calls``, and its failures are theirs."""
 
-    def __init__(self, store: Wiring, calls: RedisCalls, address: Address, prefix: str) -> None:
+    def __init__(self, store: Wiring, calls: RedisCalls, prefix: str) -> None:
         self.store = store
         self.calls = calls
-        self.address = address
         self.prefix = prefix
         self.subscriber: Subscriber | None = None  # the connection that listens
         self.subscribed: set[str] = set()
@@ -53,12 +52,13 @@ class Listening:
         self.subscribed.update(channels)
         if self.subscriber is None:
             self.subscriber = Subscriber(
-                self.address,
+                self.calls.address,
                 self._heard,
                 self._lost,
                 self.calls.deadline,
                 HEAR_EVERY_S,
                 reply_error,
+                self.calls.locate,
             )
         subscriber = self.subscriber
         subscriber.channels.update(new)

@@ -53,6 +53,7 @@ class RedisRaces(Races):
         if not await self._call(self._save_race_if(keys=keys, args=args)):
             return False
         await self._call(self._list(race, listed))
+        await self._calls.replicated(self._keys.key("replicated"))  # the WAIT rule
         return True
 
     async def _list(self, race: str, listed: Listed) -> None:

@@ -7,6 +7,15 @@ use), and says for each job whether it went in: None, or the ``StoreError`` that
 could be sent. Scripts are called by their hash: when Redis does not know them (it
 restarted) they are loaded and the batch sent again. A batch that may not have gone in
 makes the builder forget the racers it knew registered (their ``SADD`` with it).
+
+With ``wait_replicas`` N > 0 a batch ends with ``INCR`` of a mark and ``WAIT N wait_ms``
+in the same round trip: the mark is a write of this connection after everything the
+primary held then (a batch of resends only, each refused as already there, writes nothing
+else, and a new connection has written nothing), so ``WAIT`` counts the replicas that hold
+all of it. Fewer than N within ``wait_ms`` is ``StoreUnavailable`` for the whole batch:
+nothing in it is acknowledged, and the writer writes it again (every job is idempotent).
+A reply saying this Redis is a replica (``READONLY``: a primary demoted by a failover)
+closes the connection, so the next batch asks where the primary is now.
 """
 
 from __future__ import annotations
@@ -17,36 +26,44 @@ from typing import Any
 
 import hiredis
 from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ReadOnlyError
 
 from server.handover.jobs import AppendActions, Job
 from server.handover.moment import now
-from server.store.base import StoreError
+from server.store.base import StoreError, StoreUnavailable
 from server.store.redis_batch import BatchBuilder
 from server.store.redis_calls import RedisCalls, reply_error
 from server.store.redis_logs import RacerLogs
-from server.store.redis_wire import Address, BatchConnection
+from server.store.redis_wire import BatchConnection, Command
+from server.store.replication import SINGLE, Replication
 
 
 class BatchSender:
-    """Sends the batches ``builder`` builds on a connection of its own to ``address``; the
-    ``scripts`` they call by hash are loaded again through ``calls`` when Redis forgot them,
-    and a refused entry id is looked into in ``logs``."""
+    """Sends the batches ``builder`` builds on a connection of its own to the primary
+    ``calls`` names (``address``, or ``locate``d); the ``scripts`` they call by hash are
+    loaded again through ``calls`` when Redis forgot them, and a refused entry id is looked
+    into in ``logs``. Each batch counts once ``replication.wait_replicas`` replicas have
+    it (0: once the primary has it)."""
 
     def __init__(
         self,
         calls: RedisCalls,
         builder: BatchBuilder,
         scripts: Sequence[AsyncScript],
-        address: Address,
         logs: RacerLogs,
+        replication: Replication = SINGLE,
     ) -> None:
         self.calls = calls
         self.builder = builder
         self.scripts = scripts
-        self.address = address
         self.logs = logs
         self.batches: BatchConnection | None = None  # the writer's own connection
+        self.waited: tuple[Command, ...] = ()  # the commands that end each batch
+        self.wait_replicas = replication.wait_replicas
+        self.wait_ms = replication.wait_ms
+        if self.wait_replicas:
+            mark = builder.keys.key("replicated")
+            self.waited = (("INCR", mark), ("WAIT", self.wait_replicas, self.wait_ms))
 
     async def write(self, jobs: Sequence[Job], node: str) -> list[StoreError | None]:
         """One pipelined round trip: each job's commands in order; a race's action entries
@@ -64,6 +81,9 @@ class BatchSender:
                     for script in self.scripts:
                         await calls.redis.script_load(script.script)
                 spans, results = await self._send(jobs, node)
+        except StoreUnavailable:
+            self.builder.known_racers.clear()  # their SADD may not be on the replicas
+            raise
         except Exception as error:
             self.builder.known_racers.clear()  # their SADD may not have gone in
             translated = calls.store_error(error)
@@ -72,6 +92,8 @@ class BatchSender:
             raise translated from error
         if not any(isinstance(result, Exception | list) for result in results):
             return [None] * len(jobs)  # all went in (the usual case: one pass, no slices)
+        if any(isinstance(result, ReadOnlyError) for result in results) and self.batches:
+            self.batches.close()  # a demoted primary: the next batch finds the new one
         errors: list[StoreError | None] = []
         for job, (first, count) in zip(jobs, spans, strict=True):
             replies = results[first : first + count]
@@ -94,14 +116,24 @@ class BatchSender:
         self, jobs: Sequence[Job], node: str
     ) -> tuple[list[tuple[int, int]], list[Any]]:
         """Send the batch's commands in one write on the writer's own connection and get
-        every reply back (an error reply in its place, as an exception)."""
+        every reply back (an error reply in its place, as an exception); with replicas to
+        wait for, ``StoreUnavailable`` when fewer have it all within the wait."""
         commands, spans = self.builder.build(jobs, node, now().wall_ms)
+        calls = self.calls
         if self.batches is None:
-            self.batches = BatchConnection(self.address, self.calls.deadline, reply_error)
+            self.batches = BatchConnection(calls.address, calls.deadline, reply_error, calls.locate)
         if self.batches.transport is None:
-            async with asyncio.timeout(self.calls.deadline):
+            async with asyncio.timeout(calls.deadline):
                 await self.batches.connect()
-        return spans, await self.batches.send(commands)
+        if not self.waited:
+            return spans, await self.batches.send(commands)
+        results = await self.batches.send([*commands, *self.waited])
+        confirmed = results[-1]
+        if not isinstance(confirmed, int) or confirmed < self.wait_replicas:
+            if any(isinstance(result, ReadOnlyError) for result in results):
+                self.batches.close()  # a demoted primary: the next batch finds the new one
+            raise calls.not_replicated(confirmed)
+        return spans, results[: -len(self.waited)]
 
     def close(self) -> None:
         if self.batches is not None:

@@ -26,7 +26,7 @@ from server.store.redis_accounts import RedisAccounts
 from server.store.redis_arenas import RedisArenas
 from server.store.redis_batch import BatchBuilder, Shas
 from server.store.redis_bus import RedisBus, RedisLimits, RedisPairing
-from server.store.redis_calls import CALL_DEADLINE_S, RedisCalls, wire_address
+from server.store.redis_calls import CALL_DEADLINE_S, RedisCalls
 from server.store.redis_days import RedisDays
 from server.store.redis_keys import RedisKeys
 from server.store.redis_listen import Listening
@@ -41,12 +41,15 @@ from server.store.redis_scripts import (
     RECORD_HISTORY,
 )
 from server.store.redis_sender import BatchSender
+from server.store.replication import SINGLE, Replication
 
 KEEP_DAILY_DAYS = 400  # a day's deal, claims and board live this long after their last write
 
 
 class RedisStore(Store):
-    """The store in Redis at ``url``, every key under ``prefix``.
+    """The store in Redis at ``url``, every key under ``prefix``; with sentinels
+    (``replication``), in the primary they name, with ``url``'s user, password, database
+    and TLS, and its writes counted once the replicas asked for have them.
 
     Commands are retried by redis-py on a lost or refused connection (exponential backoff, a
     few tries); a call that still fails, or takes longer than ``deadline`` seconds, raises
@@ -60,11 +63,12 @@ class RedisStore(Store):
         *,
         deadline: float = CALL_DEADLINE_S,
         keep_daily_days: int = KEEP_DAILY_DAYS,
+        replication: Replication = SINGLE,
     ):
         self._keys = RedisKeys(prefix)  # refuses a prefix with braces
         self.prefix = prefix
         self._keep_daily_s = keep_daily_days * 86_400  # a day's keys, after their last write
-        calls = self._calls = RedisCalls(url, deadline)
+        calls = self._calls = RedisCalls(url, deadline, replication)
         self._redis = calls.redis
         # the store's own calls, by their short names
         self._call, self._translated, self._pipeline = calls.call, calls.translated, calls.pipeline
@@ -81,10 +85,9 @@ class RedisStore(Store):
             record_history=record_history,
         )
         builder = BatchBuilder(self._keys, shas, self._keep_daily_s)
-        address = wire_address(url)  # for the store's own connections (redis_wire)
         logs = RacerLogs(calls, self._keys)
-        self._sender = BatchSender(calls, builder, scripts, address, logs)
-        self._listening = Listening(self, calls, address, prefix)
+        self._sender = BatchSender(calls, builder, scripts, logs, replication)
+        self._listening = Listening(self, calls, prefix)
         self.days = RedisDays(calls, self._keys, builder, self._keep_daily_s)
         self.races = RedisRaces(calls, self._keys, self, logs, self.write)
         self.bus = RedisBus(calls, self._keys, self._listening)
@@ -122,7 +125,7 @@ class RedisStore(Store):
     async def close(self) -> None:
         await self._listening.close()
         self._sender.close()
-        await self._redis.aclose()
+        await self._calls.close()
 
     async def purge(self) -> int:
         """Delete every key under this store's prefix (for tests and tear-downs); returns

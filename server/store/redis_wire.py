@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,16 +59,19 @@ class BatchConnection(asyncio.Protocol):
     hot path (measured in docs/bench.md); they still serve every other call, and this
     connection is opened at the ``Address`` the store reads from the URL with redis-py's
     own parser (host and port or a unix socket, TLS for ``rediss://``, the user, password
-    and database). An error reply comes back in its place as ``error(text)`` (the store
-    makes redis-py's exceptions of them)."""
+    and database), or, given ``locate``, at the address it gives each time the connection
+    is opened (the primary the sentinels name now). An error reply comes back in its place
+    as ``error(text)`` (the store makes redis-py's exceptions of them)."""
 
     def __init__(
         self,
         address: Address,
         deadline: float,
         error: Callable[[str], Exception] = hiredis.ReplyError,
+        locate: Callable[[], Awaitable[Address]] | None = None,
     ) -> None:
-        self.address = address
+        self.address = address  # the last opened (or to open, without ``locate``)
+        self.locate = locate
         self.deadline = deadline
         self.error = error
         self.transport: asyncio.Transport | None = None
@@ -117,6 +120,8 @@ class BatchConnection(asyncio.Protocol):
             if self.transport is not None:
                 return self.transport
             loop = asyncio.get_running_loop()
+            if self.locate is not None:
+                self.address = await self.locate()
             address = self.address
             transport: asyncio.BaseTransport
             if address.path is not None:
@@ -199,8 +204,9 @@ class Subscriber(BatchConnection):
         deadline: float,
         hear_every: float,
         error: Callable[[str], Exception] = hiredis.ReplyError,
+        locate: Callable[[], Awaitable[Address]] | None = None,
     ) -> None:
-        super().__init__(address, deadline, error)
+        super().__init__(address, deadline, error, locate)
         self.reader = _text_reader()
         self.heard = heard
         self.lost = lost

@@ -5,8 +5,10 @@ status for every refusal."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import os
 import sys
+import time
 from pathlib import Path
 
 from harness import member, running_server, url
@@ -142,3 +144,34 @@ async def test_a_related_account_s_held_run_shows_who_it_is_related_to_and_how()
         assert f"player {first.player}" in related and "how address" in related
         status, out, _ = await solrace_admin(url(server), "flagged")
         assert races[0] not in out and "related to one that started" in out
+
+
+async def test_an_operator_s_arena_is_made_listed_and_a_bad_one_refused_in_one_line() -> None:
+    async with running_server(admin_token=TOKEN) as server:
+        address = url(server)
+        start = (int(time.time()) // 60 + 3) * 60  # a whole minute, ahead
+        iso = dt.datetime.fromtimestamp(start, dt.UTC).strftime("%Y-%m-%dT%H:%M")
+        made = ("arena", "create", "--game", "sanibel", "--title", " Friday night ")
+        timing = ("--start", iso, "--minutes", "30", "--heat-size", "3", "--by", "Mia")
+        status, out, _ = await solrace_admin(address, *made, *timing, "--rating-max", "2000")
+        arena = f"sanibel-event-{iso.replace('-', '').replace(':', '')}"
+        assert status == 0, out
+        when = iso.replace("T", " ")
+        said = f"Arena {arena}: Friday night (sanibel), from {when} UTC for 30 minutes, heats of 3."
+        assert out == said + "\n"
+        async with await member(server, "Ann") as ann:
+            listed = next(a for a in await ann.list_arenas("sanibel") if a["id"] == arena)
+        assert (listed["title"], listed["scheduled"], listed["heat_size"]) == (
+            "Friday night",
+            False,
+            3,
+        )
+        assert listed["conditions"]["rating_max"] == 2000
+        record = await server.store.arenas.arena(arena)
+        assert record is not None and record.made_by == "Mia"
+        short = ("--start", iso, "--minutes", "4", "--heat-size", "2", "--key", "short")
+        status, _, err = await solrace_admin(address, *made, *short)
+        assert status == 1
+        assert "5 minutes to 6 hours" in err and "[bad_arena]" in err
+        status, _, err = await solrace_admin(address, "arena", "create", "--game", "sanibel")
+        assert status == 2 and "give --title, --start, --minutes, --heat-size" in err

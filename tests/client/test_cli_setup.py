@@ -1,8 +1,8 @@
 """The README's two commands set up a fresh machine (Debian 12, root): the test command
 first runs ``.ci/system-packages``, which installs with apt-get the system programs the
-tests need (Debian's chromium, redis-server, haproxy, npm, faketime, and promtool from its
-package prometheus) when they are missing, and does nothing when they are there; ``.ci/run``
-runs that same command and installs nothing itself.
+tests need (Debian's chromium, redis-server, redis-sentinel, haproxy, npm, faketime, and
+promtool from its package prometheus) when they are missing, and does nothing when they are
+there; ``.ci/run`` runs that same command and installs nothing itself.
 
 The script runs for real: with a PATH where the programs are missing and ``apt-get`` is a
 stand-in that records what it was asked, with one where they are all present, and on this
@@ -23,6 +23,7 @@ SCRIPT = ".ci/system-packages"
 NEEDED = {
     "chromium": "chromium",
     "redis-server": "redis-server",
+    "redis-sentinel": "redis-sentinel",
     "haproxy": "haproxy",
     "npm": "npm",
     "faketime": "faketime",

@@ -62,3 +62,21 @@ async def test_play_arena_races_a_heat_and_quit_withdraws_then_standings_show_it
 
 async def wait_for_a_scored_heat(client: Client, arena: str) -> None:
     await client.next_event("arena_standings", timeout=15, where=lambda d: d["version"] >= 1)
+
+
+async def test_play_arena_with_risk_races_its_heats_in_risk_mode() -> None:
+    async with running_server(arena_every_ms=HOUR_MS, sweep_every_s=0.2) as url:
+        bob = await member(url, "Bob")
+        arena = next(a["id"] for a in await bob.list_arenas(GAME) if a["status"] == "running")
+        await bob.join_arena(arena)
+        account = ("--account", "Cat", "--register", "--risk")
+        env = {**os.environ, "SOLRACE_PASSWORD": "Cat's secret pass"}
+        async with solrace("play", "--server", url, *account, "--arena", arena, env=env) as cat:
+            await cat.expect(r"Your heat: race [0-9a-f]+ starts soon")
+            heat = (await bob.next_event("paired", timeout=15)).data["race"]
+            (cat_id,) = [p["player"] for p in heat["players"] if p["player"] != bob.player]
+            assert heat["risk"] == [cat_id]  # Cat's heat is raced without undo, Bob's with
+            await cat.type("quit")
+            await cat.expect(r"You withdrew from Trial Sanibel arena")
+            assert await cat.finish() == 0
+        await bob.close()

@@ -276,3 +276,40 @@ async def test_a_deeply_nested_file_is_one_line_and_status_2(tmp_path: Path) -> 
         status, out, err = await solrace("verify", "race", *args)
         assert (status, out) == (2, "") and "Traceback" not in err, err
         assert len(err.splitlines()) == 1 and "too deeply nested" in err
+
+
+async def test_an_ended_arena_checks_out_and_a_changed_standing_does_not(tmp_path: Path) -> None:
+    saved = tmp_path / "arena.json"
+    async with running_server(arena_every_ms=3_600_000, sweep_every_s=0.2) as server:
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
+        arena = next(a for a in await ann.list_arenas(GAME) if a["status"] == "running")
+        for client in (ann, bob):
+            await client.join_arena(arena["id"])
+        heat = (await ann.next_event("paired", timeout=15)).data["race"]["race"]
+        for client in (ann, bob):
+            started = await client.next_event("started")
+            await client.act(heat, started.data["you"]["legal"][0])
+            await client.resign(heat)
+        after = Now(int(time.monotonic() * 1000), arena["end_ms"] + 1)
+        for _ in range(100):  # the heat is over, scored, and the arena ended
+            await server.arenas.tick(after)
+            record = await server.store.arenas.arena(arena["id"])
+            if record is not None and record.status == "ended":
+                break
+            await asyncio.sleep(0.05)
+        address = url(server)
+        args = ("verify", "arena", arena["id"], "--server", address, "--save", str(saved))
+        status, out, _ = await solrace(*args)
+        assert status == 0, out
+        assert "signatures: all 2 by the keys pinned for this server" in out
+        assert f"arena {arena['id']}: everything matches (1 heat(s) replayed" in out
+        for client in (ann, bob):
+            await client.close()
+
+    data = json.loads(saved.read_text())
+    data["result"]["standings"][1]["points"] += 1
+    saved.write_text(json.dumps(data))
+    status, out, _ = await solrace("verify", "arena", "--file", str(saved), "--server", address)
+    assert status == 1
+    assert "  - place 2 of the standings is" in out
+    assert "  - the server's signature: its signature does not match its contents" in out

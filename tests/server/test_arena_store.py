@@ -103,9 +103,24 @@ async def test_another_arena_under_a_taken_id_is_refused_and_the_first_kept(stor
     assert await store.arenas.arena("a1") == an_arena()
 
 
+async def test_an_operator_s_arena_is_listed_until_its_end_and_the_calendar_s_never(
+    store: Store,
+) -> None:
+    made = an_arena("op1", made_by="moderator", title="Friday night")
+    later = an_arena("op2", made_by="moderator", starts_at_ms=STARTS_MS + LENGTH_MS)
+    for record in (later, an_arena("a1"), made, made):  # a retry lists it once
+        assert await store.arenas.create_arena(record)
+    assert await store.arenas.made_arenas(STARTS_MS) == [made, later]
+    assert await store.arenas.made_arenas(made.ends_at_ms) == [later]  # op1 is over then
+    assert await store.arenas.arena("op1") == made  # its title kept with it
+    assert await store.arenas.arena("a1") == an_arena("a1")  # the calendar's has none
+
+
 @pytest.mark.parametrize(
     "changes",
     [
+        {"title": "x" * 61},
+        {"title": "a\ttab"},
         {"arena": "x" * 65},
         {"arena": "a{1}"},
         {"game": "chess"},
@@ -172,6 +187,30 @@ async def test_every_call_about_an_arena_never_created_is_refused(store: Store) 
         with pytest.raises(ArenaNotFound):
             await call
     assert await arenas.arena("nowhere") is None
+
+
+async def test_a_participant_s_risk_mode_is_kept_and_each_change_of_it_done_once(
+    store: Store,
+) -> None:
+    await store.arenas.create_arena(an_arena())
+    assert await store.arenas.join("a1", "ann", 1, risk=True)
+    assert await store.arenas.join("a1", "bob", 1)
+    assert not await store.arenas.join("a1", "bob", 2, risk=True)  # joined: nothing changes
+    assert [(p.player, p.risk) for p in await store.arenas.participants("a1")] == [
+        ("ann", True),
+        ("bob", False),
+    ]
+    assert await store.arenas.change("a1", "ann", "risk_off", 3)
+    assert not await store.arenas.change("a1", "ann", "risk_off", 4)  # off already
+    assert await store.arenas.change("a1", "bob", "risk_on", 5)
+    assert await store.arenas.change("a1", "bob", "pause", 6)
+    assert await store.arenas.change("a1", "bob", "risk_off", 7)  # paused: still chosen
+    ann, bob = await store.arenas.participants("a1")
+    assert (ann.risk, ann.status, bob.risk, bob.status) == (False, "active", False, "paused")
+    assert await store.arenas.log("a1") == [Withdrawn("bob")]  # only the pause ends a streak
+    await store.arenas.change("a1", "bob", "withdraw", 8)
+    with pytest.raises(NotInArena):
+        await store.arenas.change("a1", "bob", "risk_on", 9)
 
 
 async def test_a_pause_resume_and_withdrawal_keep_their_times_and_each_is_done_once(
@@ -428,8 +467,9 @@ async def test_every_arena_key_expires_after_the_arena_s_end_and_keep_time(redis
         await store.arenas.start_heat("a1", a_heat("h1", "ann", "bob"), token)
         await store.arenas.append("a1", a_result("h1", "ann", "bob"))
         await store.arenas.record_place("ann", a_place("a1", 1), 3600)
+        await store.arenas.create_arena(an_arena("a2", made_by="moderator"))  # listed too
         keys = [key async for key in store._redis.scan_iter(match=store.prefix + "*")]
-        assert len(keys) == 10
+        assert len(keys) == 12
         for key in keys:
             name = key.removeprefix(store.prefix)
             expires = await store._redis.pexpiretime(key)
@@ -437,6 +477,8 @@ async def test_every_arena_key_expires_after_the_arena_s_end_and_keep_time(redis
                 assert 0 < await store._redis.pttl(key) <= 10_000
             elif name.startswith("player:"):
                 assert 0 < await store._redis.ttl(key) <= 3600
+            elif name.startswith("arena:{a2}:") or name == "arenas:made":
+                assert expires == record.ends_at_ms + KEEP_ARENA_MS, name  # as a2's record
             else:
                 assert expires == record.ends_at_ms + KEEP_ARENA_MS, name
     finally:

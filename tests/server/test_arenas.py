@@ -8,19 +8,28 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import AsyncIterator
 
 import pytest
-from harness import member, player, running_server
+from harness import member, player, running_server, url, winning_actions
 
 from client.api import Client, ServerError
+from protocol.arena import Cleared
+from protocol.player_events import Paired
 from protocol.race import Now
+from protocol.signing import signature_problem
 from protocol.verify import check_log
+from protocol.verify_arena import check_arena
 from server.app import RaceServer
+from server.handover.effects import PushAnywhere
 from server.store import Store
+from server.store.redis_store import RedisStore
 
 HOUR_MS = 3_600_000
 GAME = "sanibel"
+DEAL = 1  # a deal of GAME with a win kept as test data
+TOKEN = "moderators-token-of-the-arena-tests"
 
 
 @pytest.fixture
@@ -80,6 +89,8 @@ async def test_entrants_race_heats_that_score_and_are_paired_again_with_someone_
     assert first_opponent["player"] not in {p["player"] for p in again["players"]}
     page = await players[1].arena_standings(arena)
     assert page["version"] >= 2 and page["me"]["player"] == players[1].player
+    mine = (await ann.arena_standings(arena))["me"]
+    assert mine["heat"] == again["race"]  # the heat Ann races now, to watch
     for client in players:
         await client.close()
 
@@ -104,14 +115,12 @@ async def test_an_arena_the_calendar_does_not_hold_is_not_found(server: RaceServ
 async def test_at_its_end_no_heat_starts_running_heats_count_and_places_go_on_profiles(
     server: RaceServer,
 ) -> None:
-    ann, bob = await member(server, "Ann"), await member(server, "Bob")
-    arena = await the_arena(ann)
-    for client in (ann, bob):
-        await client.join_arena(arena)
-    heat = (await ann.next_event("paired", timeout=15)).data["race"]["race"]
-    await bob.next_event("paired")
+    ann, bob, arena, heat = await two_paired(server)
     end_ms = (await ann.list_arenas(GAME))[0]["end_ms"]
     after = Now(int(time.monotonic() * 1000), end_ms + 1)
+    with pytest.raises(ServerError) as refused:
+        await ann.arena_result(arena)
+    assert refused.value.code == "arena_not_over"
     assert await server.arenas.tick(after) == []  # a heat runs: the arena waits for it
     assert (await server.store.arenas.arena(arena)).status == "running"  # type: ignore[union-attr]
     for client in (ann, bob):
@@ -130,11 +139,43 @@ async def test_at_its_end_no_heat_starts_running_heats_count_and_places_go_on_pr
     assert final.data["version"] == 1 and final.data["players"] == 2
     log = await bob.race_log(heat)  # the arena is over: the heat's log, its deal shown
     assert log["deal"] is not None and check_log(log) == []
+    result = await bob.arena_result(arena)  # signed, and it checks with the heat's log
+    assert bob.welcome is not None and bob.welcome.signing_key is not None
+    key = bob.welcome.signing_key
+    assert signature_problem(result, {key["key"]: key["public_key"]}) is None
+    assert [line["player"] for line in result["standings"]] == sorted([ann.player, bob.player])
+    assert check_arena(result, {heat: log}) == []
     profile = await bob.profile(bob.player)
     assert [(line["arena"], line["players"]) for line in profile["arenas"]] == [(arena, 2)]
     assert profile["best_arena_place"] in (1, 2)
     for client in (ann, bob):
         await client.close()
+
+
+async def two_paired(server: RaceServer) -> tuple[Client, Client, str, str]:
+    """Ann and Bob enter the running arena and are paired: they, the arena and the heat."""
+    ann, bob = await member(server, "Ann"), await member(server, "Bob")
+    arena = await the_arena(ann)
+    for client in (ann, bob):
+        await client.join_arena(arena)
+    heat = (await ann.next_event("paired", timeout=15)).data["race"]["race"]
+    await bob.next_event("paired")
+    return ann, bob, arena, heat
+
+
+async def a_held_heat(server: RaceServer) -> tuple[Client, Client, str, str]:
+    """Ann and Bob are paired; Ann plays at a machine's pace (24 actions, move and undo),
+    both resign: fair play holds the heat. Ann, Bob, the arena and the heat."""
+    ann, bob, arena, heat = await two_paired(server)
+    started = (await ann.next_event("started")).data
+    move = next(action for action in started["you"]["legal"] if action != "undo")
+    for _ in range(12):  # 24 actions at a machine's pace
+        await ann.act(heat, move)
+        await ann.act(heat, "undo")
+    await bob.next_event("started")
+    for client in (ann, bob):
+        await client.resign(heat)
+    return ann, bob, arena, heat
 
 
 async def test_a_player_fair_play_flags_is_removed_and_the_standings_told_within_5_s(
@@ -143,20 +184,7 @@ async def test_a_player_fair_play_flags_is_removed_and_the_standings_told_within
     async with running_server(
         store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, hold_flagged=True
     ) as server:
-        ann, bob = await member(server, "Ann"), await member(server, "Bob")
-        arena = await the_arena(ann)
-        for client in (ann, bob):
-            await client.join_arena(arena)
-        heat = (await ann.next_event("paired", timeout=15)).data["race"]["race"]
-        await bob.next_event("paired")
-        started = (await ann.next_event("started")).data
-        move = next(action for action in started["you"]["legal"] if action != "undo")
-        for _ in range(12):  # 24 actions at a machine's pace
-            await ann.act(heat, move)
-            await ann.act(heat, "undo")
-        await bob.next_event("started")
-        for client in (ann, bob):
-            await client.resign(heat)
+        ann, bob, arena, heat = await a_held_heat(server)
         over = time.monotonic()
         held = await ann.next_event("held", timeout=10)
         assert held.data["race"] == heat
@@ -165,11 +193,57 @@ async def test_a_player_fair_play_flags_is_removed_and_the_standings_told_within
         )
         assert time.monotonic() - over < 5
         assert told.data["players"] == 1 and told.data["top"][0]["player"] == bob.player
+        assert told.data["top"][0]["heats"] == 0  # held: no heat counted
         review = await server.store.moderation.review(heat)
-        assert review is not None and review["held"]
+        assert review is not None and review["held"] and review["arena"] == arena
         with pytest.raises(ServerError) as refused:
             await ann.join_arena(arena)
         assert refused.value.code == "removed_from_arena"
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_a_moderator_s_clearing_of_a_held_heat_counts_it_and_the_removed_stay_removed(
+    store: Store,
+) -> None:
+    async with running_server(
+        store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, hold_flagged=True, admin_token=TOKEN
+    ) as server:
+        ann, bob, arena, heat = await a_held_heat(server)
+        await bob.next_event("arena_standings", timeout=10, where=lambda d: d["version"] >= 2)
+        cleared = await bob.request(
+            "admin", token=TOKEN, command="clear", race=heat, reason="a person after all"
+        )
+        assert cleared["review"]["status"] == "cleared"
+        assert (await server.store.arenas.log(arena))[-1] == Cleared(heat)
+        told = await bob.next_event(
+            "arena_standings", timeout=10, where=lambda data: data["version"] >= 3
+        )
+        assert told.data["players"] == 1 and told.data["top"][0]["heats"] == 1  # it counts
+        with pytest.raises(ServerError) as refused:  # decided: it is cleared once
+            await bob.request("admin", token=TOKEN, command="clear", race=heat, reason="again")
+        assert refused.value.code == "not_flagged"
+        assert len(await server.store.arenas.log(arena)) == 3
+        rated = await server.store.accounts.ratings(GAME, [ann.player, bob.player])
+        assert all(rating.games == 0 for rating in rated.values())  # a heat rates nobody
+        with pytest.raises(ServerError) as still:
+            await ann.join_arena(arena)
+        assert still.value.code == "removed_from_arena"
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_a_moderator_s_voiding_of_a_held_heat_never_counts_it(store: Store) -> None:
+    async with running_server(
+        store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, hold_flagged=True, admin_token=TOKEN
+    ) as server:
+        ann, bob, arena, heat = await a_held_heat(server)
+        await bob.next_event("arena_standings", timeout=10, where=lambda d: d["version"] >= 2)
+        await bob.request("admin", token=TOKEN, command="void", race=heat, reason="a machine")
+        log = await server.store.arenas.log(arena)
+        assert len(log) == 2 and Cleared(heat) not in log
+        page = await bob.arena_standings(arena)
+        assert page["me"]["heats"] == 0
         for client in (ann, bob):
             await client.close()
 
@@ -194,4 +268,96 @@ async def test_a_heat_s_spectators_see_no_card_even_after_it_ends(server: RaceSe
     snapshot = await dee.snapshot(heat)
     assert all("view" not in standing for standing in snapshot["players"])
     for client in (ann, bob, dee):
+        await client.close()
+
+
+async def test_an_entrant_who_comes_back_on_another_node_is_told_there(redis_url: str) -> None:
+    prefix = f"arenas:{uuid.uuid4().hex}:"
+    stores = [RedisStore(redis_url, prefix=prefix) for _ in range(2)]
+    trial = {"arena_every_ms": HOUR_MS, "sweep_every_s": 0.2}
+    async with running_server(stores[0], **trial) as a, running_server(stores[1], **trial) as b:
+        ann, bob = await member(a, "Ann"), await member(a, "Bob")
+        arena = await the_arena(ann)
+        for client in (ann, bob):
+            await client.join_arena(arena)
+        ann.url = url(b)  # Ann's session goes on on node B
+        await ann.resume()
+        heat = (await ann.next_event("paired", timeout=15)).data["race"]["race"]
+        for client in (ann, bob):
+            await client.next_event("started", timeout=10)
+            await client.resign(heat)
+        told = await ann.next_event(
+            "arena_standings", timeout=10, where=lambda data: data["version"] >= 1
+        )
+        assert told.data["me"]["player"] == ann.player
+        for client in (ann, bob):
+            await client.close()
+    await stores[0].purge()  # type: ignore[attr-defined]
+    for store in stores:
+        await store.close()
+
+
+async def test_an_operator_s_arena_is_listed_joined_and_run_as_the_calendar_s(
+    store: Store,
+) -> None:
+    async with running_server(store, admin_token=TOKEN) as server:
+        ann, bob = await member(server, "Ann"), await member(server, "Bob")
+        start_ms = (int(time.time() * 1000) // 60_000 + 2) * 60_000
+        made = {"game": GAME, "key": "friday", "title": "Friday", "start_ms": start_ms}
+        asked = {"token": TOKEN, "command": "arena_create", "minutes": 10, "heat_size": 2}
+        arena = (await ann.request("admin", **asked, **made))["arena"]
+        again = await ann.request("admin", **asked, **made)  # a retry: the same arena
+        assert again["arena"] == arena and arena["scheduled"] is False
+        with pytest.raises(ServerError) as taken:
+            await ann.request("admin", **asked, **{**made, "title": "Saturday"})
+        assert taken.value.code == "arena_taken"
+        listed = [a for a in await bob.list_arenas(GAME) if a["id"] == arena["id"]]
+        assert [(a["title"], a["status"]) for a in listed] == [("Friday", "scheduled")]
+        for client in (ann, bob):
+            assert (await client.join_arena(arena["id"]))["status"] == "scheduled"
+        assert (await bob.arena_standings(arena["id"]))["players"] == 0
+        effects = await server.arenas.tick(Now(int(time.monotonic() * 1000), start_ms + 1))
+        record = await server.store.arenas.arena(arena["id"])
+        assert record is not None and record.status == "running" and record.made_by == "operator"
+        (heat,) = await server.store.arenas.heats(arena["id"])
+        assert sorted(heat.racers) == sorted([ann.player, bob.player])
+        told = {
+            e.player: e.event.race
+            for e in effects
+            if isinstance(e, PushAnywhere) and isinstance(e.event, Paired)
+        }
+        assert set(told) == {ann.player, bob.player}
+        assert {race["arena"] for race in told.values()} == {arena["id"]}
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_a_risk_racer_s_undo_is_refused_in_a_heat_and_a_risk_win_pays_two_more(
+    server: RaceServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("server.desks.arena_pairer.wave_deal", lambda *_: DEAL)  # a known win
+    ann, bob = await member(server, "Ann"), await member(server, "Bob")
+    arena = await the_arena(ann)
+    await ann.join_arena(arena, risk=True)
+    await bob.join_arena(arena)
+    heat = (await ann.next_event("paired", timeout=15)).data["race"]
+    assert heat["risk"] == [ann.player]
+    race = heat["race"]
+    await ann.next_event("started")
+    wins = winning_actions(GAME, DEAL)
+    await ann.act(race, wins[0])
+    with pytest.raises(ServerError) as refused:
+        await ann.act(race, "undo")
+    assert refused.value.code == "undo_disabled"
+    for action in wins[1:]:
+        await ann.act(race, action)
+    await bob.next_event("started")
+    await bob.resign(race)
+    told = await ann.next_event("arena_standings", timeout=15, where=lambda d: d["version"] >= 1)
+    assert told.data["me"]["wins"] == 1 and told.data["me"]["risk_wins"] == 1
+    assert told.data["me"]["points"] == 2 + 2  # the win in a heat of 2, and risk's 2
+    assert (await ann.change_arena(arena, "risk_off"))["changed"] is True
+    again = (await ann.next_event("paired", timeout=45)).data["race"]  # alone: after 20 s
+    assert again["risk"] == []  # off from the next heat on
+    for client in (ann, bob):
         await client.close()

@@ -185,6 +185,15 @@ BAD_SETTINGS = [
     (["--max-clock-offset-ms", "0"], "--max-clock-offset-ms"),
     (["--redis-prefix", "a{b"], "--redis-prefix"),  # braces mark Redis Cluster hash tags
     (["--redis", f"redis://127.0.0.1:{free_port()}/0", "--redis-prefix", "a}"], "--redis-prefix"),
+    (["--redis-sentinel", "127.0.0.1"], "--redis-sentinel"),  # no port
+    (["--redis-sentinel", "127.0.0.1:0"], "--redis-sentinel"),
+    (["--redis-sentinel", ","], "--redis-sentinel"),
+    (["--redis-sentinel", ",".join(["127.0.0.1:26379"] * 17)], "--redis-sentinel"),
+    (["--redis-sentinel", "127.0.0.1:26379", "--redis", "unix:///tmp/r.sock"], "--redis-sentinel"),
+    (["--redis-sentinel", f"127.0.0.1:{free_port()}"], "--redis-sentinel"),  # nobody there
+    (["--redis-wait-replicas", "-1"], "--redis-wait-replicas"),
+    (["--redis-wait-ms", "0"], "--redis-wait-ms"),
+    (["--redis-wait-ms", "5000"], "--redis-wait-ms"),  # a batch's deadline would come first
 ]
 
 

@@ -142,12 +142,16 @@ class RedisServer:
         self._process.send_signal(signal.SIGCONT)
 
     def _end(self, how: signal.Signals) -> None:
-        if self._process is None:
-            return
-        self._process.send_signal(how)
-        try:
-            self._process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+        if self._process is not None:
+            end(self._process, how)
         self._process = None
+
+
+def end(process: subprocess.Popen[bytes], how: signal.Signals = signal.SIGTERM) -> None:
+    """Send ``how`` to ``process`` and wait for it to end (killed if it takes over 5 s)."""
+    process.send_signal(how)
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
