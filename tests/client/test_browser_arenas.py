@@ -182,6 +182,7 @@ def test_accounts_race_an_arena_a_guest_is_refused_a_watcher_sees_it_change_then
     bob.reload()  # the tab remembers the wait, and is still put in heats
     expect(bob.locator("#arena-wait-title")).to_have_text("Waiting for your next heat")
     expect(bob.locator("#arena-standings tbody tr")).to_have_count(2)
+    ann.get_by_label("Risk mode").check()  # her next heats without undo
     ann.get_by_role("button", name="Resume").click()
     expect(ann.locator("#arena-wait-title")).to_have_text("Waiting for your next heat")
 
@@ -191,6 +192,9 @@ def test_accounts_race_an_arena_a_guest_is_refused_a_watcher_sees_it_change_then
     expect(ann.locator("#race-arena-lines li")).to_have_count(2)
     expect(ann.locator("#race-arena-lines li.me")).to_contain_text("You")
     expect(ann.locator("#race-arena-lines")).to_contain_text("1 heat")
+    assert ann.evaluate("window.solrace.screens.race.info.risk") == [player_id(ann)]
+    expect(ann.get_by_role("button", name="Undo")).to_be_hidden()  # risk mode: no undo
+    expect(bob.get_by_role("button", name="Undo")).to_be_visible()
     race_a_heat([ann, bob], arena)
     for page in (ann, bob, gus):
         expect(page.locator("#arena-standings tbody tr")).to_have_count(2)

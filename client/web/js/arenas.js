@@ -22,6 +22,7 @@ import { ArenaHeat } from "./arena_heat.js";
 
 // this tab's arenas, by player: player -> arena id -> "active" | "paused" | "withdrawn"
 const ENTERED = "solrace.arenas";
+const RISK = "solrace.arenas.risk"; // likewise: player -> arena id -> true (risk mode on)
 const LIST_EVERY_MS = 5000; // the list (players entered) asked again while it shows
 const TOP = 10;
 
@@ -35,7 +36,8 @@ export class ArenasScreen {
     this.arenas = new Map(); // id -> ARENA, as the list or a join said
     this.pages = new Map(); // id -> the latest standings told or asked ({version, top, me, ...})
     this.watching = new Set(); // arenas whose standings I watch without entering
-    this.enteredBy = readEntered();
+    this.enteredBy = readKept(ENTERED);
+    this.riskBy = readKept(RISK);
     this.shown = undefined; // the arena shown (null: the list; undefined: not showing)
     this.timer = null;
     this.heat = new ArenaHeat(app, this);
@@ -43,10 +45,10 @@ export class ArenasScreen {
     this.el["arena-pause"].addEventListener("click", () => this.change("pause"));
     this.el["arena-resume"].addEventListener("click", () => this.change("resume"));
     this.el["arena-withdraw"].addEventListener("click", () => this.withdraw());
+    this.el["arena-risk"].addEventListener("change", (event) => this.setRisk(event.target));
     this.el["arena-join"].addEventListener("click", () => this.join(this.shown));
     this.el["arena-watch"].addEventListener("click", () => this.watch(this.shown));
     this.el["arena-unwatch"].addEventListener("click", () => this.unwatch(this.shown));
-    this.again(); // after a reload: a node that never saw me enter learns to tell me
   }
 
   get me() {
@@ -59,16 +61,10 @@ export class ArenasScreen {
     return this.enteredBy[this.me];
   }
 
-  /**
-   * After a reconnect, wherever the page is: enter again the arenas I am in and watch again
-   * those I watch (nothing changes on the server, but a node that never saw me enter, or
-   * that restarted, learns to tell me their standings).
-   */
+  /** After a reconnect, wherever the page is: watch again the arenas I watch (a node that
+   * restarted, or another one, does not know it; entrants are told wherever they are). */
   again() {
     const conn = this.app.conn;
-    for (const [arena, status] of Object.entries(this.entered)) {
-      if (status !== "withdrawn") conn.request("arena_join", { arena }).catch(() => null);
-    }
     for (const arena of this.watching) conn.request("arena_watch", { arena }).catch(() => null);
   }
 
@@ -234,10 +230,22 @@ export class ArenasScreen {
 
   setEntered(id, state) {
     this.entered[id] = state;
+    keep(ENTERED, this.enteredBy);
+  }
+
+  /** Risk mode on or off for my heats paired from now on (`arena_change` `risk_on`,
+   * `risk_off`): no undo in them, and a win pays 2 points more. */
+  async setRisk(box) {
+    const id = this.shown;
+    const on = box.checked;
+    this.say("");
     try {
-      sessionStorage.setItem(ENTERED, JSON.stringify(this.enteredBy));
-    } catch {
-      // storage refused: this page still knows, only a reload forgets
+      await this.app.conn.request("arena_change", { arena: id, change: on ? "risk_on" : "risk_off" });
+      this.riskBy[this.me] = { ...(this.riskBy[this.me] ?? {}), [id]: on };
+      keep(RISK, this.riskBy);
+    } catch (error) {
+      box.checked = !on;
+      this.say(error.message);
     }
   }
 
@@ -356,6 +364,8 @@ export class ArenasScreen {
     el["arena-pause"].hidden = status !== "active";
     el["arena-resume"].hidden = status !== "paused";
     el["arena-withdraw"].hidden = !status || status === "withdrawn";
+    el["arena-risk-line"].hidden = !status || status === "withdrawn";
+    el["arena-risk"].checked = Boolean(this.riskBy[this.me]?.[this.shown]);
     if (status !== "active" && status !== "paused") this.resetWithdraw();
     el["arena-join"].hidden = !arena || Boolean(status);
     el["arena-watch"].hidden = watching;
@@ -395,10 +405,18 @@ const WAIT_TEXT = {
   withdrawn: ["You withdrew", "No more heats for you in this arena; your points stay."],
 };
 
-function readEntered() {
+function readKept(key) {
   try {
-    return JSON.parse(sessionStorage.getItem(ENTERED)) ?? {};
+    return JSON.parse(sessionStorage.getItem(key)) ?? {};
   } catch {
     return {};
+  }
+}
+
+function keep(key, value) {
+  try {
+    sessionStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // storage refused: this page still knows, only a reload forgets
   }
 }

@@ -296,7 +296,7 @@ export class RaceScreen {
   }
 
   undoAllowed() {
-    return this.info.options?.undo !== false;
+    return this.info.options?.undo !== false && !this.info.risk?.includes(this.me); // risk: none
   }
 
   withMine(fields, players = this.info.players) {
