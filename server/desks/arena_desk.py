@@ -194,15 +194,17 @@ class ArenaDesk:
     async def standings_page(
         self, arena_id: str, player: str, top: int, around: str | None, moment: Now
     ) -> dict[str, Any]:
-        """The ``top`` first lines and those around ``around`` (default ``player``)."""
+        """The ``top`` first lines and those around ``around`` (default ``player``); an
+        arena the calendar holds but nobody entered yet (not stored) has none."""
         arena = await self.find(arena_id)
         stored = await self.store.arenas.arena(arena.id)
         log = await self.store.arenas.log(arena.id) if stored else []
+        lines = await self.feed.lines_of(arena.id, log) if stored else []
         return {
             "arena": arena.id,
             "version": len(log),
             "status": status_at(arena, moment.wall_ms) if stored is None else stored.status,
-            **page(await self.feed.lines_of(arena.id, log), top, around or player),
+            **page(lines, top, around or player),
         }
 
     async def final_result(self, arena_id: str) -> dict[str, Any]:

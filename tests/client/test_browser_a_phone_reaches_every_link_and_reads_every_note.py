@@ -6,7 +6,15 @@ runs on. axe-core finds nothing serious on these views. Measured in a real Chrom
 
 from __future__ import annotations
 
-from browser_pages import PHONE, OpenPage, ServerThread, add_test_script, screenshot, sign_in
+from browser_pages import (
+    AXE_SERIOUS,
+    PHONE,
+    OpenPage,
+    ServerThread,
+    add_test_script,
+    screenshot,
+    sign_in,
+)
 from playwright.sync_api import Page, expect
 
 # Whether an element is wholly inside the window and is what a tap at its middle reaches.
@@ -17,11 +25,6 @@ TAKES_A_TAP = """(e) => {
     && r.right <= innerWidth && r.bottom <= innerHeight;
   return inside && (hit === e || e.contains(hit));
 }"""
-AXE_SERIOUS = (
-    "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-    ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
-    ".map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes[0].target})`)"
-)
 PRACTICE_NOTE = "practice on yesterday's deal: sign in to play today's, ranked"
 
 

@@ -18,13 +18,13 @@ from browser_pages import (
     PHONE,
     OpenPage,
     ServerThread,
-    add_test_script,
     add_test_style,
     create_race,
     expected_board,
     my_board,
     resign,
     screenshot,
+    serious_findings,
     sign_in,
     type_actions,
     wait_for_board,
@@ -133,12 +133,6 @@ def test_the_spectator_screen_has_no_serious_accessibility_findings(
     pages = 0
     for name, page in watch_pages(server, open_page, DESKTOP, "axe"):
         pages += 1
-        add_test_script(page, axe_source)
-        violations = page.evaluate(
-            "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-            ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
-            ".map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes[0].target})`)"
-        )
-        findings += [f"{name}: {violation}" for violation in violations]
+        findings += serious_findings(page, axe_source, name)
     assert pages == 2
     assert not findings, "\n".join(findings)

@@ -19,7 +19,6 @@ from browser_pages import (
     ROOT,
     OpenPage,
     ServerThread,
-    add_test_script,
     create_race,
     expected_board,
     focus_is_on_the_board,
@@ -28,6 +27,7 @@ from browser_pages import (
     press,
     resign,
     screenshot,
+    serious_findings,
     sign_in,
     type_actions,
     wait_for_board,
@@ -259,13 +259,7 @@ def test_every_page_has_no_serious_accessibility_findings(
     page = open_page(server.url)
     findings = []
     for name in every_page(page, DESKTOP["width"], "axe"):
-        add_test_script(page, axe_source)
-        violations = page.evaluate(
-            "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-            ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
-            ".map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes[0].target})`)"
-        )
-        findings += [f"{name}: {violation}" for violation in violations]
+        findings += serious_findings(page, axe_source, name)
     assert not findings, "\n".join(findings)
 
 

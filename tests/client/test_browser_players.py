@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from browser_pages import (
+    AXE_SERIOUS,
     DEAL,
     GAME,
     ServerThread,
@@ -33,11 +34,6 @@ from playwright.sync_api import Page, Route, expect
 
 OpenPage = Callable[..., Page]
 PHONE = {"width": 390, "height": 844}
-AXE_SERIOUS = (
-    "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-    ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
-    ".map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes[0].target})`)"
-)
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -104,6 +104,18 @@ async def test_a_guest_is_refused_entry_with_the_standing_s_code(server: RaceSer
     await guest.close()
 
 
+async def test_the_standings_of_an_arena_nobody_entered_yet_are_empty_and_may_be_watched(
+    server: RaceServer,
+) -> None:
+    gus = await player(server, "Gus")  # a guest: watching takes no account
+    arena = await the_arena(gus)
+    page = await gus.arena_standings(arena)
+    assert (page["version"], page["players"], page["top"], page["me"]) == (0, 0, [], None)
+    assert page["status"] == "running"
+    assert (await gus.watch_arena(arena))["watching"] is True
+    await gus.close()
+
+
 async def test_an_arena_the_calendar_does_not_hold_is_not_found(server: RaceServer) -> None:
     ann = await member(server, "Ann")
     with pytest.raises(ServerError) as refused:

@@ -376,6 +376,21 @@ def add_test_script(page: Page, source: str) -> None:
     page.evaluate(source)
 
 
+AXE_SERIOUS = (  # axe-core's serious and critical findings, once it is in the page
+    "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+    ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
+    ".map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes[0].target})`)"
+)
+
+
+def serious_findings(page: Page, axe_source: str, what: str) -> list[str]:
+    """axe-core's serious and critical findings on ``page`` as it is now, each named by
+    ``what`` (the page's screen)."""
+    add_test_script(page, axe_source)
+    violations: list[str] = page.evaluate(AXE_SERIOUS)
+    return [f"{what}: {violation}" for violation in violations]
+
+
 def add_test_style(page: Page, css: str) -> None:
     """Add a test's own style rules to ``page`` as a constructed style sheet (the page's
     Content-Security-Policy refuses inline style elements)."""

@@ -1,7 +1,7 @@
 // The end of a race on the race screen: the results and another racer's rematch offer;
 // and the rare sentence for moves the server's store lost (loaded when first needed).
 
-import { fill } from "./dom.js";
+import { fill, h } from "./dom.js";
 import { ordinal, ratingText, shownName } from "./format.js";
 import { rankingRows, shareBox } from "./results.js";
 import { meFirst } from "./standings.js";
@@ -15,7 +15,12 @@ export function drawResult(el, info, result, app, { rated, held, unrated }) {
   if (!result) return;
   const me = app.conn.player;
   fill(el["results-body"], rankingRows(result.ranking, me));
-  fill(el["results-share"], shareBox(result.race, (text) => app.notice(text)));
+  fill(
+    el["results-share"],
+    info.arena && !result.deal
+      ? h("p", { class: "sub" }, "Its replay opens once the arena is over: other heats race its deal until then.")
+      : shareBox(result.race, (text) => app.notice(text)),
+  );
   const mine = result.ranking.find((entry) => entry.player === me);
   const headline =
     mine?.rank === 1 && mine.outcome === "finished"
@@ -51,13 +56,16 @@ export function drawResult(el, info, result, app, { rated, held, unrated }) {
         : "Held for review: a moderator looks at this race before it moves anyone's rating.",
     );
   }
-  el["rematch-button"].hidden = info.mode !== "race";
+  el["rematch-button"].hidden = info.mode !== "race" || Boolean(info.arena);
   // a race the server paired, rated or not: straight back into that game's pool
-  el["again-button"].hidden = info.mode !== "race" || !info.paired;
+  el["again-button"].hidden = info.mode !== "race" || !info.paired || Boolean(info.arena);
   // Once the ranked attempt is over, an account may race the day's best run's ghost.
   el["ghost-button"].hidden = info.mode !== "daily" || !app.conn.account;
   el["board-link"].hidden = info.mode !== "daily";
   el["board-link"].href = `#boards=${info.game}`;
+  // an arena's heat: no rematch, the next heat soon (js/arena_heat.js)
+  el["results-arena"].hidden = true;
+  if (info.arena) app.screenLater("arenas").then((arenas) => arenas.heat.over(el, info, result));
 }
 
 const places = new Map(); // race id -> the line said of a ranked daily run's place

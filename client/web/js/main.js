@@ -1,6 +1,6 @@
 // The page: one connection, one screen at a time, chosen by the address:
 //   #lobby, #race=ID (also ?race=ID), #watch=ID, #watch (the top live race), #follow=PLAYER,
-//   #boards=GAME, #replay=ID, #rules=GAME,
+//   #boards=GAME, #replay=ID, #rules=GAME, #arenas (the list), #arenas=ID (an arena),
 //   #profile (mine), #user=NAME (an account's), #player=ID (anyone's).
 // The display name and the resume token are remembered, so a reload resumes the session.
 // Leaving the race screen, or going into another race, leaves the race I am in first
@@ -189,6 +189,7 @@ class App {
       this.route();
       return;
     }
+    this.screens.arenas?.again();
     this.current?.onReconnected?.();
   }
 
@@ -244,6 +245,10 @@ class App {
     }
     if (event.kind === "challenge_declined") {
       this.challenges().then((challenges) => challenges.declined(event));
+      return;
+    }
+    if (event.kind === "arena_standings") {
+      this.screenLater("arenas").then((arenas) => arenas.told(event));
       return;
     }
     if (event.kind === "paired") {
@@ -336,9 +341,9 @@ class App {
     } else if (key === "profile" || key === "user" || key === "player") {
       this.show("profile");
       this.openLater("profile", this.profileOf(key, id));
-    } else if (key === "boards") {
-      this.show("boards");
-      this.openLater("boards", id);
+    } else if (key === "boards" || key === "arenas") {
+      this.show(key);
+      this.openLater(key, id);
     } else {
       this.show("lobby");
       this.screens.lobby.show();
@@ -445,6 +450,7 @@ const LATER = {
   rules: () => import("./rules.js").then((module) => module.RulesScreen),
   boards: () => import("./boards.js").then((module) => module.BoardsScreen),
   profile: () => import("./profile.js").then((module) => module.ProfileScreen),
+  arenas: () => import("./arenas.js").then((module) => module.ArenasScreen),
 };
 // The addresses read over a race I play, not leaving it: their screens.
 const OVER_RACE = { rules: "rules", boards: "boards", profile: "profile", user: "profile", player: "profile" };

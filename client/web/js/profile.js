@@ -1,11 +1,12 @@
 // A player's profile (#profile for me, #user=NAME for an account, #player=ID for anyone):
 // each game's rating and its chart, races played and won (and the share won), the runs
 // finished and their average time, best daily run, the daily streak, and the latest races
-// and daily runs, each with its replay (#replay=ID). Loaded on first use.
+// and daily runs, each with its replay (#replay=ID), and the arenas placed in with the best
+// place. Loaded on first use.
 
 import { legend, lineChart } from "./chart.js";
 import { fill, h } from "./dom.js";
-import { clockText, outcomeText, ratingText, shownName } from "./format.js";
+import { clockText, ordinal, outcomeText, ratingText, shownName } from "./format.js";
 import { GAMES, gameTitle } from "./games.js";
 import { remembered } from "./storage.js";
 
@@ -115,6 +116,7 @@ export class ProfileScreen {
       profile.recent?.length
         ? table("History", ["Race", ["Place", "num"], "Result", "Replay"], profile.recent.map(recentRow))
         : h("p", { class: "none" }, "No races or daily runs yet."),
+      arenaLines(profile.arenas ?? [], profile.best_arena_place ?? null),
     );
   }
 
@@ -212,6 +214,33 @@ function recentRow(run) {
       {},
       h("a", { href: `#replay=${encodeURIComponent(run.race)}`, "aria-label": `Replay: ${kind}, ${when}` }, "Replay"),
     ),
+  );
+}
+
+/** The arenas the player placed in, newest first, and their best place of all (kept
+ * apart: it outlives the lines). None before the first. */
+function arenaLines(lines, best) {
+  if (!lines.length && best === null) return null;
+  return [
+    h("h2", {}, "Arenas"),
+    best === null ? null : h("p", { class: "me-line", dataset: { best: String(best) } }, `Best place: ${ordinal(best)}`),
+    lines.length ? table("Arenas", ["Arena", ["Place", "num"], ["Points", "num"]], lines.map(arenaRow)) : null,
+  ];
+}
+
+function arenaRow(line) {
+  const when = new Date(line.ended_ms).toISOString().slice(0, 16).replace("T", " ");
+  return h(
+    "tr",
+    { dataset: { arena: line.arena } },
+    h(
+      "td",
+      {},
+      h("a", { href: `#arenas=${encodeURIComponent(line.arena)}`, "aria-label": `Final standings: ${gameTitle(line.game)} arena, ${when}` }, `${gameTitle(line.game)} arena`),
+      h("small", {}, `ended ${when} UTC`),
+    ),
+    h("td", { class: "num" }, `${ordinal(line.place)} of ${line.players}`),
+    h("td", { class: "num" }, line.points),
   );
 }
 

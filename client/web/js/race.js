@@ -296,7 +296,7 @@ export class RaceScreen {
   }
 
   undoAllowed() {
-    return this.info.options?.undo !== false;
+    return this.info.options?.undo !== false && !this.info.risk?.includes(this.me); // risk: none
   }
 
   withMine(fields, players = this.info.players) {
@@ -393,6 +393,8 @@ export class RaceScreen {
     this.el["seal-toggle"].hidden = !info.commitment;
     this.controls.drawExample(info);
     this.el["daily-note"].hidden = info.mode !== "daily" || this.daily?.certified !== false;
+    this.el["race-arena"].hidden = !info.arena; // a heat: its arena's standings beside it
+    if (info.arena) this.app.screenLater("arenas").then((arenas) => arenas.beside(info.arena));
     drawWaiting(this.el, info, this.me);
     this.drawPlay();
     if (info.phase !== "open") this.ending(); // loaded before the result can come
