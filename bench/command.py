@@ -14,6 +14,7 @@ import asyncio
 import json
 
 from bench.enginebench import measure_engine, measure_solver
+from bench.fairplaycommand import fairplay_options, run_fairplay
 from protocol.games import GAMES, rules_for
 
 
@@ -181,20 +182,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="fairplay: a few players at a fiftieth of a person's pace (for its test); "
         "farm: a smaller search and honest field",
     )
-    offline = "fairplay: no server; the plans' signals on DEALS deals a game (--players a deal)"
-    parser.add_argument("--offline", type=int, metavar="DEALS", help=offline)
-    parser.add_argument(
-        "--knowers", type=int, default=4, help="fairplay --offline: knowers a deal (4)"
-    )
-    parser.add_argument(
-        "--save", metavar="FILE", help="fairplay --offline: write each run's figures to FILE"
-    )
-    parser.add_argument(
-        "--accounts",
-        nargs="+",
-        metavar="FILE",
-        help="fairplay: the rule over an account's runs on accounts drawn from saved runs",
-    )
+    fairplay_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -489,26 +477,4 @@ def run_farm(args: argparse.Namespace) -> int:
     from bench.farmbench import print_farm
 
     print_farm(args.quick, args.seed)
-    return 0
-
-
-def run_fairplay(args: argparse.Namespace) -> int:
-    """Simulated honest players, cheaters and bots on a real server: the shares flagged."""
-    from bench.fairplayaccounts import measure_accounts, print_accounts
-    from bench.fairplaybench import measure, print_fairplay
-    from bench.fairplayoffline import measure_offline, print_offline
-
-    if args.accounts:
-        accounts = measure_accounts(args.accounts, args.seed)
-        print(json.dumps(accounts)) if args.json else print_accounts(accounts)
-        return 0
-    if args.offline:
-        figures = measure_offline(
-            args.offline, args.players or 40, args.seed, args.knowers, args.save
-        )
-        print(json.dumps(figures)) if args.json else print_offline(figures)
-        return 0
-    honest = (4 if args.quick else 100) if args.players is None else args.players
-    result = asyncio.run(measure(honest, args.quick, args.seed))
-    print(json.dumps(result)) if args.json else print_fairplay(result)
     return 0
