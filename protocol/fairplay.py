@@ -5,7 +5,9 @@ A ranked daily run and each racer of a rated race keep their ``Signals``: the ti
 between their actions (the think-time distribution: median, spread, and its fastest and
 slowest tenths), their undos, how much of the solver's line for the deal they played once
 their detours are taken out (``protocol/fairplay_line.py``, when the server's solver found
-a line), and their time against their own history of the game. ``reasons`` applies the
+a line), their time against their own history of the game, and their reveals
+(``protocol/fairplay_reveals.py``), alone and summed with their account's earlier ranked
+daily runs' (``protocol/fairplay_account.py``). ``reasons`` applies the
 rule, ``evidence`` gives each reason's figures against its threshold; a run with a reason
 is held off the public boards (and a race off the ratings) until a moderator clears or
 voids it. Pure: the same log, line and history give the same signals on every node.

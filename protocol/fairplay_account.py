@@ -19,7 +19,7 @@ from typing import Any
 from protocol.fairplay_reveals import Reveals
 
 # The rule (docs/fairness.md). A ranked daily run is flagged ``lucky_account`` when:
-ACCOUNT_RUNS = 12  # its account's runs that turned up a card blind, this one included, are
+ACCOUNT_RUNS = 8  # its account's runs that turned up a card blind, this one included, are
 ACCOUNT_Z = 3.0  # at least this many, and their reveals summed lie this far above chance
 
 
