@@ -5,10 +5,12 @@ added up, so that a small luck in every run, which no single run shows, adds up.
 For anyone who cannot see the hidden cards, each blind reveal is useful with the chance
 ``p`` given everything before it, whatever their skill, so over any number of runs the
 useful reveals less their expectation are a sum whose variance is the sum of
-``p (1 - p)``: summed over an account's runs, (U - E) / sqrt(V) stays about a standard
-normal for an honest account, however many runs it has, while for an account that knows
-the deals and is a little luckier each run, it grows like the square root of its runs.
-The sums do not depend on the order of the runs.
+``p (1 - p)``: summed over an account's runs, (U - E) / sqrt(V) should stay about a
+standard normal for an honest account, however many runs it has, while for an account that
+knows the deals and is a little luckier each run, it grows like the square root of its
+runs. (On the bench's honest players it spreads wider over many runs: the thresholds are
+the bench's, ``solrace bench fairplay --accounts``.) The sums do not depend on the order
+of the runs.
 """
 
 from __future__ import annotations
