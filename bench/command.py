@@ -17,6 +17,7 @@ from collections.abc import Callable
 from bench.enginebench import measure_engine, measure_solver
 from bench.failoveroptions import configure as failover_options
 from bench.failoveroptions import run_failover
+from bench.fairplaycommand import fairplay_options, run_fairplay
 from protocol.games import GAMES, rules_for
 
 
@@ -169,8 +170,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="fairplay: a few players at a fiftieth of a person's pace (for its test); "
         "farm: a smaller search and honest field; arena-pairing: no one-graph waves",
     )
-    offline = "fairplay: no server; the plans' signals on DEALS deals a game (--players a deal)"
-    parser.add_argument("--offline", type=int, metavar="DEALS", help=offline)
+    fairplay_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -462,21 +462,6 @@ def run_farm(args: argparse.Namespace) -> int:
     from bench.farmbench import print_farm
 
     print_farm(args.quick, args.seed)
-    return 0
-
-
-def run_fairplay(args: argparse.Namespace) -> int:
-    """Simulated honest players, cheaters and bots on a real server: the shares flagged."""
-    from bench.fairplaybench import measure, print_fairplay
-    from bench.fairplayoffline import measure_offline, print_offline
-
-    if args.offline:
-        figures = measure_offline(args.offline, args.players or 40, args.seed)
-        print(json.dumps(figures)) if args.json else print_offline(figures)
-        return 0
-    honest = (4 if args.quick else 100) if args.players is None else args.players
-    result = asyncio.run(measure(honest, args.quick, args.seed))
-    print(json.dumps(result)) if args.json else print_fairplay(result)
     return 0
 
 

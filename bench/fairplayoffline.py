@@ -17,6 +17,7 @@ niced on a shared machine.
 
 from __future__ import annotations
 
+import json
 import random
 import statistics
 import time
@@ -51,16 +52,23 @@ BLIND_NEEDED = (5, 10)  # ... over at least this many blind reveals
 
 
 def plans_for(
-    game: str, number: int, line: tuple[str, ...], honest_n: int, seed: int
+    game: str,
+    number: int,
+    line: tuple[str, ...],
+    honest_n: int,
+    seed: int,
+    knowers: int = OTHERS_PER_DEAL,
 ) -> list[Plan]:
-    """Every player's plan on deal ``number`` of ``game``."""
+    """Every player's plan on deal ``number`` of ``game`` (``knowers`` knowers, the
+    cheaters' speeds in turn)."""
     rules, rng = rules_for(game), random.Random(seed)
     start = rules.deal(number)
     plans = [honest(rules, start, rng) for _ in range(honest_n)]
     plans += [bot(rules, start, rng) for _ in range(OTHERS_PER_DEAL)]
     for median in CHEATER_MEDIANS_MS:
         plans.append(cheater(rules, start, list(line), rng, median, rng.choice(DETOURS)))
-    plans += [knower(rules, start, list(line), rng, median) for median in CHEATER_MEDIANS_MS]
+    speeds = CHEATER_MEDIANS_MS
+    plans += [knower(rules, start, list(line), rng, speeds[i % 4]) for i in range(knowers)]
     plans += [lucky(rules, start, rng) for _ in range(OTHERS_PER_DEAL)]
     return plans
 
@@ -90,8 +98,12 @@ def judged(game: str, number: int, line: tuple[str, ...], plan: Plan) -> dict[st
     }
 
 
-def measure_offline(deals: int, honest_n: int, seed: int) -> dict[str, Any]:
-    """Every kind's figures over ``deals`` deals of each game, ``honest_n`` honest a deal."""
+def measure_offline(
+    deals: int, honest_n: int, seed: int, knowers: int = OTHERS_PER_DEAL, save: str | None = None
+) -> dict[str, Any]:
+    """Every kind's figures over ``deals`` deals of each game, ``honest_n`` honest and
+    ``knowers`` knowers a deal; ``save``: a file the runs' figures are written to (JSON),
+    for ``solrace bench fairplay --accounts``."""
     rng = random.Random(seed)
     runs: list[dict[str, Any]] = []
     chosen: dict[str, list[int]] = {}
@@ -101,11 +113,14 @@ def measure_offline(deals: int, honest_n: int, seed: int) -> dict[str, Any]:
             number, line = solvable_deal(game, rng)
             chosen.setdefault(game, []).append(number)
             counts: dict[str, int] = {}
-            for plan in plans_for(game, number, line, honest_n, seed * 1_000 + index):
-                run = judged(game, number, line, plan)
+            for plan in plans_for(game, number, line, honest_n, seed * 1_000 + index, knowers):
+                run = {**judged(game, number, line, plan), "game": game, "deal": number}
                 run["player"] = counts[plan.kind] = counts.get(plan.kind, -1) + 1
                 runs.append(run)
     costs = sorted(run["cost_s"] for run in runs)
+    if save is not None:
+        with open(save, "w") as out:
+            json.dump({"seed": seed, "runs": runs}, out)
     return {
         "deals": chosen,
         "seconds": round(time.monotonic() - began, 1),

@@ -5,7 +5,9 @@ A ranked daily run and each racer of a rated race keep their ``Signals``: the ti
 between their actions (the think-time distribution: median, spread, and its fastest and
 slowest tenths), their undos, how much of the solver's line for the deal they played once
 their detours are taken out (``protocol/fairplay_line.py``, when the server's solver found
-a line), and their time against their own history of the game. ``reasons`` applies the
+a line), their time against their own history of the game, and their reveals
+(``protocol/fairplay_reveals.py``), alone and summed with their account's earlier ranked
+daily runs' (``protocol/fairplay_account.py``). ``reasons`` applies the
 rule, ``evidence`` gives each reason's figures against its threshold; a run with a reason
 is held off the public boards (and a race off the ratings) until a moderator clears or
 voids it. Pure: the same log, line and history give the same signals on every node.
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from protocol.fairplay_account import ACCOUNT_RUNS, ACCOUNT_Z, account_figures, lucky_account
 from protocol.fairplay_line import line_match
 from protocol.fairplay_reveals import Reveals
 
@@ -40,6 +43,7 @@ FIELD_READ = 1000  # the field: at most the day's fastest this many runs on its 
 
 SOLVER_LINE, MACHINE_PACE, BEYOND_HISTORY = "solver_line", "machine_pace", "beyond_history"
 NARROW_PACE, QUICK_PACE, BEYOND_FIELD = "narrow_pace", "quick_pace", "beyond_field"
+LUCKY_ACCOUNT = "lucky_account"
 REASONS = {
     SOLVER_LINE: "played the solver's line, detours and undos aside",
     MACHINE_PACE: "a pace no person keeps (think times too fast or too even)",
@@ -47,6 +51,7 @@ REASONS = {
     QUICK_PACE: "quick think times in a band no person keeps, even over a short run",
     BEYOND_HISTORY: "far faster than the account's own history of the game",
     BEYOND_FIELD: "faster than the day's field, with no such time before",
+    LUCKY_ACCOUNT: "turned up useful cards more often than chance allows, over its ranked runs",
 }
 
 
@@ -74,11 +79,19 @@ class Signals:
     field_runs: int = 0  # the day's finished runs on its board (a daily run; at most FIELD_READ)
     field_fast_ms: int | None = None  # where the field's fastest tenth ends (its p10)
     field_median_ms: int | None = None
-    # clairvoyance (protocol/fairplay_reveals.py), kept for the record: no rule uses it
+    # clairvoyance (protocol/fairplay_reveals.py): this run's, kept for the record ...
     blind_reveals: int = 0  # cards turned up that the player had not seen
     lucky_reveals: int = 0  # ... that were useful at once
     lucky_expected: float = 0.0  # ... expected of a player who cannot see hidden cards
     lucky_z: float | None = None  # (lucky - expected) / its standard deviation
+    lucky_variance: float = 0.0  # the variance of lucky for such a player
+    # ... and summed over the account's ranked daily runs that turned up a card blind, this
+    # one included (protocol/fairplay_account.py): the rule ``lucky_account`` reads these
+    account_runs: int = 0
+    account_lucky: int = 0
+    account_expected: float = 0.0
+    account_variance: float = 0.0
+    account_z: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -96,12 +109,14 @@ def signals_of(
     history_ms: Sequence[int] = (),
     field_ms: Sequence[int] = (),
     reveals: Reveals | None = None,
+    earlier_reveals: Sequence[Reveals] = (),
 ) -> Signals:
     """The signals of a run whose accepted ``actions`` are ``(action, t_ms)`` in order;
     ``line``: the solver's winning line for the deal, if it has one; ``history_ms``: the
     times of the account's earlier finished runs of the game; ``field_ms``: the times of
     the day's finished runs on its board (a daily run); ``reveals``: its reveals
-    (``protocol.fairplay_reveals.reveals_of``), when the deal is at hand."""
+    (``protocol.fairplay_reveals.reveals_of``), when the deal is at hand;
+    ``earlier_reveals``: those of the account's earlier ranked daily runs."""
     times = [t_ms for _, t_ms in actions]
     thinks = [max(0, later - earlier) for earlier, later in zip([0, *times], times, strict=False)]
     median = int(statistics.median(thinks)) if thinks else None
@@ -134,6 +149,7 @@ def signals_of(
         history_best_ms=min(history_ms) if history_ms else None,
         **field_figures(field_ms),
         **reveal_figures(reveals or Reveals()),
+        **account_figures([*earlier_reveals, reveals or Reveals()]),
     )
 
 
@@ -145,6 +161,7 @@ def reveal_figures(reveals: Reveals) -> dict[str, Any]:
         "lucky_reveals": reveals.lucky,
         "lucky_expected": reveals.expected,
         "lucky_z": round(z, 2) if z is not None else None,
+        "lucky_variance": reveals.variance,
     }
 
 
@@ -187,6 +204,8 @@ def reasons(signals: Signals) -> list[str]:
         found.append(BEYOND_HISTORY)
     if beyond_field(signals):
         found.append(BEYOND_FIELD)
+    if lucky_account(signals.account_runs, signals.account_z):
+        found.append(LUCKY_ACCOUNT)
     return found
 
 
@@ -268,6 +287,18 @@ def evidence(signals: Signals) -> dict[str, dict[str, Any]]:
             "history_best_ms": signals.history_best_ms,
             "history_runs": signals.history_runs,
             "times_faster_than_best_needed": OWN_FACTOR,
+        },
+        LUCKY_ACCOUNT: {
+            "account_runs": signals.account_runs,
+            "runs_needed": ACCOUNT_RUNS,
+            "account_lucky": signals.account_lucky,
+            "account_expected": signals.account_expected,
+            "account_variance": signals.account_variance,
+            "account_z": signals.account_z,
+            "z_needed": ACCOUNT_Z,
+            "run_lucky": signals.lucky_reveals,
+            "run_expected": signals.lucky_expected,
+            "run_z": signals.lucky_z,
         },
     }
     return {reason: figures[reason] for reason in reasons(signals)}

@@ -1,7 +1,8 @@
 """Clairvoyance, measured and kept for the record (docs/fairness.md, "Measured, not kept:
 clairvoyance"): did the cards a run turned up turn out useful more often than chance
-allows? Pure. No rule uses it: on the bench's players it does not tell a player who
-knows the deal from one who does not.
+allows? Pure. No rule uses one run's: on the bench's players it does not tell a player
+who knows the deal from one who does not; summed over an account's ranked daily runs it
+does, sometimes (``protocol/fairplay_account.py``, rule ``lucky_account``).
 
 A *blind reveal* is a face-down card an action turned up that the player had not seen (a
 card seen before and hidden again by ``undo`` is known: turning it up again is not

@@ -15,11 +15,12 @@ before it has none.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
 from protocol.fairplay import FIELD_READ, evidence, reasons, signals_of
-from protocol.fairplay_reveals import reveals_of
+from protocol.fairplay_reveals import Reveals, reveals_of
 from protocol.race import Race
 from protocol.ranking import Run
 from protocol.ratings import Rating
@@ -48,6 +49,36 @@ def history_times(history: History, game: str, race: str) -> list[int]:
     ]
 
 
+async def earlier_reveals(store: Store, history: History, race: str) -> list[Reveals]:
+    """The reveals of a player's ranked daily runs before ``race``, for the rule over an
+    account's runs (``protocol/fairplay_account.py``): those of the daily runs in their kept
+    history (``HISTORY_KEPT``, races and runs) whose review the store still holds (as long
+    as the race's logs), read from the review (a review kept before the reveals' variance
+    was kept counts for nothing)."""
+    races = [
+        entry["race"]
+        for entry in history.recent
+        if entry.get("mode") == "daily" and entry.get("race") != race
+    ]
+    reviews = await asyncio.gather(*(store.moderation.review(each) for each in races))
+    found = []
+    for review in reviews:
+        if review is None or review.get("kind") != "daily":
+            continue
+        for seen in review["players"].values():
+            signals = seen["signals"]
+            if "lucky_variance" in signals:
+                found.append(
+                    Reveals(
+                        signals["blind_reveals"],
+                        signals["lucky_reveals"],
+                        signals["lucky_expected"],
+                        signals["lucky_variance"],
+                    )
+                )
+    return found
+
+
 async def field_times(store: Store, game: str, day: str) -> tuple[int, ...]:
     """The day's field for the fair-play rule: the finished times on the day's board of
     ``game`` (its fastest ``FIELD_READ`` entries; a held run is not on it), fastest first."""
@@ -63,12 +94,13 @@ def review_of(
     histories: dict[str, list[int]],
     hold: bool,
     field: Sequence[int] = (),
+    earlier: dict[str, list[Reveals]] | None = None,
 ) -> dict[str, Any]:
     """The review of ``runs`` of ``race`` (its ranked daily run, or its rated runs):
     each one's signals against the solver's ``line``, its player's history times and
     (a daily run) the day's ``field``, the finished times on the day's board, and its
-    reveals against the race's deal; ``held`` when a run is flagged and flagged runs are
-    held (``hold``)."""
+    reveals against the race's deal, summed with those of the player's ``earlier`` ranked
+    daily runs; ``held`` when a run is flagged and flagged runs are held (``hold``)."""
     players: dict[str, Any] = {}
     start = race.rules.deal(race.settings.deal)
     for run in runs:
@@ -76,7 +108,8 @@ def review_of(
         entries = [(entry.action, entry.t_ms) for entry in racer.log]
         history = histories.get(run.player, [])
         seen = reveals_of(race.rules, start, [action for action, _ in entries])
-        signals = signals_of(entries, run.finished, run.time_ms, line, history, field, seen)
+        before = (earlier or {}).get(run.player, [])
+        signals = signals_of(entries, run.finished, run.time_ms, line, history, field, seen, before)
         players[run.player] = {
             "name": run.name,
             "signals": signals.as_dict(),

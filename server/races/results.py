@@ -97,6 +97,7 @@ def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:
         room.histories,
         settings.hold_flagged,
         room.field_ms,
+        room.earlier_reveals,
     )
     review = with_related(review, run.player, room.related, settings.hold_flagged)
     effects: Effects = [Write(KeepReview(race.id, review, logs_keep_s(settings)))]

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from protocol.engine import GameState
+from protocol.fairplay_reveals import Reveals
 from protocol.messages import Watch
 from protocol.race import Race
 from protocol.race_views import boards_live, progress_only, spectator_view, state_after
@@ -84,10 +85,12 @@ class Room:
         self._released_from_race()
         # a ranked daily run's fair-play context (``server/races/fairplay.py``): the solver's
         # line for the deal once it is known, the player's earlier times of the game, and
-        # the day's field: the finished times on the day's board when the run started
+        # the day's field: the finished times on the day's board when the run started, and
+        # the reveals of the player's earlier ranked daily runs
         self.solver_line: tuple[str, ...] | None = None
         self.histories: dict[str, list[int]] = {}
         self.field_ms: tuple[int, ...] = ()
+        self.earlier_reveals: dict[str, list[Reveals]] = {}
         # related accounts that started the day's daily first (``server/races/standing.py``)
         self.related: tuple[dict[str, Any], ...] = ()
 

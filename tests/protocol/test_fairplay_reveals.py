@@ -112,7 +112,7 @@ def test_z_is_how_many_standard_deviations_the_lucky_reveals_lie_above_expectati
     assert Reveals(1, 1, 1.0, 0.0).z() is None  # no spread: no z
 
 
-def test_the_signals_keep_the_reveals_for_the_record_and_no_rule_uses_them() -> None:
+def test_the_signals_keep_the_reveals_and_one_run_s_flag_nothing_however_lucky() -> None:
     lucky = Reveals(30, 30, 10.0, 6.0)
     actions = [("t0 1 t1", 2_000), ("t1 1 t6", 4_500)]
     signals = signals_of(actions, False, 4_500, None, reveals=lucky)

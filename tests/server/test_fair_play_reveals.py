@@ -1,8 +1,8 @@
 """Clairvoyance through a real server (docs/fairness.md, "Measured, not kept:
 clairvoyance"): a ranked daily run's review keeps its reveals (the cards it turned up
-unseen, the useful ones, their expectation and z) computed from its log against the
-day's deal, for the moderators' record; no rule flags a run for them. On the in-memory
-store and on a real Redis."""
+unseen, the useful ones, their expectation, variance and z) computed from its log against the
+day's deal; no rule flags a run for one run's (``lucky_account`` sums an account's runs:
+tests/server/test_fair_play_account.py). On the in-memory store and on a real Redis."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from protocol.fairplay_reveals import reveals_of
 from protocol.games import rules_for
 from server.store import Store
 
-REVEAL_FIELDS = ("blind_reveals", "lucky_reveals", "lucky_expected", "lucky_z")
+REVEAL_FIELDS = ("blind_reveals", "lucky_reveals", "lucky_expected", "lucky_variance", "lucky_z")
 
 
 async def test_a_review_keeps_the_run_s_reveals_against_the_day_s_deal(store: Store) -> None:
@@ -53,6 +53,7 @@ async def test_a_review_keeps_the_run_s_reveals_against_the_day_s_deal(store: St
                 expected.blind,
                 expected.lucky,
                 expected.expected,
+                expected.variance,
                 round(z, 2) if z is not None else None,
             ]
             assert not any("reveal" in reason for reason in seen[client.player]["reasons"])
