@@ -23,7 +23,8 @@ Measured, over the ``minutes`` after every bot entered (the bench then waits
 - standings pushed: from a heat's end (the first of its racers to get its ``result``) to
   the first ``arena_standings`` of the log's version holding it, or a later one, at each
   participant (the bots' process reading it) and each watcher (the kernel's receive time);
-- watchers held: those still connected that got the last version;
+- watchers held: those still connected at the end, and those of them that got the last
+  heat's standings within the drain;
 - CPU: every node's and Redis's over the window, per heat scored (every heat's result in
   the arena's log, read through the store's public face at the window's ends).
 """
@@ -356,6 +357,7 @@ def report(
         "standings": standings,
         "watchers_held": {
             "connected": sum(w["connected"] for w in watched),
+            "alive": sum(w["alive"] for w in watched),
             "held": sum(w["held"] for w in watched),
             "unstamped_reads": sum(w["unstamped"] for w in watched),
         },

@@ -120,7 +120,10 @@ def print_arena(result: dict[str, Any]) -> None:
             f"{fmt(row['max_ms'])} {row['missed']}"
         )
     held = result["watchers_held"]
-    print(f"watchers held to the end: {held['held']:,} of {held['connected']:,}")
+    print(
+        f"watchers still connected at the end: {held['alive']:,} of {held['connected']:,}; "
+        f"got the last heat's standings: {held['held']:,}"
+    )
     cpu = result["cpu"]
     print(
         f"CPU over {cpu['wall_s']} s: nodes {cpu['nodes_s']} s ({cpu['nodes_pct']}% of a "

@@ -7,8 +7,8 @@ time of the packet that completed its frame (``SO_TIMESTAMPNS``, CLOCK_REALTIME,
 Driven by lines on standard input, as ``bench spectators``'s swarm: it prints "watching"
 once every watcher watches; ``stop`` then one line of JSON, the heats ``[[version,
 end_ns], ...]``, answers one line of JSON: the delivery histogram (``deliveries``), the
-pairs missed, how many watchers are still connected and got the last version, and this
-process's CPU."""
+pairs missed, how many watchers are still connected, how many of those got the last
+heat's version, and this process's CPU."""
 
 from __future__ import annotations
 
@@ -84,6 +84,7 @@ async def watch(url: str, count: int, arena: str) -> None:
         "histogram": dict(histogram),
         "missed": missed,
         "connected": len(connections),
+        "alive": len(alive),
         "held": sum(1 for c in alive if c.versions and c.versions[-1] >= last),
         "pushes": sum(len(c.versions) for c in connections),
         "cpu_s": round(cpu, 3),

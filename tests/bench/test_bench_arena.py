@@ -45,7 +45,8 @@ def test_every_participant_and_watcher_got_the_standings_of_every_heat(
     assert participants["count"] == PLAYERS * report["heats_measured"]
     assert watchers["count"] == WATCHERS * report["heats_measured"]
     assert participants["missed"] == 0 and watchers["missed"] == 0
-    assert report["watchers_held"]["held"] == report["watchers_held"]["connected"] == WATCHERS
+    held = report["watchers_held"]
+    assert held["held"] == held["alive"] == held["connected"] == WATCHERS
 
 
 def test_the_figures_are_ordered_and_the_cpu_is_counted(report: dict[str, Any]) -> None:
