@@ -1,9 +1,9 @@
 """``solrace bench engine|solver|server|memory|soak|recovery|failover|storage|idle|pairing|
-arena-pairing|argon2|signin|spectators|farm|fairplay|redis-clients``: benchmarks that print
+arena-pairing|arena|argon2|signin|spectators|farm|fairplay|redis-clients``: benchmarks that print
 figures (never timed tests). The server benchmark lives in bench/loadtest.py (``--nodes``:
 bench/nodebench.py), the engine and solver ones in bench/enginebench.py, the memory one in
-bench/memorybench.py; soak, recovery, failover, idle, pairing, arena-pairing, spectators, farm
-and fairplay in bench/{soak,recovery,failover,...}bench.py; storage and argon2 (the server's
+bench/memorybench.py; soak, recovery, failover, idle, pairing, arena-pairing, arena, spectators,
+farm and fairplay in bench/{soak,recovery,failover,...}bench.py; storage and argon2 (the server's
 parts through their public faces) in bench/{storage,argon2}bench.py; redis-clients (the
 store's own hiredis client against redis-py) in server/store/redis_clients_bench.py."""
 
@@ -93,8 +93,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=[2, 4, 8, 16],
         help="server --nodes: cores to project the measured CPU per action to",
     )
-    soak = parser.add_argument_group("soak")
+    soak = parser.add_argument_group("soak, arena")
     soak.add_argument("--minutes", type=float, default=10.0, help="how long the players race")
+    soak.add_argument("--watchers", type=int, default=5000, help="arena: its watchers")
     soak.add_argument(
         "--race-actions",
         type=int,
@@ -363,10 +364,7 @@ def run_idle(args: argparse.Namespace) -> int:
     if args.connections < 1 or args.wait < 0:
         raise SystemExit("error: --connections must be at least 1, --wait at least 0")
     result = asyncio.run(run_idle({"connections": args.connections, "wait_s": args.wait}))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_result(result)
+    print(json.dumps(result)) if args.json else print_result(result)
     return 0
 
 
@@ -402,16 +400,20 @@ def run_arena_pairing(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_arena(args: argparse.Namespace) -> int:
+    """One arena on real nodes: pairing waves, standings pushed, watchers, CPU per heat."""
+    from bench.arenabench import run_from_args
+
+    return run_from_args(args)
+
+
 def run_argon2(args: argparse.Namespace) -> int:
     from bench.argon2bench import print_table, run_argon2
 
     if args.repeat < 1:
         raise SystemExit("error: --repeat must be at least 1")
     rows = run_argon2(args.repeat)
-    if args.json:
-        print(json.dumps(rows))
-    else:
-        print_table(rows)
+    print(json.dumps(rows)) if args.json else print_table(rows)
     return 0
 
 
@@ -476,6 +478,7 @@ RUNNERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "idle": run_idle,
     "pairing": run_pairing,
     "arena-pairing": run_arena_pairing,
+    "arena": run_arena,
     "argon2": run_argon2,
     "signin": run_signin,
     "spectators": run_spectators,

@@ -111,6 +111,7 @@ class Phase:
 class Deployment:
     redis_url: str
     nodes: list[Node]
+    prefix: str = ""  # every key of the deployment's under it
 
 
 @contextmanager
@@ -124,9 +125,11 @@ def redis_server(choice: str | None) -> Iterator[str]:
 
 
 @asynccontextmanager
-async def deployment(count: int, redis_choice: str | None) -> AsyncIterator[Deployment]:
+async def deployment(
+    count: int, redis_choice: str | None, *options: str
+) -> AsyncIterator[Deployment]:
     """``count`` nodes on one Redis, one key prefix (rate limits lifted, as in
-    ``bench server``)."""
+    ``bench server``), each serving with ``options`` besides."""
     with redis_server(redis_choice) as url:
         prefix = f"bench-nodes-{uuid.uuid4().hex[:8]}:"
         nodes: list[Node] = []
@@ -134,11 +137,11 @@ async def deployment(count: int, redis_choice: str | None) -> AsyncIterator[Depl
             for index in range(count):
                 port = free_port()
                 command = serve_command(port, "--rate", "1000000", "--burst", "1000000")
-                command += ["--redis", url, "--redis-prefix", prefix]
+                command += ["--redis", url, "--redis-prefix", prefix, *options]
                 process = spawn(command, SERVE_BANNER)
                 nodes.append(Node(index, port, process, ""))
                 nodes[-1].name = (await asyncio.to_thread(health, port))["node"]
-            yield Deployment(url, nodes)
+            yield Deployment(url, nodes, prefix)
         finally:
             for node in nodes:
                 node.process.terminate()

@@ -144,11 +144,13 @@ class StampedConnection(ClientConnection):
         super().process_event(event)
 
 
-async def open_stamped(url: str) -> StampedConnection:
-    """A spectator's connection (see ``StampedConnection``), never flow-controlled: events
-    nobody reads between phases (spectator counts as the others come and go) would fill
-    its queue, and a full queue stops reading, so the next phase would find it silent
-    (100 of 1,000 spectators, on a loaded machine, before this)."""
+async def open_stamped(
+    url: str, kind: type[StampedConnection] = StampedConnection
+) -> StampedConnection:
+    """A spectator's connection (see ``StampedConnection``; a ``kind`` of it), never
+    flow-controlled: events nobody reads between phases (spectator counts as the others
+    come and go) would fill its queue, and a full queue stops reading, so the next phase
+    would find it silent (100 of 1,000 spectators, on a loaded machine, before this)."""
     connection = await connect(
         url,
         subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
@@ -157,9 +159,9 @@ async def open_stamped(url: str) -> StampedConnection:
         max_queue=None,
         open_timeout=60,
         ping_interval=None,
-        create_connection=StampedConnection,
+        create_connection=kind,
     )
-    assert isinstance(connection, StampedConnection)
+    assert isinstance(connection, kind)
     connection.read_stamped()
     return connection
 

@@ -280,7 +280,8 @@ def standings(entries: Iterable[Entry]) -> list[Standing]:
 
 def _count(heat: HeatResult, tallies: dict[str, _Tally]) -> None:
     """Adds a counted heat to every racer's tally and moves their streaks."""
-    points = heat_points(heat, {player: tally.streak for player, tally in tallies.items()})
+    # only the heat's racers' streaks: every player's, each heat, made standings quadratic
+    points = heat_points(heat, {r.player: tallies[r.player].streak for r in heat.racers})
     winner = heat.winner()
     size = len(heat.racers)
     for racer in heat.racers:

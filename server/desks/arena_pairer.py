@@ -25,7 +25,7 @@ import secrets
 from dataclasses import replace
 from typing import Any
 
-from protocol.arena import HeatResult, Racer, Removed, heat_from_runs, standings
+from protocol.arena import Entry, HeatResult, Racer, Removed, heat_from_runs, standings
 from protocol.arena_calendar import Arena
 from protocol.arena_pairing import Idle, PairingRule, pair_wave, wave_deal
 from protocol.games import rules_for
@@ -88,9 +88,12 @@ class ArenaPairer:
         if record.status == "scheduled":
             await self._checked_again(arena, moment)
             await self.store.arenas.set_status(arena.id, "running")
-        open_heats, told = await self._scored(arena, moment)
+        heats = await self.store.arenas.heats(arena.id)
+        entries = await self.store.arenas.log(arena.id)
+        open_heats, told = await self._scored(arena, heats, entries, moment)
         if status_at(arena, moment.wall_ms) == "running":
-            return told + await self._wave(arena, open_heats, token, moment)
+            entries += await self.store.arenas.log(arena.id, len(entries))  # what was scored
+            return told + await self._wave(arena, heats, entries, open_heats, token, moment)
         if not open_heats or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS:
             await self._ended(arena, moment)
         return told
@@ -121,18 +124,21 @@ class ArenaPairer:
         hold = self.race_desk.settings.hold_flagged
         return review_of(race, runs, moment.wall_ms, None, histories, hold)
 
-    async def _scored(self, arena: Arena, moment: Now) -> tuple[list[HeatStart], Effects]:
+    async def _scored(
+        self, arena: Arena, heats: list[HeatStart], entries: list[Entry], moment: Now
+    ) -> tuple[list[HeatStart], Effects]:
         """Score every heat whose race is over (a heat fair play holds is held, and its
         flagged players removed from the arena); the heats still running, and what
-        scoring them tells."""
-        scored = {
-            e.heat for e in await self.store.arenas.log(arena.id) if isinstance(e, HeatResult)
-        }
-        running, effects = [], []
-        for heat in await self.store.arenas.heats(arena.id):
-            if heat.heat in scored:
-                continue
-            scoring = await self._result(heat, moment)
+        scoring them tells. A heat whose race the store lists live is running (one read
+        of the list); the others' races are read at once, their results appended one by
+        one in the heats' order."""
+        scored = {e.heat for e in entries if isinstance(e, HeatResult)}
+        live = set(await self.store.races.listed_races("live"))
+        running = [heat for heat in heats if heat.heat not in scored and heat.heat in live]
+        over = [heat for heat in heats if heat.heat not in scored and heat.heat not in live]
+        scorings = await asyncio.gather(*(self._result(heat, moment) for heat in over))
+        effects: Effects = []
+        for heat, scoring in zip(over, scorings, strict=True):
             if scoring is None:
                 running.append(heat)
                 continue
@@ -186,36 +192,54 @@ class ArenaPairer:
         return replace(result, held=review["held"]), review
 
     async def _wave(
-        self, arena: Arena, open_heats: list[HeatStart], token: int, moment: Now
+        self,
+        arena: Arena,
+        heats: list[HeatStart],
+        entries: list[Entry],
+        open_heats: list[HeatStart],
+        token: int,
+        moment: Now,
     ) -> Effects:
-        """Pair the idle participants in one wave, all its heats on one deal."""
-        heats = await self.store.arenas.heats(arena.id)
-        idle = await self._idle(arena, heats, open_heats)
+        """Pair the idle participants in one wave, all its heats on one deal (``heats``
+        and ``entries``: the arena's heats and log as they are now)."""
+        idle = await self._idle(arena, heats, entries, open_heats)
         # in a thread: 1,000 idle players in heats of 2 take ~0.2 s of CPU (bench arena-pairing)
-        wave = await asyncio.to_thread(
-            pair_wave, idle, PairingRule(arena.heat_size), moment.wall_ms
-        )
+        rule = PairingRule(arena.heat_size)
+        wave = await asyncio.to_thread(pair_wave, idle, rule, moment.wall_ms)
         if not wave.heats:
             return []
         number = max((heat.wave for heat in heats), default=0) + 1
         deal = wave_deal(await self._secret(), arena.id, number)
         participants = await self.store.arenas.participants(arena.id)
         risky = frozenset(p.player for p in participants if p.risk)
-        effects: Effects = []
-        for racers in wave.heats:
-            heat = HeatStart(new_id(), number, deal, racers, moment.wall_ms)
-            try:
-                await self.store.arenas.start_heat(arena.id, heat, token)
-            except StaleLease:
-                return effects  # another node pairs this arena now
-            effects += await self._opened(arena, heat, risky, moment)
+        started = [
+            HeatStart(new_id(), number, deal, racers, moment.wall_ms) for racers in wave.heats
+        ]
+        opened = await asyncio.gather(
+            *(self._started(arena, heat, risky, token, moment) for heat in started)
+        )
         log.info("arena wave", extra={"arena": arena.id, "wave": number, "heats": len(wave.heats)})
-        return effects
+        return [effect for effects in opened for effect in effects]
+
+    async def _started(
+        self, arena: Arena, heat: HeatStart, risky: frozenset[str], token: int, moment: Now
+    ) -> Effects:
+        """The heat recorded under the lease, then its race opened (the heats of a wave
+        side by side: a wave of 1,000 players, one heat after another, took seconds of
+        store round trips); nothing when another node pairs this arena now."""
+        try:
+            await self.store.arenas.start_heat(arena.id, heat, token)
+        except StaleLease:
+            return []
+        return await self._opened(arena, heat, risky, moment)
 
     async def _idle(
-        self, arena: Arena, heats: list[HeatStart], open_heats: list[HeatStart]
+        self,
+        arena: Arena,
+        heats: list[HeatStart],
+        entries: list[Entry],
+        open_heats: list[HeatStart],
     ) -> list[Idle]:
-        entries = await self.store.arenas.log(arena.id)
         busy = {player for heat in open_heats for player in heat.racers}
         busy |= {entry.player for entry in entries if isinstance(entry, Removed)}
         table = standings(entries)

@@ -2,7 +2,9 @@
 one, are put in heats while it runs (told ``paired``; the heat's race names its arena and
 moves no rating), each heat over is scored into the standings pushed to every participant,
 and idle players are paired again; a player who does not meet the entry conditions is
-refused with its code. A real server on both stores, trial arenas of an hour."""
+refused with its code; a heat recorded whose race never opened (its node died between the
+two) is scored as nobody finishing after a minute. A real server on both stores, trial
+arenas of an hour."""
 
 from __future__ import annotations
 
@@ -15,15 +17,18 @@ import pytest
 from harness import member, player, running_server, url, winning_actions
 
 from client.api import Client, ServerError
-from protocol.arena import Cleared
+from protocol.arena import Cleared, HeatResult
 from protocol.player_events import Paired
 from protocol.race import Now
 from protocol.signing import signature_problem
 from protocol.verify import check_log
 from protocol.verify_arena import check_arena
 from server.app import RaceServer
+from server.desks.arena_desk import arena_of, record_of
+from server.desks.arena_pairer import LEASE_MS, LOST_HEAT_MS
 from server.handover.effects import PushAnywhere
 from server.store import Store
+from server.store.arena_records import HeatStart
 from server.store.redis_store import RedisStore
 
 HOUR_MS = 3_600_000
@@ -373,3 +378,30 @@ async def test_a_risk_racer_s_undo_is_refused_in_a_heat_and_a_risk_win_pays_two_
     assert again["risk"] == []  # off from the next heat on
     for client in (ann, bob):
         await client.close()
+
+
+async def test_a_heat_recorded_whose_race_never_opened_counts_as_nobody_finishing_after_a_minute(
+    server: RaceServer,
+) -> None:
+    ann = await member(server, "Ann")
+    arena_id = await the_arena(ann)
+    await server.store.arenas.create_arena(
+        record_of(arena_of(server.arena_desk.calendar, arena_id))
+    )
+    now_ms = int(time.time() * 1000)
+    for racer in ("p1", "p2"):  # joined and paused at once: the server never pairs them
+        await server.store.arenas.join(arena_id, racer, now_ms)
+        await server.store.arenas.change(arena_id, racer, "pause", now_ms)
+    token = await server.store.arenas.take_lease(arena_id, server.arenas.node, LEASE_MS)
+    assert token is not None  # the server's own lease (its pairer's, renewed)
+    heat = HeatStart("never-opened", 1, 12345, ("p1", "p2"), now_ms)  # its node died here
+    await server.store.arenas.start_heat(arena_id, heat, token)
+    monotonic_ms = int(time.monotonic() * 1000)
+    await server.arenas.tick(Now(monotonic_ms, now_ms + LOST_HEAT_MS - 1000))
+    results = [e for e in await server.store.arenas.log(arena_id) if isinstance(e, HeatResult)]
+    assert results == []  # its race may still open
+    await server.arenas.tick(Now(monotonic_ms, now_ms + LOST_HEAT_MS))
+    results = [e for e in await server.store.arenas.log(arena_id) if isinstance(e, HeatResult)]
+    assert [r.heat for r in results] == ["never-opened"]
+    assert not any(racer.finished for racer in results[0].racers)
+    await ann.close()

@@ -6,12 +6,12 @@ work. Real processes, a real Redis."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from nodes import node_of
 from prometheus_client.parser import text_string_to_metric_families
 from redis_server import free_port
 from serve_process import ServeProcess
@@ -31,13 +31,6 @@ async def within(seconds: float, check: Callable[[], Awaitable[bool]]) -> bool:
             return False
         await asyncio.sleep(0.1)
     return True
-
-
-def node_of(server: ServeProcess) -> str:
-    status, body = server.get("/readyz")
-    assert status == 200
-    node: str = json.loads(body)["node"]
-    return node
 
 
 def certified(server: ServeProcess) -> float:

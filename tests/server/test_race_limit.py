@@ -7,7 +7,6 @@ started the race is killed, and on the surviving node after the lease holder die
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from harness import SERVE_QUICKLY, winning_actions
+from nodes import lease_holder, node_of
 from racers import Racer
 from redis_server import free_port
 from serve_process import ServeProcess
@@ -124,18 +124,6 @@ async def test_the_limit_is_kept_after_the_process_that_started_the_race_is_kill
         assert await as_its_log_replays(store, race) == result["ranking"]
         for client in (ann, bob):
             await client.close()
-
-
-async def lease_holder(store: Store, name: str) -> str | None:
-    holder = await store._redis.get(store._keys.key("lease", name))  # type: ignore[attr-defined]
-    return None if holder is None else str(holder)
-
-
-def node_of(server: ServeProcess) -> str:
-    status, body = server.get("/readyz")
-    assert status == 200
-    node: str = json.loads(body)["node"]
-    return node
 
 
 async def test_the_surviving_node_keeps_the_limit_once_the_timers_lease_holder_is_killed(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -70,3 +71,17 @@ def view_after(actions: list[str]) -> dict[str, object]:
     """A racer's view of ``DEAL`` after ``actions``."""
     rules = rules_for(GAME)
     return view_json(rules.view(replay(rules, DEAL, actions)))
+
+
+def node_of(server: ServeProcess) -> str:
+    """The node id a serving process gives in its /readyz."""
+    status, body = server.get("/readyz")
+    assert status == 200
+    node: str = json.loads(body)["node"]
+    return node
+
+
+async def lease_holder(store: Store, name: str) -> str | None:
+    """The node holding the deployment's lease ``name`` (read straight from Redis)."""
+    holder = await store._redis.get(store._keys.key("lease", name))  # type: ignore[attr-defined]
+    return None if holder is None else str(holder)
