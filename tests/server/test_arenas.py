@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import AsyncIterator
 
 import pytest
-from harness import member, player, running_server, url, winning_actions
+from harness import member, player, running_server, two_servers, url, winning_actions
 
 from client.api import Client, ServerError
 from protocol.arena import Cleared, HeatResult
@@ -29,7 +28,6 @@ from server.desks.arena_pairer import LEASE_MS, LOST_HEAT_MS
 from server.handover.effects import PushAnywhere
 from server.store import Store
 from server.store.arena_records import HeatStart
-from server.store.redis_store import RedisStore
 
 HOUR_MS = 3_600_000
 GAME = "sanibel"
@@ -289,10 +287,7 @@ async def test_a_heat_s_spectators_see_no_card_even_after_it_ends(server: RaceSe
 
 
 async def test_an_entrant_who_comes_back_on_another_node_is_told_there(redis_url: str) -> None:
-    prefix = f"arenas:{uuid.uuid4().hex}:"
-    stores = [RedisStore(redis_url, prefix=prefix) for _ in range(2)]
-    trial = {"arena_every_ms": HOUR_MS, "sweep_every_s": 0.2}
-    async with running_server(stores[0], **trial) as a, running_server(stores[1], **trial) as b:
+    async with two_servers(redis_url, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as (a, b):
         ann, bob = await member(a, "Ann"), await member(a, "Bob")
         arena = await the_arena(ann)
         for client in (ann, bob):
@@ -309,9 +304,6 @@ async def test_an_entrant_who_comes_back_on_another_node_is_told_there(redis_url
         assert told.data["me"]["player"] == ann.player
         for client in (ann, bob):
             await client.close()
-    await stores[0].purge()  # type: ignore[attr-defined]
-    for store in stores:
-        await store.close()
 
 
 async def test_an_operator_s_arena_is_listed_joined_and_run_as_the_calendar_s(

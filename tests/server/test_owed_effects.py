@@ -6,30 +6,20 @@ in this process on one real Redis."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
 
 import pytest
-from harness import player, running_server
+from harness import player, two_servers
 
 from client.api import ServerError
 from protocol.race import Phase
 from server.app import RaceServer
-from server.store.redis_store import RedisStore
 
 
 @pytest.fixture
 async def two_nodes(redis_url: str) -> AsyncIterator[tuple[RaceServer, RaceServer]]:
-    prefix = f"owed:{uuid.uuid4().hex}:"
-    stores = [RedisStore(redis_url, prefix=prefix) for _ in range(2)]
-    async with (
-        running_server(stores[0], countdown_ms=1_000) as a,
-        running_server(stores[1], countdown_ms=1_000) as b,
-    ):
-        yield a, b
-    await stores[0].purge()
-    for store in stores:
-        await store.close()
+    async with two_servers(redis_url, countdown_ms=1_000) as nodes:
+        yield nodes
 
 
 async def test_a_race_adopted_by_a_request_that_fails_is_followed_all_the_same(

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from harness import RATED, member, member_at, running_server, url
+from harness import RATED, member, member_at, running_server, two_servers, url
 from hidden_cards import cards_in, hidden
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,7 +22,6 @@ from protocol.race import view_json
 from protocol.replay import replay
 from protocol.wire import decode_from_server
 from server.app import RaceServer
-from server.store.redis_store import RedisStore
 
 GAME = "mount_sunflower"  # one deck: every card is unique, so a leak is exact
 
@@ -123,16 +122,8 @@ async def test_a_ranked_daily_attempt_is_watched_by_its_progress_and_a_practice_
 @pytest.fixture
 async def two_nodes(redis_url: str) -> AsyncIterator[tuple[RaceServer, RaceServer]]:
     """Two servers in the test's event loop on one real Redis: one service of two nodes."""
-    prefix = f"watching-{uuid.uuid4().hex}:"
-    stores = [RedisStore(redis_url, prefix=prefix) for _ in range(2)]
-    async with (
-        running_server(stores[0], countdown_ms=0) as a,
-        running_server(stores[1], countdown_ms=0) as b,
-    ):
-        yield a, b
-    await stores[0].purge()
-    for store in stores:
-        await store.close()
+    async with two_servers(redis_url, countdown_ms=0) as nodes:
+        yield nodes
 
 
 STEPS = 24

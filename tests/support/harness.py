@@ -8,6 +8,7 @@ import dataclasses
 import json
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -60,6 +61,28 @@ async def running_server(store: Store | None = None, **changes: Any) -> AsyncIte
         yield server
     finally:
         await server.stop()
+
+
+@asynccontextmanager
+async def two_servers(
+    redis_url: str, **changes: Any
+) -> AsyncIterator[tuple[RaceServer, RaceServer]]:
+    """Two servers in the test's event loop on one real Redis, under a fresh prefix (purged
+    afterwards): one service of two nodes."""
+    from server.store.redis_store import RedisStore  # only the tests of two nodes need redis
+
+    prefix = f"two-{uuid.uuid4().hex}:"
+    stores = [RedisStore(redis_url, prefix=prefix) for _ in range(2)]
+    try:
+        async with (
+            running_server(stores[0], **changes) as a,
+            running_server(stores[1], **changes) as b,
+        ):
+            yield a, b
+    finally:
+        await stores[0].purge()
+        for store in stores:
+            await store.close()
 
 
 def url(server: RaceServer) -> str:
