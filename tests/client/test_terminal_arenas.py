@@ -61,7 +61,13 @@ async def test_play_arena_races_a_heat_and_quit_withdraws_then_standings_show_it
 
 
 async def wait_for_a_scored_heat(client: Client, arena: str) -> None:
-    await client.next_event("arena_standings", timeout=15, where=lambda d: d["version"] >= 1)
+    """Until ``client`` is told standings where a heat counted: a withdrawal also lengthens the
+    arena's log, and may be told first."""
+    await client.next_event(
+        "arena_standings",
+        timeout=15,
+        where=lambda d: d["arena"] == arena and any(line["heats"] for line in d["top"]),
+    )
 
 
 async def test_play_arena_with_risk_races_its_heats_in_risk_mode() -> None:
