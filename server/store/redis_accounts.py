@@ -16,7 +16,7 @@ from protocol.ratings import DEFAULT, Rating, race_updates
 from server.store.account import Account
 from server.store.base import RATINGS_KEPT, StoreError, any_shared, encode_json, relations_of
 from server.store.records import History, Identity, Relation
-from server.store.redis_calls import RedisCalls
+from server.store.redis_calls import RedisCalls, acknowledged_once_replicated
 from server.store.redis_keys import RedisKeys
 from server.store.redis_scripts import CREATE_ACCOUNT
 from server.store.roles import Accounts
@@ -38,6 +38,7 @@ class RedisAccounts(Accounts):
             found["player"], found["name"], found.get("account") or None, bool(found.get("played"))
         )
 
+    @acknowledged_once_replicated
     async def revoke_tokens(self, player: str, token_hashes: Sequence[str] | None) -> None:
         listed = self._keys.player(player, "tokens")
         if token_hashes is None:
@@ -56,6 +57,7 @@ class RedisAccounts(Accounts):
             pipe.srem(listed, *token_hashes)
             await pipe.execute()
 
+    @acknowledged_once_replicated
     async def create_account(self, account: Account) -> bool:
         name = username_key(account.username)
         key = self._keys.key("account", name)
@@ -86,6 +88,7 @@ class RedisAccounts(Accounts):
         closed = found.get("closed") == "1"
         return Account(found["player"], found["username"], found["hash"], created, closed)
 
+    @acknowledged_once_replicated
     async def set_password_hash(self, username: str, password_hash: str) -> None:
         key = self._keys.key("account", username_key(username))
         await self._call(self._redis.hset(key, "hash", password_hash))
@@ -105,6 +108,7 @@ class RedisAccounts(Accounts):
             if value is not None
         }
 
+    @acknowledged_once_replicated
     async def rate_race(
         self, game: str, race: str, runs: Sequence[Run], now_ms: int, keep_s: int
     ) -> dict[str, tuple[Rating, Rating]] | None:
@@ -174,6 +178,7 @@ class RedisAccounts(Accounts):
             per_game(":time_ms"),
         )
 
+    @acknowledged_once_replicated
     async def note_address(self, day: str, player: str, address: str) -> None:
         key = self._keys.key("seen", day, player)
         async with self._pipeline() as pipe:
@@ -188,6 +193,7 @@ class RedisAccounts(Accounts):
             found = await pipe.execute()
         return any_shared([set(addresses) for addresses in found])
 
+    @acknowledged_once_replicated
     async def note_sighting(
         self, player: str, how: str, value: str, at_ms: int, keep_ms: int
     ) -> None:

@@ -45,7 +45,7 @@ from server.store.arena_records import (
 )
 from server.store.arenas import PLACES_KEPT, Arenas, checked_keep, checked_ttl, newest_first
 from server.store.base import StoreError
-from server.store.redis_calls import RedisCalls
+from server.store.redis_calls import RedisCalls, acknowledged_once_replicated
 from server.store.redis_keys import RedisKeys
 
 TRIES = 10  # a compare-and-set, when other writes to the same participant interleave
@@ -210,6 +210,7 @@ class RedisArenas(Arenas):
             raise no_arena(arena)
         return self._expiry.setdefault(arena, record.expires_at_ms())
 
+    @acknowledged_once_replicated
     async def create_arena(self, record: ArenaRecord) -> bool:
         args: list[str | int] = [record.content_json(), record.expires_at_ms()]
         keys = [self._key(record.arena, "record")]
@@ -235,6 +236,7 @@ class RedisArenas(Arenas):
         )
         return ArenaRecord.from_json(content, status) if content is not None else None
 
+    @acknowledged_once_replicated
     async def set_status(self, arena: str, status: str) -> bool:
         for _ in range(TRIES):
             record = await self.arena(arena)
@@ -247,6 +249,7 @@ class RedisArenas(Arenas):
                 return True
         raise StoreError(f"arena {arena}'s status kept changing under it ({TRIES} tries)")
 
+    @acknowledged_once_replicated
     async def join(self, arena: str, player: str, at_ms: int, risk: bool = False) -> bool:
         check_id("arena id", arena)
         check_id("player id", player)
@@ -266,6 +269,7 @@ class RedisArenas(Arenas):
             raise full(arena, "participants", MAX_PARTICIPANTS)
         return bool(done)
 
+    @acknowledged_once_replicated
     async def change(self, arena: str, player: str, change: str, at_ms: int) -> bool:
         check_id("player id", player)
         kind = checked_change(change)
@@ -291,6 +295,7 @@ class RedisArenas(Arenas):
         found = await self._call(self._redis.hgetall(self._key(arena, "players")))
         return [Participant.from_json(found[player]) for player in sorted(found)]
 
+    @acknowledged_once_replicated
     async def take_lease(self, arena: str, node: str, ttl_ms: int) -> int | None:
         check_id("node id", node)
         expires = await self._expires(arena)
@@ -312,6 +317,7 @@ class RedisArenas(Arenas):
         args: list[str | int] = [f"{node} {token}", 0]
         await self._call(self._renew_lease(keys=[self._key(arena, "lease")], args=args))
 
+    @acknowledged_once_replicated
     async def start_heat(self, arena: str, heat: HeatStart, token: int) -> bool:
         expires = await self._expires(arena)
         joined = await self._call(self._redis.hmget(self._key(arena, "players"), heat.racers))
@@ -332,6 +338,7 @@ class RedisArenas(Arenas):
         started = [HeatStart.from_json(text) for text in found]
         return sorted(started, key=lambda heat: (heat.at_ms, heat.heat))
 
+    @acknowledged_once_replicated
     async def append(self, arena: str, entry: Entry) -> bool:
         identity = entry_identity(entry)
         expires = await self._expires(arena)
@@ -367,6 +374,7 @@ class RedisArenas(Arenas):
         check_id("player id", player)
         return [self._keys.player(player, part) for part in ("arenas", "arena-order", "arena-best")]
 
+    @acknowledged_once_replicated
     async def record_place(self, player: str, place: ArenaPlace, keep_s: int) -> bool:
         keep = checked_keep(keep_s)
         args: list[str | int] = [

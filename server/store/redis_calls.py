@@ -10,15 +10,17 @@ hiredis connections (``wire_address``) and makes redis-py's exceptions of their 
 replies (``reply_error``), so the errors of both kinds of connection are told apart alike.
 With sentinels (``Replication``) the client is redis-py's ``Sentinel.master_for`` and
 ``locate`` says where the primary is now (``redis_sentinel``); ``replicated`` keeps the
-WAIT rule for a write made through redis-py.
+WAIT rule for a write made through redis-py, and ``acknowledged_once_replicated`` marks the
+store's methods that write so (every write outside the writer's batches).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 import redis.asyncio as redis
@@ -48,7 +50,11 @@ class RedisCalls:
     failed within ``deadline`` seconds."""
 
     def __init__(
-        self, url: str, deadline: float = CALL_DEADLINE_S, replication: Replication = SINGLE
+        self,
+        url: str,
+        deadline: float = CALL_DEADLINE_S,
+        replication: Replication = SINGLE,
+        mark: str = "replicated",
     ) -> None:
         self.where = _display(url)
         self.deadline = deadline
@@ -58,6 +64,7 @@ class RedisCalls:
         self.locate: Callable[[], Awaitable[Address]] | None = None
         self.sentinel: Sentinel | None = None
         self.wait_replicas, self.wait_ms = replication.wait_replicas, replication.wait_ms
+        self.mark = mark  # the key ``replicated`` writes, so WAIT covers all before it
         # A burst of more calls than connections waits for a free one (up to the
         # deadline) instead of failing at once, as redis-py's default pool does.
         options: dict[str, Any] = dict(
@@ -83,15 +90,15 @@ class RedisCalls:
                 redis.BlockingConnectionPool.from_url(url, **options)
             )
 
-    async def replicated(self, mark: str) -> None:
+    async def replicated(self) -> None:
         """With replicas to wait for (``Replication.wait_replicas``): return once that
-        many hold everything the primary held now (``INCR`` of ``mark``, a write after all
+        many hold everything the primary held now (``INCR`` of the mark, a write after all
         of it, then ``WAIT`` on the same connection), else ``StoreUnavailable``
         (``not_replicated``). At once without."""
         if not self.wait_replicas:
             return
         async with self.pipeline() as pipe:
-            pipe.incr(mark)
+            pipe.incr(self.mark)
             pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
             _, confirmed = await pipe.execute()
         if confirmed < self.wait_replicas:
@@ -217,3 +224,29 @@ def _display(url: str) -> str:
     host = parts.hostname or "localhost"
     port = parts.port or 6379
     return f"{parts.scheme}://{host}:{port}{parts.path or ''}"
+
+
+class _Calling(Protocol):
+    _calls: RedisCalls
+
+
+Role = TypeVar("Role", bound=_Calling)
+Given = ParamSpec("Given")
+Answer = TypeVar("Answer")
+
+
+def acknowledged_once_replicated(
+    write: Callable[Concatenate[Role, Given], Coroutine[Any, Any, Answer]],
+) -> Callable[Concatenate[Role, Given], Coroutine[Any, Any, Answer]]:
+    """A store method that writes, answering only once ``RedisCalls.replicated`` holds
+    (whatever it answers, and whichever way it returns: a write done again after a
+    ``not_replicated`` finds the first one on the primary, and answers only once the
+    replicas have that too)."""
+
+    @functools.wraps(write)
+    async def waited(role: Role, /, *args: Given.args, **kwargs: Given.kwargs) -> Answer:
+        answer = await write(role, *args, **kwargs)
+        await role._calls.replicated()
+        return answer
+
+    return waited

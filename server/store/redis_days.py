@@ -7,7 +7,7 @@ from protocol.ranking import Run
 from server.store.base import check_game, check_window, run_from_json
 from server.store.records import Board, Entry
 from server.store.redis_batch import BatchBuilder
-from server.store.redis_calls import RedisCalls
+from server.store.redis_calls import RedisCalls, acknowledged_once_replicated
 from server.store.redis_keys import RedisKeys
 from server.store.redis_scripts import CLAIM, READ_BOARD, RECORD_DAILY, SET_DEAL
 from server.store.roles import Days
@@ -30,6 +30,7 @@ class RedisDays(Days):
         stored: str | None = await self._call(self._redis.get(self._keys.daily(game, day, "deal")))
         return None if stored is None else int(stored)
 
+    @acknowledged_once_replicated
     async def set_daily_deal(self, game: str, day: str, number: int, nonce: str = "") -> int:
         keys = [self._keys.daily(game, day, "deal"), self._keys.daily(game, day, "nonce")]
         args: list[str | int] = [number, nonce, self._keep_daily_s]
@@ -39,6 +40,7 @@ class RedisDays(Days):
         nonce = await self._call(self._redis.get(self._keys.daily(game, day, "nonce")))
         return None if nonce is None else str(nonce)
 
+    @acknowledged_once_replicated
     async def claim_daily(self, game: str, day: str, player: str, attempt: str) -> bool:
         key = self._keys.daily(game, day, "claims")
         args: list[str | int] = [player, attempt, self._keep_daily_s]
@@ -49,6 +51,7 @@ class RedisDays(Days):
         attempt: str | None = await self._call(self._redis.hget(key, player))
         return attempt
 
+    @acknowledged_once_replicated
     async def record_daily(self, game: str, day: str, run: Run) -> bool:
         check_game(game, run)
         keys, args = self._builder.record_daily_call(game, day, run)

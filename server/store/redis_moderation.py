@@ -24,7 +24,7 @@ from server.store.account import Account
 from server.store.base import StoreError, encode_json, run_from_json, run_json
 from server.store.moderation import Moderation, ordered, renamed, taken_back
 from server.store.redis_accounts import RedisAccounts
-from server.store.redis_calls import RedisCalls
+from server.store.redis_calls import RedisCalls, acknowledged_once_replicated
 from server.store.redis_keys import RedisKeys
 
 TRIES = 10  # a watched transaction, when other writes to its keys interleave
@@ -82,6 +82,7 @@ class RedisModeration(Moderation):
     async def waiting(self) -> int:
         return int(await self._call(self._redis.zcard(self._keys.flagged())))
 
+    @acknowledged_once_replicated
     async def settle(self, race: str, expected: str, review: dict[str, Any], keep_s: int) -> bool:
         key = self._keys.race(race, "review")
         args: list[str | int] = [expected, encode_json(review), keep_s]
@@ -89,10 +90,12 @@ class RedisModeration(Moderation):
         await self._call(self._redis.zrem(self._keys.flagged(), race))
         return done
 
+    @acknowledged_once_replicated
     async def drop_daily_run(self, game: str, day: str, run: Run) -> None:
         keys = self._keys.daily_board(game, day) + self._keys.best(game)
         await self._call(self._drop_run(keys=keys, args=[run.player, run.race]))
 
+    @acknowledged_once_replicated
     async def take_back_ratings(self, game: str, changes: dict[str, tuple[Rating, Rating]]) -> None:
         for player, (before, after) in changes.items():
             key = self._keys.rating(game, player)
@@ -115,6 +118,7 @@ class RedisModeration(Moderation):
             else:
                 raise StoreError(f"{player}'s rating kept changing under it ({TRIES} tries)")
 
+    @acknowledged_once_replicated
     async def close_account(self, username: str) -> Account | None:
         account = await self.accounts.account(username)
         if account is None:
@@ -124,6 +128,7 @@ class RedisModeration(Moderation):
         await self.accounts.revoke_tokens(account.player, None)
         return await self.accounts.account(username)
 
+    @acknowledged_once_replicated
     async def rename_account(self, username: str, new_username: str) -> Account | None:
         accounts, old_key, new_key = (
             self.accounts,
@@ -164,6 +169,7 @@ class RedisModeration(Moderation):
                 await self._call(self._redis.hset(runs, member, run_json(run)))
         return await accounts.account(new_username)
 
+    @acknowledged_once_replicated
     async def audit(self, entry: dict[str, Any]) -> None:
         await self._call(self._redis.lpush(self._keys.audit(), encode_json(entry)))
 

@@ -14,7 +14,7 @@ from server.handover.moment import now
 from server.handover.node_news import RecordChanged, encode, stamped
 from server.store.base import StoreError, Wiring, encode_json, race_channel
 from server.store.records import Listed
-from server.store.redis_calls import RedisCalls
+from server.store.redis_calls import RedisCalls, acknowledged_once_replicated
 from server.store.redis_keys import RedisKeys
 from server.store.redis_logs import RacerLogs
 from server.store.redis_scripts import SAVE_RACE_IF
@@ -53,7 +53,7 @@ class RedisRaces(Races):
         if not await self._call(self._save_race_if(keys=keys, args=args)):
             return False
         await self._call(self._list(race, listed))
-        await self._calls.replicated(self._keys.key("replicated"))  # the WAIT rule
+        await self._calls.replicated()  # the WAIT rule
         return True
 
     async def _list(self, race: str, listed: Listed) -> None:
@@ -86,6 +86,7 @@ class RedisRaces(Races):
     async def racers_logged(self, race: str) -> list[str]:
         return sorted(await self._call(self._redis.smembers(self._keys.race(race, "racers"))))
 
+    @acknowledged_once_replicated
     async def claim_racer(self, race: str, player: str, fence: int) -> bool:
         return await self._logs.claim(race, player, fence)
 

@@ -62,8 +62,7 @@ class BatchSender:
         self.wait_replicas = replication.wait_replicas
         self.wait_ms = replication.wait_ms
         if self.wait_replicas:
-            mark = builder.keys.key("replicated")
-            self.waited = (("INCR", mark), ("WAIT", self.wait_replicas, self.wait_ms))
+            self.waited = (("INCR", calls.mark), ("WAIT", self.wait_replicas, self.wait_ms))
 
     async def write(self, jobs: Sequence[Job], node: str) -> list[StoreError | None]:
         """One pipelined round trip: each job's commands in order; a race's action entries

@@ -26,7 +26,7 @@ from server.store.redis_accounts import RedisAccounts
 from server.store.redis_arenas import RedisArenas
 from server.store.redis_batch import BatchBuilder, Shas
 from server.store.redis_bus import RedisBus, RedisLimits, RedisPairing
-from server.store.redis_calls import CALL_DEADLINE_S, RedisCalls
+from server.store.redis_calls import CALL_DEADLINE_S, RedisCalls, acknowledged_once_replicated
 from server.store.redis_days import RedisDays
 from server.store.redis_keys import RedisKeys
 from server.store.redis_listen import Listening
@@ -68,7 +68,8 @@ class RedisStore(Store):
         self._keys = RedisKeys(prefix)  # refuses a prefix with braces
         self.prefix = prefix
         self._keep_daily_s = keep_daily_days * 86_400  # a day's keys, after their last write
-        calls = self._calls = RedisCalls(url, deadline, replication)
+        mark = self._keys.key("replicated")
+        calls = self._calls = RedisCalls(url, deadline, replication, mark)
         self._redis = calls.redis
         # the store's own calls, by their short names
         self._call, self._translated, self._pipeline = calls.call, calls.translated, calls.pipeline
@@ -99,14 +100,17 @@ class RedisStore(Store):
 
     # daily challenge
 
+    @acknowledged_once_replicated
     async def daily_secret(self, proposed: str) -> str:
         key = self._keys.key("daily-secret")
         return str(await self._call(self._first_writer(keys=[key], args=[proposed, 0])))
 
+    @acknowledged_once_replicated
     async def signing_key(self, proposed: str) -> str:
         key = self._keys.key("signing-key")
         return str(await self._call(self._first_writer(keys=[key], args=[proposed, 0])))
 
+    @acknowledged_once_replicated
     async def publish_key(self, key_id: str, public_hex: str) -> dict[str, str]:
         key = self._keys.key("signing-keys")
         await self._call(self._redis.hsetnx(key, key_id, public_hex))

@@ -1,8 +1,9 @@
 """The README's two commands set up a fresh machine (Debian 12, root): the test command
 first runs ``.ci/system-packages``, which installs with apt-get the system programs the
 tests need (Debian's chromium, redis-server, redis-sentinel, haproxy, npm, faketime, and
-promtool and prometheus from the package prometheus, asked for once) when they are missing, and does nothing when they are
-there; ``.ci/run`` runs that same command and installs nothing itself.
+promtool and prometheus from the package prometheus, asked for once) when they are missing,
+and does nothing when they are there; ``.ci/run`` runs that same command and installs
+nothing itself.
 
 The script runs for real: with a PATH where the programs are missing and ``apt-get`` is a
 stand-in that records what it was asked, with one where they are all present, and on this

@@ -8,9 +8,10 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from redis_sentinels import wait_in_step
 from redis_server import RedisServer, RedisServerError
 
-from server.store import MemoryStore, Store
+from server.store import MemoryStore, Replication, Store
 from server.store.redis_store import RedisStore
 
 
@@ -73,3 +74,36 @@ def started(server: RedisServer) -> str:
     except RedisServerError as error:
         return str(error)
     return ""
+
+
+@pytest.fixture
+def pair(
+    redis_server_factory: Callable[..., RedisServer],
+) -> Iterator[tuple[RedisServer, RedisServer]]:
+    """A primary and one replica of it, in step."""
+    primary = redis_server_factory("--repl-diskless-sync-delay", "0")  # replicas at once
+    replica = redis_server_factory("--replicaof", "127.0.0.1", str(primary.port))
+    wait_in_step(replica)
+    yield primary, replica
+    replica.resume()  # a test that paused it leaves it to be stopped
+
+
+@pytest.fixture
+async def stores() -> AsyncIterator[Callable[..., RedisStore]]:
+    """Makes Redis stores under one fresh prefix (``make(url, wait_replicas, wait_ms)``);
+    all closed afterwards."""
+    prefix = f"wait-{uuid.uuid4().hex}:"
+    made: list[RedisStore] = []
+
+    def make(url: str, wait_replicas: int = 0, wait_ms: int = 1000) -> RedisStore:
+        store = RedisStore(
+            url,
+            prefix=prefix,
+            replication=Replication(wait_replicas=wait_replicas, wait_ms=wait_ms),
+        )
+        made.append(store)
+        return store
+
+    yield make
+    for store in made:
+        await store.close()

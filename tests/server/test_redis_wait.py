@@ -7,50 +7,18 @@ the next batch asks where the primary is. Real redis-servers: a primary and a re
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 
 import pytest
-from redis_sentinels import wait_in_step
 from redis_server import RedisServer
 from store_contract import save
 
 from protocol.race import LogEntry
-from server.store import AppendActions, Replication, StoreUnavailable
+from server.store import AppendActions, StoreUnavailable
 from server.store.redis_store import RedisStore
 
 RACE, PLAYER = "r1", "p1"
 Pair = tuple[RedisServer, RedisServer]
-
-
-@pytest.fixture
-def pair(redis_server_factory: Callable[..., RedisServer]) -> Iterator[Pair]:
-    """A primary and one replica of it, in step."""
-    primary = redis_server_factory("--repl-diskless-sync-delay", "0")  # replicas at once
-    replica = redis_server_factory("--replicaof", "127.0.0.1", str(primary.port))
-    wait_in_step(replica)
-    yield primary, replica
-    replica.resume()  # a test that paused it leaves it to be stopped
-
-
-@pytest.fixture
-async def stores() -> AsyncIterator[Callable[..., RedisStore]]:
-    """Makes stores under one fresh prefix; all closed afterwards."""
-    prefix = f"wait-{uuid.uuid4().hex}:"
-    made: list[RedisStore] = []
-
-    def make(url: str, wait_replicas: int = 0, wait_ms: int = 1000) -> RedisStore:
-        store = RedisStore(
-            url,
-            prefix=prefix,
-            replication=Replication(wait_replicas=wait_replicas, wait_ms=wait_ms),
-        )
-        made.append(store)
-        return store
-
-    yield make
-    for store in made:
-        await store.close()
 
 
 def actions(first: int, last: int) -> AppendActions:
