@@ -123,7 +123,11 @@ def replication_of(settings: Settings) -> Replication:
     """Where the store finds its primary and how many replicas a write must reach."""
     sentinels = sentinel_addresses(settings.redis_sentinels) if settings.redis_sentinels else ()
     return Replication(
-        sentinels, settings.redis_service, settings.redis_wait_replicas, settings.redis_wait_ms
+        sentinels,
+        settings.redis_service,
+        settings.redis_wait_replicas,
+        settings.redis_wait_ms,
+        settings.redis_sentinel_password,
     )
 
 

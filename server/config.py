@@ -20,6 +20,7 @@ class Settings:
     # (the URL, if given, then only says user, password, database and TLS); None: the URL's
     redis_sentinels: str | None = None
     redis_service: str = SERVICE_DEFAULT
+    redis_sentinel_password: str | None = field(default=None, repr=False)  # the sentinels' own
     # a write counts (is answered) once this many replicas have it too (WAIT), within
     # ``redis_wait_ms``; 0: once the primary has it
     redis_wait_replicas: int = 0

@@ -139,6 +139,14 @@ OPTIONS: tuple[Option, ...] = (
         metavar="NAME",
     ),
     _option(
+        "--redis-sentinel-password",
+        str,
+        "the password the sentinels ask for (their requirepass), if any; better given in the "
+        "environment (a flag shows in the process list); the primary's own is --redis's",
+        metavar="PASSWORD",
+        empty_is_none=True,
+    ),
+    _option(
         "--redis-wait-replicas",
         int,
         "with Redis, a write is answered only once this many replicas have it too (WAIT); "

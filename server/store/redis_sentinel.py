@@ -32,11 +32,17 @@ def sentinel_client(
 ) -> tuple[redis.Redis, Sentinel]:
     """A redis-py client of the primary of ``replication.service``, with the user,
     password, database and TLS of ``url`` (its host and port are not used), and the
-    ``Sentinel`` it asks; ``pool_options`` as for a ``BlockingConnectionPool``."""
+    ``Sentinel`` it asks (with ``replication.sentinel_password`` if they want one);
+    ``pool_options`` as for a ``BlockingConnectionPool``."""
     options = parse_url(url)
+    connect_timeout = pool_options.get("socket_connect_timeout")
     sentinel = Sentinel(
         replication.sentinels,
-        socket_connect_timeout=pool_options.get("socket_connect_timeout"),
+        sentinel_kwargs={
+            "socket_connect_timeout": connect_timeout,
+            "password": replication.sentinel_password,
+        },
+        socket_connect_timeout=connect_timeout,
     )
     if options.get("connection_class") is SSLConnection:
         pool_options["ssl"] = True

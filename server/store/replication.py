@@ -12,7 +12,7 @@ write, retried, never acknowledged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SENTINELS_MAX = 16  # sentinel addresses one option may list
 SERVICE_DEFAULT = "solrace"
@@ -22,12 +22,14 @@ WAIT_MS_DEFAULT = 1000
 @dataclass(frozen=True, slots=True)
 class Replication:
     """The sentinels (host, port) to ask for the primary of ``service`` (none: the URL's
-    Redis is the primary), and the replicas a write must reach within ``wait_ms``."""
+    Redis is the primary), with the password they ask for if any, and the replicas a
+    write must reach within ``wait_ms``."""
 
     sentinels: tuple[tuple[str, int], ...] = ()
     service: str = SERVICE_DEFAULT
     wait_replicas: int = 0
     wait_ms: int = WAIT_MS_DEFAULT
+    sentinel_password: str | None = field(default=None, repr=False)
 
 
 def sentinel_addresses(text: str) -> tuple[tuple[str, int], ...]:
