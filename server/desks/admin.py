@@ -32,6 +32,7 @@ from protocol.race import Now
 from server.config import Settings
 from server.desks.accounts import FAILURES_KEPT_S
 from server.desks.arena_desk import record_of
+from server.desks.arena_places import record_final_places
 from server.races.fairplay import (
     CLEARED,
     DECISIONS,
@@ -148,6 +149,9 @@ class AdminDesk:
         if status == CLEARED and review["held"]:  # what was held counts now
             if arena is not None:  # where the clearing stands in the arena's log
                 await self.store.arenas.append(arena, Cleared(review["race"]))
+                record = await self.store.arenas.arena(arena)
+                if record is not None and record.status == "ended":  # profiles follow
+                    await record_final_places(self.store.arenas, record)
             elif kind == "daily":
                 for run in review_runs(review):
                     await self.store.days.record_daily(game, day, run)

@@ -37,6 +37,7 @@ from protocol.ranking import Run
 from protocol.ratings import Rating
 from server.desks.arena_desk import ArenaDesk, status_at
 from server.desks.arena_feed import FINISHING_MS, not_long_over
+from server.desks.arena_places import record_final_places
 from server.handover.effects import Effects, PushAnywhere
 from server.handover.jobs import KeepReview
 from server.races.fairplay import FLAGGED, history_times, review_of
@@ -44,7 +45,7 @@ from server.races.followed import restored
 from server.races.race_desk import RaceDesk, new_id
 from server.races.results import logs_keep_s
 from server.store import Store, StoreError
-from server.store.arena_records import ArenaPlace, ArenaRefused, HeatStart, StaleLease
+from server.store.arena_records import ArenaRecord, ArenaRefused, HeatStart, StaleLease
 
 log = logging.getLogger("solrace.arenas")
 
@@ -52,7 +53,6 @@ PAIR_EVERY_S = 1.0
 LEASE_MS = 10_000  # an arena's pairing lease: another node takes over this long after
 HEATS_WAITED_MS = 30 * 60_000  # after its end an arena waits this long for heats running
 LOST_HEAT_MS = 60_000  # a heat whose race never opened is scored as nobody finishing
-KEEP_PLACES_S = 365 * 86_400  # a player's arena lines on their profile
 
 
 class ArenaPairer:
@@ -95,7 +95,7 @@ class ArenaPairer:
             entries += await self.store.arenas.log(arena.id, len(entries))  # what was scored
             return told + await self._wave(arena, heats, entries, open_heats, token, moment)
         if not open_heats or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS:
-            await self._ended(arena, moment)
+            await self._ended(record)
         return told
 
     async def _checked_again(self, arena: Arena, moment: Now) -> None:
@@ -296,16 +296,15 @@ class ArenaPairer:
         info = public_info(room.race)
         return [*effects, *(PushAnywhere(player, Paired(info)) for player in heat.racers)]
 
-    async def _ended(self, arena: Arena, moment: Now) -> None:
-        """The final standings go on every placed player's profile; the arena is over."""
-        table = standings(await self.store.arenas.log(arena.id))
-        for standing in table:
-            place = ArenaPlace(
-                arena.id, arena.game, standing.rank, len(table), standing.points, arena.end_ms
-            )
-            await self.store.arenas.record_place(standing.player, place, KEEP_PLACES_S)
-        await self.store.arenas.set_status(arena.id, "ended")
-        log.info("arena ended", extra={"arena": arena.id, "players": len(table)})
+    async def _ended(self, record: ArenaRecord) -> None:
+        """The final standings go on every placed player's profile; the arena is over. A
+        clearing written before the status changed (its moderator saw the arena running,
+        so did not write the places) is counted by writing them again."""
+        counted = await record_final_places(self.store.arenas, record)
+        await self.store.arenas.set_status(record.arena, "ended")
+        if await self.store.arenas.log(record.arena, counted):
+            await record_final_places(self.store.arenas, record)
+        log.info("arena ended", extra={"arena": record.arena})
 
     async def _secret(self) -> str:
         """The deployment's secret the waves' deals are drawn from (the daily deals')."""

@@ -105,9 +105,11 @@ class Arenas(ABC):
 
     @abstractmethod
     async def record_place(self, player: str, place: ArenaPlace, keep_s: int) -> bool:
-        """Keep ``player``'s line of an ended arena on their profile, once per arena: True
-        when kept now, False when it was before (nothing changes). Kept ``keep_s`` after
-        their latest, and at most ``PLACES_KEPT`` of them (the oldest go first)."""
+        """Keep ``player``'s line of an ended arena on their profile, one per arena: True
+        when kept now (a line of that arena that differs, recomputed after a clearing, is
+        replaced), False when that very line was kept before (nothing changes). Kept
+        ``keep_s`` after their latest, and at most ``PLACES_KEPT`` of them (the oldest go
+        first)."""
 
     @abstractmethod
     async def places(self, player: str) -> list[ArenaPlace]:
@@ -115,8 +117,8 @@ class Arenas(ABC):
 
     @abstractmethod
     async def best_place(self, player: str) -> int | None:
-        """The best final place ``player`` had in any arena recorded (even one whose line
-        is no longer kept), or None."""
+        """The best final place of ``player``'s arena lines as they stand now, those no
+        longer kept included (the best of those is kept apart), or None."""
 
 
 PLACES_KEPT = 100  # arena lines kept on a profile

@@ -58,7 +58,7 @@ class MemoryArenas(Arenas):
     def __init__(self) -> None:
         self._arenas: dict[str, ArenaState] = {}
         self._places: dict[str, dict[str, str]] = {}  # player -> arena -> JSON
-        self._best: dict[str, int] = {}
+        self._dropped_best: dict[str, int] = {}  # the best place of lines no longer kept
 
     def _state(self, arena: str) -> ArenaState:
         check_id("arena id", arena)
@@ -208,12 +208,12 @@ class MemoryArenas(Arenas):
         check_id("player id", player)
         checked_keep(keep_s)
         kept = self._places.setdefault(player, {})
-        if place.arena in kept:
+        if kept.get(place.arena) == place.as_json():
             return False
         kept[place.arena] = place.as_json()
         for old in oldest(kept)[: max(0, len(kept) - PLACES_KEPT)]:
             del kept[old.arena]
-        self._best[player] = min(place.place, self._best.get(player, place.place))
+            self._dropped_best[player] = min(old.place, self._dropped_best.get(player, old.place))
         return True
 
     async def places(self, player: str) -> list[ArenaPlace]:
@@ -222,8 +222,9 @@ class MemoryArenas(Arenas):
         return newest_first([ArenaPlace.from_json(text) for text in kept.values()])
 
     async def best_place(self, player: str) -> int | None:
-        check_id("player id", player)
-        return self._best.get(player)
+        places = [line.place for line in await self.places(player)]
+        dropped = self._dropped_best.get(player)
+        return min([*places, *([dropped] if dropped is not None else [])], default=None)
 
 
 def oldest(kept: dict[str, str]) -> list[ArenaPlace]:

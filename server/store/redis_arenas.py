@@ -163,19 +163,20 @@ return 1
 # ARGV[1] the arena, ARGV[2] its line, ARGV[3] its end, ARGV[4] the place, ARGV[5] the keep
 # time (s), ARGV[6] the most lines kept. 1 when kept now, 0 when kept before.
 RECORD_PLACE = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
-local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[6])
+local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
 if extra > 0 then
   for _, old in ipairs(redis.call('ZRANGE', KEYS[2], 0, extra - 1)) do
+    local place = cjson.decode(redis.call('HGET', KEYS[1], old)).place
+    local best = redis.call('GET', KEYS[3])
+    if not best or place < tonumber(best) then redis.call('SET', KEYS[3], place) end
     redis.call('HDEL', KEYS[1], old)
   end
   redis.call('ZREMRANGEBYRANK', KEYS[2], 0, extra - 1)
 end
-local best = redis.call('GET', KEYS[3])
-if not best or tonumber(ARGV[4]) < tonumber(best) then redis.call('SET', KEYS[3], ARGV[4]) end
-for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[5]) end
+for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
 return 1
 """
 
@@ -381,7 +382,6 @@ class RedisArenas(Arenas):
             place.arena,
             place.as_json(),
             place.ended_ms,
-            place.place,
             keep,
             PLACES_KEPT,
         ]
@@ -393,5 +393,6 @@ class RedisArenas(Arenas):
         return newest_first([ArenaPlace.from_json(text) for text in texts])
 
     async def best_place(self, player: str) -> int | None:
-        best = await self._call(self._redis.get(self._places_keys(player)[2]))
-        return int(best) if best is not None else None
+        dropped = await self._call(self._redis.get(self._places_keys(player)[2]))
+        places = [line.place for line in await self.places(player)]
+        return min([*places, *([int(dropped)] if dropped is not None else [])], default=None)

@@ -360,9 +360,24 @@ async def test_a_player_s_arena_lines_are_kept_once_each_newest_first_with_the_b
     assert await store.arenas.best_place("ann") is None
     assert await store.arenas.record_place("ann", a_place("a1", 3, STARTS_MS), 3600)
     assert await store.arenas.record_place("ann", a_place("a2", 7, STARTS_MS + 1), 3600)
-    assert not await store.arenas.record_place("ann", a_place("a1", 1, STARTS_MS), 3600)
+    assert not await store.arenas.record_place("ann", a_place("a1", 3, STARTS_MS), 3600)  # again
     assert await store.arenas.places("ann") == [a_place("a2", 7, STARTS_MS + 1), a_place("a1", 3)]
     assert await store.arenas.best_place("ann") == 3
+
+
+async def test_an_arena_s_line_recomputed_replaces_the_one_kept_and_the_best_place_follows(
+    store: Store,
+) -> None:
+    """A moderator's clearing after an arena's end recomputes its final places: the new
+    line replaces the one kept, and the best place is the best of the lines as they are
+    now, worse too if that line was the best."""
+    await store.arenas.record_place("ann", a_place("a1", 1), 3600)
+    await store.arenas.record_place("ann", a_place("a2", 4, STARTS_MS + 1), 3600)
+    assert await store.arenas.record_place("ann", a_place("a1", 2), 3600)
+    assert await store.arenas.places("ann") == [a_place("a2", 4, STARTS_MS + 1), a_place("a1", 2)]
+    assert await store.arenas.best_place("ann") == 2
+    assert await store.arenas.record_place("ann", a_place("a1", 5), 3600)
+    assert await store.arenas.best_place("ann") == 4
 
 
 async def test_a_profile_keeps_the_latest_arena_lines_and_the_best_place_of_all(
