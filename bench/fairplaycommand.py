@@ -1,6 +1,7 @@
 """``solrace bench fairplay``'s own options and its run: on a real server (the default),
 ``--offline`` (the plans without a server, ``bench/fairplayoffline.py``) and ``--accounts``
-(the rule over an account's runs on saved runs, ``bench/fairplayaccounts.py``)."""
+(the rules over an account's runs on saved runs, ``bench/fairplayaccounts.py`` and
+``bench/fairplayrecord.py``)."""
 
 from __future__ import annotations
 
@@ -27,10 +28,16 @@ def run_fairplay(args: argparse.Namespace) -> int:
     from bench.fairplayaccounts import measure_accounts, print_accounts
     from bench.fairplaybench import measure, print_fairplay
     from bench.fairplayoffline import measure_offline, print_offline
+    from bench.fairplayrecord import print_record, record_shares
 
     if args.accounts:
         accounts = measure_accounts(args.accounts, args.seed)
-        print(json.dumps(accounts)) if args.json else print_accounts(accounts)
+        accounts["record"] = record_shares(args.accounts, args.seed)
+        if args.json:
+            print(json.dumps(accounts))
+        else:
+            print_accounts(accounts)
+            print_record(accounts["record"])
         return 0
     if args.offline:
         figures = measure_offline(

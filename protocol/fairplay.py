@@ -22,6 +22,14 @@ from typing import Any
 
 from protocol.fairplay_account import ACCOUNT_RUNS, ACCOUNT_Z, account_figures, lucky_account
 from protocol.fairplay_line import line_match
+from protocol.fairplay_record import (
+    RECORD_CHANCE,
+    RECORD_RACES,
+    RECORD_RUNS,
+    Record,
+    beyond_record,
+    record_figures,
+)
 from protocol.fairplay_reveals import Reveals
 
 # The rule (docs/fairness.md). A run is flagged when any of these holds:
@@ -43,7 +51,7 @@ FIELD_READ = 1000  # the field: at most the day's fastest this many runs on its 
 
 SOLVER_LINE, MACHINE_PACE, BEYOND_HISTORY = "solver_line", "machine_pace", "beyond_history"
 NARROW_PACE, QUICK_PACE, BEYOND_FIELD = "narrow_pace", "quick_pace", "beyond_field"
-LUCKY_ACCOUNT = "lucky_account"
+LUCKY_ACCOUNT, BEYOND_RECORD = "lucky_account", "beyond_record"
 REASONS = {
     SOLVER_LINE: "played the solver's line, detours and undos aside",
     MACHINE_PACE: "a pace no person keeps (think times too fast or too even)",
@@ -52,6 +60,7 @@ REASONS = {
     BEYOND_HISTORY: "far faster than the account's own history of the game",
     BEYOND_FIELD: "faster than the day's field, with no such time before",
     LUCKY_ACCOUNT: "turned up useful cards more often than chance allows, over its ranked runs",
+    BEYOND_RECORD: "finished its daily runs far more often than the deals it meets blind",
 }
 
 
@@ -92,6 +101,15 @@ class Signals:
     account_expected: float = 0.0
     account_variance: float = 0.0
     account_z: float | None = None
+    # a ranked daily run's account's record (protocol/fairplay_record.py): the races the
+    # server dealt it and those it finished, its ranked daily runs (this one included) and
+    # those it finished, and the chance of finishing as many of those for a player who
+    # finishes as often as in its races: the rule ``beyond_record`` reads these
+    record_races: int = 0
+    record_races_finished: int = 0
+    record_runs: int = 0
+    record_runs_finished: int = 0
+    record_chance: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -110,13 +128,15 @@ def signals_of(
     field_ms: Sequence[int] = (),
     reveals: Reveals | None = None,
     earlier_reveals: Sequence[Reveals] = (),
+    record: Record | None = None,
 ) -> Signals:
     """The signals of a run whose accepted ``actions`` are ``(action, t_ms)`` in order;
     ``line``: the solver's winning line for the deal, if it has one; ``history_ms``: the
     times of the account's earlier finished runs of the game; ``field_ms``: the times of
     the day's finished runs on its board (a daily run); ``reveals``: its reveals
     (``protocol.fairplay_reveals.reveals_of``), when the deal is at hand;
-    ``earlier_reveals``: those of the account's earlier ranked daily runs."""
+    ``earlier_reveals``: those of the account's earlier ranked daily runs; ``record``: a
+    ranked daily run's account's record before it (this run is added to it)."""
     times = [t_ms for _, t_ms in actions]
     thinks = [max(0, later - earlier) for earlier, later in zip([0, *times], times, strict=False)]
     median = int(statistics.median(thinks)) if thinks else None
@@ -150,6 +170,14 @@ def signals_of(
         **field_figures(field_ms),
         **reveal_figures(reveals or Reveals()),
         **account_figures([*earlier_reveals, reveals or Reveals()]),
+        **(record_figures(with_run(record, finished)) if record is not None else {}),
+    )
+
+
+def with_run(record: Record, finished: bool) -> Record:
+    """``record`` with one more ranked daily run, finished or not."""
+    return Record(
+        record.races, record.races_finished, record.runs + 1, record.runs_finished + int(finished)
     )
 
 
@@ -206,7 +234,19 @@ def reasons(signals: Signals) -> list[str]:
         found.append(BEYOND_FIELD)
     if lucky_account(signals.account_runs, signals.account_z):
         found.append(LUCKY_ACCOUNT)
+    if beyond_record(signals.finished, record_of(signals)):
+        found.append(BEYOND_RECORD)
     return found
+
+
+def record_of(signals: Signals) -> Record:
+    """The account's record as the signals keep it (this run included)."""
+    return Record(
+        signals.record_races,
+        signals.record_races_finished,
+        signals.record_runs,
+        signals.record_runs_finished,
+    )
 
 
 def quick_pace(signals: Signals) -> bool:
@@ -299,6 +339,16 @@ def evidence(signals: Signals) -> dict[str, dict[str, Any]]:
             "run_lucky": signals.lucky_reveals,
             "run_expected": signals.lucky_expected,
             "run_z": signals.lucky_z,
+        },
+        BEYOND_RECORD: {
+            "record_races": signals.record_races,
+            "races_needed": RECORD_RACES,
+            "record_races_finished": signals.record_races_finished,
+            "record_runs": signals.record_runs,
+            "runs_needed": RECORD_RUNS,
+            "record_runs_finished": signals.record_runs_finished,
+            "record_chance": signals.record_chance,
+            "chance_under": RECORD_CHANCE,
         },
     }
     return {reason: figures[reason] for reason in reasons(signals)}

@@ -55,7 +55,7 @@ from protocol.solver import UNKNOWN, WON, Solution
 from protocol.solver.certify import Certified, Uncertified
 from server.config import Settings
 from server.handover.effects import Effects
-from server.races.fairplay import earlier_reveals, field_times, history_times
+from server.races.fairplay import earlier_reveals, field_times, history_times, record_before
 from server.races.race_desk import RaceDesk, new_id
 from server.races.standing import RankedGate
 from server.store import Board, Entry, Store
@@ -401,6 +401,7 @@ class DailyDesk:
             room.related = gate.related if gate else ()
             room.field_ms = await field_times(self.store, request.game, day)
             room.earlier_reveals = {player: await earlier_reveals(self.store, history, attempt)}
+            room.records = {player: record_before(history, request.game, attempt)}
         return {
             "race": racer_view(room.race, player),
             "day": day,

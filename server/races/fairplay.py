@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol.fairplay import FIELD_READ, evidence, reasons, signals_of
+from protocol.fairplay_record import Record
 from protocol.fairplay_reveals import Reveals, reveals_of
 from protocol.race import Race
 from protocol.ranking import Run
@@ -47,6 +48,24 @@ def history_times(history: History, game: str, race: str) -> list[int]:
         and entry.get("outcome") == "finished"
         and entry.get("time_ms") is not None
     ]
+
+
+def record_before(history: History, game: str, race: str) -> Record:
+    """A player's record in ``game`` before ``race`` (``protocol/fairplay_record.py``), from
+    their kept history (``HISTORY_KEPT`` races and runs): the races the server dealt them
+    (quick races and arena heats: ranked races) and those they finished, their ranked daily
+    runs and those they finished. A line kept before lines said ``ranked`` counts as
+    neither."""
+    races = runs = races_finished = runs_finished = 0
+    for entry in history.recent:
+        if entry.get("game") != game or entry.get("race") == race or not entry.get("ranked"):
+            continue
+        finished = entry.get("outcome") == "finished"
+        if entry.get("mode") == "race":
+            races, races_finished = races + 1, races_finished + finished
+        elif entry.get("mode") == "daily":
+            runs, runs_finished = runs + 1, runs_finished + finished
+    return Record(races, races_finished, runs, runs_finished)
 
 
 async def earlier_reveals(store: Store, history: History, race: str) -> list[Reveals]:
@@ -95,12 +114,14 @@ def review_of(
     hold: bool,
     field: Sequence[int] = (),
     earlier: dict[str, list[Reveals]] | None = None,
+    records: dict[str, Record] | None = None,
 ) -> dict[str, Any]:
     """The review of ``runs`` of ``race`` (its ranked daily run, or its rated runs):
     each one's signals against the solver's ``line``, its player's history times and
     (a daily run) the day's ``field``, the finished times on the day's board, and its
     reveals against the race's deal, summed with those of the player's ``earlier`` ranked
-    daily runs; ``held`` when a run is flagged and flagged runs are held (``hold``)."""
+    daily runs, and (a daily run) against its account's ``records``; ``held`` when a run is
+    flagged and flagged runs are held (``hold``)."""
     players: dict[str, Any] = {}
     start = race.rules.deal(race.settings.deal)
     for run in runs:
@@ -109,7 +130,10 @@ def review_of(
         history = histories.get(run.player, [])
         seen = reveals_of(race.rules, start, [action for action, _ in entries])
         before = (earlier or {}).get(run.player, [])
-        signals = signals_of(entries, run.finished, run.time_ms, line, history, field, seen, before)
+        record = (records or {}).get(run.player)
+        signals = signals_of(
+            entries, run.finished, run.time_ms, line, history, field, seen, before, record
+        )
         players[run.player] = {
             "name": run.name,
             "signals": signals.as_dict(),

@@ -98,6 +98,7 @@ def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:
         settings.hold_flagged,
         room.field_ms,
         room.earlier_reveals,
+        room.records,
     )
     review = with_related(review, run.player, room.related, settings.hold_flagged)
     effects: Effects = [Write(KeepReview(race.id, review, logs_keep_s(settings)))]
@@ -143,6 +144,7 @@ def histories(race: Race, result: dict[str, Any], moment: Now, keep_s: int) -> l
             "race": race.id,
             "game": settings.game,
             "mode": settings.mode,
+            "ranked": settings.ranked,  # a race the server dealt, or a ranked daily run
             "day": settings.day,
             "at_ms": moment.wall_ms,
             "name": entry["name"],

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from protocol.engine import GameState
+from protocol.fairplay_record import Record
 from protocol.fairplay_reveals import Reveals
 from protocol.messages import Watch
 from protocol.race import Race
@@ -91,6 +92,7 @@ class Room:
         self.histories: dict[str, list[int]] = {}
         self.field_ms: tuple[int, ...] = ()
         self.earlier_reveals: dict[str, list[Reveals]] = {}
+        self.records: dict[str, Record] = {}  # a ranked daily run's account's record
         # related accounts that started the day's daily first (``server/races/standing.py``)
         self.related: tuple[dict[str, Any], ...] = ()
 
