@@ -57,21 +57,36 @@ class Slots:
         self.cluster = cluster
         self.base = base
         self.stale = False  # read the table again before the next use
+        self.read = False  # the table was read once
+        self.addresses: dict[tuple[str, int], Address] = {}  # each node's, made once
 
     async def primary_of(self, key: str) -> Address:
         """redis-py's errors when the cluster cannot be reached."""
+        await self.ready()
+        return self.now(key)
+
+    async def ready(self) -> None:
+        """The table read (once, and again when ``stale``)."""
         if self.stale:
             self.stale = False
             await self.cluster.nodes_manager.initialize()
-        else:
-            await self.cluster.initialize()  # once: the table, read at the first call
+        elif not self.read:
+            await self.cluster.initialize()
+        self.read = True
+
+    def now(self, key: str) -> Address:
+        """The primary of ``key``'s slot in the table as last read (``ready`` first)."""
         node = self.cluster.get_node_from_key(key)
         if node is None:
             raise ConnectionError(f"no node of the cluster serves the slot of {key}")
         return self.at(node.host, int(node.port))
 
     def at(self, host: str, port: int) -> Address:
-        return dataclasses.replace(self.base, host=host, port=int(port), path=None)
+        address = self.addresses.get((host, port))
+        if address is None:
+            address = dataclasses.replace(self.base, host=host, port=port, path=None)
+            self.addresses[(host, port)] = address
+        return address
 
     async def refresh(self) -> None:
         """The table read again (after a MOVED)."""
@@ -104,15 +119,14 @@ class ClusterBatches:
         replies: list[Any] = [None] * len(commands)
         pending = list(range(len(commands)))
         asking: dict[int, Address] = {}  # command -> the node an ASK named
+        slots = self.slots
         for _ in range(REDIRECTS + 1):
+            await slots.ready()
             by_node: dict[Address, list[int]] = {}
             for i in pending:
-                where = asking.get(i) or await self.slots.primary_of(key_of(commands[i]))
+                where = asking.get(i) or slots.now(key_of(commands[i]))
                 by_node.setdefault(where, []).append(i)
-            sent = await asyncio.gather(
-                *(self._send(where, commands, ids, asking) for where, ids in by_node.items()),
-                return_exceptions=True,
-            )
+            sent = await self._sent(by_node, commands, asking)
             failed = next((error for error in sent if isinstance(error, BaseException)), None)
             if failed is not None:
                 self.slots.stale = True  # a node gone: maybe failed over
@@ -133,6 +147,21 @@ class ClusterBatches:
             if len(asking) < len(pending):
                 await self.slots.refresh()
         return replies  # still redirected: those replies are the MOVED errors
+
+    async def _sent(
+        self, by_node: dict[Address, list[int]], commands: list[Command], asking: dict[int, Address]
+    ) -> list[list[Any] | BaseException]:
+        """Each node's replies, or the error that stopped them (every node's sent at once)."""
+        if len(by_node) == 1:  # no task to make
+            ((where, ids),) = by_node.items()
+            try:
+                return [await self._send(where, commands, ids, asking)]
+            except Exception as error:
+                return [error]
+        return await asyncio.gather(
+            *(self._send(where, commands, ids, asking) for where, ids in by_node.items()),
+            return_exceptions=True,
+        )
 
     async def _send(
         self, where: Address, commands: list[Command], ids: list[int], asking: dict[int, Address]
