@@ -6,12 +6,14 @@ One ``solrace serve`` process at a time, its players racing in pairs on Sanibel 
 ``--saturation-seconds``), first on one Redis of the benchmark's own, then on the cluster
 (``--redis-cluster`` without addresses: three primaries of the benchmark's own,
 ``bench/clustergroup.py``). Redis's CPU is read from each primary's ``INFO cpu``
-(``used_cpu_sys`` + ``used_cpu_user``) before and after. Every action is written to one
-shard (a race's keys share one slot), so the CPU per action per shard is the primaries' CPU
-summed over the actions; one shard then carries at most 1 / that many actions a second (a
-core), and the cluster ``shards`` times as many: the projected ceiling, printed beside one
-Redis's. Both Redis shapes keep an append-only file fsynced every second, as production
-does.
+(``used_cpu_sys`` + ``used_cpu_user``) before and after, and over as long a time idle just
+before (the players connected, nothing sent): a cluster node spends CPU on its cluster bus
+and its cron whatever the load, and that is taken off, so what is left is what the actions
+cost. Every action is written to one shard (a race's keys share one slot), so the CPU per
+action per shard is the primaries' CPU summed over the actions; one shard then carries at
+most 1 / that many actions a second (a core), and the cluster ``shards`` times as many: the
+projected ceiling, printed beside one Redis's. Both Redis shapes keep an append-only file
+fsynced every second, as production does.
 """
 
 from __future__ import annotations
@@ -60,17 +62,20 @@ async def measured(
     clients = options["saturation_clients"]
     target = {**options, "redis": None, "players": clients}
     async with solrace_target(target, pool, extra) as solrace:
+        seconds = options["saturation_seconds"]
+        idle = await redis_cpu(urls)
+        await asyncio.sleep(seconds)
         before = await redis_cpu(urls)
-        figures = await saturation_phase(
-            solrace.players, options["saturation_seconds"], solrace.process.pid
-        )
+        figures = await saturation_phase(solrace.players, seconds, solrace.process.pid)
         after = await redis_cpu(urls)
-    actions = figures.actions_per_s * options["saturation_seconds"]
+    actions = figures.actions_per_s * seconds
+    idle_s = [round(b - i, 3) for b, i in zip(before, idle, strict=True)]
     per_shard = [round(a - b, 3) for a, b in zip(after, before, strict=True)]
-    cpu_us = 1e6 * sum(per_shard) / max(actions, 1.0)
+    cpu_us = 1e6 * max(sum(per_shard) - sum(idle_s), 0.0) / max(actions, 1.0)
     return {
         "saturation": asdict(figures),
         "redis_cpu_s_per_shard": per_shard,
+        "redis_idle_cpu_s_per_shard": idle_s,
         "redis_cpu_us_per_action_per_shard": round(cpu_us, 2),
         "ceiling_actions_per_s": round(len(urls) * 1e6 / cpu_us) if cpu_us else None,
     }
@@ -118,14 +123,19 @@ def print_cluster(result: dict[str, Any]) -> None:
         f"{settings['saturation_seconds']} s; Redis with an append-only file (everysec)"
     )
     print(
-        f"{'':20} {'actions/s':>10} {'server CPU':>11} {'Redis CPU per shard (s)':>26} "
+        f"{'':12} {'actions/s':>10} {'server CPU':>11} {'Redis CPU per shard, s (idle)':>42} "
         f"{'µs/action/shard':>16} {'ceiling/s':>10}"
     )
     for label, row in (("one Redis", result["one_redis"]), ("cluster", result["cluster"])):
-        shards = ", ".join(f"{cpu:.2f}" for cpu in row["redis_cpu_s_per_shard"])
+        shards = ", ".join(
+            f"{cpu:.2f} ({idle:.2f})"
+            for cpu, idle in zip(
+                row["redis_cpu_s_per_shard"], row["redis_idle_cpu_s_per_shard"], strict=True
+            )
+        )
         print(
-            f"{label:20} {row['saturation']['actions_per_s']:>10} "
-            f"{row['saturation']['server_cpu_pct']:>10}% {shards:>26} "
+            f"{label:12} {row['saturation']['actions_per_s']:>10} "
+            f"{row['saturation']['server_cpu_pct']:>10}% {shards:>42} "
             f"{row['redis_cpu_us_per_action_per_shard']:>16} "
             f"{row['ceiling_actions_per_s'] or '-':>10}"
         )
