@@ -1,7 +1,8 @@
-"""A Redis Cluster of real processes for the benchmark and the tests: ``primaries``
-``redis-server --cluster-enabled yes`` processes on free ports of 127.0.0.1, each in its
-own directory, joined by ``redis-cli --cluster create ... --cluster-replicas 0`` (the slots
-split evenly), ready once every node says ``cluster_state:ok``.
+"""A Redis Cluster of real processes for the benchmark and the tests: ``redis-server
+--cluster-enabled yes`` processes on free ports of 127.0.0.1, each in its own directory,
+joined by ``redis-cli --cluster create ... --cluster-replicas R`` (the slots split evenly
+over the primaries, R replicas each), ready once every node says ``cluster_state:ok`` and
+every replica is linked to its primary.
 
 ``ClusterGroup`` is a context manager: the processes are killed when it ends (or when
 starting fails).
@@ -28,12 +29,18 @@ class ClusterGroup:
     ``redis-server`` options if given (persistence is off unless they say otherwise)."""
 
     def __init__(
-        self, directory: Path, ports: list[int], bus_ports: list[int], *options: str
+        self,
+        directory: Path,
+        ports: list[int],
+        bus_ports: list[int],
+        *options: str,
+        replicas: int = 0,
     ) -> None:
         self.directory = directory
         self.ports = ports
         self.bus_ports = bus_ports
         self.options = options
+        self.replicas = replicas  # per primary (``ports`` holds them all)
         self.processes: list[subprocess.Popen[bytes]] = []
 
     @property
@@ -85,7 +92,8 @@ class ClusterGroup:
             raise RuntimeError("redis-cli is not on the PATH: install Redis 7")
         nodes = [f"127.0.0.1:{port}" for port in self.ports]
         made = subprocess.run(
-            [binary, "--cluster", "create", *nodes, "--cluster-replicas", "0"] + ["--cluster-yes"],
+            [binary, "--cluster", "create", *nodes, "--cluster-replicas", str(self.replicas)]
+            + ["--cluster-yes"],
             capture_output=True,
             text=True,
             timeout=READY_TIMEOUT_S,
@@ -95,14 +103,27 @@ class ClusterGroup:
 
     def _wait_ok(self) -> None:
         deadline = time.monotonic() + READY_TIMEOUT_S
-        while not all("cluster_state:ok" in ask(port, "CLUSTER", "INFO") for port in self.ports):
+        while not all(map(self._ready, self.ports)):
             if time.monotonic() > deadline:
                 raise RuntimeError("the cluster's state did not become ok")
             time.sleep(0.1)
 
+    def _ready(self, port: int) -> bool:
+        if "cluster_state:ok" not in ask(port, "CLUSTER", "INFO"):
+            return False
+        replication = ask(port, "INFO", "replication")
+        return "role:slave" not in replication or "master_link_status:up" in replication
+
+    def kill(self, port: int) -> None:
+        """The node on ``port`` killed with -9, as a crash would."""
+        process = self.processes[self.ports.index(port)]
+        process.kill()
+        process.wait(10)
+
     def stop(self) -> None:
         for process in self.processes:
-            process.kill()
+            if process.poll() is None:
+                process.kill()
         for process in self.processes:
             process.wait(10)
         self.processes = []

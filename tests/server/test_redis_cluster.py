@@ -5,8 +5,10 @@ a shard channel, SPUBLISH); the options refuse what a cluster cannot keep."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ import pytest
 from harness import winning_actions
 from nodes import DEAL, FAST, GAME, eventually, racing_across, started_nodes, view_after
 from racers import Racer
-from redis_cluster import ClusterGroup
+from redis_cluster import ClusterGroup, start_cluster
 from serve_process import ServeProcess
 from store_contract import a_record, append, listed
 
@@ -22,7 +24,7 @@ from protocol.errors import SolraceError
 from protocol.race import LogEntry
 from server.command import checked
 from server.config import Settings
-from server.store import Replication, Store, cluster_addresses, open_store
+from server.store import Replication, Store, StoreUnavailable, cluster_addresses, open_store
 from server.store.redis_store import RedisStore
 
 pytestmark = pytest.mark.timeout(120)
@@ -118,17 +120,70 @@ async def test_a_race_s_slot_moved_to_another_primary_is_followed_by_its_writes_
     new one; the listening connection, unsubscribed from the race's shard channel by the
     old primary, subscribes again at the new one and hears the race's news there."""
     store = cluster_store
-    heard: list[tuple[str, object]] = []
-    store.listener = lambda channel, message: heard.append((channel, message))
-    await store.bus.subscribe(["race:r1"])
-    assert await store.races.save_race_if("r1", a_record("r1", "ann"), 0, listed("ann"))
-    await append(store, ("r1", LogEntry("ann", 1, "a1", 10)))
+    heard = await following_r1(store)
     cluster = store._calls.slots.cluster  # type: ignore[union-attr]
     key = store._keys.race("r1", "racers")
     await move_slot(cluster, cluster.keyslot(key))
     await append(store, ("r1", LogEntry("ann", 2, "a2", 20)))  # MOVED, then written there
     assert [e.action for e in await store.races.racer_log("r1", "ann")] == ["a1", "a2"]
-    assert await eventually(lambda: _heard_on(heard, ""))  # subscribed again: read again
+    await hears_r1_again(store, heard)
+
+
+@pytest.fixture
+def replicated_cluster(tmp_path: Path) -> Iterator[ClusterGroup]:
+    """Three primaries with a replica each (this test kills one), stopped afterwards."""
+    group = start_cluster(tmp_path / "cluster", replicas=1)
+    yield group
+    group.stop()
+
+
+async def test_a_primary_killed_is_replaced_by_its_replica_and_the_store_carries_on(
+    replicated_cluster: ClusterGroup,
+) -> None:
+    """kill -9 of the primary owning a race's slot: the cluster promotes its replica
+    (cluster-node-timeout 2 s); meanwhile the race's writes are refused as unavailable,
+    then the store finds the new primary, writes there, and its listening subscribes again
+    there (told to read everything again) and hears the race's news."""
+    nodes = cluster_addresses(replicated_cluster.addresses)
+    store = open_store(None, prefix="failover:", replication=Replication(cluster=nodes))
+    assert isinstance(store, RedisStore)
+    heard = await following_r1(store)
+    cluster = store._calls.slots.cluster  # type: ignore[union-attr]
+    owner = cluster.get_node_from_key(store._keys.race("r1", "racers"))
+    assert await cluster.execute_command("WAIT", 1, 2000, target_nodes=owner) == 1
+    replicated_cluster.kill(owner.port)
+    refused = 0
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            await append(store, ("r1", LogEntry("ann", 2, "a2", 20)))
+            break
+        except StoreUnavailable:
+            refused += 1
+            assert time.monotonic() < deadline, "the store never found the new primary"
+            await asyncio.sleep(0.2)
+    assert refused > 0  # the slot had no primary for a while
+    assert cluster.get_node_from_key(store._keys.race("r1", "racers")).port != owner.port
+    assert [e.action for e in await store.races.racer_log("r1", "ann")] == ["a1", "a2"]
+    await hears_r1_again(store, heard)
+    await store.close()
+
+
+async def following_r1(store: RedisStore) -> list[tuple[str, object]]:
+    """``store`` listening to race r1, whose record is saved and Ann's first action logged;
+    what it hears (channel, message)."""
+    heard: list[tuple[str, object]] = []
+    store.listener = lambda channel, message: heard.append((channel, message))
+    await store.bus.subscribe(["race:r1"])
+    assert await store.races.save_race_if("r1", a_record("r1", "ann"), 0, listed("ann"))
+    await append(store, ("r1", LogEntry("ann", 1, "a1", 10)))
+    return heard
+
+
+async def hears_r1_again(store: RedisStore, heard: list[tuple[str, object]]) -> None:
+    """``store``'s listening was told to read everything again (subscribed anew), and
+    hears r1's news when its record is saved again."""
+    assert await eventually(lambda: _heard_on(heard, ""), seconds=20)
     heard.clear()
     assert await store.races.save_race_if("r1", a_record("r1", "ann"), 1, listed("ann"))
     assert await eventually(lambda: _heard_on(heard, "race:r1"))

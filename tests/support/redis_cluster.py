@@ -15,11 +15,13 @@ from bench.clustergroup import PRIMARIES, ClusterGroup
 __all__ = ["ClusterGroup", "start_cluster"]
 
 
-def start_cluster(directory: Path, primaries: int = PRIMARIES) -> ClusterGroup:
-    """A cluster of ``primaries`` primaries, started; ``RedisServerError`` saying why not."""
-    ports = [free_port() for _ in range(primaries)]
-    buses = [free_port() for _ in range(primaries)]
+def start_cluster(directory: Path, primaries: int = PRIMARIES, replicas: int = 0) -> ClusterGroup:
+    """A cluster of ``primaries`` primaries with ``replicas`` replicas each, started;
+    ``RedisServerError`` saying why not."""
+    nodes = primaries * (1 + replicas)
+    ports = [free_port() for _ in range(nodes)]
+    buses = [free_port() for _ in range(nodes)]
     try:
-        return ClusterGroup(directory, ports, buses).start()
+        return ClusterGroup(directory, ports, buses, replicas=replicas).start()
     except RuntimeError as error:
         raise RedisServerError(str(error)) from None
