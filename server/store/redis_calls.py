@@ -35,6 +35,7 @@ from redis.exceptions import (
     NoScriptError,
     ReadOnlyError,
     RedisClusterException,
+    RedisClusterUnreachableError,
     RedisError,
     ResponseError,
     TryAgainError,
@@ -181,7 +182,14 @@ class RedisCalls:
         """The store error for a Redis failure; None for anything else (a bug). The store's
         own connections' ``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and an
         ``OSError``: unavailable."""
-        if isinstance(error, RedisConnectionError | RedisTimeoutError | TimeoutError | OSError):
+        if isinstance(
+            error,
+            RedisConnectionError
+            | RedisTimeoutError
+            | TimeoutError
+            | OSError
+            | RedisClusterUnreachableError,
+        ):
             detail = str(error) or f"no answer within {self.deadline} s"
             return StoreUnavailable(
                 f"the Redis store at {self.where} cannot be reached "
