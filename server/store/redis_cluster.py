@@ -68,8 +68,8 @@ class Slots:
     async def ready(self) -> None:
         """The table read (once, and again when ``stale``)."""
         if self.stale:
+            await self.cluster.nodes_manager.initialize()  # raises: still stale
             self.stale = False
-            await self.cluster.nodes_manager.initialize()
         elif not self.read:
             await self.cluster.initialize()
         self.read = True
@@ -90,8 +90,8 @@ class Slots:
 
     async def refresh(self) -> None:
         """The table read again (after a MOVED)."""
-        self.stale = False
         await self.cluster.nodes_manager.initialize()
+        self.stale = False
 
 
 def key_of(command: Command) -> str:
