@@ -52,6 +52,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "benchmark's own, append-only file fsynced every second)",
     )
     server.add_argument(
+        "--redis-cluster",
+        nargs="?",
+        const="start",
+        default=None,
+        metavar="HOST:PORT,...",
+        help="server: Redis CPU per action per shard and the projected ceiling on a Redis "
+        "Cluster (these nodes; none: 3 primaries of its own) against one Redis (clusterbench)",
+    )
+    server.add_argument(
         "--rate",
         type=float,
         default=None,
@@ -213,6 +222,10 @@ def run_server(args: argparse.Namespace) -> int:
     args.rate = 4000 if args.rate is None else args.rate
     if args.nodes is not None:
         return run_server_nodes(args)
+    if args.redis_cluster is not None:
+        from bench.clusterbench import run_command
+
+        return run_command(args)
     options = {
         "players": args.players,
         "rate": args.rate,

@@ -14,11 +14,12 @@ import os
 import signal
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from protocol.errors import SolraceError
 from server.config import Settings
 from server.options import OPTIONS, Option
-from server.store.replication import Replication, sentinel_addresses
+from server.store.replication import Replication, cluster_addresses, sentinel_addresses
 
 ON = ("1", "true", "yes", "on")
 OFF = ("0", "false", "no", "off")
@@ -116,18 +117,48 @@ def checked(settings: Settings) -> Settings:
             "--redis-sentinel: the sentinels name the primary's host and port, so --redis "
             "cannot be a unix:// socket; give a redis:// or rediss:// URL, or none"
         )
+    if settings.redis_cluster:
+        _check_cluster(settings)
     return settings
+
+
+def _check_cluster(settings: Settings) -> None:
+    """A cluster's settings that cannot work together: ``SolraceError`` saying why."""
+    if settings.redis_sentinels:
+        raise SolraceError(
+            "--redis-cluster: a Redis Cluster fails over by itself (its replicas take over "
+            "their primary's slots), so it is not found through sentinels; give "
+            "--redis-cluster or --redis-sentinel, not both"
+        )
+    if settings.redis_wait_replicas:
+        raise SolraceError(
+            "--redis-cluster: WAIT is not kept on a cluster (a batch spans several primaries), "
+            "so --redis-wait-replicas must be 0; use --redis-sentinel to wait for replicas"
+        )
+    url = settings.redis_url or ""
+    if url.startswith("unix:"):
+        raise SolraceError(
+            "--redis-cluster: the cluster names its nodes' hosts and ports, so --redis "
+            "cannot be a unix:// socket; give a redis:// or rediss:// URL, or none"
+        )
+    if urlsplit(url).path.strip("/") not in ("", "0"):
+        raise SolraceError(
+            "--redis-cluster: a Redis Cluster has only database 0, so --redis must name "
+            "database 0 or none"
+        )
 
 
 def replication_of(settings: Settings) -> Replication:
     """Where the store finds its primary and how many replicas a write must reach."""
     sentinels = sentinel_addresses(settings.redis_sentinels) if settings.redis_sentinels else ()
+    cluster = cluster_addresses(settings.redis_cluster) if settings.redis_cluster else ()
     return Replication(
         sentinels,
         settings.redis_service,
         settings.redis_wait_replicas,
         settings.redis_wait_ms,
         settings.redis_sentinel_password,
+        cluster,
     )
 
 
@@ -142,7 +173,13 @@ async def serve_until_signalled(settings: Settings) -> None:
     try:
         await server.start()
     except StoreUnavailable as error:
-        flag = "--redis-sentinel" if replication.sentinels else "--redis"
+        flag = (
+            "--redis-sentinel"
+            if replication.sentinels
+            else "--redis-cluster"
+            if replication.cluster
+            else "--redis"
+        )
         raise SolraceError(f"{flag}: {error}") from None
     except OSError as error:
         where = f"{settings.host}:{settings.port}"

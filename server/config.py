@@ -21,6 +21,9 @@ class Settings:
     redis_sentinels: str | None = None
     redis_service: str = SERVICE_DEFAULT
     redis_sentinel_password: str | None = field(default=None, repr=False)  # the sentinels' own
+    # Redis Cluster: host:port[,host:port...] of some of its nodes (the URL, if given, then
+    # only says user, password and TLS); None: no cluster
+    redis_cluster: str | None = None
     # a write counts (is answered) once this many replicas have it too (WAIT), within
     # ``redis_wait_ms``; 0: once the primary has it
     redis_wait_replicas: int = 0

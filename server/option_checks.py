@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from server.desks.daily import SHORT_SECRET
 from server.desks.signing import signer_from_file
 from server.edge.addresses import trusted_networks
-from server.store.replication import sentinel_addresses
+from server.store.replication import cluster_addresses, sentinel_addresses
 
 CALL_DEADLINE_MS = 5000  # no store call waits longer (server/store/redis_calls.py)
 
@@ -77,12 +77,17 @@ def _redis_url(url: str) -> str | None:
     return None
 
 
-def _sentinels(text: str) -> str | None:
-    try:
-        sentinel_addresses(text)
-    except ValueError as error:
-        return f"{text!r} {error}"
-    return None
+def _addresses(read: Callable[[str], object]) -> Callable[[str], str | None]:
+    """The problem of a list of addresses that ``read`` refuses (its ValueError's sentence)."""
+
+    def problem(text: str) -> str | None:
+        try:
+            read(text)
+        except ValueError as error:
+            return f"{text!r} {error}"
+        return None
+
+    return problem
 
 
 def _wait_ms(wait_ms: int) -> str | None:
@@ -126,7 +131,8 @@ def _folder_of(path: Path) -> str | None:
 PORT = Check("0 to 65535", _port)
 HOST = Check("an address here", _host)
 REDIS_URL = Check("redis://, rediss:// or unix://", _redis_url)
-SENTINELS = Check("host:port, comma-separated", _sentinels)
+SENTINELS = Check("host:port, comma-separated", _addresses(sentinel_addresses))
+CLUSTER = Check("host:port, comma-separated", _addresses(cluster_addresses))
 WAIT_MS = Check(f"1 to {CALL_DEADLINE_MS - 1}", _wait_ms)
 NO_BRACES = Check("no braces", _no_braces)
 NETWORKS = Check("addresses or networks", _networks)

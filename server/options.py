@@ -16,6 +16,7 @@ from pathlib import Path
 from server.config import Settings
 from server.option_checks import (
     ADMIN_TOKEN,
+    CLUSTER,
     DAILY_SECRET,
     FOLDER,
     HOST,
@@ -145,6 +146,17 @@ OPTIONS: tuple[Option, ...] = (
         "environment (a flag shows in the process list); the primary's own is --redis's",
         metavar="PASSWORD",
         empty_is_none=True,
+    ),
+    _option(
+        "--redis-cluster",
+        str,
+        "Redis Cluster nodes, host:port[,host:port...] (any few of them: the others are found "
+        "from these): every key goes to the primary owning its slot (--redis, if given, then "
+        "only says user, password and TLS); not with --redis-sentinel nor --redis-wait-replicas",
+        CLUSTER,
+        setting="redis_cluster",
+        env="REDIS_CLUSTER",
+        metavar="HOST:PORT,...",
     ),
     _option(
         "--redis-wait-replicas",

@@ -25,7 +25,12 @@ from server.store.base import (
 )
 from server.store.memory import MemoryStore
 from server.store.records import token_hash
-from server.store.replication import SINGLE, Replication, sentinel_addresses
+from server.store.replication import (
+    SINGLE,
+    Replication,
+    cluster_addresses,
+    sentinel_addresses,
+)
 
 __all__ = [
     "Account",
@@ -47,6 +52,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailable",
+    "cluster_addresses",
     "node_channel",
     "open_store",
     "race_channel",
@@ -58,12 +64,13 @@ __all__ = [
 def open_store(
     url: str | None, *, prefix: str = "solrace:", replication: Replication = SINGLE
 ) -> Store:
-    """A ``MemoryStore`` when ``url`` is empty or ``memory:`` and no sentinels are given,
-    else a ``RedisStore`` for the ``redis://``, ``rediss://`` or ``unix://`` URL (keys under
-    ``prefix``), or for the primary ``replication``'s sentinels name (the URL, if any,
-    saying user, password, database and TLS)."""
+    """A ``MemoryStore`` when ``url`` is empty or ``memory:`` and no sentinels nor cluster
+    are given, else a ``RedisStore`` for the ``redis://``, ``rediss://`` or ``unix://`` URL
+    (keys under ``prefix``), or for the primary ``replication``'s sentinels name, or for the
+    Redis Cluster its ``cluster`` nodes belong to (the URL, if any, saying user, password,
+    database and TLS)."""
     memory = not url or url in ("memory:", "memory://")
-    if memory and not replication.sentinels:
+    if memory and not replication.sentinels and not replication.cluster:
         return MemoryStore()
     from server.store.redis_store import RedisStore  # imported here: only Redis users need redis
 

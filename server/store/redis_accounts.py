@@ -52,8 +52,8 @@ class RedisAccounts(Accounts):
             owners = await pipe.execute()
         theirs = [key for key, owner in zip(keys, owners, strict=True) if owner == player]
         async with self._pipeline() as pipe:  # only the player's own tokens are forgotten
-            if theirs:
-                pipe.delete(*theirs)
+            for key in theirs:  # one key a DEL: each token is in a slot of its own
+                pipe.delete(key)
             pipe.srem(listed, *token_hashes)
             await pipe.execute()
 

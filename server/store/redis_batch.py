@@ -158,7 +158,7 @@ class BatchBuilder:
             entries.append(entry)
         players = sorted(by_player)
         keys: list[str | int] = [names.race(race, "racers")]
-        words: list[str | int] = [names.prefix + race_channel(race), len(players)]
+        words: list[str | int] = [names.channel(race_channel(race)), len(players)]
         index: dict[str, int] = {}
         for i, player in enumerate(players, 1):
             index[player] = i

@@ -35,7 +35,11 @@ class RedisBus(Bus):
         await self._listening.unsubscribe(channels)
 
     async def publish(self, channel: str, message: dict[str, Any]) -> None:
-        await self._call(self._redis.publish(self.prefix + channel, encode_json(message)))
+        named, text = self._keys.channel(channel), encode_json(message)
+        if self._keys.sharded:  # the channel's slot's primary tells its subscribers
+            await self._call(self._redis.spublish(named, text))
+        else:
+            await self._call(self._redis.publish(named, text))
 
     async def node_alive(self, node: str, ttl_ms: int) -> None:
         async with self._pipeline() as pipe:
@@ -47,9 +51,7 @@ class RedisBus(Bus):
         known = sorted(await self._call(self._redis.smembers(self._keys.key("nodes"))))
         if not known:
             return {}
-        alive = await self._call(
-            self._redis.mget([self._keys.key("node", node, "alive") for node in known])
-        )
+        alive = await self._calls.mget([self._keys.key("node", node, "alive") for node in known])
         return {node: flag is not None for node, flag in zip(known, alive, strict=True)}
 
     async def take_player(self, player: str, node: str) -> str | None:
@@ -70,15 +72,14 @@ class RedisBus(Bus):
         )
         if not players:
             return []
-        where = await self._call(self._redis.mget([self._keys.player(p, "node") for p in players]))
+        where = await self._calls.mget([self._keys.player(p, "node") for p in players])
         return [p for p, there in zip(players, where, strict=True) if there == node]
 
     async def forget_node(self, node: str) -> None:
         async with self._pipeline() as pipe:
             pipe.srem(self._keys.key("nodes"), node)
-            pipe.delete(
-                self._keys.key("node", node, "players"), self._keys.key("node", node, "alive")
-            )
+            pipe.delete(self._keys.key("node", node, "players"))  # one key a DEL: two slots
+            pipe.delete(self._keys.key("node", node, "alive"))
             await pipe.execute()
 
     async def next_event_generation(self, player: str) -> int:
@@ -94,6 +95,8 @@ class RedisBus(Bus):
         return int(seconds) * 1000 + int(microseconds) // 1000
 
     async def replication(self) -> Replication | None:
+        if self._calls.slots is not None:
+            return None  # a cluster's primaries each have their own (CLUSTER NODES)
         info = await self._call(self._redis.info("replication"))
         online = sum(
             1

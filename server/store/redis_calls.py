@@ -9,7 +9,9 @@ other exception (a bug) comes out as it is. It also reads the URL for the store'
 hiredis connections (``wire_address``) and makes redis-py's exceptions of their error
 replies (``reply_error``), so the errors of both kinds of connection are told apart alike.
 With sentinels (``Replication``) the client is redis-py's ``Sentinel.master_for`` and
-``locate`` says where the primary is now (``redis_sentinel``); ``replicated`` keeps the
+``locate`` says where the primary is now (``redis_sentinel``); on a Redis Cluster it is
+redis-py's ``RedisCluster`` and ``slots`` says which primary owns a key (``redis_cluster``),
+and ``mget`` reads keys of several slots; ``replicated`` keeps the
 WAIT rule for a write made through redis-py, and ``acknowledged_once_replicated`` marks the
 store's methods that write so (every write outside the writer's batches).
 """
@@ -28,11 +30,21 @@ from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import ExponentialBackoff
+from redis.exceptions import (
+    ClusterDownError,
+    NoScriptError,
+    ReadOnlyError,
+    RedisClusterException,
+    RedisClusterUnreachableError,
+    RedisError,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ReadOnlyError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store.base import Fenced, LogGap, StoreError, StoreUnavailable
+from server.store.redis_cluster import Slots, cluster_client
 from server.store.redis_sentinel import PrimaryFinder, sentinel_client
 from server.store.redis_wire import Address
 from server.store.replication import SINGLE, Replication
@@ -63,6 +75,7 @@ class RedisCalls:
         self.address = wire_address(url)
         self.locate: Callable[[], Awaitable[Address]] | None = None
         self.sentinel: Sentinel | None = None
+        self.slots: Slots | None = None  # on a cluster: which primary owns a key
         self.wait_replicas, self.wait_ms = replication.wait_replicas, replication.wait_ms
         self.mark = mark  # the key ``replicated`` writes, so WAIT covers all before it
         # A burst of more calls than connections waits for a free one (up to the
@@ -85,10 +98,25 @@ class RedisCalls:
             self.locate = PrimaryFinder(self.sentinel, replication.service, self.address)
             sentinels = ",".join(f"{host}:{port}" for host, port in replication.sentinels)
             self.where = f"the primary of {replication.service!r} (sentinels {sentinels})"
+        elif replication.cluster:
+            cluster = cluster_client(url, replication, **options)
+            self.redis = cluster  # type: ignore[assignment]  # the same commands, by slot
+            self.slots = Slots(cluster, self.address)
+            nodes = ",".join(f"{host}:{port}" for host, port in replication.cluster)
+            self.where = f"the Redis Cluster of {nodes}"
         else:
             self.redis = redis.Redis.from_pool(
                 redis.BlockingConnectionPool.from_url(url, **options)
             )
+
+    async def mget(self, keys: list[str]) -> list[Any]:
+        """The values of ``keys`` (None for a missing one), in order, within the deadline;
+        on a cluster read per slot (not one snapshot: each key's value is one)."""
+        if self.slots is not None:
+            found: list[Any] = await self.call(self.slots.cluster.mget_nonatomic(keys))
+            return found
+        values: list[Any] = await self.call(self.redis.mget(keys))
+        return values
 
     async def replicated(self) -> None:
         """With replicas to wait for (``Replication.wait_replicas``): return once that
@@ -154,12 +182,24 @@ class RedisCalls:
         """The store error for a Redis failure; None for anything else (a bug). The store's
         own connections' ``WireTimeout`` and ``WireLost`` are a ``TimeoutError`` and an
         ``OSError``: unavailable."""
-        if isinstance(error, RedisConnectionError | RedisTimeoutError | TimeoutError | OSError):
+        if isinstance(
+            error,
+            RedisConnectionError
+            | RedisTimeoutError
+            | TimeoutError
+            | OSError
+            | RedisClusterUnreachableError,
+        ):
             detail = str(error) or f"no answer within {self.deadline} s"
             return StoreUnavailable(
                 f"the Redis store at {self.where} cannot be reached "
                 f"({type(error).__name__}: {detail}); "
                 "check that Redis is running and that the store URL is right"
+            )
+        if isinstance(error, ClusterDownError | TryAgainError | RedisClusterException):
+            return StoreUnavailable(
+                f"the Redis store at {self.where} cannot serve the keys asked for now "
+                f"({type(error).__name__}: {error}); check the cluster's state (CLUSTER INFO)"
             )
         if isinstance(error, ReadOnlyError):
             return StoreUnavailable(
@@ -182,7 +222,9 @@ class RedisCalls:
             return LogGap(f"the Redis store at {self.where} refused a log entry: {error}", player)
         kind = (
             StoreUnavailable
-            if isinstance(error, ReadOnlyError | RedisConnectionError)
+            if isinstance(
+                error, ReadOnlyError | RedisConnectionError | ClusterDownError | TryAgainError
+            )
             else StoreError
         )
         return kind(
@@ -197,6 +239,10 @@ def reply_error(text: str) -> ResponseError:
         return NoScriptError(text)
     if text.startswith("READONLY"):
         return ReadOnlyError(text)
+    if text.startswith("CLUSTERDOWN"):
+        return ClusterDownError(text)
+    if text.startswith("TRYAGAIN"):
+        return TryAgainError(text)
     return ResponseError(text)
 
 

@@ -6,6 +6,10 @@ Every key begins with the store's prefix; a day's, game's, race's, player's or t
 keys carry a hash tag (``{...}``), so the keys one script touches share one cluster slot
 (a game's days and its all-time board share one, so a daily run is recorded on both in one
 script).
+
+On a Redis Cluster (``sharded``) the nodes' channels carry a hash tag too (``channel``):
+``race:{RACE}`` is in its race's slot, so the scripts that write a race publish its news
+there (``SPUBLISH``), and ``node:{NODE}`` in a slot of its own.
 """
 
 from __future__ import annotations
@@ -15,12 +19,31 @@ BOARD_PARTS = ("board", "members", "runs")  # a leaderboard: sorted set, members
 
 
 class RedisKeys:
-    """The keys under ``prefix`` (which must not hold braces: they mark hash tags)."""
+    """The keys under ``prefix`` (which must not hold braces: they mark hash tags); channels
+    with a hash tag when ``sharded`` (a Redis Cluster's SPUBLISH and SSUBSCRIBE)."""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, sharded: bool = False) -> None:
         if "{" in prefix or "}" in prefix:
             raise ValueError("the key prefix must not contain braces (they mark hash tags)")
         self.prefix = prefix
+        self.sharded = sharded
+
+    def channel(self, name: str) -> str:
+        """The Redis channel of the nodes' channel ``name`` (``race:RACE``, ``node:NODE``):
+        under the prefix, and when ``sharded`` with what follows the first colon as its hash
+        tag (``race:{RACE}``: the race's keys' slot)."""
+        if not self.sharded:
+            return self.prefix + name
+        kind, colon, rest = name.partition(":")
+        return f"{self.prefix}{kind}{colon}{{{rest}}}" if colon else self.prefix + name
+
+    def channel_name(self, channel: str) -> str:
+        """The nodes' name of the Redis channel ``channel`` (``channel``'s inverse)."""
+        name = channel.removeprefix(self.prefix)
+        if not self.sharded:
+            return name
+        kind, colon, rest = name.partition(":{")
+        return f"{kind}:{rest[:-1]}" if colon and rest.endswith("}") else name
 
     def key(self, *parts: str) -> str:
         """A key without a hash tag of its own: ``prefix`` and ``parts`` joined by colons."""

@@ -1,9 +1,10 @@
 """The Redis store's listening: the channels it subscribes to, heard on its own connection.
 
-``Listening`` keeps one ``Subscriber`` (``redis_wire``) per store, opened on the first
-``subscribe``, and hands every message heard to the store's ``listener`` (its channel
-without the store's prefix, its JSON parsed; a message that is not JSON, or that the
-listener refuses with a ``ValueError``, is dropped), except, unless the store's
+``Listening`` keeps one ``Subscriber`` (``redis_wire``) per store (on a Redis Cluster,
+``ShardedSubscribers``: one per primary, ``redis_cluster``), opened on the first
+``subscribe``, and hands every message heard to the store's ``listener`` (its channel as
+the nodes name it, ``RedisKeys.channel_name``; its JSON parsed; a message that is not JSON,
+or that the listener refuses with a ``ValueError``, is dropped), except, unless the store's
 ``hear_own_logs``, the log messages its own node published (known by how their text
 begins). When the connection is lost it opens it again and subscribes to
 every channel again, trying until Redis answers, then tells the listener to ``resync``
@@ -20,6 +21,8 @@ from collections.abc import Sequence
 from server.handover.node_news import Logged, Resync, encode
 from server.store.base import StoreError, Wiring, encode_json
 from server.store.redis_calls import RedisCalls, reply_error
+from server.store.redis_cluster import ShardedSubscribers
+from server.store.redis_keys import RedisKeys
 from server.store.redis_wire import Subscriber
 
 # Messages heard are read at most once per this many seconds while they keep coming (each
@@ -30,15 +33,16 @@ HEAR_EVERY_S = 0.005
 
 class Listening:
     """The channels ``store`` (whose ``listener``, ``hear_own_logs`` and ``node`` are read
-    as each message comes) subscribes to under ``prefix``, heard on a connection to the
-    primary ``calls`` names (its ``address``, or where its ``locate`` says); commands on it
-    keep the deadline of ``calls``, and its failures are theirs."""
+    as each message comes) subscribes to, named in Redis by ``keys``, heard on a connection
+    to the primary ``calls`` names (its ``address``, or where its ``locate`` says), or on a
+    cluster on the primaries owning their slots; commands on it keep the deadline of
+    ``calls``, and its failures are theirs."""
 
-    def __init__(self, store: Wiring, calls: RedisCalls, prefix: str) -> None:
+    def __init__(self, store: Wiring, calls: RedisCalls, keys: RedisKeys) -> None:
         self.store = store
         self.calls = calls
-        self.prefix = prefix
-        self.subscriber: Subscriber | None = None  # the connection that listens
+        self.keys = keys
+        self.subscriber: Subscriber | ShardedSubscribers | None = None  # what listens
         self.subscribed: set[str] = set()
         self.listening: asyncio.Task[None] | None = None  # subscribing again after a loss
         self.closing = False
@@ -46,35 +50,38 @@ class Listening:
         self.own_start = ""
 
     async def subscribe(self, channels: Sequence[str]) -> None:
-        new = [self.prefix + channel for channel in channels if channel not in self.subscribed]
+        new = [self.keys.channel(channel) for channel in channels if channel not in self.subscribed]
         if not new:
             return
         self.subscribed.update(channels)
         if self.subscriber is None:
-            self.subscriber = Subscriber(
-                self.calls.address,
-                self._heard,
-                self._lost,
-                self.calls.deadline,
-                HEAR_EVERY_S,
-                reply_error,
-                self.calls.locate,
-            )
-        subscriber = self.subscriber
-        subscriber.channels.update(new)
+            self.subscriber = self._subscriber()
         async with self.calls.translated(), asyncio.timeout(self.calls.deadline):
-            await subscriber.open()  # subscribed to every channel (once opened)
-            await subscriber.send([("SUBSCRIBE", channel) for channel in new])
+            await self.subscriber.add(new)
+
+    def _subscriber(self) -> Subscriber | ShardedSubscribers:
+        calls = self.calls
+        if calls.slots is not None:
+            return ShardedSubscribers(
+                calls.slots, self._heard, self._lost, calls.deadline, HEAR_EVERY_S, reply_error
+            )
+        return Subscriber(
+            calls.address,
+            self._heard,
+            self._lost,
+            calls.deadline,
+            HEAR_EVERY_S,
+            reply_error,
+            calls.locate,
+        )
 
     async def unsubscribe(self, channels: Sequence[str]) -> None:
-        gone = [self.prefix + channel for channel in channels if channel in self.subscribed]
+        gone = [self.keys.channel(channel) for channel in channels if channel in self.subscribed]
         self.subscribed.difference_update(channels)
         subscriber = self.subscriber
         if not gone or subscriber is None:
             return
-        subscriber.channels.difference_update(gone)
-        if subscriber.transport is not None:
-            await self.calls.call(subscriber.send([("UNSUBSCRIBE", channel) for channel in gone]))
+        await self.calls.call(subscriber.remove(gone))
 
     def _heard(self, channel: str, data: str) -> None:
         """A message on a subscribed channel, for the listener (this node's own log
@@ -84,7 +91,7 @@ class Listening:
             if not store.hear_own_logs and data.startswith(self._own_log()):
                 return
             with contextlib.suppress(ValueError):
-                store.listener(channel.removeprefix(self.prefix), json.loads(data))
+                store.listener(self.keys.channel_name(channel), json.loads(data))
 
     def _own_log(self) -> str:
         """How this node's log messages begin (``BatchBuilder.log_hint``: keys in order, no

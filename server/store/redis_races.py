@@ -17,7 +17,7 @@ from server.store.records import Listed
 from server.store.redis_calls import RedisCalls, acknowledged_once_replicated
 from server.store.redis_keys import RedisKeys
 from server.store.redis_logs import RacerLogs
-from server.store.redis_scripts import SAVE_RACE_IF
+from server.store.redis_scripts import SAVE_RACE_IF, published
 from server.store.roles import Races
 
 
@@ -36,7 +36,7 @@ class RedisRaces(Races):
         self._logs = logs
         self.write = write
         self.prefix = keys.prefix
-        self._save_race_if = self._redis.register_script(SAVE_RACE_IF)
+        self._save_race_if = self._redis.register_script(published(SAVE_RACE_IF, keys.sharded))
 
     async def load_race(self, race: str) -> dict[str, Any] | None:
         stored = await self._call(self._redis.hmget(self._keys.race(race, "race"), "v", "r"))
@@ -47,7 +47,7 @@ class RedisRaces(Races):
     ) -> bool:
         news = encode(RecordChanged(version + 1, self._wiring.node))
         message = encode_json(stamped(news, now().wall_ms))  # sent now: for the pub/sub lag
-        channel = self.prefix + race_channel(race)
+        channel = self._keys.channel(race_channel(race))
         args: list[str | int] = [version, encode_json(record), channel, message]
         keys = [self._keys.race(race, "race")]
         if not await self._call(self._save_race_if(keys=keys, args=args)):

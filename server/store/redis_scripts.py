@@ -270,3 +270,10 @@ RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0
 """
+
+
+def published(script: str, sharded: bool) -> str:
+    """``script`` publishing its news with ``SPUBLISH`` on a Redis Cluster (``sharded``: its
+    channel carries its keys' hash tag, so it is in their slot, ``RedisKeys.channel``), else
+    as written (``PUBLISH``)."""
+    return script.replace("redis.call('PUBLISH'", "redis.call('SPUBLISH'") if sharded else script

@@ -15,7 +15,9 @@ else, and a new connection has written nothing), so ``WAIT`` counts the replicas
 all of it. Fewer than N within ``wait_ms`` is ``StoreUnavailable`` for the whole batch:
 nothing in it is acknowledged, and the writer writes it again (every job is idempotent).
 A reply saying this Redis is a replica (``READONLY``: a primary demoted by a failover)
-closes the connection, so the next batch asks where the primary is now.
+closes the connection, so the next batch asks where the primary is now. On a Redis Cluster
+the batch goes to the primaries owning its keys' slots (``redis_cluster.ClusterBatches``:
+one write to each, at once), and there is no ``WAIT`` (the options refuse it).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from server.handover.moment import now
 from server.store.base import StoreError, StoreUnavailable
 from server.store.redis_batch import BatchBuilder
 from server.store.redis_calls import RedisCalls, reply_error
+from server.store.redis_cluster import ClusterBatches
 from server.store.redis_logs import RacerLogs
 from server.store.redis_wire import BatchConnection, Command
 from server.store.replication import SINGLE, Replication
@@ -57,7 +60,7 @@ class BatchSender:
         self.builder = builder
         self.scripts = scripts
         self.logs = logs
-        self.batches: BatchConnection | None = None  # the writer's own connection
+        self.batches: BatchConnection | ClusterBatches | None = None  # the writer's own
         self.waited: tuple[Command, ...] = ()  # the commands that end each batch
         self.wait_replicas = replication.wait_replicas
         self.wait_ms = replication.wait_ms
@@ -120,8 +123,12 @@ class BatchSender:
         commands, spans = self.builder.build(jobs, node, now().wall_ms)
         calls = self.calls
         if self.batches is None:
-            self.batches = BatchConnection(calls.address, calls.deadline, reply_error, calls.locate)
-        if self.batches.transport is None:
+            self.batches = (
+                BatchConnection(calls.address, calls.deadline, reply_error, calls.locate)
+                if calls.slots is None
+                else ClusterBatches(calls.slots, calls.deadline, reply_error)
+            )
+        if isinstance(self.batches, BatchConnection) and self.batches.transport is None:
             async with asyncio.timeout(calls.deadline):
                 await self.batches.connect()
         if not self.waited:

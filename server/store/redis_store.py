@@ -39,6 +39,7 @@ from server.store.redis_scripts import (
     FIRST_WRITER,
     RECORD_DAILY,
     RECORD_HISTORY,
+    published,
 )
 from server.store.redis_sender import BatchSender
 from server.store.replication import SINGLE, Replication
@@ -65,7 +66,7 @@ class RedisStore(Store):
         keep_daily_days: int = KEEP_DAILY_DAYS,
         replication: Replication = SINGLE,
     ):
-        self._keys = RedisKeys(prefix)  # refuses a prefix with braces
+        self._keys = RedisKeys(prefix, sharded=bool(replication.cluster))  # no braces
         self.prefix = prefix
         self._keep_daily_s = keep_daily_days * 86_400  # a day's keys, after their last write
         mark = self._keys.key("replicated")
@@ -76,7 +77,12 @@ class RedisStore(Store):
         self._first_writer = self._redis.register_script(FIRST_WRITER)
         scripts = tuple(  # called by hash in the writer's batches
             self._redis.register_script(script)
-            for script in (APPEND_LOG, RECORD_DAILY, END_RACE, RECORD_HISTORY)
+            for script in (
+                published(APPEND_LOG, self._keys.sharded),
+                RECORD_DAILY,
+                END_RACE,
+                RECORD_HISTORY,
+            )
         )
         append_log, record_daily, end_race, record_history = (script.sha for script in scripts)
         shas = Shas(
@@ -88,7 +94,7 @@ class RedisStore(Store):
         builder = BatchBuilder(self._keys, shas, self._keep_daily_s)
         logs = RacerLogs(calls, self._keys)
         self._sender = BatchSender(calls, builder, scripts, logs, replication)
-        self._listening = Listening(self, calls, prefix)
+        self._listening = Listening(self, calls, self._keys)
         self.days = RedisDays(calls, self._keys, builder, self._keep_daily_s)
         self.races = RedisRaces(calls, self._keys, self, logs, self.write)
         self.bus = RedisBus(calls, self._keys, self._listening)

@@ -194,7 +194,10 @@ class Subscriber(BatchConnection):
     (AUTH, SUBSCRIBE, UNSUBSCRIBE) are sent as a batch's are and their replies awaited;
     ``lost`` is called whenever the connection goes, and ``open`` connects again and
     subscribes to every one of ``channels``. While messages keep coming they are read at
-    most once every ``hear_every`` seconds (see ``_coalesce``)."""
+    most once every ``hear_every`` seconds (see ``_coalesce``). ``sharded``: a Redis Cluster
+    node's shard channels (SSUBSCRIBE, one command per channel: each may be in another slot);
+    one of them unsubscribed by Redis unasked (its slot moved to another node) closes the
+    connection, so it is opened again where the channels are now."""
 
     def __init__(
         self,
@@ -205,9 +208,13 @@ class Subscriber(BatchConnection):
         hear_every: float,
         error: Callable[[str], Exception] = hiredis.ReplyError,
         locate: Callable[[], Awaitable[Address]] | None = None,
+        sharded: bool = False,
     ) -> None:
         super().__init__(address, deadline, error, locate)
         self.reader = _text_reader()
+        self.sharded = sharded
+        self.words = ("SSUBSCRIBE", "SUNSUBSCRIBE") if sharded else ("SUBSCRIBE", "UNSUBSCRIBE")
+        self.kind = "smessage" if sharded else "message"
         self.heard = heard
         self.lost = lost
         self.channels: set[str] = set()  # with the store's prefix
@@ -223,7 +230,19 @@ class Subscriber(BatchConnection):
                 return
             await self.connect()
             if self.channels:
-                await self.send([("SUBSCRIBE", channel) for channel in sorted(self.channels)])
+                await self.send([(self.words[0], channel) for channel in sorted(self.channels)])
+
+    async def add(self, channels: list[str]) -> None:
+        """Subscribed to ``channels`` too (connected first if need be)."""
+        self.channels.update(channels)
+        await self.open()  # subscribed to every channel (once opened)
+        await self.send([(self.words[0], channel) for channel in channels])
+
+    async def remove(self, channels: list[str]) -> None:
+        """No longer subscribed to ``channels``."""
+        self.channels.difference_update(channels)
+        if self.transport is not None and channels:
+            await self.send([(self.words[1], channel) for channel in channels])
 
     def data_received(self, data: bytes) -> None:
         self.reader.feed(data)
@@ -232,12 +251,15 @@ class Subscriber(BatchConnection):
             reply = self.reader.gets()
             if reply is False:
                 return
-            if type(reply) is list and len(reply) == 3 and reply[0] == "message":
+            if type(reply) is list and len(reply) == 3 and reply[0] == self.kind:
                 try:
                     self.heard(reply[1], reply[2])
                 except Exception:
                     logging.getLogger("solrace.store").exception("a message's listener failed")
                 continue
+            if self.sharded and _moved_away(reply, self.channels):
+                self.close(WireLost(f"the slot of {reply[1]} moved to another node"))
+                return
             if self.waiting:  # else a confirmation nobody waits for any more
                 self._answered(reply)
 
@@ -270,6 +292,17 @@ class Subscriber(BatchConnection):
         self.reader = _text_reader()
         if lost:
             self.lost()
+
+
+def _moved_away(reply: Any, channels: set[str]) -> bool:
+    """An unsubscription from a shard channel still subscribed to: Redis sends one unasked
+    when the channel's slot moves to another node."""
+    return (
+        type(reply) is list
+        and len(reply) == 3
+        and reply[0] == "sunsubscribe"
+        and reply[1] in channels
+    )
 
 
 def _text_reader() -> hiredis.Reader:

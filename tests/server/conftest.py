@@ -8,11 +8,25 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from redis_cluster import ClusterGroup, start_cluster
 from redis_sentinels import wait_in_step
 from redis_server import RedisServer, RedisServerError
 
-from server.store import MemoryStore, Replication, Store
+from server.store import MemoryStore, Replication, Store, cluster_addresses
 from server.store.redis_store import RedisStore
+
+# the store contract's modules run on a Redis Cluster too; the other users of ``store`` on
+# the memory store and one Redis
+STORE_KINDS = ("memory", "redis")
+CONTRACT_KINDS = ("memory", "redis", "cluster")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``store`` (this file's, not a module's own) over the kinds of store."""
+    if "store" in metafunc.fixturenames and not hasattr(metafunc.module, "store"):
+        contract = metafunc.module.__name__.rpartition(".")[2].startswith("test_stores_")
+        kinds = CONTRACT_KINDS if contract else STORE_KINDS
+        metafunc.parametrize("store", kinds, indirect=True)
 
 
 @pytest.fixture(scope="session")
@@ -30,15 +44,31 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.stop()
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterGroup]:
+    """A Redis Cluster of three primaries this session starts (and kills at the end)."""
+    try:
+        cluster = start_cluster(tmp_path_factory.mktemp("cluster"))
+    except RedisServerError as error:
+        pytest.fail(f"no Redis Cluster for the tests: {error}", pytrace=False)
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
-    """Each store in turn: the in-memory one, and a real Redis under a fresh prefix (its
-    keys removed afterwards)."""
+    """Each store in turn (``pytest_generate_tests``): the in-memory one, a real Redis under
+    a fresh prefix, and for the contract a real Redis Cluster (their keys removed
+    afterwards)."""
     if request.param == "memory":
         yield MemoryStore()
         return
     prefix = f"test:{uuid.uuid4().hex}:"
-    redis_store = RedisStore(request.getfixturevalue("redis_url"), prefix=prefix)
+    if request.param == "cluster":
+        nodes = cluster_addresses(request.getfixturevalue("redis_cluster").addresses)
+        redis_store = RedisStore("redis://", prefix=prefix, replication=Replication(cluster=nodes))
+    else:
+        redis_store = RedisStore(request.getfixturevalue("redis_url"), prefix=prefix)
     yield redis_store
     await redis_store.purge()
     await redis_store.close()

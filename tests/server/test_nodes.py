@@ -13,7 +13,16 @@ from pathlib import Path
 
 import pytest
 from harness import member, quick_race_played, winning_actions
-from nodes import DEAL, FAST, GAME, eventually, nodes_dealing, started_nodes, view_after
+from nodes import (
+    DEAL,
+    FAST,
+    GAME,
+    eventually,
+    nodes_dealing,
+    racing_across,
+    started_nodes,
+    view_after,
+)
 from racers import Racer
 from serve_process import ServeProcess
 
@@ -45,17 +54,7 @@ async def test_players_on_two_nodes_race_one_race_with_a_spectator_on_either(
 ) -> None:
     store, a, b = two_nodes
     wins = winning_actions(GAME, DEAL)
-    ann, cy = await Client.connect(a.url, "Ann"), await Client.connect(a.url, "Cy")
-    bob, dee = await Client.connect(b.url, "Bob"), await Client.connect(b.url, "Dee")
-    race = (await ann.create_race(GAME, deal=DEAL))["race"]
-
-    async def listed_on_b() -> bool:
-        return race in [info["race"] for info in await bob.list_races()]
-
-    assert await eventually(listed_on_b)  # the lobby lists every node's open races
-    await bob.join_race(race)
-    countdowns = [(await c.next_event("countdown")).data for c in (ann, bob)]
-    assert countdowns[0]["start_at_ms"] == countdowns[1]["start_at_ms"]  # one start signal
+    race, ann, bob, cy, dee = await racing_across(a, b)
     starts = [(await c.next_event("started")).data for c in (ann, bob)]
     assert starts[0]["you"]["view"] == starts[1]["you"]["view"] == view_after([])
     live_on_b = await dee.list_live()

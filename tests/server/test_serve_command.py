@@ -191,6 +191,13 @@ BAD_SETTINGS = [
     (["--redis-sentinel", ",".join(["127.0.0.1:26379"] * 17)], "--redis-sentinel"),
     (["--redis-sentinel", "127.0.0.1:26379", "--redis", "unix:///tmp/r.sock"], "--redis-sentinel"),
     (["--redis-sentinel", f"127.0.0.1:{free_port()}"], "--redis-sentinel"),  # nobody there
+    (["--redis-cluster", "127.0.0.1"], "--redis-cluster"),  # no port
+    (
+        ["--redis-cluster", "127.0.0.1:7000", "--redis-sentinel", "127.0.0.1:26379"],
+        "--redis-cluster",
+    ),
+    (["--redis-cluster", "127.0.0.1:7000", "--redis-wait-replicas", "1"], "--redis-cluster"),
+    (["--redis-cluster", f"127.0.0.1:{free_port()}"], "--redis-cluster"),  # nobody there
     (["--redis-wait-replicas", "-1"], "--redis-wait-replicas"),
     (["--redis-wait-ms", "0"], "--redis-wait-ms"),
     (["--redis-wait-ms", "5000"], "--redis-wait-ms"),  # a batch's deadline would come first

@@ -15,6 +15,7 @@ from harness import SERVE_QUICKLY
 from redis_server import free_port
 from serve_process import ServeProcess
 
+from client.api import Client
 from protocol.daily import DAY_MS, day_of
 from protocol.games import rules_for
 from protocol.race import view_json
@@ -55,6 +56,26 @@ async def nodes_dealing(
     ):
         yield store, a, b
     await store.close()
+
+
+async def racing_across(
+    a: ServeProcess, b: ServeProcess
+) -> tuple[str, Client, Client, Client, Client]:
+    """A race of ``GAME`` on ``DEAL`` made by Ann on node ``a``, listed on node ``b`` and
+    joined there by Bob, counted down to one start signal for both; the race, Ann, Bob, and
+    Cy and Dee (connected to ``a`` and ``b``, not racing)."""
+    ann, cy = await Client.connect(a.url, "Ann"), await Client.connect(a.url, "Cy")
+    bob, dee = await Client.connect(b.url, "Bob"), await Client.connect(b.url, "Dee")
+    race: str = (await ann.create_race(GAME, deal=DEAL))["race"]
+
+    async def listed_on_b() -> bool:
+        return race in [info["race"] for info in await bob.list_races()]
+
+    assert await eventually(listed_on_b)  # the lobby lists every node's open races
+    await bob.join_race(race)
+    countdowns = [(await c.next_event("countdown")).data for c in (ann, bob)]
+    assert countdowns[0]["start_at_ms"] == countdowns[1]["start_at_ms"]  # one start signal
+    return race, ann, bob, cy, dee
 
 
 async def eventually(check: Callable[[], Awaitable[Answer]], seconds: float = 10) -> Answer:

@@ -1,0 +1,157 @@
+"""``solrace bench server --redis-cluster [HOST:PORT,...]``: what Redis costs per action on a
+Redis Cluster, against one Redis, and the ceiling of actions/s each can carry.
+
+One ``solrace serve`` process at a time, its players racing in pairs on Sanibel deals as in
+``bench server``'s saturation phase (``--saturation-clients`` flat out for
+``--saturation-seconds``), first on one Redis of the benchmark's own, then on the cluster
+(``--redis-cluster`` without addresses: three primaries of the benchmark's own,
+``bench/clustergroup.py``). Redis's CPU is read from each primary's ``INFO cpu``
+(``used_cpu_sys`` + ``used_cpu_user``) before and after, and over as long a time idle just
+before (the players connected, nothing sent): a cluster node spends CPU on its cluster bus
+and its cron whatever the load, and that is taken off, so what is left is what the actions
+cost. Every action is written to one shard (a race's keys share one slot), so the CPU per
+action per shard is the primaries' CPU summed over the actions; one shard then carries at
+most 1 / that many actions a second (a core), and the cluster ``shards`` times as many: the
+projected ceiling, printed beside one Redis's. Both Redis shapes keep an append-only file
+fsynced every second, as production does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from bench.benchplayer import playouts
+from bench.benchprocess import free_port, own_redis
+from bench.clustergroup import PRIMARIES, ClusterGroup
+from bench.loadtest import DEALS, PLAYOUT_LENGTH, saturation_phase, solrace_target
+from bench.rediscli import RedisCli
+from bench.reporting import reported
+
+PERSIST = ("--appendonly", "yes", "--appendfsync", "everysec")
+
+
+@contextmanager
+def own_cluster() -> Iterator[str]:
+    """Three primaries of the benchmark's own on free ports; their addresses."""
+    with tempfile.TemporaryDirectory() as directory:
+        ports = [free_port() for _ in range(PRIMARIES)]
+        buses = [free_port() for _ in range(PRIMARIES)]
+        with ClusterGroup(Path(directory), ports, buses, *PERSIST) as group:
+            yield group.addresses
+
+
+async def redis_cpu(urls: list[str]) -> list[float]:
+    """Each Redis's CPU seconds so far (``INFO cpu``: system and user)."""
+    infos = await asyncio.gather(*(RedisCli(url).info("cpu") for url in urls))
+    return [float(info["used_cpu_sys"]) + float(info["used_cpu_user"]) for info in infos]
+
+
+async def measured(
+    options: dict[str, Any], urls: list[str], extra: tuple[str, ...]
+) -> dict[str, Any]:
+    """One serve process on the Redis at ``urls`` (``extra``: its options), saturated."""
+    pool = playouts("sanibel", DEALS, PLAYOUT_LENGTH, seed=7)
+    clients = options["saturation_clients"]
+    target = {**options, "redis": None, "players": clients}
+    async with solrace_target(target, pool, extra) as solrace:
+        seconds = options["saturation_seconds"]
+        idle = await redis_cpu(urls)
+        await asyncio.sleep(seconds)
+        before = await redis_cpu(urls)
+        figures = await saturation_phase(solrace.players, seconds, solrace.process.pid)
+        after = await redis_cpu(urls)
+    actions = figures.actions_per_s * seconds
+    idle_s = [round(b - i, 3) for b, i in zip(before, idle, strict=True)]
+    per_shard = [round(a - b, 3) for a, b in zip(after, before, strict=True)]
+    cpu_us = 1e6 * max(sum(per_shard) - sum(idle_s), 0.0) / max(actions, 1.0)
+    return {
+        "saturation": asdict(figures),
+        "redis_cpu_s_per_shard": per_shard,
+        "redis_idle_cpu_s_per_shard": idle_s,
+        "redis_cpu_us_per_action_per_shard": round(cpu_us, 2),
+        "ceiling_actions_per_s": round(len(urls) * 1e6 / cpu_us) if cpu_us else None,
+    }
+
+
+async def run_cluster(options: dict[str, Any]) -> dict[str, Any]:
+    """One Redis, then the cluster (``options["cluster"]``: its addresses, or "start")."""
+    prefix = f"bench-{uuid.uuid4().hex[:8]}:"
+    with own_redis() as redis:
+        single = await measured(options, [redis.url], ("--redis", redis.url))
+    with cluster_for(options["cluster"]) as addresses:
+        urls = [f"redis://{address}/0" for address in addresses.split(",")]
+        extra = ("--redis-cluster", addresses, "--redis-prefix", prefix)
+        cluster = await measured(options, urls, extra)
+    ratio = None
+    if single["ceiling_actions_per_s"] and cluster["ceiling_actions_per_s"]:
+        ratio = round(cluster["ceiling_actions_per_s"] / single["ceiling_actions_per_s"], 2)
+    cpu_ratio = round(
+        cluster["redis_cpu_us_per_action_per_shard"]
+        / max(single["redis_cpu_us_per_action_per_shard"], 1e-9),
+        2,
+    )
+    return {
+        "settings": options,
+        "one_redis": single,
+        "cluster": cluster,
+        "ceiling_vs_one_redis": ratio,
+        "cpu_per_action_vs_one_redis": cpu_ratio,
+    }
+
+
+@contextmanager
+def cluster_for(given: str) -> Iterator[str]:
+    if given != "start":
+        yield given
+        return
+    with own_cluster() as addresses:
+        yield addresses
+
+
+def print_cluster(result: dict[str, Any]) -> None:
+    settings = result["settings"]
+    print(
+        f"one solrace node, {settings['saturation_clients']} clients flat out for "
+        f"{settings['saturation_seconds']} s; Redis with an append-only file (everysec)"
+    )
+    print(
+        f"{'':12} {'actions/s':>10} {'server CPU':>11} {'Redis CPU per shard, s (idle)':>42} "
+        f"{'µs/action/shard':>16} {'ceiling/s':>10}"
+    )
+    for label, row in (("one Redis", result["one_redis"]), ("cluster", result["cluster"])):
+        shards = ", ".join(
+            f"{cpu:.2f} ({idle:.2f})"
+            for cpu, idle in zip(
+                row["redis_cpu_s_per_shard"], row["redis_idle_cpu_s_per_shard"], strict=True
+            )
+        )
+        print(
+            f"{label:12} {row['saturation']['actions_per_s']:>10} "
+            f"{row['saturation']['server_cpu_pct']:>10}% {shards:>42} "
+            f"{row['redis_cpu_us_per_action_per_shard']:>16} "
+            f"{row['ceiling_actions_per_s'] or '-':>10}"
+        )
+    print(
+        f"cluster's ceiling vs one Redis: {result['ceiling_vs_one_redis']}x; its CPU per "
+        f"action per shard vs one Redis's: {result['cpu_per_action_vs_one_redis']}x"
+    )
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """``solrace bench server --redis-cluster``: run, then print the figures."""
+    if args.saturation_clients < 2 or args.saturation_clients % 2:
+        raise SystemExit("error: --saturation-clients must be even and at least 2")
+    options = {
+        "saturation_clients": args.saturation_clients,
+        "saturation_seconds": args.saturation_seconds,
+        "cluster": args.redis_cluster,
+    }
+    return reported(asyncio.run(run_cluster(options)), args.json, print_cluster)

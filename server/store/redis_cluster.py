@@ -1,0 +1,274 @@
+"""The Redis store on a Redis Cluster: redis-py's ``RedisCluster`` for the ordinary calls, and
+the store's own hiredis connections (``redis_wire``) routed to the primary owning each
+key's slot.
+
+``cluster_client`` makes redis-py's client from the nodes given (``Replication.cluster``)
+and the URL's user, password and TLS; its table of slots (``Slots``) says where each key
+goes. ``ClusterBatches`` sends a batch of the writer's commands as one write per primary
+(one connection to each), each command to the primary of its first key's slot: every
+command of the batches touches one slot (a race's keys share the tag ``{RACE}``, a game's
+boards ``{GAME}``, a player's profile ``{PLAYER}``), so the order of each slot's commands is
+kept. A ``MOVED`` reply reads the slots again and sends those commands again where they are
+now; an ``ASK`` sends them to the node named, after ``ASKING``; a lost connection marks the
+table stale (read again before the next batch). ``ShardedSubscribers`` listens to the
+nodes' shard channels (SSUBSCRIBE) on one ``Subscriber`` per primary owning some of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.connection import SSLConnection, parse_url
+from redis.exceptions import ResponseError
+
+from server.store.redis_wire import Address, BatchConnection, Command, Subscriber
+from server.store.replication import Replication
+
+REDIRECTS = 3  # MOVED or ASK followed this many times per batch, then the batch fails
+CLUSTER_CONNECTIONS = 1000  # per cluster node (redis-py refuses a call beyond them)
+EVAL_COMMANDS = ("EVAL", "EVALSHA")
+
+
+def cluster_client(url: str, replication: Replication, **options: Any) -> RedisCluster:
+    """redis-py's client of the cluster ``replication.cluster``'s nodes belong to, with the
+    user, password and TLS of ``url`` (its host, port and database are not used);
+    ``options`` as for a connection (timeouts, retries, decoding)."""
+    told = parse_url(url)
+    for key in ("username", "password"):
+        if key in told:
+            options[key] = told[key]
+    if told.get("connection_class") is SSLConnection:
+        options["ssl"] = True
+    for key in ("max_connections", "timeout"):  # a pool's, not a cluster's
+        options.pop(key, None)
+    nodes = [ClusterNode(host, port) for host, port in replication.cluster]
+    return RedisCluster(startup_nodes=nodes, max_connections=CLUSTER_CONNECTIONS, **options)
+
+
+class Slots:
+    """Where each key is now: the primary owning its slot, from ``cluster``'s table, as an
+    ``Address`` made of ``base`` (user, password, TLS)."""
+
+    def __init__(self, cluster: RedisCluster, base: Address) -> None:
+        self.cluster = cluster
+        self.base = base
+        self.stale = False  # read the table again before the next use
+        self.read = False  # the table was read once
+        self.addresses: dict[tuple[str, int], Address] = {}  # each node's, made once
+
+    async def primary_of(self, key: str) -> Address:
+        """redis-py's errors when the cluster cannot be reached."""
+        await self.ready()
+        return self.now(key)
+
+    async def ready(self) -> None:
+        """The table read (once, and again when ``stale``)."""
+        if self.stale:
+            await self.cluster.nodes_manager.initialize()  # raises: still stale
+            self.stale = False
+        elif not self.read:
+            await self.cluster.initialize()
+        self.read = True
+
+    def now(self, key: str) -> Address:
+        """The primary of ``key``'s slot in the table as last read (``ready`` first)."""
+        node = self.cluster.get_node_from_key(key)
+        if node is None:
+            raise ConnectionError(f"no node of the cluster serves the slot of {key}")
+        return self.at(node.host, int(node.port))
+
+    def at(self, host: str, port: int) -> Address:
+        address = self.addresses.get((host, port))
+        if address is None:
+            address = dataclasses.replace(self.base, host=host, port=port, path=None)
+            self.addresses[(host, port)] = address
+        return address
+
+    async def refresh(self) -> None:
+        """The table read again (after a MOVED)."""
+        await self.cluster.nodes_manager.initialize()
+        self.stale = False
+
+
+def key_of(command: Command) -> str:
+    """The key whose slot a command goes to: a script's first key, else the first word
+    after the command's name (every command of a batch names its key there)."""
+    if command[0] in EVAL_COMMANDS and int(command[2]) > 0:
+        return str(command[3])
+    return str(command[1])
+
+
+class ClusterBatches:
+    """The writer's batches on a cluster: each command sent to the primary of its key's
+    slot, on one ``BatchConnection`` per primary; the replies handed back in the batch's
+    order."""
+
+    def __init__(self, slots: Slots, deadline: float, error: Callable[[str], Exception]) -> None:
+        self.slots = slots
+        self.deadline = deadline
+        self.error = error
+        self.connections: dict[tuple[str, int], BatchConnection] = {}
+
+    async def send(self, commands: list[Command]) -> list[Any]:
+        """Every reply, in order (an error reply in its place); redirects followed; a
+        connection's failure raised once every primary has answered or failed."""
+        replies: list[Any] = [None] * len(commands)
+        pending = list(range(len(commands)))
+        asking: dict[int, Address] = {}  # command -> the node an ASK named
+        slots = self.slots
+        for _ in range(REDIRECTS + 1):
+            await slots.ready()
+            by_node: dict[Address, list[int]] = {}
+            for i in pending:
+                where = asking.get(i) or slots.now(key_of(commands[i]))
+                by_node.setdefault(where, []).append(i)
+            sent = await self._sent(by_node, commands, asking)
+            failed = next((error for error in sent if isinstance(error, BaseException)), None)
+            if failed is not None:
+                self.slots.stale = True  # a node gone: maybe failed over
+                raise failed
+            pending, asking = [], {}
+            for ids, answers in zip(by_node.values(), sent, strict=True):
+                assert isinstance(answers, list)
+                for i, answer in zip(ids, answers, strict=True):
+                    replies[i] = answer
+                    moved = _redirect(answer)
+                    if moved is not None:
+                        pending.append(i)
+                        if moved[0] == "ASK":
+                            asking[i] = self.slots.at(moved[1], moved[2])
+            if not pending:
+                return replies
+            pending.sort()  # each slot's commands in the batch's order
+            if len(asking) < len(pending):
+                await self.slots.refresh()
+        return replies  # still redirected: those replies are the MOVED errors
+
+    async def _sent(
+        self, by_node: dict[Address, list[int]], commands: list[Command], asking: dict[int, Address]
+    ) -> list[list[Any] | BaseException]:
+        """Each node's replies, or the error that stopped them (every node's sent at once)."""
+        if len(by_node) == 1:  # no task to make
+            ((where, ids),) = by_node.items()
+            try:
+                return [await self._send(where, commands, ids, asking)]
+            except Exception as error:
+                return [error]
+        return await asyncio.gather(
+            *(self._send(where, commands, ids, asking) for where, ids in by_node.items()),
+            return_exceptions=True,
+        )
+
+    async def _send(
+        self, where: Address, commands: list[Command], ids: list[int], asking: dict[int, Address]
+    ) -> list[Any]:
+        connection = self.connections.get((where.host, where.port))
+        if connection is None or connection.address != where:
+            connection = BatchConnection(where, self.deadline, self.error)
+            self.connections[(where.host, where.port)] = connection
+        if connection.transport is None:
+            async with asyncio.timeout(self.deadline):
+                await connection.connect()
+        sent: list[Command] = []
+        for i in ids:
+            if i in asking:
+                sent.append(("ASKING",))
+            sent.append(commands[i])
+        answers = await connection.send(sent)
+        return [
+            answer for answer, command in zip(answers, sent, strict=True) if command != ("ASKING",)
+        ]
+
+    def close(self) -> None:
+        for connection in self.connections.values():
+            connection.close()
+
+
+def _redirect(answer: Any) -> tuple[str, str, int] | None:
+    """("MOVED" or "ASK", host, port) when ``answer`` sends its command to another node."""
+    if not isinstance(answer, ResponseError):
+        return None
+    words = str(answer).split()
+    if len(words) != 3 or words[0] not in ("MOVED", "ASK"):
+        return None
+    host, _, port = words[2].rpartition(":")
+    return words[0], host, int(port)
+
+
+class ShardedSubscribers:
+    """The shard channels listened to on a cluster: one sharded ``Subscriber`` per primary
+    owning some of them (found in ``slots``), each message handed to ``heard``; ``lost``
+    called when any of them goes (``open`` then reads the slots again and subscribes every
+    channel again where it is now)."""
+
+    def __init__(
+        self,
+        slots: Slots,
+        heard: Callable[[str, str], None],
+        lost: Callable[[], None],
+        deadline: float,
+        hear_every: float,
+        error: Callable[[str], Exception],
+    ) -> None:
+        self.slots = slots
+        self.heard, self.lost = heard, lost
+        self.deadline, self.every, self.error = deadline, hear_every, error
+        self.channels: set[str] = set()
+        self.subscribers: dict[Address, Subscriber] = {}
+        self.opening = asyncio.Lock()
+
+    async def open(self) -> None:
+        """Subscribed to every channel on the primary owning it (at once when every
+        subscriber is connected; otherwise all of them opened again, the slots read
+        again)."""
+        async with self.opening:
+            if all(s.transport is not None for s in self.subscribers.values()):
+                return
+            closing, self.subscribers = self.subscribers, {}
+            for subscriber in closing.values():
+                subscriber.lost = _ignored  # gone on purpose
+                subscriber.close()
+            await self.slots.refresh()
+            for channel in sorted(self.channels):
+                (await self._of(channel)).channels.add(channel)
+            for subscriber in list(self.subscribers.values()):
+                await subscriber.open()
+
+    async def add(self, channels: list[str]) -> None:
+        self.channels.update(channels)
+        await self.open()
+        for channel in channels:
+            await (await self._of(channel)).add([channel])
+
+    async def remove(self, channels: list[str]) -> None:
+        self.channels.difference_update(channels)
+        for subscriber in self.subscribers.values():
+            theirs = [channel for channel in channels if channel in subscriber.channels]
+            await subscriber.remove(theirs)
+
+    async def _of(self, channel: str) -> Subscriber:
+        where = await self.slots.primary_of(channel)
+        subscriber = self.subscribers.get(where)
+        if subscriber is None:
+            subscriber = self.subscribers[where] = Subscriber(
+                where,
+                self.heard,
+                self.lost,
+                self.deadline,
+                self.every,
+                self.error,
+                sharded=True,
+            )
+        return subscriber
+
+    def close(self) -> None:
+        for subscriber in self.subscribers.values():
+            subscriber.close()
+
+
+def _ignored() -> None:
+    """The loss of a subscriber closed on purpose."""
