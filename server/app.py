@@ -143,7 +143,9 @@ class RaceServer:
         )
         feed = ArenaFeed(store, calendar_of(settings), self.sessions.here)
         self.arena_desk = ArenaDesk(store, settings, feed)
-        self.arenas = ArenaPairer(store, self.race_desk, self.arena_desk, self.node)
+        self.arenas = ArenaPairer(
+            store, self.race_desk, self.arena_desk, self.node, settings.arena_repeat_after_ms
+        )
         self.decider = Deciding(
             settings,
             store,

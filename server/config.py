@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from protocol.arena_pairing import REPEAT_AFTER_MS
 from protocol.daily_choice import CERTIFY_BUDGET_S, SOLVER_NODES
 from protocol.pairing import UNLIMITED_AFTER_MS
 from server.store.replication import SERVICE_DEFAULT, WAIT_MS_DEFAULT
@@ -36,6 +37,9 @@ class Settings:
     # instead of the calendar's schedules, one arena of each game every this many ms,
     # lasting as long, heats of 2 (0: the calendar; a trial or a bench sets it)
     arena_every_ms: int = 0
+    # in an arena, two last opponents who have both waited this long may meet again, when
+    # the wave finds nobody else for them (a trial or a test may want less)
+    arena_repeat_after_ms: int = REPEAT_AFTER_MS
     # finished races stay in memory this long once stored; None: 15 minutes with the memory
     # store (it is their only copy), 0 with Redis (read back from there when asked for)
     done_race_keep_ms: int | None = None

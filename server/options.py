@@ -193,6 +193,13 @@ OPTIONS: tuple[Option, ...] = (
         at_least(0),
     ),
     _option(
+        "--arena-repeat-after-ms",
+        int,
+        "in an arena, two last opponents who have both waited this long may meet again when "
+        "nobody else is idle for them (20 s)",
+        at_least(0),
+    ),
+    _option(
         "--rate",
         float,
         "requests per second allowed per connection",

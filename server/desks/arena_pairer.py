@@ -27,7 +27,7 @@ from typing import Any
 
 from protocol.arena import Entry, HeatResult, Racer, Removed, heat_from_runs, standings
 from protocol.arena_calendar import Arena
-from protocol.arena_pairing import Idle, PairingRule, pair_wave, wave_deal
+from protocol.arena_pairing import REPEAT_AFTER_MS, Idle, PairingRule, pair_wave, wave_deal
 from protocol.games import rules_for
 from protocol.phases import Phase
 from protocol.player_events import Held, Paired
@@ -56,13 +56,21 @@ LOST_HEAT_MS = 60_000  # a heat whose race never opened is scored as nobody fini
 
 
 class ArenaPairer:
-    def __init__(self, store: Store, race_desk: RaceDesk, desk: ArenaDesk, node: str) -> None:
+    def __init__(
+        self,
+        store: Store,
+        race_desk: RaceDesk,
+        desk: ArenaDesk,
+        node: str,
+        repeat_after_ms: int = REPEAT_AFTER_MS,
+    ) -> None:
         self.store = store
         self.race_desk = race_desk
         self.desk = desk
         self.node = node
         self.back_at: dict[tuple[str, str], int] = {}  # (arena, player) -> back from a heat
         self.secret = ""
+        self.repeat_after_ms = repeat_after_ms  # ``--arena-repeat-after-ms``
 
     async def tick(self, moment: Now) -> Effects:
         """Run every arena of the calendar and the operators' that is stored and not
@@ -204,7 +212,7 @@ class ArenaPairer:
         and ``entries``: the arena's heats and log as they are now)."""
         idle = await self._idle(arena, heats, entries, open_heats)
         # in a thread: 1,000 idle players in heats of 2 take ~0.2 s of CPU (bench arena-pairing)
-        rule = PairingRule(arena.heat_size)
+        rule = PairingRule(arena.heat_size, repeat_after_ms=self.repeat_after_ms)
         wave = await asyncio.to_thread(pair_wave, idle, rule, moment.wall_ms)
         if not wave.heats:
             return []

@@ -142,8 +142,7 @@ def first_proven(
 
 
 def to_ask(task: asyncio.Future[Any] | None, what: str, game: str, of: object) -> bool:
-    """``task`` is to be started: there is none, or it ended (if it failed, that is logged
-    and it is tried again)."""
+    """``task`` is to be started: there is none, or it ended (a failure is logged, retried)."""
     if task is not None and task.done() and not task.cancelled() and task.exception():
         problem = task.exception()
         log.error(f"{what} failed; trying again", exc_info=problem, extra={"game": game, "of": of})
@@ -291,9 +290,9 @@ class DailyDeals:
     async def prepare_ahead(self, now_wall_ms: int) -> None:
         """Choose today's, yesterday's (the guests' daily) and tomorrow's deals in the
         background, so nobody waits: today's first, the games the solver proves quickly
-        first (Shady Lanes, whose profile starts its certification higher since the solver
-        rarely proves its deals, can take minutes on a fresh start); with the solver's line
-        of today's and tomorrow's, which ranked runs wait for."""
+        first (Shady Lanes, whose certification starts higher, can take minutes on a fresh
+        start); each of today's and tomorrow's with the solver's line, which ranked runs
+        wait for, handed to the worker before the next certification (the yield below)."""
         quick_first = sorted(GAMES, key=lambda game: GAMES[game].profile.certify_first_nodes)
         for offset in (0, -DAY_MS, DAY_MS):  # today's, yesterday's (guests'), tomorrow's
             day = day_of(now_wall_ms + offset)
@@ -302,6 +301,7 @@ class DailyDeals:
                     deal, _ = await self.deal_for(game, day)
                     if offset >= 0:
                         self.line_known(game, deal)  # asks for it
+                        await asyncio.sleep(0)  # the memory store would never yield
                 except Exception:
                     log.warning(
                         "could not prepare a daily deal",

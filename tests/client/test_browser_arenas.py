@@ -38,12 +38,18 @@ from protocol.race import Now
 # Trial arenas of two days (one of each game, always one running: `--arena-every-ms`):
 # the running one does not end while the test runs, whenever it runs.
 ARENA_EVERY_MS = 2 * 86_400_000
+# Ann and Bob, alone in the arena, meet again once both have been idle this long
+# (`--arena-repeat-after-ms`; 20 s by default): well over the 3 s a heat's result stays on
+# the page, so Ann is back in the wait and paused before they could be paired again
+REPEAT_AFTER_MS = 8_000
 GAME = "sanibel"
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerThread]:
-    settings = dataclasses.replace(SETTINGS, arena_every_ms=ARENA_EVERY_MS)
+    settings = dataclasses.replace(
+        SETTINGS, arena_every_ms=ARENA_EVERY_MS, arena_repeat_after_ms=REPEAT_AFTER_MS
+    )
     with ServerThread(settings, daily={}) as running:
         yield running
 
@@ -188,7 +194,7 @@ def test_accounts_race_an_arena_a_guest_is_refused_a_watcher_sees_it_change_then
 
     # The next heat (the two met just now: paired again after the repeat wait), its
     # standings beside it: both lines, mine said as mine.
-    expect(ann.locator("#screen-race")).to_be_visible(timeout=40_000)
+    expect(ann.locator("#screen-race")).to_be_visible(timeout=20_000)
     expect(ann.locator("#race-arena-lines li")).to_have_count(2)
     expect(ann.locator("#race-arena-lines li.me")).to_contain_text("You")
     expect(ann.locator("#race-arena-lines")).to_contain_text("1 heat")

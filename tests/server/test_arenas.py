@@ -41,6 +41,16 @@ async def server(store: Store) -> AsyncIterator[RaceServer]:
         yield running
 
 
+@pytest.fixture
+async def server_repeating_soon(store: Store) -> AsyncIterator[RaceServer]:
+    """As ``server``, but two last opponents may meet again after 5 s idle, not 20 s
+    (``--arena-repeat-after-ms``): a test of two entrants waits for it."""
+    async with running_server(
+        store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, arena_repeat_after_ms=5_000
+    ) as running:
+        yield running
+
+
 async def the_arena(client: Client) -> str:
     arenas = await client.list_arenas(GAME)
     running = [arena for arena in arenas if arena["status"] == "running"]
@@ -342,8 +352,9 @@ async def test_an_operator_s_arena_is_listed_joined_and_run_as_the_calendar_s(
 
 
 async def test_a_risk_racer_s_undo_is_refused_in_a_heat_and_a_risk_win_pays_two_more(
-    server: RaceServer, monkeypatch: pytest.MonkeyPatch
+    server_repeating_soon: RaceServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    server = server_repeating_soon
     monkeypatch.setattr("server.desks.arena_pairer.wave_deal", lambda *_: DEAL)  # a known win
     ann, bob = await member(server, "Ann"), await member(server, "Bob")
     arena = await the_arena(ann)
@@ -366,7 +377,7 @@ async def test_a_risk_racer_s_undo_is_refused_in_a_heat_and_a_risk_win_pays_two_
     assert told.data["me"]["wins"] == 1 and told.data["me"]["risk_wins"] == 1
     assert told.data["me"]["points"] == 2 + 2  # the win in a heat of 2, and risk's 2
     assert (await ann.change_arena(arena, "risk_off"))["changed"] is True
-    again = (await ann.next_event("paired", timeout=45)).data["race"]  # alone: after 20 s
+    again = (await ann.next_event("paired", timeout=15)).data["race"]  # alone: after 5 s
     assert again["risk"] == []  # off from the next heat on
     for client in (ann, bob):
         await client.close()
