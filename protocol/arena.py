@@ -251,31 +251,86 @@ class _Tally:
 def standings(entries: Iterable[Entry]) -> list[Standing]:
     """The ordered standings of an arena from its log, in order: heat results (held or
     not), clearings, withdrawals and removals. Pure: the same log gives the same list."""
-    log = list(entries)
-    removed = frozenset(entry.player for entry in log if isinstance(entry, Removed))
-    tallies: dict[str, _Tally] = {}
-    seen: set[str] = set()
-    held: dict[str, HeatResult] = {}
-    for entry in log:
+    return Scorer(entries).table()
+
+
+class Scorer:
+    """An arena's standings kept as its log grows: ``add`` the entries appended since,
+    ``table()`` the standings of the whole log added so far, always equal to
+    ``standings`` of it (which is a scorer given the log at once). A heat added counts
+    only for its racers (their lines are ordered again; the rest keep their order key). A
+    new removal changes every heat of the removed player's, before it too, so it counts
+    the log again from its start (removals are rare). ArenaLogError for a log that is not
+    one; the scorer is then left part way and is not to be used again."""
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self.log: list[Entry] = []  # every entry added, in order
+        self.removed: frozenset[str] = frozenset()
+        self._restart()
+        self.add(entries)
+
+    def _restart(self) -> None:
+        self._tallies: dict[str, _Tally] = {}
+        self._seen: set[str] = set()  # heats in the log
+        self._held: dict[str, HeatResult] = {}  # held, not cleared
+        self._keys: dict[str, tuple[int, Fraction, int, str]] = {}  # order of the lines
+        self._moved: set[str] = set()  # players whose order key is out of date
+        self._table: list[Standing] | None = None
+
+    def add(self, entries: Iterable[Entry]) -> bool:
+        """Count ``entries``, the log's next ones; whether there were any."""
+        new = list(entries)
+        if not new:
+            return False
+        removals = {entry.player for entry in new if isinstance(entry, Removed)}
+        if not removals <= self.removed:
+            new, self.log = [*self.log, *new], []
+            self.removed |= removals
+            self._restart()
+        for entry in new:
+            self._one(entry)
+            self.log.append(entry)
+        self._table = None
+        return True
+
+    def _one(self, entry: Entry) -> None:
+        """Count one entry (its players' order keys out of date)."""
+        tallies = self._tallies
         if isinstance(entry, HeatResult):
-            if entry.heat in seen:
+            if entry.heat in self._seen:
                 raise ArenaLogError(f"heat {entry.heat} is in the log twice")
-            seen.add(entry.heat)
+            self._seen.add(entry.heat)
             for racer in entry.racers:
                 tallies.setdefault(racer.player, _Tally())
+                self._moved.add(racer.player)
             if entry.held:
-                held[entry.heat] = entry
+                self._held[entry.heat] = entry
             else:
-                _count(entry.without(removed), tallies)
+                _count(entry.without(self.removed), tallies)
         elif isinstance(entry, Cleared):
-            if entry.heat not in held:
+            if entry.heat not in self._held:
                 raise ArenaLogError(f"heat {entry.heat} is cleared but not held")
-            _count(replace(held.pop(entry.heat), held=False).without(removed), tallies)
+            cleared = replace(self._held.pop(entry.heat), held=False)
+            _count(cleared.without(self.removed), tallies)
+            self._moved.update(racer.player for racer in cleared.racers)
         elif isinstance(entry, Withdrawn):
             tallies.setdefault(entry.player, _Tally()).streak = 0
-    lines = [(player, tally) for player, tally in tallies.items() if player not in removed]
-    lines.sort(key=lambda line: _order(*line))
-    return [Standing(rank, player, **vars(tally)) for rank, (player, tally) in enumerate(lines, 1)]
+            self._moved.add(entry.player)
+
+    def table(self) -> list[Standing]:
+        """The standings of every entry added (a new list each time it changed; the
+        same list, not to be changed, while nothing was added)."""
+        if self._table is None:
+            keys, tallies = self._keys, self._tallies
+            for player in self._moved - self.removed:
+                keys[player] = _order(player, tallies[player])
+            self._moved.clear()
+            players = sorted(keys, key=keys.__getitem__)
+            self._table = [
+                Standing(rank, player, **vars(tallies[player]))
+                for rank, player in enumerate(players, 1)
+            ]
+        return self._table
 
 
 def _count(heat: HeatResult, tallies: dict[str, _Tally]) -> None:

@@ -19,6 +19,7 @@ from protocol.arena import (
     HeatResult,
     Racer,
     Removed,
+    Scorer,
     Standing,
     Withdrawn,
     heat_from_runs,
@@ -413,3 +414,16 @@ def test_a_new_entry_never_lowers_anyone_s_points_a_removal_aside(
         gone = set(before) - set(after)
         assert gone <= ({entry.player} if isinstance(entry, Removed) else set())
         before = after
+
+
+@settings(max_examples=300, deadline=None)
+@given(logs(), st.lists(st.integers(0, 12), max_size=6))
+def test_standings_kept_as_the_log_grows_are_those_of_the_whole_log(
+    log: list[Entry], cuts: list[int]
+) -> None:
+    scorer, counted = Scorer(), 0
+    for cut in [*sorted(cuts), len(log)]:
+        scorer.add(log[counted:cut])
+        counted = max(counted, min(cut, len(log)))
+        assert scorer.table() == standings(log[:counted])
+        assert scorer.table() is scorer.table()  # kept while nothing is added
