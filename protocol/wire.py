@@ -45,6 +45,34 @@ def encode(message: dict[str, Any], encoding: str) -> bytes | str:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 
+def with_number(body: bytes | str, n: int, encoding: str) -> bytes | str:
+    """``body``, a map as ``encode`` gave it, with ``"n": n`` added at its end: what
+    ``encode`` gives of the map with ``n`` (its keys in another order). So one event told
+    to many players is encoded once, and each player's number added to it."""
+    if encoding != MSGPACK:
+        assert isinstance(body, str)
+        return f'{body[:-1]}{"," if len(body) > 2 else ""}"n":{n}}}'
+    assert isinstance(body, bytes)
+    first = body[0]
+    if first & 0xF0 == 0x80:  # a fixmap: up to 15 entries
+        count, head = first & 0x0F, 1
+    elif first == 0xDE:  # a map16
+        count, head = int.from_bytes(body[1:3], "big"), 3
+    elif first == 0xDF:  # a map32
+        count, head = int.from_bytes(body[1:5], "big"), 5
+    else:
+        raise ValueError("not a MessagePack map")
+    count += 1
+    if count <= 15:
+        header = bytes((0x80 | count,))
+    elif count <= 0xFFFF:
+        header = b"\xde" + count.to_bytes(2, "big")
+    else:
+        header = b"\xdf" + count.to_bytes(4, "big")
+    number: bytes = msgpack.packb(n)
+    return b"".join((header, body[head:], b"\xa1n", number))
+
+
 def decode(frame: bytes | str, encoding: str) -> dict[str, Any]:
     """The message in ``frame``, a map with string keys, within the limits; WireError else."""
     if len(frame) > MAX_MESSAGE_BYTES:

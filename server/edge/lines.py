@@ -18,8 +18,10 @@ from websockets.asyncio.server import ServerConnection
 
 from protocol.messages import ServerMessage
 from protocol.player_events import PlayerEvent
+from protocol.server_messages import Event, encode_server
+from protocol.wire import encode, with_number
 from server.edge.connection import close_soon
-from server.edge.outbox import Outbox
+from server.edge.outbox import Outbox, frame_bytes
 from server.state.sessions import Session, Sessions
 
 log = logging.getLogger("solrace.sessions")  # its lines as before the line was split out
@@ -57,6 +59,8 @@ class Lines:
         self.sessions = sessions
         self.outbox = outbox
         self.by_player: dict[str, Line] = {}
+        self.told: PlayerEvent | None = None  # the event pushed last, and its fields encoded
+        self.bodies: dict[str, bytes | str] = {}
 
     def get(self, player: str) -> Line | None:
         return self.by_player.get(player)
@@ -65,8 +69,26 @@ class Lines:
         """Number and keep ``told`` in ``player``'s session, if it is here, and send it on
         their line, if they have one."""
         session = self.sessions.get(player)
-        if session is not None:
-            self.send(player, session.numbered(told))
+        if session is None:
+            return
+        event = session.numbered(told)
+        line = self.by_player.get(player)
+        if line is not None and self.reading(line):
+            payload = self.payload(told, event, line.encoding)
+            self.outbox.write(line.connection, frame_bytes(payload))
+
+    def payload(self, told: PlayerEvent, event: Event, encoding: str) -> bytes | str:
+        """``event`` (``told``, numbered) encoded: its fields once per encoding while one
+        event is pushed to player after player (an arena's standings to its watchers),
+        each player's number added (``with_number``)."""
+        if told is not self.told:
+            self.told, self.bodies = told, {}
+        body = self.bodies.get(encoding)
+        if body is None:
+            fields = encode_server(event)
+            del fields["n"]
+            body = self.bodies[encoding] = encode(fields, encoding)
+        return with_number(body, event.n, encoding)
 
     def send(self, player: str, message: ServerMessage) -> None:
         """Send ``message`` (unnumbered, or numbered already) on ``player``'s line, if any."""
@@ -77,6 +99,11 @@ class Lines:
     def write(self, line: Line, message: ServerMessage) -> None:
         """Send without waiting (at the end of this loop turn); a line too far behind is
         closed instead. (On every answer's path: the buffer is read inline.)"""
+        if self.reading(line):
+            self.outbox.send(line.connection, line.encoding, message)
+
+    def reading(self, line: Line) -> bool:
+        """Whether ``line`` reads what it is sent; one too far behind is closed."""
         transport = line.connection.transport
         buffered = transport.get_write_buffer_size() if transport is not None else 0
         if buffered > line.limit:
@@ -87,8 +114,8 @@ class Lines:
                     extra={"player": line.player, "buffered": buffered},
                 )
                 line.close(CLOSE_NOT_READING, "not reading its messages")
-            return
-        self.outbox.send(line.connection, line.encoding, message)
+            return False
+        return True
 
     def attach(self, line: Line, session: Session) -> None:
         """``line`` carries ``session`` from now on: its grace period ends, and an older

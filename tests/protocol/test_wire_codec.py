@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol.wire import JSON, MAX_MESSAGE_BYTES, MSGPACK, WireError, decode, encode
+from protocol.wire import (
+    JSON,
+    MAX_MESSAGE_BYTES,
+    MSGPACK,
+    WireError,
+    decode,
+    encode,
+    with_number,
+)
 
 SCALARS = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=40)
 MESSAGES = st.dictionaries(
@@ -102,3 +110,23 @@ def test_encoding_a_stored_lone_surrogate_cannot_fail() -> None:
     message = {"name": "Ann\ud800"}
     assert msgpack.unpackb(encode(message, MSGPACK)) == {"name": "Ann?"}
     assert json.loads(encode(message, JSON).encode(errors="replace")) == {"name": "Ann?"}
+
+
+@given(
+    st.dictionaries(st.text(min_size=1, max_size=6).filter(lambda key: key != "n"), SCALARS),
+    st.integers(0, 2**53),
+)
+def test_a_number_added_to_an_encoded_map_reads_as_the_map_encoded_with_it(
+    message: dict[str, object], n: int
+) -> None:
+    for encoding in (MSGPACK, JSON):
+        numbered = with_number(encode(message, encoding), n, encoding)
+        read = msgpack.unpackb(numbered) if encoding == MSGPACK else json.loads(numbered)
+        assert read == {**message, "n": n}
+
+
+def test_a_number_is_added_to_maps_of_every_size_of_header() -> None:
+    for size in (0, 14, 15, 65_534, 65_535):  # fixmap, to map16, to map32
+        message = {f"k{i}": i for i in range(size)}
+        numbered = with_number(encode(message, MSGPACK), 7, MSGPACK)
+        assert msgpack.unpackb(numbered) == {**message, "n": 7}
