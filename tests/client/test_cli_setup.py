@@ -1,7 +1,8 @@
 """The README's two commands set up a fresh machine (Debian 12, root): the test command
 first runs ``.ci/system-packages``, which installs with apt-get the system programs the
-tests need (Debian's chromium, redis-server, redis-sentinel, haproxy, npm, faketime, and
-promtool and prometheus from the package prometheus, asked for once) when they are missing,
+tests need (Debian's chromium, redis-server, redis-cli (package redis-tools),
+redis-sentinel, haproxy, npm, faketime, and promtool and prometheus from the package
+prometheus, asked for once) when they are missing,
 and does nothing when they are there; ``.ci/run`` runs that same command and installs
 nothing itself.
 
@@ -24,6 +25,7 @@ SCRIPT = ".ci/system-packages"
 NEEDED = {
     "chromium": "chromium",
     "redis-server": "redis-server",
+    "redis-cli": "redis-tools",  # the tests' Redis Cluster is made with it
     "redis-sentinel": "redis-sentinel",
     "haproxy": "haproxy",
     "npm": "npm",

@@ -146,6 +146,7 @@ def test_each_racer_s_history_line_is_their_place_outcome_and_figures() -> None:
         "race": "r1",
         "game": GAME,
         "mode": "race",
+        "ranked": True,  # the server dealt it (quick pairing): a blind deal for fair play
         "day": None,
         "at_ms": END.wall_ms,
         "name": "Cy",
