@@ -52,6 +52,7 @@ log = logging.getLogger("solrace.arenas")
 PAIR_EVERY_S = 1.0
 LEASE_MS = 10_000  # an arena's pairing lease: another node takes over this long after
 HEATS_WAITED_MS = 30 * 60_000  # after its end an arena waits this long for heats running
+HEATS_AT_ONCE = 32  # a wave's heats opened side by side at most (the store has 100 connections)
 LOST_HEAT_MS = 60_000  # a heat whose race never opened is scored as nobody finishing
 
 
@@ -223,18 +224,33 @@ class ArenaPairer:
         started = [
             HeatStart(new_id(), number, deal, racers, moment.wall_ms) for racers in wave.heats
         ]
-        opened = await asyncio.gather(
-            *(self._started(arena, heat, risky, token, moment) for heat in started)
-        )
+        effects: Effects = []
+        for first in range(0, len(started), HEATS_AT_ONCE):
+            some = started[first : first + HEATS_AT_ONCE]
+            opened = await asyncio.gather(
+                *(self._started(arena, heat, risky, token, moment) for heat in some),
+                return_exceptions=True,
+            )
+            for heat, result in zip(some, opened, strict=True):
+                if isinstance(result, Exception):  # this heat only: the others are told
+                    log.warning(
+                        "an arena heat could not open",
+                        extra={"arena": arena.id, "heat": heat.heat, "error": str(result)},
+                    )
+                elif isinstance(result, BaseException):  # cancelled: the node is stopping
+                    raise result
+                else:
+                    effects += result
         log.info("arena wave", extra={"arena": arena.id, "wave": number, "heats": len(wave.heats)})
-        return [effect for effects in opened for effect in effects]
+        return effects
 
     async def _started(
         self, arena: Arena, heat: HeatStart, risky: frozenset[str], token: int, moment: Now
     ) -> Effects:
-        """The heat recorded under the lease, then its race opened (the heats of a wave
-        side by side: a wave of 1,000 players, one heat after another, took seconds of
-        store round trips); nothing when another node pairs this arena now."""
+        """The heat recorded under the lease, then its race opened (``HEATS_AT_ONCE`` heats
+        of a wave side by side: a wave of 1,000 players, one heat after another, took
+        seconds of store round trips, and 500 at once waited past the store's deadline for
+        its connections); nothing when another node pairs this arena now."""
         try:
             await self.store.arenas.start_heat(arena.id, heat, token)
         except StaleLease:
