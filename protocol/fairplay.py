@@ -170,14 +170,7 @@ def signals_of(
         **field_figures(field_ms),
         **reveal_figures(reveals or Reveals()),
         **account_figures([*earlier_reveals, reveals or Reveals()]),
-        **(record_figures(with_run(record, finished)) if record is not None else {}),
-    )
-
-
-def with_run(record: Record, finished: bool) -> Record:
-    """``record`` with one more ranked daily run, finished or not."""
-    return Record(
-        record.races, record.races_finished, record.runs + 1, record.runs_finished + int(finished)
+        **(record_figures(record.with_run(finished)) if record is not None else {}),
     )
 
 

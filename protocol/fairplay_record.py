@@ -14,7 +14,7 @@ below ``RECORD_CHANCE``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
 from typing import Any
 
@@ -33,6 +33,10 @@ class Record:
     races_finished: int = 0
     runs: int = 0
     runs_finished: int = 0
+
+    def with_run(self, finished: bool) -> Record:
+        """This record with one more ranked daily run, finished or not."""
+        return replace(self, runs=self.runs + 1, runs_finished=self.runs_finished + finished)
 
     def share(self) -> float:
         """How often it finishes a deal it meets blind: (finished + 1) / (races + 2)."""
