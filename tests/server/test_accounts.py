@@ -22,6 +22,7 @@ from harness import (
 from websockets.datastructures import HeadersLike
 
 from client.api import Client, ServerError
+from protocol.accounts import username_key
 from protocol.daily import DAY_MS, day_of
 from server.desks.passwords import MEMORY_COST_KIB, TIME_COST
 from server.store import Account, Store
@@ -165,10 +166,14 @@ async def test_each_failed_sign_in_makes_the_next_attempts_wait_longer_until_one
         await guess.sign_in("Ann", password_for("Ann"))  # waits too, then succeeds
         waits.append(time.monotonic() - began)
         assert waits[1] >= 0.25 and waits[2] >= 0.5 and waits[3] >= 1.0
+        # the success forgot the failures: none is counted against the name or the address
+        scopes = (f"user:{username_key('Ann')}", "address:127.0.0.1")
+        assert [await store.limits.failures(scope) for scope in scopes] == [0, 0]
         again = await player(server, "later")
         began = time.monotonic()
         await refused("bad_credentials", again.sign_in("Ann", "not the password"))
-        assert time.monotonic() - began < 1.0  # the success forgot the failures
+        # so the next wrong password waits for no delay (the success waited one of 1 s)
+        assert time.monotonic() - began < waits[3]
 
 
 async def test_attempts_are_limited_per_connection() -> None:
