@@ -1,7 +1,8 @@
 """``solrace bench fairplay``'s own options and its run: on a real server (the default),
-``--offline`` (the plans without a server, ``bench/fairplayoffline.py``) and ``--accounts``
+``--offline`` (the plans without a server, ``bench/fairplayoffline.py``), ``--accounts``
 (the rules over an account's runs on saved runs, ``bench/fairplayaccounts.py`` and
-``bench/fairplayrecord.py``)."""
+``bench/fairplayrecord.py``) and ``--field`` (the time rules on simulated days,
+``bench/fairplayfield.py``)."""
 
 from __future__ import annotations
 
@@ -21,15 +22,25 @@ def fairplay_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save", metavar="FILE", help=save)
     accounts = "fairplay: the rule over an account's runs on accounts drawn from saved runs"
     parser.add_argument("--accounts", nargs="+", metavar="FILE", help=accounts)
+    simulated = "fairplay: the time rules on simulated days of a daily board (no server)"
+    parser.add_argument("--field", action="store_true", help=simulated)
+    field_accounts = "fairplay --field: honest accounts (2000)"
+    parser.add_argument("--field-accounts", type=int, default=2000, help=field_accounts)
+    parser.add_argument("--days", type=int, default=30, help="fairplay --field: days (30)")
 
 
 def run_fairplay(args: argparse.Namespace) -> int:
     """Simulated honest players, cheaters and bots on a real server: the shares flagged."""
     from bench.fairplayaccounts import measure_accounts, print_accounts
     from bench.fairplaybench import measure, print_fairplay
+    from bench.fairplayfield import measure_field, print_field
     from bench.fairplayoffline import measure_offline, print_offline
     from bench.fairplayrecord import print_record, record_shares
 
+    if args.field:
+        field = measure_field(args.field_accounts, args.days, args.seed, args.quick)
+        print(json.dumps(field)) if args.json else print_field(field)
+        return 0
     if args.accounts:
         accounts = measure_accounts(args.accounts, args.seed)
         accounts["record"] = record_shares(args.accounts, args.seed)
