@@ -313,8 +313,8 @@ class ArenaPairer:
             settings, first, names[first], moment, race_id=heat.heat, account=True
         )
         for player in others:
-            _, joined = await self.race_desk.join_race(
-                player, names[player], room.id, moment, account=True
+            _, joined = await self.race_desk.join_race(  # the server's heat: never limited
+                player, names[player], room.id, moment, account=True, limited=False
             )
             effects += joined
         info = public_info(room.race)
