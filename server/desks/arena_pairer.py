@@ -12,7 +12,8 @@ heat again), every ``PAIR_EVERY_S``:
    (``protocol/arena_pairing.py``): each heat is recorded under the lease, then its race
    opened with every racer in it (so it counts down by itself; those who chose risk mode
    named in its settings' ``risk``: no undo), all heats of the wave on one deal, and each
-   racer told ``paired`` on whatever node holds their session;
+   racer told ``paired`` on whatever node holds their session; a heat that cannot open is
+   undone (its half-made race left, the heat taken back) and its racers pair again;
 4. after its end no heat starts; heats still running finish and count; once none is left
    the arena has ended: its final places go on the players' profiles.
 """
@@ -31,7 +32,7 @@ from protocol.arena_pairing import REPEAT_AFTER_MS, Idle, PairingRule, pair_wave
 from protocol.games import rules_for
 from protocol.phases import Phase
 from protocol.player_events import Held, Paired
-from protocol.race import Now, Race, RaceSettings
+from protocol.race import Now, Race, RaceError, RaceSettings
 from protocol.race_views import public_info, race_runs
 from protocol.ranking import Run
 from protocol.ratings import Rating
@@ -255,7 +256,34 @@ class ArenaPairer:
             await self.store.arenas.start_heat(arena.id, heat, token)
         except StaleLease:
             return []
-        return await self._opened(arena, heat, risky, moment)
+        try:
+            return await self._opened(arena, heat, risky, moment)
+        except Exception:
+            await self._undone(arena, heat, token, moment)
+            raise
+
+    async def _undone(self, arena: Arena, heat: HeatStart, token: int, moment: Now) -> None:
+        """A heat that could not open strands nobody: the racers its half-made race holds
+        leave it (the last one out closes it), then the heat is taken back, so its racers
+        are idle for the next wave (none of them was told ``paired``). When that cannot be
+        done either, the heat stays and is scored as any other (a race that never opened,
+        as nobody finishing after ``LOST_HEAT_MS``)."""
+        try:
+            try:
+                room = await self.race_desk.races.find(heat.heat, moment)
+            except RaceError:  # no race was made
+                racers: list[str] = []
+            else:
+                racers = list(reversed(room.race.racers))  # the last one in first out
+            for player in racers:
+                _, left = await self.race_desk.leave_race(player, heat.heat, moment)
+                self.race_desk.races.owed.add(left)
+            await self.store.arenas.take_back_heat(arena.id, heat.heat, token)
+        except (StoreError, RaceError) as error:
+            log.warning(
+                "an arena heat that could not open was not undone",
+                extra={"arena": arena.id, "heat": heat.heat, "error": str(error)},
+            )
 
     async def _idle(
         self,

@@ -1,9 +1,12 @@
 """A pairing wave's heats stand alone (docs/arenas.md, "Playing an arena" 3): a heat that
 cannot open takes nothing from the other heats of its wave, whose racers are told
-``paired`` as always. The failure is a real one: the store refuses one racer's keys (their
-account's name is kept under a key Redis holds as another type, so reading it fails with
-``WRONGTYPE``), so that racer's heat fails each time it is opened. A real server on a
-real Redis, a trial arena of an hour."""
+``paired`` as always; and it strands nobody: what it made is undone (its half-made race
+left by the racers in it, so it closes; the heat taken back), and its racers are paired
+again in the next wave. The failures are real ones: the store refuses a racer's key (a key
+Redis holds as another type than the store's, so using it fails with ``WRONGTYPE``): their
+account's name, which the heat reads before its race is opened, or their list of races,
+which the race's first write updates. A real server on a real Redis, a trial arena of an
+hour."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -32,15 +36,25 @@ async def store(redis_url: str) -> AsyncIterator[RedisStore]:
     await kept.close()
 
 
-async def refuse_keys_of(redis_url: str, store: RedisStore, player: str) -> None:
-    """From now on the store fails every read of ``player``'s account name (its key holds
-    a hash, not a string)."""
-    key = f"{store.prefix}player:{{{player}}}:account"
+@asynccontextmanager
+async def refused(
+    redis_url: str, store: RedisStore, part: str, *players: str
+) -> AsyncIterator[None]:
+    """While it lasts the store fails every use of the ``part`` key of each of ``players``
+    (it holds a hash, not what the store keeps there); then the key is as it was."""
     client = redis.from_url(redis_url)
+    keys = [f"{store.prefix}player:{{{player}}}:{part}" for player in players]
+    kept = [await client.dump(key) for key in keys]
     try:
-        await client.delete(key)
-        await client.hset(key, "refused", "1")
+        for key in keys:
+            await client.delete(key)
+            await client.hset(key, "refused", "1")
+        yield
     finally:
+        for key, value in zip(keys, kept, strict=True):
+            await client.delete(key)
+            if value is not None:
+                await client.restore(key, 0, value)
         await client.aclose()
 
 
@@ -86,16 +100,47 @@ async def test_a_heat_that_cannot_open_takes_nothing_from_the_other_heats_of_its
         await ann.join_arena(arena)  # the arena's record is made
         await running(store, arena)
         assert bob.player is not None
-        await refuse_keys_of(redis_url, store, bob.player)  # Bob's heat cannot open
-        now = int(time.time() * 1000)
-        for client in (bob, cy, dee):  # at once: one wave pairs all four
-            assert client.player is not None
-            await store.arenas.join(arena, client.player, now)
-        told = await first_paired([ann, cy, dee], 2)
+        async with refused(redis_url, store, "account", bob.player):  # Bob's heat cannot open
+            now = int(time.time() * 1000)
+            for client in (bob, cy, dee):  # at once: one wave pairs all four
+                assert client.player is not None
+                await store.arenas.join(arena, client.player, now)
+            told = await first_paired([ann, cy, dee], 2)
         assert len(told) == 2
         heat, other = told.values()
         assert heat == other
         racers = {racer["player"] for racer in heat["players"]}
         assert racers == set(told) and bob.player not in racers
         for client in (ann, bob, cy, dee):
+            await client.close()
+
+
+@pytest.mark.parametrize(
+    "part", ["account", "races"], ids=["before-its-race-opened", "its-race-half-made"]
+)
+async def test_the_racers_of_a_heat_that_could_not_open_are_paired_in_the_next_wave(
+    redis_url: str, store: RedisStore, part: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
+        ann, bob = [await member(server, name) for name in ("Ann", "Bob")]
+        assert ann.player is not None and bob.player is not None
+        arenas = await ann.list_arenas(GAME)
+        arena = next(a["id"] for a in arenas if a["status"] == "running")
+        await ann.join_arena(arena)
+        await running(store, arena)
+        async with refused(redis_url, store, part, ann.player, bob.player):
+            await store.arenas.join(arena, bob.player, int(time.time() * 1000))
+            for _ in range(200):  # their heat cannot open, wave after wave
+                if "an arena heat could not open" in caplog.text:
+                    break
+                await asyncio.sleep(0.05)
+            assert "an arena heat could not open" in caplog.text
+        told = await first_paired([ann, bob], 2)
+        assert len(told) == 2 and told[ann.player] == told[bob.player]
+        heat = told[ann.player]["race"]
+        assert [h.heat for h in await store.arenas.heats(arena)] == [heat]  # the others undone
+        assert await store.races.listed_races("live") == [heat]  # no half-made race left
+        assert await store.races.listed_races("open") == []
+        assert await store.arenas.log(arena) == []  # nothing counted for a heat not raced
+        for client in (ann, bob):
             await client.close()
