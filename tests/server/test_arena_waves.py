@@ -1,11 +1,13 @@
 """A pairing wave's heats stand alone (docs/arenas.md, "Playing an arena" 3): a heat that
 cannot open takes nothing from the other heats of its wave, whose racers are told
-``paired`` as always; and it strands nobody: what it made is undone (its half-made race
-left by the racers in it, so it closes; the heat taken back), and its racers are paired
-again in the next wave. The failures are real ones: the store refuses a racer's key (a key
-Redis holds as another type than the store's, so using it fails with ``WRONGTYPE``): their
-account's name, which the heat reads before its race is opened, or their list of races,
-which the race's first write updates. A real server on a real Redis, a trial arena of an
+``paired`` as always, and a heat whose result cannot be read takes nothing from the heats
+scored in the same tick (it is scored on a later one); a heat that cannot open strands
+nobody: what it made is undone (its half-made race left by the racers in it, so it
+closes; the heat taken back), and its racers are paired again in the next wave. The
+failures are real ones: the store refuses a key (Redis holds it as another type than the
+store's, so using it fails with ``WRONGTYPE``): a racer's account name, which the heat
+reads before its race is opened, or their list of races, which the race's first write
+updates; or a heat's race record. A real server on a real Redis, a trial arena of an
 hour."""
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ import redis.asyncio as redis
 from harness import member, running_server
 
 from client.api import Client
+from protocol.arena import HeatResult
+from protocol.race import Now
+from server.desks.arena_pairer import LEASE_MS, LOST_HEAT_MS
+from server.store.arena_records import HeatStart
 from server.store.redis_store import RedisStore
 
 HOUR_MS = 3_600_000
@@ -42,13 +48,24 @@ async def refused(
 ) -> AsyncIterator[None]:
     """While it lasts the store fails every use of the ``part`` key of each of ``players``
     (it holds a hash, not what the store keeps there); then the key is as it was."""
-    client = redis.from_url(redis_url)
     keys = [f"{store.prefix}player:{{{player}}}:{part}" for player in players]
+    async with refused_keys(redis_url, keys, "hash"):
+        yield
+
+
+@asynccontextmanager
+async def refused_keys(redis_url: str, keys: list[str], kind: str) -> AsyncIterator[None]:
+    """While it lasts each of ``keys`` holds a value of ``kind`` (``hash`` or ``string``)
+    the store does not keep there, so every use of it fails; then it is as it was."""
+    client = redis.from_url(redis_url)
     kept = [await client.dump(key) for key in keys]
     try:
         for key in keys:
             await client.delete(key)
-            await client.hset(key, "refused", "1")
+            if kind == "hash":
+                await client.hset(key, "refused", "1")
+            else:
+                await client.set(key, "refused")
         yield
     finally:
         for key, value in zip(keys, kept, strict=True):
@@ -144,3 +161,34 @@ async def test_the_racers_of_a_heat_that_could_not_open_are_paired_in_the_next_w
         assert await store.arenas.log(arena) == []  # nothing counted for a heat not raced
         for client in (ann, bob):
             await client.close()
+
+
+async def test_a_heat_whose_result_cannot_be_read_takes_nothing_from_the_heats_scored_beside_it(
+    redis_url: str, store: RedisStore
+) -> None:
+    async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
+        ann = await member(server, "Ann")
+        arenas = await ann.list_arenas(GAME)
+        arena = next(a["id"] for a in arenas if a["status"] == "running")
+        await ann.join_arena(arena)
+        await running(store, arena)
+        now_ms = int(time.time() * 1000)
+        for racer in ("p1", "p2", "p3", "p4"):  # paused at once: the server never pairs them
+            await store.arenas.join(arena, racer, now_ms)
+            await store.arenas.change(arena, racer, "pause", now_ms)
+        token = await store.arenas.take_lease(arena, server.arenas.node, LEASE_MS)
+        assert token is not None  # the server's own lease (its pairer's, renewed)
+        for heat in ("lost", "unreadable"):  # their node died before their races opened
+            racers = ("p1", "p2") if heat == "lost" else ("p3", "p4")
+            await store.arenas.start_heat(arena, HeatStart(heat, 1, 12345, racers, now_ms), token)
+        unreadable = [f"{store.prefix}race:{{unreadable}}:race"]
+        async with refused_keys(redis_url, unreadable, "string"):
+            moment = Now(int(time.monotonic() * 1000), now_ms + LOST_HEAT_MS)
+            await server.arenas.tick(moment)
+        log = await store.arenas.log(arena)
+        assert [entry.heat for entry in log if isinstance(entry, HeatResult)] == ["lost"]
+        await server.arenas.tick(moment)  # the store answers again: it is scored now
+        log = await store.arenas.log(arena)
+        heats = [entry.heat for entry in log if isinstance(entry, HeatResult)]
+        assert heats == ["lost", "unreadable"]
+        await ann.close()
