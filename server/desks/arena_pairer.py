@@ -7,12 +7,14 @@ heat again), every ``PAIR_EVERY_S``:
 2. each heat started and not yet scored whose race is over is scored: its result (placed
    by the races' one ranking rule) is appended to the arena's log, once (a retry, or a
    node taking over, appends nothing more); a heat whose race was never opened counts as
-   nobody finishing it after ``LOST_HEAT_MS``;
+   nobody finishing it after ``LOST_HEAT_MS``; its result and fair-play review are
+   worked out while the wave (3) is paired and opened, and appended after it;
 3. while it runs, the idle participants (active, not in a heat) are paired in one wave
    (``protocol/arena_pairing.py``): each heat is recorded under the lease, then its race
    opened with every racer in it (so it counts down by itself; those who chose risk mode
    named in its settings' ``risk``: no undo), all heats of the wave on one deal, and each
-   racer told ``paired`` on whatever node holds their session;
+   racer told ``paired`` on whatever node holds their session; a heat that cannot open is
+   undone (its half-made race left, the heat taken back) and its racers pair again;
 4. after its end no heat starts; heats still running finish and count; once none is left
    the arena has ended: its final places go on the players' profiles.
 """
@@ -31,7 +33,7 @@ from protocol.arena_pairing import REPEAT_AFTER_MS, Idle, PairingRule, pair_wave
 from protocol.games import rules_for
 from protocol.phases import Phase
 from protocol.player_events import Held, Paired
-from protocol.race import Now, Race, RaceSettings
+from protocol.race import Now, Race, RaceError, RaceSettings
 from protocol.race_views import public_info, race_runs
 from protocol.ranking import Run
 from protocol.ratings import Rating
@@ -55,6 +57,8 @@ HEATS_WAITED_MS = 30 * 60_000  # after its end an arena waits this long for heat
 HEATS_AT_ONCE = 32  # a wave's heats opened side by side at most (the store has 100 connections)
 LOST_HEAT_MS = 60_000  # a heat whose race never opened is scored as nobody finishing
 
+Scoring = tuple[HeatResult, dict[str, Any] | None]  # a heat's result, and its review
+
 
 class ArenaPairer:
     def __init__(
@@ -72,6 +76,7 @@ class ArenaPairer:
         self.back_at: dict[tuple[str, str], int] = {}  # (arena, player) -> back from a heat
         self.secret = ""
         self.repeat_after_ms = repeat_after_ms  # ``--arena-repeat-after-ms``
+        self.reading = asyncio.Semaphore(HEATS_AT_ONCE)  # heats over worked out at once
 
     async def tick(self, moment: Now) -> Effects:
         """Run every arena of the calendar and the operators' that is stored and not
@@ -99,11 +104,21 @@ class ArenaPairer:
             await self.store.arenas.set_status(arena.id, "running")
         heats = await self.store.arenas.heats(arena.id)
         entries = await self.store.arenas.log(arena.id)
-        open_heats, told = await self._scored(arena, heats, entries, moment)
+        running, over = await self._unscored(heats, entries)
+        # the heats over are worked out (read, replayed, reviewed) while the wave opens
+        working = [asyncio.ensure_future(self._working_out(heat, moment)) for heat in over]
+        try:
+            paired: Effects = []
+            if status_at(arena, moment.wall_ms) == "running":
+                paired = await self._wave(arena, heats, entries, running + over, token, moment)
+            scorings = await asyncio.gather(*working, return_exceptions=True)
+        finally:
+            for task in working:
+                task.cancel()  # nothing once done; the node stopping, or the wave failing
+        still, told = await self._scored(arena, over, scorings, moment)
         if status_at(arena, moment.wall_ms) == "running":
-            entries += await self.store.arenas.log(arena.id, len(entries))  # what was scored
-            return told + await self._wave(arena, heats, entries, open_heats, token, moment)
-        if not open_heats or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS:
+            return told + paired
+        if not (running or still) or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS:
             await self._ended(record)
         return told
 
@@ -133,23 +148,45 @@ class ArenaPairer:
         hold = self.race_desk.settings.hold_flagged
         return review_of(race, runs, moment.wall_ms, None, histories, hold)
 
-    async def _scored(
-        self, arena: Arena, heats: list[HeatStart], entries: list[Entry], moment: Now
-    ) -> tuple[list[HeatStart], Effects]:
-        """Score every heat whose race is over (a heat fair play holds is held, and its
-        flagged players removed from the arena); the heats still running, and what
-        scoring them tells. A heat whose race the store lists live is running (one read
-        of the list); the others' races are read at once, their results appended one by
-        one in the heats' order."""
+    async def _unscored(
+        self, heats: list[HeatStart], entries: list[Entry]
+    ) -> tuple[list[HeatStart], list[HeatStart]]:
+        """The heats not scored yet: those running (the store lists their race live: one
+        read of the list), and the others (their race is over, or was never opened)."""
         scored = {e.heat for e in entries if isinstance(e, HeatResult)}
         live = set(await self.store.races.listed_races("live"))
-        running = [heat for heat in heats if heat.heat not in scored and heat.heat in live]
-        over = [heat for heat in heats if heat.heat not in scored and heat.heat not in live]
-        scorings = await asyncio.gather(*(self._result(heat, moment) for heat in over))
+        unscored = [heat for heat in heats if heat.heat not in scored]
+        return [h for h in unscored if h.heat in live], [h for h in unscored if h.heat not in live]
+
+    async def _working_out(self, heat: HeatStart, moment: Now) -> Scoring | None:
+        """``_result``, at most ``HEATS_AT_ONCE`` heats side by side (the store has 100
+        connections, which the wave's heats opened meanwhile use too)."""
+        async with self.reading:
+            return await self._result(heat, moment)
+
+    async def _scored(
+        self,
+        arena: Arena,
+        over: list[HeatStart],
+        scorings: list[Scoring | BaseException | None],
+        moment: Now,
+    ) -> tuple[list[HeatStart], Effects]:
+        """Score every heat of ``over`` whose result was worked out, in the heats' order (a
+        heat fair play holds is held, and its flagged players removed from the arena);
+        the heats of ``over`` still unscored (their race not over, or its reading
+        failed: read again on the next tick), and what scoring them tells."""
+        still: list[HeatStart] = []
         effects: Effects = []
         for heat, scoring in zip(over, scorings, strict=True):
-            if scoring is None:
-                running.append(heat)
+            if isinstance(scoring, Exception):  # this heat only
+                log.warning(
+                    "an arena heat's result could not be worked out",
+                    extra={"arena": arena.id, "heat": heat.heat, "error": str(scoring)},
+                )
+            elif isinstance(scoring, BaseException):  # cancelled: the node is stopping
+                raise scoring
+            if not isinstance(scoring, tuple):
+                still.append(heat)
                 continue
             result, review = scoring
             if review is not None and review["status"] == FLAGGED:
@@ -159,7 +196,7 @@ class ArenaPairer:
                 self.back_at[(arena.id, player)] = moment.wall_ms
             if review is not None and result.held:  # flagged, and flagged runs are held
                 effects += await self._removed(arena, result, review)
-        return running, effects
+        return still, effects
 
     async def _keep(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> None:
         """A flagged heat's review is kept for a moderator (with its arena: a clearing is
@@ -180,9 +217,7 @@ class ArenaPairer:
         held = Held(result.heat, arena.game, "race")
         return [PushAnywhere(player, held) for player in flagged]
 
-    async def _result(
-        self, heat: HeatStart, moment: Now
-    ) -> tuple[HeatResult, dict[str, Any] | None] | None:
+    async def _result(self, heat: HeatStart, moment: Now) -> Scoring | None:
         """The heat's result once its race is over (None while it runs), and its fair-play
         review (None for a heat whose race never opened)."""
         record = await self.store.races.load_race(heat.heat)
@@ -255,7 +290,34 @@ class ArenaPairer:
             await self.store.arenas.start_heat(arena.id, heat, token)
         except StaleLease:
             return []
-        return await self._opened(arena, heat, risky, moment)
+        try:
+            return await self._opened(arena, heat, risky, moment)
+        except Exception:
+            await self._undone(arena, heat, token, moment)
+            raise
+
+    async def _undone(self, arena: Arena, heat: HeatStart, token: int, moment: Now) -> None:
+        """A heat that could not open strands nobody: the racers its half-made race holds
+        leave it (the last one out closes it), then the heat is taken back, so its racers
+        are idle for the next wave (none of them was told ``paired``). When that cannot be
+        done either, the heat stays and is scored as any other (a race that never opened,
+        as nobody finishing after ``LOST_HEAT_MS``)."""
+        try:
+            try:
+                room = await self.race_desk.races.find(heat.heat, moment)
+            except RaceError:  # no race was made
+                racers: list[str] = []
+            else:
+                racers = list(reversed(room.race.racers))  # the last one in first out
+            for player in racers:
+                _, left = await self.race_desk.leave_race(player, heat.heat, moment)
+                self.race_desk.races.owed.add(left)
+            await self.store.arenas.take_back_heat(arena.id, heat.heat, token)
+        except (StoreError, RaceError) as error:
+            log.warning(
+                "an arena heat that could not open was not undone",
+                extra={"arena": arena.id, "heat": heat.heat, "error": str(error)},
+            )
 
     async def _idle(
         self,
@@ -313,8 +375,8 @@ class ArenaPairer:
             settings, first, names[first], moment, race_id=heat.heat, account=True
         )
         for player in others:
-            _, joined = await self.race_desk.join_race(
-                player, names[player], room.id, moment, account=True
+            _, joined = await self.race_desk.join_race(  # the server's heat: never limited
+                player, names[player], room.id, moment, account=True, limited=False
             )
             effects += joined
         info = public_info(room.race)

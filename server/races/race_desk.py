@@ -44,7 +44,7 @@ from server.store.base import STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE
 log = logging.getLogger("solrace.director")
 
 Answer = tuple[dict[str, Any], Effects]
-MAX_OPEN_RACES = 5  # races not started yet that one player may be in at once
+MAX_OPEN_RACES = 5  # races not started yet that one player created or joined at once
 MAX_LISTED = 100  # races in one list_races answer
 
 
@@ -138,8 +138,14 @@ class RaceDesk:
 
     def _room_for_another(self, player: str) -> None:
         """RaceError ``too_many_races`` when ``player`` holds ``MAX_OPEN_RACES`` races
-        that have not started (created or joined)."""
-        waiting = sum(1 for room in self.races.racing(player) if room.race.phase is Phase.OPEN)
+        that have not started (created or joined). An arena heat is the server's, opened
+        by the arena's pairer: it never counts (the limit keeps a player from hoarding
+        open races, and a racer at it must still race their heats)."""
+        waiting = sum(
+            1
+            for room in self.races.racing(player)
+            if room.race.phase is Phase.OPEN and room.race.settings.arena is None
+        )
         if waiting >= MAX_OPEN_RACES:
             raise RaceError(
                 f"you are in {waiting} races that have not started, the most one may hold "
@@ -164,13 +170,22 @@ class RaceDesk:
         }
 
     async def join_race(
-        self, player: str, name: str, race_id: str, moment: Now, account: bool = False
+        self,
+        player: str,
+        name: str,
+        race_id: str,
+        moment: Now,
+        account: bool = False,
+        limited: bool = True,
     ) -> Answer:
+        """``player`` joins the race; ``limited``: refused when they hold the most races
+        not started that one may (not so for the arena pairer putting them in a heat)."""
         room = await self.races.find(race_id, moment)
         if player in room.race.racers:
             room.race.join(player, name)  # refused if it started; else nothing to do
             return {"race": public_info(room.race)}, []
-        self._room_for_another(player)
+        if limited:
+            self._room_for_another(player)
         badge = await self.badge(player, account, room.race.settings, moment)
 
         def join() -> None:

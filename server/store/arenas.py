@@ -88,6 +88,13 @@ class Arenas(ABC):
         never joined the arena."""
 
     @abstractmethod
+    async def take_back_heat(self, arena: str, heat: str, token: int) -> bool:
+        """Take back a heat the pairer started under the lease ``token`` whose race could
+        not be opened, so its racers are free for the next wave: True when taken back now;
+        False, changing nothing, when there is no such heat or its result is in the log.
+        ``StaleLease`` when a newer lease was taken since ``token``."""
+
+    @abstractmethod
     async def heats(self, arena: str) -> list[HeatStart]:
         """Every heat started in the arena, by start time, then heat id."""
 

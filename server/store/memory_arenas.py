@@ -173,6 +173,14 @@ class MemoryArenas(Arenas):
         state.heats[heat.heat] = heat.as_json()
         return True
 
+    async def take_back_heat(self, arena: str, heat: str, token: int) -> bool:
+        state = self._state(arena)
+        if token != state.token:
+            raise stale(arena)
+        if f"heat:{heat}" in state.logged:
+            return False
+        return state.heats.pop(heat, None) is not None
+
     async def heats(self, arena: str) -> list[HeatStart]:
         started = [HeatStart.from_json(text) for text in self._state(arena).heats.values()]
         return sorted(started, key=lambda heat: (heat.at_ms, heat.heat))

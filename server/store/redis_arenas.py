@@ -135,6 +135,14 @@ redis.call('PEXPIREAT', KEYS[1], ARGV[5])
 return 1
 """
 
+# KEYS[1] the heats, KEYS[2] the newest lease's token, KEYS[3] the log's identities;
+# ARGV[1] the heat, ARGV[2] the token. 1 taken back, 0 no such heat or its result logged.
+TAKE_BACK_HEAT = """
+if tonumber(ARGV[2]) ~= tonumber(redis.call('GET', KEYS[2]) or '0') then return -3 end
+if redis.call('HEXISTS', KEYS[3], 'heat:' .. ARGV[1]) == 1 then return 0 end
+return redis.call('HDEL', KEYS[1], ARGV[1])
+"""
+
 # KEYS[1] the lease ("NODE TOKEN"), KEYS[2] the newest token; ARGV[1] the node, ARGV[2] its
 # time (ms), ARGV[3] when the token expires. The node's token, or 0 (another holds it).
 TAKE_LEASE = """
@@ -196,6 +204,7 @@ class RedisArenas(Arenas):
             register(START_HEAT),
         )
         self._take_lease, self._renew_lease = register(TAKE_LEASE), register(RENEW_LEASE)
+        self._take_back_heat = register(TAKE_BACK_HEAT)
         self._record_place, self._index_made = register(RECORD_PLACE), register(INDEX_MADE)
         self._expiry: dict[str, int] = {}  # arena -> when its keys expire (never changes)
 
@@ -331,6 +340,19 @@ class RedisArenas(Arenas):
             raise stale(arena)
         if done == FULL:
             raise full(arena, "heats", MAX_HEATS)
+        return bool(done)
+
+    @acknowledged_once_replicated
+    async def take_back_heat(self, arena: str, heat: str, token: int) -> bool:
+        await self._expires(arena)
+        keys = [
+            self._key(arena, "heats"),
+            self._key(arena, "lease-token"),
+            self._key(arena, "logged"),
+        ]
+        done = await self._call(self._take_back_heat(keys=keys, args=[heat, token]))
+        if done == STALE:
+            raise stale(arena)
         return bool(done)
 
     async def heats(self, arena: str) -> list[HeatStart]:

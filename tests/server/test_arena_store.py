@@ -310,6 +310,25 @@ async def test_a_heat_is_started_once_and_another_under_its_id_is_refused(store:
     assert await store.arenas.heats("a1") == [a_heat("h1", "ann", "bob")]
 
 
+async def test_a_heat_that_could_not_open_is_taken_back_under_the_lease_unless_it_counted(
+    store: Store,
+) -> None:
+    token = await an_arena_with(store, "ann", "bob", "cat", "dan")
+    assert await store.arenas.start_heat("a1", a_heat("h1", "ann", "bob"), token)
+    assert await store.arenas.start_heat("a1", a_heat("h2", "cat", "dan"), token)
+    assert await store.arenas.take_back_heat("a1", "h1", token)
+    assert not await store.arenas.take_back_heat("a1", "h1", token)  # a retry: gone already
+    assert await store.arenas.append("a1", a_result("h2", "cat", "dan"))
+    assert not await store.arenas.take_back_heat("a1", "h2", token)  # it counted: it stays
+    assert await store.arenas.heats("a1") == [a_heat("h2", "cat", "dan")]
+    assert await store.arenas.start_heat("a1", a_heat("h3", "ann", "bob"), token)
+    await store.arenas.release_lease("a1", "node-a", token)
+    assert await store.arenas.take_lease("a1", "node-b", LEASE_MS)  # a newer token
+    with pytest.raises(StaleLease):  # the old holder takes nothing back
+        await store.arenas.take_back_heat("a1", "h3", token)
+    assert [heat.heat for heat in await store.arenas.heats("a1")] == ["h2", "h3"]
+
+
 # the pairing lease
 
 

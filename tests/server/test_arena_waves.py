@@ -1,46 +1,194 @@
-"""A pairing wave's heats stand alone (docs/arenas.md, "Playing an arena" 2): a heat that
-cannot open (here: a racer already holds the most races not yet started that one may)
-takes nothing from the other heats of its wave, whose racers are told ``paired`` as
-always. A real server on the in-memory store."""
+"""A pairing wave's heats stand alone (docs/arenas.md, "Playing an arena" 3): a heat that
+cannot open takes nothing from the other heats of its wave, whose racers are told
+``paired`` as always, and a heat whose result cannot be read takes nothing from the heats
+scored in the same tick (it is scored on a later one); a heat that cannot open strands
+nobody: what it made is undone (its half-made race left by the racers in it, so it
+closes; the heat taken back), and its racers are paired again in the next wave. The
+failures are real ones: the store refuses a key (Redis holds it as another type than the
+store's, so using it fails with ``WRONGTYPE``): a racer's account name, which the heat
+reads before its race is opened, or their list of races, which the race's first write
+updates; or a heat's race record. A real server on a real Redis, a trial arena of an
+hour."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
+import pytest
+import redis.asyncio as redis
 from harness import member, running_server
 
-from server.races.race_desk import MAX_OPEN_RACES
-from server.store import MemoryStore
+from client.api import Client
+from protocol.arena import HeatResult
+from protocol.race import Now
+from server.desks.arena_pairer import LEASE_MS, LOST_HEAT_MS
+from server.store.arena_records import HeatStart
+from server.store.redis_store import RedisStore
 
 HOUR_MS = 3_600_000
 GAME = "sanibel"
 
 
-async def test_a_heat_that_cannot_open_takes_nothing_from_the_other_heats_of_its_wave() -> None:
-    store = MemoryStore()
+@pytest.fixture
+async def store(redis_url: str) -> AsyncIterator[RedisStore]:
+    kept = RedisStore(redis_url, prefix=f"waves-{uuid.uuid4().hex}:")
+    yield kept
+    await kept.purge()
+    await kept.close()
+
+
+@asynccontextmanager
+async def refused(
+    redis_url: str, store: RedisStore, part: str, *players: str
+) -> AsyncIterator[None]:
+    """While it lasts the store fails every use of the ``part`` key of each of ``players``
+    (it holds a hash, not what the store keeps there); then the key is as it was."""
+    keys = [f"{store.prefix}player:{{{player}}}:{part}" for player in players]
+    async with refused_keys(redis_url, keys, "hash"):
+        yield
+
+
+@asynccontextmanager
+async def refused_keys(redis_url: str, keys: list[str], kind: str) -> AsyncIterator[None]:
+    """While it lasts each of ``keys`` holds a value of ``kind`` (``hash`` or ``string``)
+    the store does not keep there, so every use of it fails; then it is as it was."""
+    client = redis.from_url(redis_url)
+    kept = [await client.dump(key) for key in keys]
+    try:
+        for key in keys:
+            await client.delete(key)
+            if kind == "hash":
+                await client.hset(key, "refused", "1")
+            else:
+                await client.set(key, "refused")
+        yield
+    finally:
+        for key, value in zip(keys, kept, strict=True):
+            await client.delete(key)
+            if value is not None:
+                await client.restore(key, 0, value)
+        await client.aclose()
+
+
+async def running(store: RedisStore, arena: str) -> None:
+    """The arena is running in the store (its entrants were checked again at its start)."""
+    for _ in range(200):
+        record = await store.arenas.arena(arena)
+        if record is not None and record.status == "running":
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"arena {arena} never ran")
+
+
+async def paired(client: Client) -> tuple[str, dict[str, Any]]:
+    """The client's player and the heat's race they are told they are paired in."""
+    assert client.player is not None
+    return client.player, (await client.next_event("paired", timeout=15)).data["race"]
+
+
+async def first_paired(clients: list[Client], count: int) -> dict[str, dict[str, Any]]:
+    """The first ``count`` of ``clients`` told ``paired``, each with their heat's race."""
+    waits = [asyncio.ensure_future(paired(client)) for client in clients]
+    told: dict[str, dict[str, Any]] = {}
+    try:
+        for next_told in asyncio.as_completed(waits):
+            player, race = await next_told
+            told[player] = race
+            if len(told) == count:
+                break
+    finally:
+        for wait in waits:
+            wait.cancel()
+    return told
+
+
+async def test_a_heat_that_cannot_open_takes_nothing_from_the_other_heats_of_its_wave(
+    redis_url: str, store: RedisStore
+) -> None:
     async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
         ann, bob, cy, dee = [await member(server, name) for name in ("Ann", "Bob", "Cy", "Dee")]
-        for _ in range(MAX_OPEN_RACES):  # Bob may join no other race until one starts
-            await bob.create_race(GAME)
         arenas = await ann.list_arenas(GAME)
         arena = next(a["id"] for a in arenas if a["status"] == "running")
         await ann.join_arena(arena)  # the arena's record is made
-        now = int(time.time() * 1000)
-        for client in (bob, cy, dee):  # at once: one wave pairs all four
-            assert client.player is not None
-            await store.arenas.join(arena, client.player, now)
-        heats = []
-        for _ in range(100):
-            heats = await store.arenas.heats(arena)
-            if len(heats) == 2:
-                break
-            await asyncio.sleep(0.05)
-        assert len(heats) == 2 and heats[0].wave == heats[1].wave
-        other = next(heat for heat in heats if bob.player not in heat.racers)
-        clients = {client.player: client for client in (ann, cy, dee)}
-        for player in other.racers:
-            told = await clients[player].next_event("paired", timeout=10)
-            assert told.data["race"]["race"] == other.heat
+        await running(store, arena)
+        assert bob.player is not None
+        async with refused(redis_url, store, "account", bob.player):  # Bob's heat cannot open
+            now = int(time.time() * 1000)
+            for client in (bob, cy, dee):  # at once: one wave pairs all four
+                assert client.player is not None
+                await store.arenas.join(arena, client.player, now)
+            told = await first_paired([ann, cy, dee], 2)
+        assert len(told) == 2
+        heat, other = told.values()
+        assert heat == other
+        racers = {racer["player"] for racer in heat["players"]}
+        assert racers == set(told) and bob.player not in racers
         for client in (ann, bob, cy, dee):
             await client.close()
+
+
+@pytest.mark.parametrize(
+    "part", ["account", "races"], ids=["before-its-race-opened", "its-race-half-made"]
+)
+async def test_the_racers_of_a_heat_that_could_not_open_are_paired_in_the_next_wave(
+    redis_url: str, store: RedisStore, part: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
+        ann, bob = [await member(server, name) for name in ("Ann", "Bob")]
+        assert ann.player is not None and bob.player is not None
+        arenas = await ann.list_arenas(GAME)
+        arena = next(a["id"] for a in arenas if a["status"] == "running")
+        await ann.join_arena(arena)
+        await running(store, arena)
+        async with refused(redis_url, store, part, ann.player, bob.player):
+            await store.arenas.join(arena, bob.player, int(time.time() * 1000))
+            for _ in range(200):  # their heat cannot open, wave after wave
+                if "an arena heat could not open" in caplog.text:
+                    break
+                await asyncio.sleep(0.05)
+            assert "an arena heat could not open" in caplog.text
+        told = await first_paired([ann, bob], 2)
+        assert len(told) == 2 and told[ann.player] == told[bob.player]
+        heat = told[ann.player]["race"]
+        assert [h.heat for h in await store.arenas.heats(arena)] == [heat]  # the others undone
+        assert await store.races.listed_races("live") == [heat]  # no half-made race left
+        assert await store.races.listed_races("open") == []
+        assert await store.arenas.log(arena) == []  # nothing counted for a heat not raced
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_a_heat_whose_result_cannot_be_read_takes_nothing_from_the_heats_scored_beside_it(
+    redis_url: str, store: RedisStore
+) -> None:
+    async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
+        ann = await member(server, "Ann")
+        arenas = await ann.list_arenas(GAME)
+        arena = next(a["id"] for a in arenas if a["status"] == "running")
+        await ann.join_arena(arena)
+        await running(store, arena)
+        now_ms = int(time.time() * 1000)
+        for racer in ("p1", "p2", "p3", "p4"):  # paused at once: the server never pairs them
+            await store.arenas.join(arena, racer, now_ms)
+            await store.arenas.change(arena, racer, "pause", now_ms)
+        token = await store.arenas.take_lease(arena, server.arenas.node, LEASE_MS)
+        assert token is not None  # the server's own lease (its pairer's, renewed)
+        for heat in ("lost", "unreadable"):  # their node died before their races opened
+            racers = ("p1", "p2") if heat == "lost" else ("p3", "p4")
+            await store.arenas.start_heat(arena, HeatStart(heat, 1, 12345, racers, now_ms), token)
+        unreadable = [f"{store.prefix}race:{{unreadable}}:race"]
+        async with refused_keys(redis_url, unreadable, "string"):
+            moment = Now(int(time.monotonic() * 1000), now_ms + LOST_HEAT_MS)
+            await server.arenas.tick(moment)
+        log = await store.arenas.log(arena)
+        assert [entry.heat for entry in log if isinstance(entry, HeatResult)] == ["lost"]
+        await server.arenas.tick(moment)  # the store answers again: it is scored now
+        log = await store.arenas.log(arena)
+        heats = [entry.heat for entry in log if isinstance(entry, HeatResult)]
+        assert heats == ["lost", "unreadable"]
+        await ann.close()
