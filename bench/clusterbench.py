@@ -14,6 +14,12 @@ action per shard is the primaries' CPU summed over the actions; one shard then c
 most 1 / that many actions a second (a core), and the cluster ``shards`` times as many: the
 projected ceiling, printed beside one Redis's. Both Redis shapes keep an append-only file
 fsynced every second, as production does.
+
+Beside the CPU, which moves with the machine's load, the counts that do not: each command's
+calls per action per shard (``INFO commandstats`` before and after the phase, the shards'
+calls summed over the actions, a script's own commands counted besides its EVALSHA) and the
+reads from client sockets per action per shard (``total_reads_processed``: about one per
+round trip, the writer's batches and every other call).
 """
 
 from __future__ import annotations
@@ -54,6 +60,44 @@ async def redis_cpu(urls: list[str]) -> list[float]:
     return [float(info["used_cpu_sys"]) + float(info["used_cpu_user"]) for info in infos]
 
 
+async def command_calls(urls: list[str]) -> list[dict[str, int]]:
+    """Each Redis's commands so far, by name (``INFO commandstats``' ``calls``; a script's
+    own commands are counted under their names besides its EVALSHA), with ``reads`` (its
+    ``total_reads_processed``: reads from client sockets, one per round trip that arrives
+    in one piece). Counts, unlike CPU, do not move with the machine's load."""
+    stats = await asyncio.gather(*(RedisCli(url).info("commandstats") for url in urls))
+    reads = await asyncio.gather(*(RedisCli(url).info("stats") for url in urls))
+    counted: list[dict[str, int]] = []
+    for commands, info in zip(stats, reads, strict=True):
+        calls = {
+            name.removeprefix("cmdstat_"): int(value.split("calls=", 1)[1].split(",", 1)[0])
+            for name, value in commands.items()
+            if name.startswith("cmdstat_")
+        }
+        calls["reads"] = int(info.get("total_reads_processed", 0))
+        counted.append(calls)
+    return counted
+
+
+def per_action(
+    before: list[dict[str, int]], after: list[dict[str, int]], actions: float
+) -> dict[str, float]:
+    """Each command's calls per action on the shard that carries it (every action is
+    written to one shard: the shards' calls summed over the actions), the counting's own
+    (INFO, redis-cli's COMMAND) left out; ``total`` all of them but ``reads``."""
+    names = {name for counts in after for name in counts} - {"info", "command", "command|docs"}
+    calls = {
+        name: sum(a.get(name, 0) - b.get(name, 0) for a, b in zip(after, before, strict=True))
+        for name in names
+    }
+    figures = {name: round(n / max(actions, 1.0), 3) for name, n in sorted(calls.items())}
+    figures = {name: share for name, share in figures.items() if share}
+    figures["total"] = round(
+        sum(n for name, n in calls.items() if name != "reads") / max(actions, 1.0), 3
+    )
+    return figures
+
+
 async def measured(
     options: dict[str, Any], urls: list[str], extra: tuple[str, ...]
 ) -> dict[str, Any]:
@@ -65,9 +109,11 @@ async def measured(
         seconds = options["saturation_seconds"]
         idle = await redis_cpu(urls)
         await asyncio.sleep(seconds)
+        counted = await command_calls(urls)
         before = await redis_cpu(urls)
         figures = await saturation_phase(solrace.players, seconds, solrace.process.pid)
         after = await redis_cpu(urls)
+        counted_after = await command_calls(urls)
     actions = figures.actions_per_s * seconds
     idle_s = [round(b - i, 3) for b, i in zip(before, idle, strict=True)]
     per_shard = [round(a - b, 3) for a, b in zip(after, before, strict=True)]
@@ -78,6 +124,7 @@ async def measured(
         "redis_idle_cpu_s_per_shard": idle_s,
         "redis_cpu_us_per_action_per_shard": round(cpu_us, 2),
         "ceiling_actions_per_s": round(len(urls) * 1e6 / cpu_us) if cpu_us else None,
+        "commands_per_action_per_shard": per_action(counted, counted_after, actions),
     }
 
 
@@ -143,6 +190,18 @@ def print_cluster(result: dict[str, Any]) -> None:
         f"cluster's ceiling vs one Redis: {result['ceiling_vs_one_redis']}x; its CPU per "
         f"action per shard vs one Redis's: {result['cpu_per_action_vs_one_redis']}x"
     )
+    print_commands(result["one_redis"], result["cluster"])
+
+
+def print_commands(single: dict[str, Any], cluster: dict[str, Any]) -> None:
+    """Commands per action per shard by name, one Redis beside the cluster (``reads``:
+    reads from client sockets, about one per round trip)."""
+    one, many = single["commands_per_action_per_shard"], cluster["commands_per_action_per_shard"]
+    print(f"commands per action per shard {'one Redis':>12} {'cluster':>10}")
+    names = sorted(set(one) | set(many), key=lambda name: (name in ("reads", "total"), name))
+    for name in names:
+        label = "reads (round trips)" if name == "reads" else name
+        print(f"{label:29} {one.get(name, 0):>12} {many.get(name, 0):>10}")
 
 
 def run_command(args: argparse.Namespace) -> int:
