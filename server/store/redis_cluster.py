@@ -31,6 +31,7 @@ from server.store.replication import Replication
 REDIRECTS = 3  # MOVED or ASK followed this many times per batch, then the batch fails
 CLUSTER_CONNECTIONS = 1000  # per cluster node (redis-py refuses a call beyond them)
 EVAL_COMMANDS = ("EVAL", "EVALSHA")
+ROUTES_KEPT = 100_000  # keys whose primary the writer's batches remember (one per race)
 
 
 def cluster_client(url: str, replication: Replication, **options: Any) -> RedisCluster:
@@ -58,6 +59,7 @@ class Slots:
         self.base = base
         self.stale = False  # read the table again before the next use
         self.read = False  # the table was read once
+        self.reads = 0  # times the table was read here (a route kept from before may be old)
         self.addresses: dict[tuple[str, int], Address] = {}  # each node's, made once
 
     async def primary_of(self, key: str) -> Address:
@@ -70,8 +72,10 @@ class Slots:
         if self.stale:
             await self.cluster.nodes_manager.initialize()  # raises: still stale
             self.stale = False
+            self.reads += 1
         elif not self.read:
             await self.cluster.initialize()
+            self.reads += 1
         self.read = True
 
     def now(self, key: str) -> Address:
@@ -92,6 +96,7 @@ class Slots:
         """The table read again (after a MOVED)."""
         await self.cluster.nodes_manager.initialize()
         self.stale = False
+        self.reads += 1
 
 
 def key_of(command: Command) -> str:
@@ -112,6 +117,25 @@ class ClusterBatches:
         self.deadline = deadline
         self.error = error
         self.connections: dict[tuple[str, int], BatchConnection] = {}
+        # each key's primary as the table said when it was last read (redis-py's lookup of
+        # a key's slot and node costs more than the rest of routing a command); all
+        # forgotten when the table is read again, here or by redis-py's own calls (a new
+        # table), or when ROUTES_KEPT keys are held
+        self.routes: dict[str, Address] = {}
+        self.routes_of: tuple[int, object] = (-1, None)  # the table's read, and the table
+
+    def route(self, key: str) -> Address:
+        """The primary of ``key``'s slot in the table as last read (``Slots.ready`` first)."""
+        table = (self.slots.reads, self.slots.cluster.nodes_manager.slots_cache)
+        if table[0] != self.routes_of[0] or table[1] is not self.routes_of[1]:
+            self.routes.clear()
+            self.routes_of = table
+        elif len(self.routes) >= ROUTES_KEPT:
+            self.routes.clear()
+        where = self.routes.get(key)
+        if where is None:
+            where = self.routes[key] = self.slots.now(key)
+        return where
 
     async def send(self, commands: list[Command]) -> list[Any]:
         """Every reply, in order (an error reply in its place); redirects followed; a
@@ -124,7 +148,7 @@ class ClusterBatches:
             await slots.ready()
             by_node: dict[Address, list[int]] = {}
             for i in pending:
-                where = asking.get(i) or slots.now(key_of(commands[i]))
+                where = asking.get(i) or self.route(key_of(commands[i]))
                 by_node.setdefault(where, []).append(i)
             sent = await self._sent(by_node, commands, asking)
             failed = next((error for error in sent if isinstance(error, BaseException)), None)
