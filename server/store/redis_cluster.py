@@ -227,7 +227,10 @@ class ShardedSubscribers:
     """The shard channels listened to on a cluster: one sharded ``Subscriber`` per primary
     owning some of them (found in ``slots``), each message handed to ``heard``; ``lost``
     called when any of them goes (``open`` then reads the slots again and subscribes every
-    channel again where it is now)."""
+    channel again where it is now), or when they were all opened again for another reason
+    (a primary that could not be reached when a channel was added): messages may have been
+    missed either way. A subscriber still connecting is not lost: channels added side by
+    side, on primaries not listened to yet, leave the others listening."""
 
     def __init__(
         self,
@@ -244,29 +247,51 @@ class ShardedSubscribers:
         self.channels: set[str] = set()
         self.subscribers: dict[Address, Subscriber] = {}
         self.opening = asyncio.Lock()
+        self.broken = False  # a subscriber lost, or one that could not connect
 
     async def open(self) -> None:
-        """Subscribed to every channel on the primary owning it (at once when every
-        subscriber is connected; otherwise all of them opened again, the slots read
-        again)."""
+        """Subscribed to every channel on the primary owning it: each subscriber connected
+        (at once when it is), unless one was lost or could not connect; then all of them
+        opened again, the slots read again, and ``lost`` told."""
         async with self.opening:
-            if all(s.transport is not None for s in self.subscribers.values()):
-                return
+            if not self.broken:
+                try:
+                    for subscriber in list(self.subscribers.values()):
+                        await subscriber.open()  # a new one, or one another call opens
+                    return
+                except BaseException:
+                    self.broken = True
+                    raise
             closing, self.subscribers = self.subscribers, {}
             for subscriber in closing.values():
                 subscriber.lost = _ignored  # gone on purpose
                 subscriber.close()
-            await self.slots.refresh()
-            for channel in sorted(self.channels):
-                (await self._of(channel)).channels.add(channel)
-            for subscriber in list(self.subscribers.values()):
-                await subscriber.open()
+            if closing:
+                self.lost()  # they may have missed messages (ignored while it reopens)
+            self.broken = False
+            try:
+                await self.slots.refresh()
+                for channel in sorted(self.channels):
+                    (await self._of(channel)).channels.add(channel)
+                for subscriber in list(self.subscribers.values()):
+                    await subscriber.open()
+            except BaseException:
+                self.broken = True
+                raise
 
     async def add(self, channels: list[str]) -> None:
         self.channels.update(channels)
         await self.open()
-        for channel in channels:
-            await (await self._of(channel)).add([channel])
+        try:
+            for channel in channels:
+                await (await self._of(channel)).add([channel])
+        except BaseException:
+            self.broken = True  # a primary not reached: every one opened again next
+            raise
+
+    def _lost_one(self) -> None:
+        self.broken = True
+        self.lost()
 
     async def remove(self, channels: list[str]) -> None:
         self.channels.difference_update(channels)
@@ -281,7 +306,7 @@ class ShardedSubscribers:
             subscriber = self.subscribers[where] = Subscriber(
                 where,
                 self.heard,
-                self.lost,
+                self._lost_one,
                 self.deadline,
                 self.every,
                 self.error,

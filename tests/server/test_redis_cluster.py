@@ -107,6 +107,38 @@ async def test_a_race_s_news_goes_on_a_shard_channel_in_the_slot_of_its_keys(
     assert await eventually(lambda: _heard_on(heard, "race:r1"))
 
 
+async def test_channels_added_side_by_side_lose_nothing_said_on_a_channel_already_heard(
+    cluster_store: RedisStore,
+) -> None:
+    """A node follows many races at once (a wave of races, a restart): their channels are
+    added side by side, many on primaries no connection listens to yet. A channel already
+    subscribed is heard all the while: a listening connection is closed only when it is
+    lost, and then the listener is told to read its races again (resync)."""
+    store = cluster_store
+    heard: list[tuple[str, object]] = []
+    store.listener = lambda channel, message: heard.append((channel, message))
+    await store.bus.subscribe(["race:r0"])
+    said, talking = 0, True
+
+    async def talk() -> None:
+        nonlocal said
+        while talking:
+            said += 1
+            await store.bus.publish("race:r0", {"n": said})
+
+    talker = asyncio.create_task(talk())
+    others = [f"race:r{i}" for i in range(1, 61)]  # every primary's slots among them
+    await asyncio.gather(*(store.bus.subscribe([channel]) for channel in others))
+    talking = False
+    await talker
+
+    async def all_heard() -> bool:
+        return sum(1 for channel, _ in heard if channel == "race:r0") == said
+
+    told = [message for channel, message in heard if channel == ""]
+    assert told or await eventually(all_heard), (said, len(heard))
+
+
 async def _heard_on(heard: list[tuple[str, object]], channel: str) -> bool:
     return any(name == channel for name, _ in heard)
 
