@@ -161,6 +161,32 @@ async def test_a_race_s_slot_moved_to_another_primary_is_followed_by_its_writes_
     await hears_r1_again(store, heard)
 
 
+async def test_a_slot_moved_and_read_again_by_redis_py_takes_the_batches_there_at_once(
+    cluster_store: RedisStore,
+) -> None:
+    """The writer's batches keep each key's primary while the table of slots stays the
+    same; once redis-py reads the table again (its own calls after a move), the next batch
+    goes to the new owner at once, without a MOVED from the old one."""
+    store = cluster_store
+    await following_r1(store)  # r1's primary kept by the batches
+    cluster = store._calls.slots.cluster  # type: ignore[union-attr]
+    slot = cluster.keyslot(store._keys.race("r1", "racers"))
+    old = cluster.nodes_manager.get_node_from_slot(slot)
+    await move_slot(cluster, slot)
+    await cluster.nodes_manager.initialize()  # as redis-py does after a MOVED of its own
+    moved = await _moved_replies(cluster, old)
+    await append(store, ("r1", LogEntry("ann", 2, "a2", 20)))
+    assert await _moved_replies(cluster, old) == moved
+    assert [e.action for e in await store.races.racer_log("r1", "ann")] == ["a1", "a2"]
+
+
+async def _moved_replies(cluster: Any, node: Any) -> int:
+    """The MOVED errors ``node`` has answered (``INFO errorstats``)."""
+    info = await cluster.execute_command("INFO", "errorstats", target_nodes=node)
+    moved = info.get("errorstat_MOVED", {"count": 0})
+    return int(moved["count"] if isinstance(moved, dict) else str(moved).split("=")[1])
+
+
 @pytest.fixture
 def replicated_cluster(tmp_path: Path) -> Iterator[ClusterGroup]:
     """Three primaries with a replica each (this test kills one), stopped afterwards."""
