@@ -1,7 +1,8 @@
-"""``solrace bench server --redis-cluster [HOST:PORT,...]``: what Redis costs per action on a
-Redis Cluster, against one Redis, and the ceiling of actions/s each can carry.
+"""``solrace bench server [--nodes N] --redis-cluster [HOST:PORT,...]``: what Redis costs per
+action on a Redis Cluster, against one Redis, and the ceiling of actions/s each can carry.
 
-One ``solrace serve`` process at a time, its players racing in pairs on Sanibel deals as in
+One ``solrace serve`` process (``--nodes N``: N of them, one deployment, player i on node
+i mod N and every race across two nodes), its players racing in pairs on Sanibel deals as in
 ``bench server``'s saturation phase (``--saturation-clients`` flat out for
 ``--saturation-seconds``), first on one Redis of the benchmark's own, then on the cluster
 (``--redis-cluster`` without addresses: three primaries of the benchmark's own,
@@ -14,24 +15,41 @@ action per shard is the primaries' CPU summed over the actions; one shard then c
 most 1 / that many actions a second (a core), and the cluster ``shards`` times as many: the
 projected ceiling, printed beside one Redis's. Both Redis shapes keep an append-only file
 fsynced every second, as production does.
+
+Beside the CPU, which moves with the machine's load, the counts that do not: each command's
+calls per action per shard (``INFO commandstats`` before and after the phase, the shards'
+calls summed over the actions, a script's own commands counted besides its EVALSHA) and the
+reads from client sockets per action per shard (``total_reads_processed``: about one per
+round trip, the writer's batches and every other call).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import subprocess
 import tempfile
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from bench.benchplayer import playouts
-from bench.benchprocess import free_port, own_redis
+from bench.benchplayer import Player, playouts
+from bench.benchprocess import (
+    SERVE_BANNER,
+    cpu_seconds,
+    free_port,
+    health,
+    own_redis,
+    raise_open_files,
+    serve_command,
+    spawn,
+)
 from bench.clustergroup import PRIMARIES, ClusterGroup
 from bench.loadtest import DEALS, PLAYOUT_LENGTH, saturation_phase, solrace_target
+from bench.nodebench import Node, connect_players, pair_up
 from bench.rediscli import RedisCli
 from bench.reporting import reported
 
@@ -54,20 +72,98 @@ async def redis_cpu(urls: list[str]) -> list[float]:
     return [float(info["used_cpu_sys"]) + float(info["used_cpu_user"]) for info in infos]
 
 
+async def command_calls(urls: list[str]) -> list[dict[str, int]]:
+    """Each Redis's commands so far, by name (``INFO commandstats``' ``calls``; a script's
+    own commands are counted under their names besides its EVALSHA), with ``reads`` (its
+    ``total_reads_processed``: reads from client sockets, one per round trip that arrives
+    in one piece). Counts, unlike CPU, do not move with the machine's load."""
+    stats = await asyncio.gather(*(RedisCli(url).info("commandstats") for url in urls))
+    reads = await asyncio.gather(*(RedisCli(url).info("stats") for url in urls))
+    counted: list[dict[str, int]] = []
+    for commands, info in zip(stats, reads, strict=True):
+        calls = {
+            name.removeprefix("cmdstat_"): int(value.split("calls=", 1)[1].split(",", 1)[0])
+            for name, value in commands.items()
+            if name.startswith("cmdstat_")
+        }
+        calls["reads"] = int(info.get("total_reads_processed", 0))
+        counted.append(calls)
+    return counted
+
+
+def per_action(
+    before: list[dict[str, int]], after: list[dict[str, int]], actions: float
+) -> dict[str, float]:
+    """Each command's calls per action on the shard that carries it (every action is
+    written to one shard: the shards' calls summed over the actions), the counting's own
+    (INFO, redis-cli's COMMAND) left out; ``total`` all of them but ``reads``."""
+    names = {name for counts in after for name in counts} - {"info", "command", "command|docs"}
+    calls = {
+        name: sum(a.get(name, 0) - b.get(name, 0) for a, b in zip(after, before, strict=True))
+        for name in names
+    }
+    figures = {name: round(n / max(actions, 1.0), 3) for name, n in sorted(calls.items())}
+    figures = {name: share for name, share in figures.items() if share}
+    figures["total"] = round(
+        sum(n for name, n in calls.items() if name != "reads") / max(actions, 1.0), 3
+    )
+    return figures
+
+
+@asynccontextmanager
+async def racing(
+    options: dict[str, Any], extra: tuple[str, ...]
+) -> AsyncIterator[tuple[list[Player], list[int], int]]:
+    """``options["nodes"]`` serve processes with ``extra`` options (one deployment), and the
+    saturation clients racing in pairs on Sanibel deals; the players, the nodes' process
+    ids and how many races have their two racers on two nodes. One node: ``bench server``'s
+    own target. Several: player i on node i mod N, players 2k and 2k+1 racing each other,
+    so every race is across two nodes (its news heard by the other through Redis)."""
+    pool = playouts("sanibel", DEALS, PLAYOUT_LENGTH, seed=7)
+    clients, count = options["saturation_clients"], options.get("nodes", 1)
+    if count == 1:
+        target = {**options, "redis": None, "players": clients}
+        async with solrace_target(target, pool, extra) as solrace:
+            yield solrace.players, [solrace.process.pid], 0
+        return
+    raise_open_files(2 * clients + 1024)
+    nodes: list[Node] = []
+    try:
+        for index in range(count):
+            port = free_port()
+            command = [*serve_command(port, "--rate", "1000000", "--burst", "1000000"), *extra]
+            nodes.append(Node(index, port, spawn(command, SERVE_BANNER), ""))
+            nodes[-1].name = (await asyncio.to_thread(health, port))["node"]
+        players = await connect_players(nodes, clients, "bot")
+        across = await pair_up(players, pool)
+        await asyncio.sleep(0.5)
+        yield list(players), [node.process.pid for node in nodes], across
+        await asyncio.gather(*(player.connection.close() for player in players))
+    finally:
+        for node in nodes:
+            node.process.terminate()
+        for node in nodes:
+            try:
+                node.process.wait(20)
+            except subprocess.TimeoutExpired:
+                node.process.kill()
+
+
 async def measured(
     options: dict[str, Any], urls: list[str], extra: tuple[str, ...]
 ) -> dict[str, Any]:
-    """One serve process on the Redis at ``urls`` (``extra``: its options), saturated."""
-    pool = playouts("sanibel", DEALS, PLAYOUT_LENGTH, seed=7)
-    clients = options["saturation_clients"]
-    target = {**options, "redis": None, "players": clients}
-    async with solrace_target(target, pool, extra) as solrace:
+    """The serve processes on the Redis at ``urls`` (``extra``: their options), saturated."""
+    async with racing(options, extra) as (players, pids, across):
         seconds = options["saturation_seconds"]
         idle = await redis_cpu(urls)
         await asyncio.sleep(seconds)
+        counted = await command_calls(urls)
         before = await redis_cpu(urls)
-        figures = await saturation_phase(solrace.players, seconds, solrace.process.pid)
+        nodes_before = [cpu_seconds(pid) for pid in pids]
+        figures = await saturation_phase(players, seconds, pids[0])
+        nodes_cpu = [cpu_seconds(pid) - b for pid, b in zip(pids, nodes_before, strict=True)]
         after = await redis_cpu(urls)
+        counted_after = await command_calls(urls)
     actions = figures.actions_per_s * seconds
     idle_s = [round(b - i, 3) for b, i in zip(before, idle, strict=True)]
     per_shard = [round(a - b, 3) for a, b in zip(after, before, strict=True)]
@@ -78,6 +174,9 @@ async def measured(
         "redis_idle_cpu_s_per_shard": idle_s,
         "redis_cpu_us_per_action_per_shard": round(cpu_us, 2),
         "ceiling_actions_per_s": round(len(urls) * 1e6 / cpu_us) if cpu_us else None,
+        "commands_per_action_per_shard": per_action(counted, counted_after, actions),
+        "node_cpu_pct": [round(100 * cpu / seconds, 1) for cpu in nodes_cpu],
+        "races_across_nodes": across,
     }
 
 
@@ -85,7 +184,8 @@ async def run_cluster(options: dict[str, Any]) -> dict[str, Any]:
     """One Redis, then the cluster (``options["cluster"]``: its addresses, or "start")."""
     prefix = f"bench-{uuid.uuid4().hex[:8]}:"
     with own_redis() as redis:
-        single = await measured(options, [redis.url], ("--redis", redis.url))
+        extra = ("--redis", redis.url, "--redis-prefix", prefix)
+        single = await measured(options, [redis.url], extra)
     with cluster_for(options["cluster"]) as addresses:
         urls = [f"redis://{address}/0" for address in addresses.split(",")]
         extra = ("--redis-cluster", addresses, "--redis-prefix", prefix)
@@ -118,8 +218,10 @@ def cluster_for(given: str) -> Iterator[str]:
 
 def print_cluster(result: dict[str, Any]) -> None:
     settings = result["settings"]
+    count = settings.get("nodes", 1)
+    nodes = "one solrace node" if count == 1 else f"{count} solrace nodes, every race across two"
     print(
-        f"one solrace node, {settings['saturation_clients']} clients flat out for "
+        f"{nodes}, {settings['saturation_clients']} clients flat out for "
         f"{settings['saturation_seconds']} s; Redis with an append-only file (everysec)"
     )
     print(
@@ -135,21 +237,43 @@ def print_cluster(result: dict[str, Any]) -> None:
         )
         print(
             f"{label:12} {row['saturation']['actions_per_s']:>10} "
-            f"{row['saturation']['server_cpu_pct']:>10}% {shards:>42} "
+            f"{round(sum(row['node_cpu_pct']), 1):>10}% {shards:>42} "
             f"{row['redis_cpu_us_per_action_per_shard']:>16} "
             f"{row['ceiling_actions_per_s'] or '-':>10}"
         )
+    if count > 1:
+        for label, row in (("one Redis", result["one_redis"]), ("cluster", result["cluster"])):
+            print(
+                f"{label}: nodes' CPU {', '.join(f'{pct}%' for pct in row['node_cpu_pct'])}; "
+                f"{row['races_across_nodes']} races across two nodes"
+            )
     print(
         f"cluster's ceiling vs one Redis: {result['ceiling_vs_one_redis']}x; its CPU per "
         f"action per shard vs one Redis's: {result['cpu_per_action_vs_one_redis']}x"
     )
+    print_commands(result["one_redis"], result["cluster"])
+
+
+def print_commands(single: dict[str, Any], cluster: dict[str, Any]) -> None:
+    """Commands per action per shard by name, one Redis beside the cluster (``reads``:
+    reads from client sockets, about one per round trip)."""
+    one, many = single["commands_per_action_per_shard"], cluster["commands_per_action_per_shard"]
+    print(f"commands per action per shard {'one Redis':>12} {'cluster':>10}")
+    names = sorted(set(one) | set(many), key=lambda name: (name in ("reads", "total"), name))
+    for name in names:
+        label = "reads (round trips)" if name == "reads" else name
+        print(f"{label:29} {one.get(name, 0):>12} {many.get(name, 0):>10}")
 
 
 def run_command(args: argparse.Namespace) -> int:
     """``solrace bench server --redis-cluster``: run, then print the figures."""
     if args.saturation_clients < 2 or args.saturation_clients % 2:
         raise SystemExit("error: --saturation-clients must be even and at least 2")
+    nodes = 1 if args.nodes is None else args.nodes
+    if nodes < 1 or nodes > args.saturation_clients:
+        raise SystemExit("error: --nodes must be at least 1 and at most --saturation-clients")
     options = {
+        "nodes": nodes,
         "saturation_clients": args.saturation_clients,
         "saturation_seconds": args.saturation_seconds,
         "cluster": args.redis_cluster,

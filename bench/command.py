@@ -93,7 +93,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="server: N >= 2 nodes on one Redis, every race across two of them, against one "
-        "node in the same run (the other phases are not run); spectators: 1 or 2 (2)",
+        "node in the same run (the other phases are not run); with --redis-cluster: N >= 1 "
+        "nodes saturated, every race across two (1 by default); spectators: 1 or 2 (2)",
     )
     nodes.add_argument(
         "--cores",
@@ -220,12 +221,12 @@ def run_server(args: argparse.Namespace) -> int:
 
     args.players = 2000 if args.players is None else args.players
     args.rate = 4000 if args.rate is None else args.rate
-    if args.nodes is not None:
-        return run_server_nodes(args)
     if args.redis_cluster is not None:
         from bench.clusterbench import run_command
 
         return run_command(args)
+    if args.nodes is not None:
+        return run_server_nodes(args)
     options = {
         "players": args.players,
         "rate": args.rate,

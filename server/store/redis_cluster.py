@@ -31,6 +31,7 @@ from server.store.replication import Replication
 REDIRECTS = 3  # MOVED or ASK followed this many times per batch, then the batch fails
 CLUSTER_CONNECTIONS = 1000  # per cluster node (redis-py refuses a call beyond them)
 EVAL_COMMANDS = ("EVAL", "EVALSHA")
+ROUTES_KEPT = 100_000  # keys whose primary the writer's batches remember (one per race)
 
 
 def cluster_client(url: str, replication: Replication, **options: Any) -> RedisCluster:
@@ -58,6 +59,7 @@ class Slots:
         self.base = base
         self.stale = False  # read the table again before the next use
         self.read = False  # the table was read once
+        self.reads = 0  # times the table was read here (a route kept from before may be old)
         self.addresses: dict[tuple[str, int], Address] = {}  # each node's, made once
 
     async def primary_of(self, key: str) -> Address:
@@ -70,8 +72,10 @@ class Slots:
         if self.stale:
             await self.cluster.nodes_manager.initialize()  # raises: still stale
             self.stale = False
+            self.reads += 1
         elif not self.read:
             await self.cluster.initialize()
+            self.reads += 1
         self.read = True
 
     def now(self, key: str) -> Address:
@@ -92,6 +96,7 @@ class Slots:
         """The table read again (after a MOVED)."""
         await self.cluster.nodes_manager.initialize()
         self.stale = False
+        self.reads += 1
 
 
 def key_of(command: Command) -> str:
@@ -112,6 +117,25 @@ class ClusterBatches:
         self.deadline = deadline
         self.error = error
         self.connections: dict[tuple[str, int], BatchConnection] = {}
+        # each key's primary as the table said when it was last read (redis-py's lookup of
+        # a key's slot and node costs more than the rest of routing a command); all
+        # forgotten when the table is read again, here or by redis-py's own calls (a new
+        # table), or when ROUTES_KEPT keys are held
+        self.routes: dict[str, Address] = {}
+        self.routes_of: tuple[int, object] = (-1, None)  # the table's read, and the table
+
+    def route(self, key: str) -> Address:
+        """The primary of ``key``'s slot in the table as last read (``Slots.ready`` first)."""
+        table = (self.slots.reads, self.slots.cluster.nodes_manager.slots_cache)
+        if table[0] != self.routes_of[0] or table[1] is not self.routes_of[1]:
+            self.routes.clear()
+            self.routes_of = table
+        elif len(self.routes) >= ROUTES_KEPT:
+            self.routes.clear()
+        where = self.routes.get(key)
+        if where is None:
+            where = self.routes[key] = self.slots.now(key)
+        return where
 
     async def send(self, commands: list[Command]) -> list[Any]:
         """Every reply, in order (an error reply in its place); redirects followed; a
@@ -124,7 +148,7 @@ class ClusterBatches:
             await slots.ready()
             by_node: dict[Address, list[int]] = {}
             for i in pending:
-                where = asking.get(i) or slots.now(key_of(commands[i]))
+                where = asking.get(i) or self.route(key_of(commands[i]))
                 by_node.setdefault(where, []).append(i)
             sent = await self._sent(by_node, commands, asking)
             failed = next((error for error in sent if isinstance(error, BaseException)), None)
@@ -203,7 +227,10 @@ class ShardedSubscribers:
     """The shard channels listened to on a cluster: one sharded ``Subscriber`` per primary
     owning some of them (found in ``slots``), each message handed to ``heard``; ``lost``
     called when any of them goes (``open`` then reads the slots again and subscribes every
-    channel again where it is now)."""
+    channel again where it is now), or when they were all opened again for another reason
+    (a primary that could not be reached when a channel was added): messages may have been
+    missed either way. A subscriber still connecting is not lost: channels added side by
+    side, on primaries not listened to yet, leave the others listening."""
 
     def __init__(
         self,
@@ -220,29 +247,51 @@ class ShardedSubscribers:
         self.channels: set[str] = set()
         self.subscribers: dict[Address, Subscriber] = {}
         self.opening = asyncio.Lock()
+        self.broken = False  # a subscriber lost, or one that could not connect
 
     async def open(self) -> None:
-        """Subscribed to every channel on the primary owning it (at once when every
-        subscriber is connected; otherwise all of them opened again, the slots read
-        again)."""
+        """Subscribed to every channel on the primary owning it: each subscriber connected
+        (at once when it is), unless one was lost or could not connect; then all of them
+        opened again, the slots read again, and ``lost`` told."""
         async with self.opening:
-            if all(s.transport is not None for s in self.subscribers.values()):
-                return
+            if not self.broken:
+                try:
+                    for subscriber in list(self.subscribers.values()):
+                        await subscriber.open()  # a new one, or one another call opens
+                    return
+                except BaseException:
+                    self.broken = True
+                    raise
             closing, self.subscribers = self.subscribers, {}
             for subscriber in closing.values():
                 subscriber.lost = _ignored  # gone on purpose
                 subscriber.close()
-            await self.slots.refresh()
-            for channel in sorted(self.channels):
-                (await self._of(channel)).channels.add(channel)
-            for subscriber in list(self.subscribers.values()):
-                await subscriber.open()
+            if closing:
+                self.lost()  # they may have missed messages (ignored while it reopens)
+            self.broken = False
+            try:
+                await self.slots.refresh()
+                for channel in sorted(self.channels):
+                    (await self._of(channel)).channels.add(channel)
+                for subscriber in list(self.subscribers.values()):
+                    await subscriber.open()
+            except BaseException:
+                self.broken = True
+                raise
 
     async def add(self, channels: list[str]) -> None:
         self.channels.update(channels)
         await self.open()
-        for channel in channels:
-            await (await self._of(channel)).add([channel])
+        try:
+            for channel in channels:
+                await (await self._of(channel)).add([channel])
+        except BaseException:
+            self.broken = True  # a primary not reached: every one opened again next
+            raise
+
+    def _lost_one(self) -> None:
+        self.broken = True
+        self.lost()
 
     async def remove(self, channels: list[str]) -> None:
         self.channels.difference_update(channels)
@@ -257,7 +306,7 @@ class ShardedSubscribers:
             subscriber = self.subscribers[where] = Subscriber(
                 where,
                 self.heard,
-                self.lost,
+                self._lost_one,
                 self.deadline,
                 self.every,
                 self.error,

@@ -1,19 +1,27 @@
 """``solrace bench server --redis-cluster`` runs end to end on a small load: it starts its
 own Redis and its own cluster of three primaries, and reports each one's Redis CPU per
-action per shard and the ceiling it projects (the figures are for people to read)."""
+action per shard and the ceiling it projects (the figures are for people to read), with the
+commands per action per shard by name."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from typing import Any
+
+BENCH = [sys.executable, "-m", "solrace.cli", "bench", "server", "--redis-cluster"]
+
+
+def run(*options: str) -> dict[str, Any]:
+    command = [*BENCH, *options, "--saturation-seconds", "1", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=True)
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return result
 
 
 def test_the_cluster_benchmark_reports_one_redis_and_three_shards() -> None:
-    command = [sys.executable, "-m", "solrace.cli", "bench", "server", "--redis-cluster"]
-    command += ["--saturation-clients", "10", "--saturation-seconds", "1", "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=True)
-    result = json.loads(done.stdout.splitlines()[-1])
+    result = run("--saturation-clients", "10")
     for shape, shards in (("one_redis", 1), ("cluster", 3)):
         figures = result[shape]
         assert figures["saturation"]["actions"] > 0
@@ -21,4 +29,20 @@ def test_the_cluster_benchmark_reports_one_redis_and_three_shards() -> None:
         assert len(figures["redis_idle_cpu_s_per_shard"]) == shards
         assert figures["redis_cpu_us_per_action_per_shard"] > 0
         assert figures["ceiling_actions_per_s"] > 0
+        counts = figures["commands_per_action_per_shard"]  # every action: one APPEND_LOG
+        assert counts["evalsha"] >= 1 and counts["xadd"] >= 1 and counts["reads"] > 0
+        assert counts["total"] > counts["evalsha"]
     assert result["ceiling_vs_one_redis"] > 0 and result["cpu_per_action_vs_one_redis"] > 0
+
+
+def test_with_nodes_every_race_is_across_two_nodes_and_every_node_works() -> None:
+    result = run("--nodes", "2", "--saturation-clients", "8")
+    assert result["settings"]["nodes"] == 2
+    for shape, shards in (("one_redis", 1), ("cluster", 3)):
+        figures = result[shape]
+        assert figures["races_across_nodes"] == 4  # 8 clients, 4 races, each on both nodes
+        assert len(figures["node_cpu_pct"]) == 2 and min(figures["node_cpu_pct"]) > 0
+        assert figures["saturation"]["actions"] > 0
+        assert len(figures["redis_cpu_s_per_shard"]) == shards
+        assert figures["commands_per_action_per_shard"]["xadd"] >= 1
+        assert figures["ceiling_actions_per_s"] > 0

@@ -107,6 +107,38 @@ async def test_a_race_s_news_goes_on_a_shard_channel_in_the_slot_of_its_keys(
     assert await eventually(lambda: _heard_on(heard, "race:r1"))
 
 
+async def test_channels_added_side_by_side_lose_nothing_said_on_a_channel_already_heard(
+    cluster_store: RedisStore,
+) -> None:
+    """A node follows many races at once (a wave of races, a restart): their channels are
+    added side by side, many on primaries no connection listens to yet. A channel already
+    subscribed is heard all the while: a listening connection is closed only when it is
+    lost, and then the listener is told to read its races again (resync)."""
+    store = cluster_store
+    heard: list[tuple[str, object]] = []
+    store.listener = lambda channel, message: heard.append((channel, message))
+    await store.bus.subscribe(["race:r0"])
+    said, talking = 0, True
+
+    async def talk() -> None:
+        nonlocal said
+        while talking:
+            said += 1
+            await store.bus.publish("race:r0", {"n": said})
+
+    talker = asyncio.create_task(talk())
+    others = [f"race:r{i}" for i in range(1, 61)]  # every primary's slots among them
+    await asyncio.gather(*(store.bus.subscribe([channel]) for channel in others))
+    talking = False
+    await talker
+
+    async def all_heard() -> bool:
+        return sum(1 for channel, _ in heard if channel == "race:r0") == said
+
+    told = [message for channel, message in heard if channel == ""]
+    assert told or await eventually(all_heard), (said, len(heard))
+
+
 async def _heard_on(heard: list[tuple[str, object]], channel: str) -> bool:
     return any(name == channel for name, _ in heard)
 
@@ -127,6 +159,32 @@ async def test_a_race_s_slot_moved_to_another_primary_is_followed_by_its_writes_
     await append(store, ("r1", LogEntry("ann", 2, "a2", 20)))  # MOVED, then written there
     assert [e.action for e in await store.races.racer_log("r1", "ann")] == ["a1", "a2"]
     await hears_r1_again(store, heard)
+
+
+async def test_a_slot_moved_and_read_again_by_redis_py_takes_the_batches_there_at_once(
+    cluster_store: RedisStore,
+) -> None:
+    """The writer's batches keep each key's primary while the table of slots stays the
+    same; once redis-py reads the table again (its own calls after a move), the next batch
+    goes to the new owner at once, without a MOVED from the old one."""
+    store = cluster_store
+    await following_r1(store)  # r1's primary kept by the batches
+    cluster = store._calls.slots.cluster  # type: ignore[union-attr]
+    slot = cluster.keyslot(store._keys.race("r1", "racers"))
+    old = cluster.nodes_manager.get_node_from_slot(slot)
+    await move_slot(cluster, slot)
+    await cluster.nodes_manager.initialize()  # as redis-py does after a MOVED of its own
+    moved = await _moved_replies(cluster, old)
+    await append(store, ("r1", LogEntry("ann", 2, "a2", 20)))
+    assert await _moved_replies(cluster, old) == moved
+    assert [e.action for e in await store.races.racer_log("r1", "ann")] == ["a1", "a2"]
+
+
+async def _moved_replies(cluster: Any, node: Any) -> int:
+    """The MOVED errors ``node`` has answered (``INFO errorstats``)."""
+    info = await cluster.execute_command("INFO", "errorstats", target_nodes=node)
+    moved = info.get("errorstat_MOVED", {"count": 0})
+    return int(moved["count"] if isinstance(moved, dict) else str(moved).split("=")[1])
 
 
 @pytest.fixture
