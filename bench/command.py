@@ -1,11 +1,12 @@
 """``solrace bench engine|solver|server|memory|soak|recovery|failover|storage|idle|pairing|
 arena-pairing|arena|argon2|signin|spectators|farm|fairplay|redis-clients``: benchmarks that print
-figures (never timed tests). The server benchmark lives in bench/loadtest.py (``--nodes``:
-bench/nodebench.py), the engine and solver ones in bench/enginebench.py, the memory one in
-bench/memorybench.py; soak, recovery, failover, idle, pairing, arena-pairing, arena, spectators,
-farm and fairplay in bench/{soak,recovery,failover,...}bench.py; storage and argon2 (the server's
-parts through their public faces) in bench/{storage,argon2}bench.py; redis-clients (the
-store's own hiredis client against redis-py) in server/store/redis_clients_bench.py."""
+figures (never timed tests). The server benchmark lives in bench/loadtest.py (its run in
+bench/servercommand.py; ``--nodes``: bench/nodebench.py), the engine and solver ones in
+bench/enginebench.py, the memory one in bench/memorybench.py; soak, recovery, failover, idle,
+pairing, arena-pairing, arena, spectators, farm and fairplay in
+bench/{soak,recovery,failover,...}bench.py; storage and argon2 (the server's parts through
+their public faces) in bench/{storage,argon2}bench.py; redis-clients (the store's own
+hiredis client against redis-py) in server/store/redis_clients_bench.py."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from bench.enginebench import measure_engine, measure_solver
 from bench.failoveroptions import configure as failover_options
 from bench.failoveroptions import run_failover
 from bench.fairplaycommand import fairplay_options, run_fairplay
+from bench.servercommand import run_server
 from protocol.games import GAMES, rules_for
 
 
@@ -213,66 +215,6 @@ def run_solver(args: argparse.Namespace) -> int:
         for game, row in figures.items():
             tried = f"{row['won']}/{row['deals']}"
             print(f"{game:22} {row['positions_per_s']:>12,} {tried:>16}")
-    return 0
-
-
-def run_server(args: argparse.Namespace) -> int:
-    from bench.loadtest import print_table, run_bench
-
-    args.players = 2000 if args.players is None else args.players
-    args.rate = 4000 if args.rate is None else args.rate
-    if args.redis_cluster is not None:
-        from bench.clusterbench import run_command
-
-        return run_command(args)
-    if args.nodes is not None:
-        return run_server_nodes(args)
-    options = {
-        "players": args.players,
-        "rate": args.rate,
-        "seconds": args.seconds or 15.0,
-        "saturation_clients": args.saturation_clients,
-        "saturation_seconds": args.saturation_seconds,
-        "saturation_rounds": args.saturation_rounds,
-        "spectators": args.spectators,
-        "redis": args.redis,
-    }
-    if args.players < 2 or args.players % 2 or args.saturation_clients > args.players:
-        raise SystemExit("error: --players must be even, and at least --saturation-clients")
-    if args.saturation_rounds < 1:
-        raise SystemExit("error: --saturation-rounds must be at least 1")
-    result = asyncio.run(run_bench(options))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_table(result)
-    return 0
-
-
-def run_server_nodes(args: argparse.Namespace) -> int:
-    from bench.nodebench import run_nodes
-    from bench.nodereport import print_nodes
-
-    if args.nodes < 2:
-        raise SystemExit("error: --nodes must be at least 2 (one node is measured in the run)")
-    if args.players < 2 or args.players % 2 or args.rate <= 0 or args.rounds < 1:
-        raise SystemExit("error: --players even and at least 2, --rate above 0, --rounds >= 1")
-    if not args.cores or min(args.cores) < 1:
-        raise SystemExit("error: --cores must be at least 1")
-    options = {
-        "nodes": args.nodes,
-        "players": args.players,
-        "rate": args.rate,
-        "seconds": args.seconds or 15.0,
-        "rounds": args.rounds,
-        "cores": args.cores,
-        "redis": args.redis,
-    }
-    result = asyncio.run(run_nodes(options))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_nodes(result)
     return 0
 
 
