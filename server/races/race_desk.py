@@ -132,26 +132,9 @@ class RaceDesk:
             nonce=secrets.token_hex(16),
             invited=invited,
         )
-        self._room_for_another(player)
+        room_for_another(self.races.racing(player))
         room, effects = await self.open_room(settings, player, name, moment, account=account)
         return {"race": public_info(room.race)}, effects
-
-    def _room_for_another(self, player: str) -> None:
-        """RaceError ``too_many_races`` when ``player`` holds ``MAX_OPEN_RACES`` races
-        that have not started (created or joined). An arena heat is the server's, opened
-        by the arena's pairer: it never counts (the limit keeps a player from hoarding
-        open races, and a racer at it must still race their heats)."""
-        waiting = sum(
-            1
-            for room in self.races.racing(player)
-            if room.race.phase is Phase.OPEN and room.race.settings.arena is None
-        )
-        if waiting >= MAX_OPEN_RACES:
-            raise RaceError(
-                f"you are in {waiting} races that have not started, the most one may hold "
-                f"({MAX_OPEN_RACES}): start or leave one first",
-                "too_many_races",
-            )
 
     async def list_races(self, moment: Now) -> dict[str, Any]:
         """Open public races, at most ``MAX_LISTED`` (by id), and how many more there are."""
@@ -185,7 +168,7 @@ class RaceDesk:
             room.race.join(player, name)  # refused if it started; else nothing to do
             return {"race": public_info(room.race)}, []
         if limited:
-            self._room_for_another(player)
+            room_for_another(self.races.racing(player))
         badge = await self.badge(player, account, room.race.settings, moment)
 
         def join() -> None:
@@ -365,3 +348,19 @@ class RaceDesk:
 
 def _store_trouble(request: Act) -> Error:
     return Error(request.id, "act", STORE_UNAVAILABLE, STORE_UNAVAILABLE_SENTENCE)
+
+
+def room_for_another(rooms: Iterable[Room]) -> None:
+    """RaceError ``too_many_races`` when a player's ``rooms`` hold ``MAX_OPEN_RACES`` races
+    that have not started (created or joined). An arena heat is the server's, opened by
+    the arena's pairer: it never counts (the limit keeps a player from hoarding open
+    races, and a racer at it must still race their heats)."""
+    waiting = sum(
+        1 for room in rooms if room.race.phase is Phase.OPEN and room.race.settings.arena is None
+    )
+    if waiting >= MAX_OPEN_RACES:
+        raise RaceError(
+            f"you are in {waiting} races that have not started, the most one may hold "
+            f"({MAX_OPEN_RACES}): start or leave one first",
+            "too_many_races",
+        )
