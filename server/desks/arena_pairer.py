@@ -8,7 +8,7 @@ heat again), every ``PAIR_EVERY_S``:
    by the races' one ranking rule) is appended to the arena's log, once (a retry, or a
    node taking over, appends nothing more); a heat whose race was never opened counts as
    nobody finishing it after ``LOST_HEAT_MS``; its result and fair-play review are
-   worked out while the wave (3) is paired and opened, and appended after it;
+   worked out and appended side by side with the wave (3) being paired and opened;
 3. while it runs, the idle participants (active, not in a heat) are paired in one wave
    (``protocol/arena_pairing.py``): each heat is recorded under the lease, then its race
    opened with every racer in it (so it counts down by itself; those who chose risk mode
@@ -22,6 +22,7 @@ heat again), every ``PAIR_EVERY_S``:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from dataclasses import replace
@@ -105,17 +106,20 @@ class ArenaPairer:
         heats = await self.store.arenas.heats(arena.id)
         entries = await self.store.arenas.log(arena.id)
         running, over = await self._unscored(heats, entries)
-        # the heats over are worked out (read, replayed, reviewed) while the wave opens
-        working = [asyncio.ensure_future(self._working_out(heat, moment)) for heat in over]
+        # the heats over are worked out (read, replayed, reviewed) and scored while the
+        # wave is paired and opened
+        scoring = asyncio.ensure_future(self._scoring(arena, over, moment))
         try:
             paired: Effects = []
             if status_at(arena, moment.wall_ms) == "running":
                 paired = await self._wave(arena, heats, entries, running + over, token, moment)
-            scorings = await asyncio.gather(*working, return_exceptions=True)
+            still, told = await scoring
+        except Exception:  # the wave failed (or the scoring: then this fails alike)
+            with contextlib.suppress(Exception):  # what scoring tells is owed, still
+                self.race_desk.races.owed.add((await scoring)[1])
+            raise
         finally:
-            for task in working:
-                task.cancel()  # nothing once done; the node stopping, or the wave failing
-        still, told = await self._scored(arena, over, scorings, moment)
+            scoring.cancel()  # nothing once done; the node stopping
         if status_at(arena, moment.wall_ms) == "running":
             return told + paired
         if not (running or still) or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS:
@@ -157,6 +161,18 @@ class ArenaPairer:
         live = set(await self.store.races.listed_races("live"))
         unscored = [heat for heat in heats if heat.heat not in scored]
         return [h for h in unscored if h.heat in live], [h for h in unscored if h.heat not in live]
+
+    async def _scoring(
+        self, arena: Arena, over: list[HeatStart], moment: Now
+    ) -> tuple[list[HeatStart], Effects]:
+        """The heats of ``over`` worked out side by side, then scored in their order."""
+        working = [asyncio.ensure_future(self._working_out(heat, moment)) for heat in over]
+        try:
+            scorings = await asyncio.gather(*working, return_exceptions=True)
+        finally:
+            for task in working:
+                task.cancel()  # nothing once done; the node stopping
+        return await self._scored(arena, over, scorings, moment)
 
     async def _working_out(self, heat: HeatStart, moment: Now) -> Scoring | None:
         """``_result``, at most ``HEATS_AT_ONCE`` heats side by side (the store has 100
