@@ -4,11 +4,9 @@ heat again), every ``PAIR_EVERY_S``:
 
 1. at its start, every participant is checked against the entry conditions again (one who
    no longer meets them is withdrawn); the arena is ``running``;
-2. each heat started and not yet scored whose race is over is scored: its result (placed
-   by the races' one ranking rule) is appended to the arena's log, once (a retry, or a
-   node taking over, appends nothing more); a heat whose race was never opened counts as
-   nobody finishing it after ``LOST_HEAT_MS``; its result and fair-play review are
-   worked out while the wave (3) is paired and opened, and appended after it;
+2. each heat started and not yet scored whose race is over is scored
+   (``server/desks/arena_scoring.py``), side by side with the wave (3) being paired and
+   opened;
 3. while it runs, the idle participants (active, not in a heat) are paired in one wave
    (``protocol/arena_pairing.py``): each heat is recorded under the lease, then its race
    opened with every racer in it (so it counts down by itself; those who chose risk mode
@@ -22,30 +20,24 @@ heat again), every ``PAIR_EVERY_S``:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
-from dataclasses import replace
-from typing import Any
 
-from protocol.arena import Entry, HeatResult, Racer, Removed, heat_from_runs, standings
+from protocol.arena import Entry, Removed, standings
 from protocol.arena_calendar import Arena
 from protocol.arena_pairing import REPEAT_AFTER_MS, Idle, PairingRule, pair_wave, wave_deal
 from protocol.games import rules_for
-from protocol.phases import Phase
-from protocol.player_events import Held, Paired
-from protocol.race import Now, Race, RaceError, RaceSettings
-from protocol.race_views import public_info, race_runs
-from protocol.ranking import Run
+from protocol.player_events import Paired
+from protocol.race import Now, RaceError, RaceSettings
+from protocol.race_views import public_info
 from protocol.ratings import Rating
 from server.desks.arena_desk import ArenaDesk, status_at
 from server.desks.arena_feed import FINISHING_MS, not_long_over
 from server.desks.arena_places import record_final_places
+from server.desks.arena_scoring import HEATS_AT_ONCE, HeatScorer
 from server.handover.effects import Effects, PushAnywhere
-from server.handover.jobs import KeepReview
-from server.races.fairplay import FLAGGED, history_times, review_of
-from server.races.followed import restored
 from server.races.race_desk import RaceDesk, new_id
-from server.races.results import logs_keep_s
 from server.store import Store, StoreError
 from server.store.arena_records import ArenaRecord, ArenaRefused, HeatStart, StaleLease
 
@@ -54,10 +46,6 @@ log = logging.getLogger("solrace.arenas")
 PAIR_EVERY_S = 1.0
 LEASE_MS = 10_000  # an arena's pairing lease: another node takes over this long after
 HEATS_WAITED_MS = 30 * 60_000  # after its end an arena waits this long for heats running
-HEATS_AT_ONCE = 32  # a wave's heats opened side by side at most (the store has 100 connections)
-LOST_HEAT_MS = 60_000  # a heat whose race never opened is scored as nobody finishing
-
-Scoring = tuple[HeatResult, dict[str, Any] | None]  # a heat's result, and its review
 
 
 class ArenaPairer:
@@ -76,7 +64,7 @@ class ArenaPairer:
         self.back_at: dict[tuple[str, str], int] = {}  # (arena, player) -> back from a heat
         self.secret = ""
         self.repeat_after_ms = repeat_after_ms  # ``--arena-repeat-after-ms``
-        self.reading = asyncio.Semaphore(HEATS_AT_ONCE)  # heats over worked out at once
+        self.scorer = HeatScorer(store, race_desk, self.back_at)
 
     async def tick(self, moment: Now) -> Effects:
         """Run every arena of the calendar and the operators' that is stored and not
@@ -104,18 +92,21 @@ class ArenaPairer:
             await self.store.arenas.set_status(arena.id, "running")
         heats = await self.store.arenas.heats(arena.id)
         entries = await self.store.arenas.log(arena.id)
-        running, over = await self._unscored(heats, entries)
-        # the heats over are worked out (read, replayed, reviewed) while the wave opens
-        working = [asyncio.ensure_future(self._working_out(heat, moment)) for heat in over]
+        running, over = await self.scorer.unscored(heats, entries)
+        # the heats over are worked out (read, replayed, reviewed) and scored while the
+        # wave is paired and opened
+        scoring = asyncio.ensure_future(self.scorer.scoring(arena, over, moment))
         try:
             paired: Effects = []
             if status_at(arena, moment.wall_ms) == "running":
                 paired = await self._wave(arena, heats, entries, running + over, token, moment)
-            scorings = await asyncio.gather(*working, return_exceptions=True)
+            still, told = await scoring
+        except Exception:  # the wave failed (or the scoring: then this fails alike)
+            with contextlib.suppress(Exception):  # what scoring tells is owed, still
+                self.race_desk.races.owed.add((await scoring)[1])
+            raise
         finally:
-            for task in working:
-                task.cancel()  # nothing once done; the node stopping, or the wave failing
-        still, told = await self._scored(arena, over, scorings, moment)
+            scoring.cancel()  # nothing once done; the node stopping
         if status_at(arena, moment.wall_ms) == "running":
             return told + paired
         if not (running or still) or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS:
@@ -136,104 +127,6 @@ class ArenaPairer:
                     arena.id, participant.player, "withdraw", moment.wall_ms
                 )
                 log.info("withdrawn at the start", extra={"arena": arena.id, "code": refusal.code})
-
-    async def _review(self, race: Race, runs: list[Run], moment: Now) -> dict[str, Any]:
-        """The heat's fair-play review, as a rated race's (``server/races/fairplay.py``)."""
-        histories = {
-            run.player: history_times(
-                await self.store.accounts.history(run.player), race.settings.game, race.id
-            )
-            for run in runs
-        }
-        hold = self.race_desk.settings.hold_flagged
-        return review_of(race, runs, moment.wall_ms, None, histories, hold)
-
-    async def _unscored(
-        self, heats: list[HeatStart], entries: list[Entry]
-    ) -> tuple[list[HeatStart], list[HeatStart]]:
-        """The heats not scored yet: those running (the store lists their race live: one
-        read of the list), and the others (their race is over, or was never opened)."""
-        scored = {e.heat for e in entries if isinstance(e, HeatResult)}
-        live = set(await self.store.races.listed_races("live"))
-        unscored = [heat for heat in heats if heat.heat not in scored]
-        return [h for h in unscored if h.heat in live], [h for h in unscored if h.heat not in live]
-
-    async def _working_out(self, heat: HeatStart, moment: Now) -> Scoring | None:
-        """``_result``, at most ``HEATS_AT_ONCE`` heats side by side (the store has 100
-        connections, which the wave's heats opened meanwhile use too)."""
-        async with self.reading:
-            return await self._result(heat, moment)
-
-    async def _scored(
-        self,
-        arena: Arena,
-        over: list[HeatStart],
-        scorings: list[Scoring | BaseException | None],
-        moment: Now,
-    ) -> tuple[list[HeatStart], Effects]:
-        """Score every heat of ``over`` whose result was worked out, in the heats' order (a
-        heat fair play holds is held, and its flagged players removed from the arena);
-        the heats of ``over`` still unscored (their race not over, or its reading
-        failed: read again on the next tick), and what scoring them tells."""
-        still: list[HeatStart] = []
-        effects: Effects = []
-        for heat, scoring in zip(over, scorings, strict=True):
-            if isinstance(scoring, Exception):  # this heat only
-                log.warning(
-                    "an arena heat's result could not be worked out",
-                    extra={"arena": arena.id, "heat": heat.heat, "error": str(scoring)},
-                )
-            elif isinstance(scoring, BaseException):  # cancelled: the node is stopping
-                raise scoring
-            if not isinstance(scoring, tuple):
-                still.append(heat)
-                continue
-            result, review = scoring
-            if review is not None and review["status"] == FLAGGED:
-                await self._keep(arena, result, review)  # first: a moderator may act on it
-            await self.store.arenas.append(arena.id, result)
-            for player in heat.racers:
-                self.back_at[(arena.id, player)] = moment.wall_ms
-            if review is not None and result.held:  # flagged, and flagged runs are held
-                effects += await self._removed(arena, result, review)
-        return still, effects
-
-    async def _keep(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> None:
-        """A flagged heat's review is kept for a moderator (with its arena: a clearing is
-        logged there), before the heat is scored."""
-        kept = {**review, "arena": arena.id}
-        keep_s = logs_keep_s(self.race_desk.settings)
-        failed = (await self.store.write([KeepReview(result.heat, kept, keep_s)]))[0]
-        if failed is not None:
-            raise failed
-
-    async def _removed(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> Effects:
-        """A held heat: each flagged player is removed from the arena (off the standings,
-        every heat of theirs counted as not finished) and told ``held``."""
-        flagged = sorted(p for p, judged in review["players"].items() if judged["reasons"])
-        for player in flagged:
-            await self.store.arenas.append(arena.id, Removed(player))
-        log.warning("arena heat held", extra={"arena": arena.id, "heat": result.heat})
-        held = Held(result.heat, arena.game, "race")
-        return [PushAnywhere(player, held) for player in flagged]
-
-    async def _result(self, heat: HeatStart, moment: Now) -> Scoring | None:
-        """The heat's result once its race is over (None while it runs), and its fair-play
-        review (None for a heat whose race never opened)."""
-        record = await self.store.races.load_race(heat.heat)
-        if record is None or not record.get("racers"):
-            if moment.wall_ms - heat.at_ms < LOST_HEAT_MS:
-                return None
-            unplayed = tuple(Racer(p, place, False, 0, 0) for place, p in enumerate(heat.racers, 1))
-            return HeatResult(heat.heat, unplayed), None
-        if record["phase"] != Phase.DONE.value:
-            return None
-        race = restored(record, await self.store.races.actions(heat.heat), moment)
-        undos = {p: sum(1 for a in r.log.actions() if a == "undo") for p, r in race.racers.items()}
-        runs = race_runs(race)
-        review = await self._review(race, runs, moment)
-        result = heat_from_runs(heat.heat, runs, frozenset(race.settings.risk), undos)
-        return replace(result, held=review["held"]), review
 
     async def _wave(
         self,

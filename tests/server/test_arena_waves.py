@@ -26,7 +26,8 @@ from harness import member, running_server
 from client.api import Client
 from protocol.arena import HeatResult
 from protocol.race import Now
-from server.desks.arena_pairer import LEASE_MS, LOST_HEAT_MS
+from server.desks.arena_pairer import LEASE_MS
+from server.desks.arena_scoring import LOST_HEAT_MS
 from server.store.arena_records import HeatStart
 from server.store.redis_store import RedisStore
 

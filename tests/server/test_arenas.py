@@ -24,7 +24,8 @@ from protocol.verify import check_log
 from protocol.verify_arena import check_arena
 from server.app import RaceServer
 from server.desks.arena_desk import arena_of, record_of
-from server.desks.arena_pairer import LEASE_MS, LOST_HEAT_MS
+from server.desks.arena_pairer import LEASE_MS
+from server.desks.arena_scoring import LOST_HEAT_MS
 from server.handover.effects import PushAnywhere
 from server.store import Store
 from server.store.arena_records import HeatStart

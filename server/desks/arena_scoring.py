@@ -1,0 +1,162 @@
+"""An arena's heats scored (docs/arenas.md, "Running an arena", step 2), for the node
+that holds its pairing lease (``server/desks/arena_pairer.py``): each heat started and not
+yet scored whose race is over is read, replayed and reviewed by fair play, up to
+``HEATS_AT_ONCE`` side by side, each failing alone; then its result (placed by the races'
+one ranking rule) is appended to the arena's log in the heats' order, once (a retry, or a
+node taking over, appends nothing more). A heat whose race was never opened counts as
+nobody finishing it after ``LOST_HEAT_MS``; a heat fair play holds is held, and its flagged
+players are removed from the arena.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import replace
+from typing import Any
+
+from protocol.arena import Entry, HeatResult, Racer, Removed, heat_from_runs
+from protocol.arena_calendar import Arena
+from protocol.phases import Phase
+from protocol.player_events import Held
+from protocol.race import Now, Race
+from protocol.race_views import race_runs
+from protocol.ranking import Run
+from server.handover.effects import Effects, PushAnywhere
+from server.handover.jobs import KeepReview
+from server.races.fairplay import FLAGGED, history_times, review_of
+from server.races.followed import restored
+from server.races.race_desk import RaceDesk
+from server.races.results import logs_keep_s
+from server.store import Store
+from server.store.arena_records import HeatStart
+
+log = logging.getLogger("solrace.arenas")
+
+HEATS_AT_ONCE = 32  # heats worked out (or opened) side by side at most: the store has 100
+LOST_HEAT_MS = 60_000  # a heat whose race never opened is scored as nobody finishing
+
+Scoring = tuple[HeatResult, dict[str, Any] | None]  # a heat's result, and its review
+
+
+class HeatScorer:
+    """Scores an arena's heats whose races are over; notes in ``back_at`` (shared with the
+    pairer) when each racer came back from a heat."""
+
+    def __init__(
+        self, store: Store, race_desk: RaceDesk, back_at: dict[tuple[str, str], int]
+    ) -> None:
+        self.store = store
+        self.race_desk = race_desk
+        self.back_at = back_at
+        self.reading = asyncio.Semaphore(HEATS_AT_ONCE)  # heats over worked out at once
+
+    async def unscored(
+        self, heats: list[HeatStart], entries: list[Entry]
+    ) -> tuple[list[HeatStart], list[HeatStart]]:
+        """The heats not scored yet: those running (the store lists their race live: one
+        read of the list), and the others (their race is over, or was never opened)."""
+        scored = {e.heat for e in entries if isinstance(e, HeatResult)}
+        live = set(await self.store.races.listed_races("live"))
+        unscored = [heat for heat in heats if heat.heat not in scored]
+        return [h for h in unscored if h.heat in live], [h for h in unscored if h.heat not in live]
+
+    async def scoring(
+        self, arena: Arena, over: list[HeatStart], moment: Now
+    ) -> tuple[list[HeatStart], Effects]:
+        """The heats of ``over`` worked out side by side, then scored in their order."""
+        working = [asyncio.ensure_future(self._working_out(heat, moment)) for heat in over]
+        try:
+            scorings = await asyncio.gather(*working, return_exceptions=True)
+        finally:
+            for task in working:
+                task.cancel()  # nothing once done; the node stopping
+        return await self._scored(arena, over, scorings, moment)
+
+    async def _working_out(self, heat: HeatStart, moment: Now) -> Scoring | None:
+        """``_result``, at most ``HEATS_AT_ONCE`` heats side by side (the store has 100
+        connections, which the wave's heats opened meanwhile use too)."""
+        async with self.reading:
+            return await self._result(heat, moment)
+
+    async def _scored(
+        self,
+        arena: Arena,
+        over: list[HeatStart],
+        scorings: list[Scoring | BaseException | None],
+        moment: Now,
+    ) -> tuple[list[HeatStart], Effects]:
+        """Score every heat of ``over`` whose result was worked out, in the heats' order (a
+        heat fair play holds is held, and its flagged players removed from the arena);
+        the heats of ``over`` still unscored (their race not over, or its reading
+        failed: read again on the next tick), and what scoring them tells."""
+        still: list[HeatStart] = []
+        effects: Effects = []
+        for heat, scoring in zip(over, scorings, strict=True):
+            if isinstance(scoring, Exception):  # this heat only
+                log.warning(
+                    "an arena heat's result could not be worked out",
+                    extra={"arena": arena.id, "heat": heat.heat, "error": str(scoring)},
+                )
+            elif isinstance(scoring, BaseException):  # cancelled: the node is stopping
+                raise scoring
+            if not isinstance(scoring, tuple):
+                still.append(heat)
+                continue
+            result, review = scoring
+            if review is not None and review["status"] == FLAGGED:
+                await self._keep(arena, result, review)  # first: a moderator may act on it
+            await self.store.arenas.append(arena.id, result)
+            for player in heat.racers:
+                self.back_at[(arena.id, player)] = moment.wall_ms
+            if review is not None and result.held:  # flagged, and flagged runs are held
+                effects += await self._removed(arena, result, review)
+        return still, effects
+
+    async def _keep(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> None:
+        """A flagged heat's review is kept for a moderator (with its arena: a clearing is
+        logged there), before the heat is scored."""
+        kept = {**review, "arena": arena.id}
+        keep_s = logs_keep_s(self.race_desk.settings)
+        failed = (await self.store.write([KeepReview(result.heat, kept, keep_s)]))[0]
+        if failed is not None:
+            raise failed
+
+    async def _removed(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> Effects:
+        """A held heat: each flagged player is removed from the arena (off the standings,
+        every heat of theirs counted as not finished) and told ``held``."""
+        flagged = sorted(p for p, judged in review["players"].items() if judged["reasons"])
+        for player in flagged:
+            await self.store.arenas.append(arena.id, Removed(player))
+        log.warning("arena heat held", extra={"arena": arena.id, "heat": result.heat})
+        held = Held(result.heat, arena.game, "race")
+        return [PushAnywhere(player, held) for player in flagged]
+
+    async def _result(self, heat: HeatStart, moment: Now) -> Scoring | None:
+        """The heat's result once its race is over (None while it runs), and its fair-play
+        review (None for a heat whose race never opened)."""
+        record = await self.store.races.load_race(heat.heat)
+        if record is None or not record.get("racers"):
+            if moment.wall_ms - heat.at_ms < LOST_HEAT_MS:
+                return None
+            unplayed = tuple(Racer(p, place, False, 0, 0) for place, p in enumerate(heat.racers, 1))
+            return HeatResult(heat.heat, unplayed), None
+        if record["phase"] != Phase.DONE.value:
+            return None
+        race = restored(record, await self.store.races.actions(heat.heat), moment)
+        undos = {p: sum(1 for a in r.log.actions() if a == "undo") for p, r in race.racers.items()}
+        runs = race_runs(race)
+        review = await self._review(race, runs, moment)
+        result = heat_from_runs(heat.heat, runs, frozenset(race.settings.risk), undos)
+        return replace(result, held=review["held"]), review
+
+    async def _review(self, race: Race, runs: list[Run], moment: Now) -> dict[str, Any]:
+        """The heat's fair-play review, as a rated race's (``server/races/fairplay.py``)."""
+        histories = {
+            run.player: history_times(
+                await self.store.accounts.history(run.player), race.settings.game, race.id
+            )
+            for run in runs
+        }
+        hold = self.race_desk.settings.hold_flagged
+        return review_of(race, runs, moment.wall_ms, None, histories, hold)
