@@ -47,7 +47,7 @@ def test_the_readme_starts_with_two_commands_the_second_installs_system_packages
     assert serve.endswith(".venv/bin/solrace serve")
     steps = [step.strip() for step in tests.split("&&")]
     assert steps[0] == f"sh {SCRIPT}"
-    assert steps[-1] == ".venv/bin/pytest -q -n 2"
+    assert steps[-1] == ".venv/bin/pytest -q -n 4"  # four workers: the tests mostly wait
 
 
 def test_ci_runs_the_readme_test_command_and_installs_nothing_itself() -> None:
