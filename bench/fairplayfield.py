@@ -14,9 +14,10 @@ here the days are simulated, without a server and without the solver per run:
   give a run its length.
 - **Honest accounts** (``--field-accounts``): each with a person's pace of its own (the
   bench's honest players': a median of 0.5 to 1.5 s, a log-normal spread), slower by 1.8
-  after a surprise (``SURPRISES``, the share of the bench's honest winners' actions made
-  after one), a chance of playing a day (``PLAYS``) and of finishing the runs it plays,
-  drawn around ``--finish-rate`` (its skill), in a random order each day.
+  after a surprise (``SURPRISES``, the share of actions made after one in the honest
+  planner's wins at its best skill), a chance of playing a day (``PLAYS``) and of
+  finishing the runs it plays, drawn around the population's finish rate (its skill;
+  each of ``FINISH_RATES`` in turn), in a random order each day.
 - **Knowers**: ``KNOWERS`` more accounts, honest the same way, until a day of their own
   from which they know every deal: then they play the day's winning run without surprises
   at one of the cheaters' speeds (``CHEATER_MEDIANS_MS``: 285 to 1,500 ms), and always
@@ -53,10 +54,9 @@ GAME = "mount_sunflower_easy"
 DEALS = 3  # the days' deals, in turn
 SHAPES = 4  # winning runs worked out per deal
 PLAYS = 0.7  # the chance an account plays a given day
-SURPRISES = 0.11  # the bench's honest winners: 34 of 320 actions made after a surprise
+SURPRISES = 0.11  # the honest planner's wins at its best skill: 34 of 320 actions, 3 wins
 SLOWER_AFTER_SURPRISE = 1.8
 KNOWERS = 200
-DAYS = 30
 FINISH_RATES = (0.07, 0.3, 0.6)
 TIME_RULES = (BEYOND_FIELD, BEYOND_HISTORY)
 
@@ -119,7 +119,7 @@ def simulate(
     honest = [account(rng, finish_rate) for _ in range(accounts)]
     knowers = [account(rng, finish_rate) for _ in range(knower_count)]
     for index, each in enumerate(knowers):
-        each.knows_from = rng.randrange(days // 2)
+        each.knows_from = rng.randrange(max(1, days // 2))
         each.knower_median_ms = CHEATER_MEDIANS_MS[index % len(CHEATER_MEDIANS_MS)]
     out = {"honest_runs": 0, "honest_finished": 0, "knower_runs": 0, "knower_first": 0}
     out |= {"knower_flagged": 0, "knower_first_flagged": 0, "judged_by_field": 0}
