@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -49,7 +48,7 @@ from bench.benchprocess import (
 )
 from bench.clustergroup import PRIMARIES, ClusterGroup
 from bench.loadtest import DEALS, PLAYOUT_LENGTH, saturation_phase, solrace_target
-from bench.nodebench import Node, connect_players, pair_up
+from bench.nodebench import Node, connect_players, pair_up, stop_nodes
 from bench.rediscli import RedisCli
 from bench.reporting import reported
 
@@ -140,13 +139,7 @@ async def racing(
         yield list(players), [node.process.pid for node in nodes], across
         await asyncio.gather(*(player.connection.close() for player in players))
     finally:
-        for node in nodes:
-            node.process.terminate()
-        for node in nodes:
-            try:
-                node.process.wait(20)
-            except subprocess.TimeoutExpired:
-                node.process.kill()
+        stop_nodes(nodes)
 
 
 async def measured(

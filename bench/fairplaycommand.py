@@ -36,11 +36,11 @@ def run_fairplay(args: argparse.Namespace) -> int:
     from bench.fairplayfield import measure_field, print_field
     from bench.fairplayoffline import measure_offline, print_offline
     from bench.fairplayrecord import print_record, record_shares
+    from bench.reporting import reported
 
     if args.field:
         field = measure_field(args.field_accounts, args.days, args.seed, args.quick)
-        print(json.dumps(field)) if args.json else print_field(field)
-        return 0
+        return reported(field, args.json, print_field)
     if args.accounts:
         accounts = measure_accounts(args.accounts, args.seed)
         accounts["record"] = record_shares(args.accounts, args.seed)

@@ -143,13 +143,18 @@ async def deployment(
                 nodes[-1].name = (await asyncio.to_thread(health, port))["node"]
             yield Deployment(url, nodes, prefix)
         finally:
-            for node in nodes:
-                node.process.terminate()
-            for node in nodes:
-                try:
-                    node.process.wait(20)
-                except subprocess.TimeoutExpired:
-                    node.process.kill()
+            stop_nodes(nodes)
+
+
+def stop_nodes(nodes: list[Node]) -> None:
+    """Each node told to stop, then killed if it has not within 20 s."""
+    for node in nodes:
+        node.process.terminate()
+    for node in nodes:
+        try:
+            node.process.wait(20)
+        except subprocess.TimeoutExpired:
+            node.process.kill()
 
 
 async def redis_cpu_seconds(url: str) -> float:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+
+from bench.reporting import reported
 
 
 def run_server(args: argparse.Namespace) -> int:
@@ -34,12 +35,7 @@ def run_server(args: argparse.Namespace) -> int:
         raise SystemExit("error: --players must be even, and at least --saturation-clients")
     if args.saturation_rounds < 1:
         raise SystemExit("error: --saturation-rounds must be at least 1")
-    result = asyncio.run(run_bench(options))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_table(result)
-    return 0
+    return reported(asyncio.run(run_bench(options)), args.json, print_table)
 
 
 def run_server_nodes(args: argparse.Namespace) -> int:
@@ -61,9 +57,4 @@ def run_server_nodes(args: argparse.Namespace) -> int:
         "cores": args.cores,
         "redis": args.redis,
     }
-    result = asyncio.run(run_nodes(options))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print_nodes(result)
-    return 0
+    return reported(asyncio.run(run_nodes(options)), args.json, print_nodes)

@@ -37,7 +37,6 @@ def test_the_figures_add_up(rate: float, capsys: pytest.CaptureFixture[str]) -> 
     assert sum(got["flagged"].values()) <= got["honest_finished"]
     assert got["honest_accounts_flagged"] <= sum(got["flagged"].values())
     assert got["knower_first_flagged"] <= got["knower_first"] <= 20
-    assert got["knower_first"] == sum(runs for _, runs in got["knower_first_by_speed"].values())
     if rate == 0.0:
         assert got["honest_finished"] == 0
     print_field({"game": "g", "accounts": 200, "days": 6, "knowers": 20, "rates": {rate: got}})
