@@ -35,7 +35,7 @@ the deal and all of them. Unfinished runs count as runs never flagged by these r
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bench.fairplaybench import solvable_deal
@@ -45,6 +45,8 @@ from protocol.fairplay import (
     BEYOND_HISTORY,
     FIELD_READ,
     FIELD_RUNS,
+    Signals,
+    field_figures,
     reasons,
     signals_of,
 )
@@ -105,6 +107,36 @@ def timed(
     return entries, at
 
 
+@dataclass
+class Tally:
+    """What the time rules flag, per kind of run: runs, the rules' flags of honest ones,
+    the honest accounts flagged once or more, knowers' runs, and knowers' first runs that
+    know the deal by speed (``[flagged, runs]``)."""
+
+    out: dict[str, int] = field(default_factory=dict)
+    flagged: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TIME_RULES, 0))
+    ever: set[int] = field(default_factory=set)
+    first_by_speed: dict[int, list[int]] = field(
+        default_factory=lambda: {median: [0, 0] for median in CHEATER_MEDIANS_MS}
+    )
+
+    def add(self, what: str, count: int = 1) -> None:
+        self.out[what] = self.out.get(what, 0) + count
+
+    def judged(self, player: Account, knows: bool, first: bool, why: set[str]) -> None:
+        """A run's flags (a run judged again once its day had a field: only what it adds)."""
+        hit = bool(why & set(TIME_RULES))
+        if knows:
+            self.add("knower_flagged", hit)
+            if first:
+                self.first_by_speed[player.knower_median_ms][0] += hit
+        elif player.knows_from is None:
+            for rule in TIME_RULES:
+                self.flagged[rule] += rule in why
+            if hit:
+                self.ever.add(id(player))
+
+
 def simulate(
     runs: list[list[list[str]]],
     finish_rate: float,
@@ -114,59 +146,66 @@ def simulate(
     knower_count: int = KNOWERS,
 ) -> dict[str, Any]:
     """``days`` days of ``accounts`` honest accounts and ``knower_count`` knowers, all of
-    a skill around ``finish_rate``: the runs and those the time rules flag."""
+    a skill around ``finish_rate``: the runs and those the time rules flag. A finished run
+    not flagged while its day's board held fewer than ``FIELD_RUNS`` finished runs is
+    judged again against the board once it holds that many besides its own, as the server
+    does (``server/races/field_judge.py``)."""
     rng = random.Random(seed)
     honest = [account(rng, finish_rate) for _ in range(accounts)]
     knowers = [account(rng, finish_rate) for _ in range(knower_count)]
     for index, each in enumerate(knowers):
         each.knows_from = rng.randrange(max(1, days // 2))
         each.knower_median_ms = CHEATER_MEDIANS_MS[index % len(CHEATER_MEDIANS_MS)]
-    out = {"honest_runs": 0, "honest_finished": 0, "knower_runs": 0, "knower_flagged": 0}
-    out["judged_by_field"] = 0
-    first_by_speed = {median: [0, 0] for median in CHEATER_MEDIANS_MS}  # [flagged, runs]
-    flagged = dict.fromkeys(TIME_RULES, 0)
-    ever: set[int] = set()
+    tally = Tally({"honest_runs": 0, "honest_finished": 0, "knower_runs": 0})
+    tally.out.update(knower_flagged=0, judged_by_field=0, judged_late=0)
     for day in range(days):
         shapes, board = runs[day % len(runs)], list[int]()
+        waiting: list[tuple[Signals, Account, bool, bool]] = []  # judged without a field
         playing = [each for each in (*honest, *knowers) if rng.random() < PLAYS]
         rng.shuffle(playing)
         for player in playing:
             knows = player.knows_from is not None and day >= player.knows_from
             is_honest = player.knows_from is None
-            out["honest_runs"] += is_honest
+            tally.add("honest_runs", is_honest)
             if not knows and rng.random() >= player.finishes:
                 continue  # an unfinished run: these rules judge finished runs only
             median = player.knower_median_ms if knows else player.median_ms
             surprises = 0.0 if knows else SURPRISES
             entries, total = timed(rng.choice(shapes), median, player.sigma, surprises, rng)
             field_ms = sorted(board)[:FIELD_READ]
-            why = set(reasons(signals_of(entries, True, total, None, player.times, field_ms)))
-            hit = bool(why & set(TIME_RULES))
-            out["judged_by_field"] += is_honest and len(field_ms) >= FIELD_RUNS
+            signals = signals_of(entries, True, total, None, player.times, field_ms)
+            why = set(reasons(signals))
+            first = knows and player.known_runs == 0
             if knows:
-                first = player.known_runs == 0
                 player.known_runs += 1
-                out["knower_runs"] += 1
-                out["knower_flagged"] += hit
+                tally.add("knower_runs")
                 if first:
-                    first_by_speed[player.knower_median_ms][0] += hit
-                    first_by_speed[player.knower_median_ms][1] += 1
+                    tally.first_by_speed[player.knower_median_ms][1] += 1
             elif is_honest:
-                out["honest_finished"] += 1
-                for rule in TIME_RULES:
-                    flagged[rule] += rule in why
-                if hit:
-                    ever.add(id(player))
+                tally.add("honest_finished")
+                tally.add("judged_by_field", len(field_ms) >= FIELD_RUNS)
+            tally.judged(player, knows, first, why)
+            if not why and len(field_ms) < FIELD_RUNS:
+                waiting.append((signals, player, knows, first))
             board.append(total)
             player.times.append(total)
+            if waiting and len(board) > FIELD_RUNS:
+                for signals, waited, waited_knows, waited_first in waiting:
+                    others = sorted(board)
+                    others.remove(signals.time_ms)
+                    again = replace(signals, **field_figures(others[:FIELD_READ]))
+                    tally.judged(waited, waited_knows, waited_first, set(reasons(again)))
+                    tally.add("judged_late", waited.knows_from is None)
+                    tally.add("judged_by_field", waited.knows_from is None)
+                waiting = []
     return {
-        **out,
-        "flagged": flagged,
+        **tally.out,
+        "flagged": tally.flagged,
         "honest_accounts": accounts,
-        "honest_accounts_flagged": len(ever),
-        "knower_first": sum(runs for _, runs in first_by_speed.values()),
-        "knower_first_flagged": sum(hits for hits, _ in first_by_speed.values()),
-        "knower_first_by_speed": first_by_speed,
+        "honest_accounts_flagged": len(tally.ever),
+        "knower_first": sum(runs for _, runs in tally.first_by_speed.values()),
+        "knower_first_flagged": sum(hits for hits, _ in tally.first_by_speed.values()),
+        "knower_first_by_speed": tally.first_by_speed,
     }
 
 
@@ -191,7 +230,8 @@ def print_field(result: dict[str, Any]) -> None:
         rules = ", ".join(f"{rule} {count}" for rule, count in got["flagged"].items())
         print(
             f"  finish rate {rate:.0%}: honest runs {runs} ({finished} finished, "
-            f"{got['judged_by_field']} against a field of {FIELD_RUNS} or more); flagged "
+            f"{got['judged_by_field']} against a field of {FIELD_RUNS} or more, "
+            f"{got['judged_late']} of them once their day had it); flagged "
             f"{rules}: {sum(got['flagged'].values()) / runs:.2%} of honest runs, "
             f"{got['honest_accounts_flagged'] / got['honest_accounts']:.1%} of honest accounts"
         )

@@ -18,9 +18,10 @@ from server.desks.arena_feed import FEED_EVERY_S
 from server.desks.arena_pairer import PAIR_EVERY_S as ARENA_EVERY_S
 from server.desks.daily import DailyDeals
 from server.desks.pairing import PAIR_EVERY_S
-from server.handover.inputs import ArenaFeedDue, ArenaPairingDue, PairingDue
+from server.handover.inputs import ArenaFeedDue, ArenaPairingDue, FieldJudgeDue, PairingDue
 from server.handover.moment import now
 from server.handover.ports import Hands
+from server.races.field_judge import FIELD_JUDGE_EVERY_S
 from server.store import Store
 
 log = logging.getLogger("solrace.server")
@@ -84,6 +85,18 @@ class Duties:
                 await self.hands.hand_reading(ArenaPairingDue(now()))
             except Exception:
                 log.warning("running the arenas failed", exc_info=True)
+
+    async def judge_fields(self) -> None:
+        """The ``daily`` lease holder judges the day's ranked daily runs that waited for the
+        day's field (``server/races/field_judge.py``)."""
+        while True:
+            await asyncio.sleep(FIELD_JUDGE_EVERY_S)
+            if "daily" not in self.leases:
+                continue
+            try:
+                await self.hands.hand_reading(FieldJudgeDue(now()))
+            except Exception:
+                log.warning("judging daily runs against the day's field failed", exc_info=True)
 
     async def feed_arenas(self) -> None:
         """Every node tells its players the standings of the arenas they are in or watch."""

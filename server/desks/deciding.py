@@ -32,6 +32,7 @@ from server.handover.inputs import (
     ArenaPairingDue,
     CaughtUpDue,
     EndWritten,
+    FieldJudgeDue,
     Forgotten,
     GraceOver,
     Input,
@@ -53,10 +54,12 @@ from server.handover.inputs import (
 )
 from server.races import read_back
 from server.races.announcements import begin
+from server.races.field_judge import judge_listed_runs
 from server.races.followed import FollowedRaces
 from server.races.log_sync import lost_under
 from server.races.race_desk import RaceDesk
 from server.races.rating import rate
+from server.races.results import logs_keep_s
 from server.state.sessions import Sessions
 from server.store import Store
 
@@ -217,6 +220,10 @@ class Deciding:
     async def arena_feed_due(self, given: ArenaFeedDue) -> Effects:
         return await self.arenas.desk.feed.tick(given.moment)
 
+    async def field_judge_due(self, given: FieldJudgeDue) -> Effects:
+        keep_s, hold = logs_keep_s(self.settings), self.settings.hold_flagged
+        return await judge_listed_runs(self.store, given.moment, keep_s, hold)
+
 
 AT_ONCE: dict[type, Callable[[Deciding, Any], Effects]] = {
     ActStored: Deciding.act_stored,
@@ -243,4 +250,5 @@ READING: dict[type, Callable[[Deciding, Any], Awaitable[Effects]]] = {
     PairingDue: Deciding.pairing_due,
     ArenaPairingDue: Deciding.arena_pairing_due,
     ArenaFeedDue: Deciding.arena_feed_due,
+    FieldJudgeDue: Deciding.field_judge_due,
 }

@@ -204,6 +204,13 @@ class ArenaPairingDue:
 
 
 @dataclass(frozen=True, slots=True)
+class FieldJudgeDue:
+    """The day's ranked daily runs listed as waiting for the day's field may be judged."""
+
+    moment: Now
+
+
+@dataclass(frozen=True, slots=True)
 class ArenaFeedDue:
     """The arenas watched here may have new standings to tell."""
 
@@ -235,6 +242,7 @@ READING = (
     PairingDue,
     ArenaPairingDue,
     ArenaFeedDue,
+    FieldJudgeDue,
 )
 Input = (
     ActStored
@@ -261,4 +269,5 @@ ReadingInput = (
     | PairingDue
     | ArenaPairingDue
     | ArenaFeedDue
+    | FieldJudgeDue
 )

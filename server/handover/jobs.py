@@ -46,11 +46,14 @@ class EndRace:
 
 @dataclass(frozen=True, slots=True)
 class RecordDaily:
-    """The run of a player's ranked daily attempt, for the day's and the all-time board."""
+    """The run of a player's ranked daily attempt, for the day's and the all-time board;
+    ``awaits_field``: its review judged it before the day's field was big enough, so it is
+    listed to be judged against the field once it is (``server/races/field_judge.py``)."""
 
     game: str
     day: str
     run: Run
+    awaits_field: bool = False
 
 
 @dataclass(frozen=True, slots=True)

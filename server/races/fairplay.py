@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from protocol.fairplay import FIELD_READ, evidence, reasons, signals_of
+from protocol.fairplay import FIELD_READ, Signals, evidence, field_figures, reasons, signals_of
 from protocol.fairplay_record import Record
 from protocol.fairplay_reveals import Reveals, reveals_of
 from protocol.race import Race
@@ -154,6 +155,27 @@ def review_of(
         "runs": [run.as_dict() for run in runs],
         "changes": {},
     }
+
+
+def against_field(review: dict[str, Any], field_ms: Sequence[int], hold: bool) -> dict[str, Any]:
+    """``review`` of a ranked daily run that was judged before the day's field was big
+    enough, judged again against ``field_ms`` (the finished times on the day's board, its
+    own left out): its signals with the field's figures, its reasons and evidence as the
+    rule gives them; flagged when it has a reason, and then held when flagged runs are held
+    (``hold``)."""
+    players = {}
+    for player, seen in review["players"].items():
+        signals = replace(Signals.from_dict(seen["signals"]), **field_figures(field_ms))
+        found = reasons(signals)
+        players[player] = {
+            **seen,
+            "signals": signals.as_dict(),
+            "reasons": found,
+            "evidence": evidence(signals),
+        }
+    flagged = any(seen["reasons"] for seen in players.values())
+    status = FLAGGED if flagged else CLEAR
+    return {**review, "players": players, "status": status, "held": flagged and hold}
 
 
 def with_related(

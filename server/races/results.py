@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from protocol.fairplay import FIELD_RUNS
 from protocol.player_events import Held, RaceResult, Rated, Unrated
 from protocol.race import Now, Race
 from protocol.race_record import record_of
@@ -21,7 +22,7 @@ from server.config import Settings
 from server.handover.effects import Effects, Forget, Post, Push, PushAnywhere, Rate, Write
 from server.handover.inputs import EndWritten
 from server.handover.jobs import EndRace, KeepReview, RecordDaily, RecordHistory
-from server.races.fairplay import review_of, with_related
+from server.races.fairplay import CLEAR, review_of, with_related
 from server.state.rooms import Room
 
 GAVE_UP = ("resigned", "dropped")  # outcomes that never win a race, whatever the place
@@ -86,7 +87,9 @@ def result_item(room: Room, result: dict[str, Any]) -> dict[str, Any]:
 def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:
     """A ranked daily run's review (``server/races/fairplay.py``; flagged too when its account
     is related to one that started the day's daily first) is kept, and the run goes on
-    the day's board unless it is flagged and held for a moderator."""
+    the day's board unless it is flagged and held for a moderator; a finished one judged
+    clear before the day's field was big enough is listed to be judged against it once it
+    is (``server/races/field_judge.py``)."""
     race = room.race
     run = race_runs(race)[0]
     review = review_of(
@@ -107,7 +110,9 @@ def daily_run(room: Room, moment: Now, settings: Settings) -> Effects:
         effects.append(Push(run.player, held_news(race)))
     else:
         assert race.settings.day is not None
-        effects.append(Write(RecordDaily(race.settings.game, race.settings.day, run)))
+        awaits = run.finished and review["status"] == CLEAR and len(room.field_ms) < FIELD_RUNS
+        daily = RecordDaily(race.settings.game, race.settings.day, run, awaits_field=awaits)
+        effects.append(Write(daily))
     return effects
 
 

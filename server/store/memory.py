@@ -77,6 +77,8 @@ class MemoryStore(Store):
             self.races.end(job)
         elif isinstance(job, RecordDaily):
             self.days.record(job.game, job.day, job.run)
+            if job.awaits_field:
+                self.moderation.await_field(job.game, job.day, job.run.race)
         elif isinstance(job, RecordHistory):
             self.accounts.record_history(job)
         elif isinstance(job, KeepReview):

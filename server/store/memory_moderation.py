@@ -26,6 +26,7 @@ class MemoryModeration(Moderation):
         self._reviews: dict[str, str] = {}  # race -> review JSON (forgotten with its race)
         self._flagged: set[str] = set()
         self._audit: list[str] = []
+        self._awaiting: dict[tuple[str, str], set[str]] = {}  # (game, day) -> races
 
     def keep(self, job: KeepReview) -> None:
         """The first review of a race counts."""
@@ -55,8 +56,21 @@ class MemoryModeration(Moderation):
         if text is None or json.loads(text)["status"] != expected:
             return False
         self._reviews[race] = encode_json(review)
-        self._flagged.discard(race)
+        if review["status"] == "flagged":
+            self._flagged.add(race)
+        else:
+            self._flagged.discard(race)
         return True
+
+    def await_field(self, game: str, day: str, race: str) -> None:
+        """A ``RecordDaily`` job's ``awaits_field``."""
+        self._awaiting.setdefault((game, day), set()).add(race)
+
+    async def awaiting_field(self, game: str, day: str) -> list[str]:
+        return sorted(self._awaiting.get((game, day), ()))
+
+    async def field_judged(self, game: str, day: str, race: str) -> None:
+        self._awaiting.get((game, day), set()).discard(race)
 
     async def drop_daily_run(self, game: str, day: str, run: Run) -> None:
         state = self.days.by_day.get((game, day))

@@ -33,9 +33,18 @@ class Moderation(ABC):
 
     @abstractmethod
     async def settle(self, race: str, expected: str, review: dict[str, Any], keep_s: int) -> bool:
-        """Replace ``race``'s review by ``review`` (kept ``keep_s`` s) only if its status is
-        still ``expected`` (two moderators never decide one review two ways); it leaves the
-        flagged list."""
+        """Replace ``race``'s review by ``review`` (kept ``keep_s`` s; 0: for good) only if
+        its status is still ``expected`` (two moderators never decide one review two ways);
+        it leaves the flagged list, or joins it when ``review``'s status is ``flagged``."""
+
+    @abstractmethod
+    async def awaiting_field(self, game: str, day: str) -> list[str]:
+        """The races of ``day``'s ranked daily runs of ``game`` placed on its board before
+        the day's field was big enough to judge them by (``RecordDaily.awaits_field``)."""
+
+    @abstractmethod
+    async def field_judged(self, game: str, day: str, race: str) -> None:
+        """``race`` is no longer listed by ``awaiting_field``."""
 
     @abstractmethod
     async def drop_daily_run(self, game: str, day: str, run: Run) -> None:

@@ -105,6 +105,10 @@ class BatchBuilder:
         if isinstance(job, RecordDaily):
             daily, args = self.record_daily_call(job.game, job.day, job.run)
             pipe.evalsha(self.shas.record_daily, len(daily), *daily, *args)
+            if job.awaits_field:  # the day's slot, as its board
+                awaiting = keys.daily(job.game, job.day, "awaiting_field")
+                pipe.sadd(awaiting, job.run.race)
+                pipe.expire(awaiting, self.keep_daily_s)
             return
         if isinstance(job, KeepReview):
             # the first review counts; the flagged list is a hint (the review's status rules)

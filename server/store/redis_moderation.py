@@ -87,8 +87,20 @@ class RedisModeration(Moderation):
         key = self._keys.race(race, "review")
         args: list[str | int] = [expected, encode_json(review), keep_s]
         done = bool(await self._call(self._settle(keys=[key], args=args)))
-        await self._call(self._redis.zrem(self._keys.flagged(), race))
+        if done and review["status"] == "flagged":
+            await self._call(self._redis.zadd(self._keys.flagged(), {race: review["at_ms"]}))
+        else:
+            await self._call(self._redis.zrem(self._keys.flagged(), race))
         return done
+
+    async def awaiting_field(self, game: str, day: str) -> list[str]:
+        key = self._keys.daily(game, day, "awaiting_field")
+        return sorted(await self._call(self._redis.smembers(key)))
+
+    @acknowledged_once_replicated
+    async def field_judged(self, game: str, day: str, race: str) -> None:
+        key = self._keys.daily(game, day, "awaiting_field")
+        await self._call(self._redis.srem(key, race))
 
     @acknowledged_once_replicated
     async def drop_daily_run(self, game: str, day: str, run: Run) -> None:

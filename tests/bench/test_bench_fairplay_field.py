@@ -1,5 +1,6 @@
 """``solrace bench fairplay --field``: simulated days of a daily board judged by the time
 rules as the server judges them; no run is judged against a field of fewer than 20, a
+day's first runs are judged once the day has that many, a
 knower far faster than the field is caught on its first run that knows the deal and a
 knower slower than the field's fastest tenth is not, and the figures add up."""
 
@@ -27,6 +28,13 @@ def test_a_knower_far_faster_than_the_field_is_caught_on_its_first_knowing_run_o
     assert fastest[1] > 0 and fastest[0] / fastest[1] > 0.5  # 285 ms a move
     assert slowest[1] > 0 and slowest[0] == 0  # 1,500 ms a move: slower than most people
     assert got["knower_flagged"] == got["knower_first_flagged"]  # then its best is its own
+
+
+def test_a_day_s_first_runs_are_judged_once_its_board_has_a_field_as_the_server_does() -> None:
+    got = simulate(RUNS, 0.5, accounts=400, days=5, seed=2, knower_count=0)
+    assert got["honest_finished"] > 5 * (FIELD_RUNS + 1)  # every day's board reaches a field
+    assert got["judged_late"] >= 5 * (FIELD_RUNS - 1)  # at least its first runs, each day
+    assert got["judged_by_field"] == got["honest_finished"]  # none left unjudged
 
 
 @pytest.mark.parametrize("rate", [0.0, 0.3])

@@ -13,9 +13,12 @@ from harness import member_at, player, running_server
 
 from client.api import Client
 from protocol.daily import day_of
-from protocol.fairplay import BEYOND_FIELD, FIELD_RUNS
+from protocol.fairplay import BEYOND_FIELD, FIELD_RUNS, Signals
 from protocol.ranking import Run
 from server.app import RaceServer
+from server.handover.jobs import KeepReview, RecordDaily
+from server.handover.moment import now
+from server.races.field_judge import judge_listed_runs
 from server.store import Store
 
 GAME = "mount_sunflower_easy"
@@ -91,3 +94,64 @@ async def test_a_run_faster_than_the_day_s_field_is_flagged_once_the_field_is_bi
         shown = seen["evidence"][BEYOND_FIELD]
         assert shown["field_runs"] == FIELD_RUNS and shown["field_fast_ms"] == 619_000
         assert shown["time_ms"] < shown["field_fast_ms"] and shown["history_best_ms"] is None
+
+
+def placed_before_the_field(who: Client, time_ms: int) -> tuple[Run, list[Any]]:
+    """A finished ranked daily run of ``who`` in ``time_ms``, judged clear before the day
+    had a field (its review's signals as a person's run has them) and placed on the board
+    listed to be judged once it has: the jobs a race's end writes (``daily_run``)."""
+    today = day_of(int(time.time() * 1000))
+    run = Run(who.player, who.name, f"early-{who.name}", GAME, 0, True, time_ms, 120, 52, 1)
+    signals = Signals(120, 0, 1_400, 0.8, None, 0, True, time_ms, None, 0)
+    seen = {"name": who.name, "signals": signals.as_dict(), "reasons": [], "evidence": {}}
+    review = {
+        "race": run.race,
+        "kind": "daily",
+        "game": GAME,
+        "day": today,
+        "at_ms": int(time.time() * 1000),
+        "status": "clear",
+        "held": False,
+        "players": {who.player: seen},
+        "runs": [run.as_dict()],
+        "changes": {},
+    }
+    jobs = [KeepReview(run.race, review, 86_400), RecordDaily(GAME, today, run, True)]
+    return run, jobs
+
+
+async def test_runs_placed_before_the_day_s_field_was_big_enough_are_judged_once_it_is(
+    store: Store,
+) -> None:
+    async with running_server(store, **MODERATED) as server:
+        today = day_of(int(time.time() * 1000))
+        quick = await member_at(server, "Quick", "203.0.113.1")
+        steady = await member_at(server, "Steady", "203.0.113.2")
+        fast, fast_jobs = placed_before_the_field(quick, 300_000)
+        slow, slow_jobs = placed_before_the_field(steady, 700_000)
+        for run in (fast, slow):
+            await server.store.days.claim_daily(GAME, today, run.player, run.race)
+        assert not any(await server.store.write([*fast_jobs, *slow_jobs]))
+        await field_of(server, range(FIELD_RUNS - 2))  # each listed run sees 19 others
+        moderation = server.store.moderation
+        assert await moderation.awaiting_field(GAME, today) == sorted([fast.race, slow.race])
+        assert await judge_listed_runs(server.store, now(), 86_400, True) == []
+        assert await moderation.awaiting_field(GAME, today) == sorted([fast.race, slow.race])
+
+        await field_of(server, range(FIELD_RUNS - 2, FIELD_RUNS - 1))  # now 20: the lease holder
+        held = (await quick.next_event("held", timeout=10)).data  # judges them, tells
+        assert held == {"race": fast.race, "game": GAME, "what": "daily"}
+        assert await moderation.awaiting_field(GAME, today) == []
+        board = await server.store.days.daily_board(GAME, today, 100)
+        assert fast.player not in [entry.run.player for entry in board.top]  # held off it
+        assert slow.player in [entry.run.player for entry in board.top]
+        flagged = await moderation.flagged(10)
+        assert [review["race"] for review in flagged] == [fast.race]
+        seen = flagged[0]["players"][quick.player]
+        assert flagged[0]["held"] and seen["reasons"] == [BEYOND_FIELD]
+        shown = seen["evidence"][BEYOND_FIELD]
+        assert shown["field_runs"] == FIELD_RUNS  # the 19 field runs and the slow run
+        assert shown["time_ms"] == 300_000 < shown["field_fast_ms"]
+        kept = await moderation.review(slow.race)  # judged: clear, with its field
+        assert kept is not None and kept["status"] == "clear"
+        assert kept["players"][steady.player]["signals"]["field_runs"] == FIELD_RUNS

@@ -7,6 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from harness import winning_actions
+
+from protocol.fairplay import FIELD_RUNS
 from protocol.games import rules_for
 from protocol.player_events import RaceResult
 from protocol.race import Badge, Ending, Now, Phase, Race, RaceSettings
@@ -209,3 +212,52 @@ def test_every_rated_racer_is_told_every_new_rating_and_its_rounded_change() -> 
             "bob": {"rating": 1483, "rd": 290, "provisional": True, "games": 1, "change": -17},
         },
     }
+
+
+def won_daily(field_ms: tuple[int, ...]) -> Room:
+    """A ranked daily run of Mount Sunflower Easy 1 that wins at a person's uneven pace,
+    its room holding the day's ``field_ms`` as read at its start (no solver line known)."""
+    rules = rules_for("mount_sunflower_easy")
+    settings = RaceSettings(
+        game="mount_sunflower_easy",
+        options=rules.options,
+        deal=1,
+        countdown_ms=0,
+        max_players=1,
+        mode="daily",
+        day="2024-05-01",
+    )
+    race = Race("r1", settings, rules, "ann")
+    race.join("ann", "Ann", None)
+    race.schedule_start(None, START)
+    race.begin()
+    at = START.mono_ms
+    for seq, action in enumerate(winning_actions("mount_sunflower_easy", 1), start=1):
+        at += (700, 2_100, 450, 5_300, 900)[seq % 5]
+        assert race.act("ann", seq, action, Now(at, at + 49_000)).ok
+    assert race.phase is Phase.DONE
+    room = Room(race, START.mono_ms, Feeding())
+    room.field_ms = field_ms
+    return room
+
+
+def test_a_won_daily_run_judged_clear_before_the_day_s_field_is_big_enough_waits_for_it() -> None:
+    room = won_daily(tuple(range(600_000, 600_000 + FIELD_RUNS - 1)))
+    jobs = [effect.job for effect in finished(room, END, SETTINGS) if isinstance(effect, Write)]
+    review = next(job for job in jobs if isinstance(job, KeepReview))
+    assert review.review["status"] == "clear"
+    daily = next(job for job in jobs if isinstance(job, RecordDaily))
+    assert daily.run.finished and daily.awaits_field
+
+
+def test_a_won_daily_run_judged_against_a_big_enough_field_does_not_wait_for_it() -> None:
+    room = won_daily(tuple(range(1_000, 1_000 + FIELD_RUNS)))  # all faster
+    jobs = [effect.job for effect in finished(room, END, SETTINGS) if isinstance(effect, Write)]
+    daily = next(job for job in jobs if isinstance(job, RecordDaily))
+    assert daily.run.finished and not daily.awaits_field
+
+
+def test_an_unfinished_daily_run_never_waits_for_the_field() -> None:
+    room = ended(race_of(None, mode="daily", day="2024-05-01", max_players=1))
+    jobs = [effect.job for effect in finished(room, END, SETTINGS) if isinstance(effect, Write)]
+    assert not next(job for job in jobs if isinstance(job, RecordDaily)).awaits_field
