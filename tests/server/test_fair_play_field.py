@@ -9,14 +9,14 @@ import asyncio
 import time
 from typing import Any
 
+from daily_field import field_of as field_on_store
+from daily_field import placed_before_the_field, today
 from harness import member_at, player, running_server
 
 from client.api import Client
 from protocol.daily import day_of
-from protocol.fairplay import BEYOND_FIELD, FIELD_RUNS, Signals
-from protocol.ranking import Run
+from protocol.fairplay import BEYOND_FIELD, FIELD_RUNS
 from server.app import RaceServer
-from server.handover.jobs import KeepReview, RecordDaily
 from server.handover.moment import now
 from server.races.field_judge import judge_listed_runs
 from server.store import Store
@@ -33,24 +33,8 @@ MODERATED = {
 
 
 async def field_of(server: RaceServer, runs: range) -> None:
-    """Finished runs of today's deal on today's board: 10 minutes and more, a run apiece."""
-    today = day_of(int(time.time() * 1000))
-    deal, _ = await server.daily.deal_for(GAME, today)
-    for index in runs:
-        run = Run(
-            f"p{index}",
-            f"Field{index}",
-            f"r{index}",
-            GAME,
-            deal,
-            True,
-            600_000 + 10_000 * index,
-            80,
-            52,
-            1,
-        )
-        await server.store.days.claim_daily(GAME, today, run.player, run.race)
-        assert await server.store.days.record_daily(GAME, today, run)
+    deal, _ = await server.daily.deal_for(GAME, today())
+    await field_on_store(server.store, GAME, deal, runs)
 
 
 async def finished_on_the_line(server: RaceServer, client: Client) -> str:
@@ -96,53 +80,25 @@ async def test_a_run_faster_than_the_day_s_field_is_flagged_once_the_field_is_bi
         assert shown["time_ms"] < shown["field_fast_ms"] and shown["history_best_ms"] is None
 
 
-def placed_before_the_field(who: Client, time_ms: int) -> tuple[Run, list[Any]]:
-    """A finished ranked daily run of ``who`` in ``time_ms``, judged clear before the day
-    had a field (its review's signals as a person's run has them) and placed on the board
-    listed to be judged once it has: the jobs a race's end writes (``daily_run``)."""
-    today = day_of(int(time.time() * 1000))
-    run = Run(who.player, who.name, f"early-{who.name}", GAME, 0, True, time_ms, 120, 52, 1)
-    signals = Signals(120, 0, 1_400, 0.8, None, 0, True, time_ms, None, 0)
-    seen = {"name": who.name, "signals": signals.as_dict(), "reasons": [], "evidence": {}}
-    review = {
-        "race": run.race,
-        "kind": "daily",
-        "game": GAME,
-        "day": today,
-        "at_ms": int(time.time() * 1000),
-        "status": "clear",
-        "held": False,
-        "players": {who.player: seen},
-        "runs": [run.as_dict()],
-        "changes": {},
-    }
-    jobs = [KeepReview(run.race, review, 86_400), RecordDaily(GAME, today, run, True)]
-    return run, jobs
-
-
 async def test_runs_placed_before_the_day_s_field_was_big_enough_are_judged_once_it_is(
     store: Store,
 ) -> None:
     async with running_server(store, **MODERATED) as server:
-        today = day_of(int(time.time() * 1000))
         quick = await member_at(server, "Quick", "203.0.113.1")
         steady = await member_at(server, "Steady", "203.0.113.2")
-        fast, fast_jobs = placed_before_the_field(quick, 300_000)
-        slow, slow_jobs = placed_before_the_field(steady, 700_000)
-        for run in (fast, slow):
-            await server.store.days.claim_daily(GAME, today, run.player, run.race)
-        assert not any(await server.store.write([*fast_jobs, *slow_jobs]))
+        fast = await placed_before_the_field(server.store, GAME, quick.player, "Quick", 300_000)
+        slow = await placed_before_the_field(server.store, GAME, steady.player, "Steady", 700_000)
         await field_of(server, range(FIELD_RUNS - 2))  # each listed run sees 19 others
         moderation = server.store.moderation
-        assert await moderation.awaiting_field(GAME, today) == sorted([fast.race, slow.race])
+        assert await moderation.awaiting_field(GAME, today()) == sorted([fast.race, slow.race])
         assert await judge_listed_runs(server.store, now(), 86_400, True) == []
-        assert await moderation.awaiting_field(GAME, today) == sorted([fast.race, slow.race])
+        assert await moderation.awaiting_field(GAME, today()) == sorted([fast.race, slow.race])
 
         await field_of(server, range(FIELD_RUNS - 2, FIELD_RUNS - 1))  # now 20: the lease holder
         held = (await quick.next_event("held", timeout=10)).data  # judges them, tells
         assert held == {"race": fast.race, "game": GAME, "what": "daily"}
-        assert await moderation.awaiting_field(GAME, today) == []
-        board = await server.store.days.daily_board(GAME, today, 100)
+        assert await moderation.awaiting_field(GAME, today()) == []
+        board = await server.store.days.daily_board(GAME, today(), 100)
         assert fast.player not in [entry.run.player for entry in board.top]  # held off it
         assert slow.player in [entry.run.player for entry in board.top]
         flagged = await moderation.flagged(10)

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from daily_field import field_of, placed_before_the_field, today
 from harness import password_for, quick_race_played, winning_actions
 from redis_server import free_port
 from serve_process import ServeProcess
 
 from client.api import Client, ServerError
 from protocol.daily import day_of
-from protocol.fairplay import PACE_ACTIONS
+from protocol.fairplay import FIELD_RUNS, PACE_ACTIONS
 from protocol.receipts import receipts
 from protocol.signing import signature_problem
 from protocol.verify import check_log
@@ -53,8 +54,15 @@ HELD = (
 
 
 @pytest.fixture
-async def two_nodes(redis_url: str, tmp_path: Path) -> AsyncIterator[tuple[ServeProcess, ...]]:
-    prefix = f"fair-{uuid.uuid4().hex}:"
+def prefix() -> str:
+    """The nodes' keys' prefix on the test's Redis."""
+    return f"fair-{uuid.uuid4().hex}:"
+
+
+@pytest.fixture
+async def two_nodes(
+    redis_url: str, prefix: str, tmp_path: Path
+) -> AsyncIterator[tuple[ServeProcess, ...]]:
     store = open_store(redis_url, prefix=prefix)
     await store.days.set_daily_deal(GAME, day_of(int(time.time() * 1000)), DEAL)
     await store.close()
@@ -121,6 +129,28 @@ async def test_a_run_held_on_one_node_is_cleared_on_the_other_and_every_board_fo
     await admin(moderator, "clear", race=started["race"]["race"], reason="a fast player")
     board_on_a = (await fast.daily_board(GAME))["top"]
     assert [entry["name"] for entry in board_on_a] == ["Fast"]
+
+
+async def test_runs_placed_before_the_day_s_field_are_held_once_it_has_one_whichever_node(
+    two_nodes: tuple[ServeProcess, ServeProcess], redis_url: str, prefix: str
+) -> None:
+    a, b = two_nodes  # one of them holds the daily lease: one player is on the other
+    on_a, on_b = await member_at(a, "Quick", "10.0.0.1"), await member_at(b, "Rapid", "10.0.0.2")
+    store = open_store(redis_url, prefix=prefix)
+    try:
+        runs = [
+            await placed_before_the_field(store, GAME, on_a.player, "Quick", 300_000),
+            await placed_before_the_field(store, GAME, on_b.player, "Rapid", 310_000),
+        ]
+        await field_of(store, GAME, DEAL, range(FIELD_RUNS - 1))  # 20 besides each one's own
+        for client, run in zip((on_a, on_b), runs, strict=True):
+            held = (await client.next_event("held", timeout=15)).data
+            assert held == {"race": run.race, "game": GAME, "what": "daily"}
+        assert await store.moderation.awaiting_field(GAME, today()) == []
+        board = await store.days.daily_board(GAME, today(), 100)
+        assert len(board.top) == FIELD_RUNS - 1  # the field's, the two held off it
+    finally:
+        await store.close()
 
 
 async def test_a_rated_race_across_two_nodes_is_reviewed_once_and_rated_once_when_cleared(
