@@ -89,14 +89,21 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"solrace: error: {error.message}", file=sys.stderr)
         return USAGE_ERROR
     except OSError as error:
-        print(
-            f"solrace: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
-            file=sys.stderr,
-        )
+        print(f"solrace: error: {os_error_text(error)}", file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
         return 130
     return result
+
+
+def os_error_text(error: OSError) -> str:
+    """What failed, in words: the system's text (and the file), or for an error that has
+    none (a timeout) what kind it is."""
+    text = error.strerror or str(error)
+    if not text:
+        kind = "timed out" if isinstance(error, TimeoutError) else "failed"
+        return f"{kind} ({type(error).__name__})"
+    return f"{text}: {error.filename}" if error.filename else text
 
 
 if __name__ == "__main__":
