@@ -47,6 +47,7 @@ from client.api import Client, ServerError
 from protocol.daily import day_of
 from protocol.daily_choice import solver_line
 from protocol.fairplay import evidence, reasons, signals_of
+from protocol.fairplay_order import line_order
 from protocol.fairplay_reveals import reveals_of
 from protocol.games import rules_for
 from server.store import open_store
@@ -78,7 +79,7 @@ def plan_of(
     kind: str, game: str, number: int, line: tuple[str, ...], seed: int, how: dict[str, int]
 ) -> Plan:
     """One player's plan (run in a worker process); ``how``: a cheater's median think
-    time and detours (a knower's: its median)."""
+    time, detours and whether it trades its moves that commute (a knower's: its median)."""
     rules, rng = rules_for(game), random.Random(seed)
     start = rules.deal(number)
     if kind == HONEST:
@@ -89,7 +90,8 @@ def plan_of(
         return lucky_plan(rules, start, rng)
     if kind == KNOWER:
         return knower_plan(rules, start, list(line), rng, how["median"])
-    return cheater_plan(rules, start, list(line), rng, how["median"], how["detours"])
+    trades = bool(how.get("trades"))
+    return cheater_plan(rules, start, list(line), rng, how["median"], how["detours"], trades)
 
 
 def population(
@@ -104,7 +106,11 @@ def population(
         jobs += [(game, HONEST, {})] * share
         speeds = CHEATER_MEDIANS_MS[::3] if quick else CHEATER_MEDIANS_MS
         detours = DETOURS[:2] if quick else DETOURS
-        jobs += [(game, CHEATER, {"median": m, "detours": d}) for m in speeds for d in detours]
+        jobs += [  # every other one also trades its moves that commute
+            (game, CHEATER, {"median": m, "detours": d, "trades": (i + j) % 2})
+            for i, m in enumerate(speeds)
+            for j, d in enumerate(detours)
+        ]
         jobs += [(game, BOT, {})] * (1 if quick else BOTS_PER_GAME)
         jobs += [(game, KNOWER, {"median": m}) for m in speeds]
         jobs += [(game, LUCKY, {})] * (1 if quick else LUCKY_PER_GAME)
@@ -200,7 +206,10 @@ def review_cost_s(
     rules, (number, line) = rules_for(game), deal
     began = time.process_time()
     shown = reveals_of(rules, rules.deal(number), [action for action, _ in entries])
-    signals = signals_of(entries, seen["finished"], seen["time_ms"], line, [], reveals=shown)
+    order = line_order(rules, rules.start(number), line)
+    signals = signals_of(
+        entries, seen["finished"], seen["time_ms"], line, [], reveals=shown, order=order
+    )
     evidence(signals)
     reasons(signals)
     return time.process_time() - began

@@ -26,8 +26,9 @@ here the days are simulated, without a server and without the solver per run:
 Each finished run is judged as the server judges it, by ``signals_of`` and ``reasons``:
 against the fastest ``FIELD_READ`` times on the day's board so far (a run not flagged
 while the board held fewer than ``FIELD_RUNS``: again once it holds that many besides its
-own, as ``server/races/field_judge.py`` does) and the account's earlier finished daily runs (its races are not in its history here, so its best is never
-better than on the server, and an honest player is judged at least as harshly). It prints,
+own, as ``server/races/field_judge.py`` does) and the account's earlier finished daily
+runs (its races are not in its history here, so its best is never better than on the
+server, and an honest player is judged at least as harshly). It prints,
 per finish rate, the share of honest runs flagged by each rule and of honest accounts
 flagged at least once, and the share of knowers' runs flagged: their first run that knows
 the deal and all of them. Unfinished runs count as runs never flagged by these rules.

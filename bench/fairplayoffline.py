@@ -41,6 +41,7 @@ from bench.fairplaypeople import (
 )
 from protocol.fairplay import evidence, reasons, signals_of
 from protocol.fairplay_line import line_match
+from protocol.fairplay_order import line_order
 from protocol.fairplay_reveals import reveals_of
 from protocol.games import rules_for
 
@@ -65,8 +66,9 @@ def plans_for(
     start = rules.deal(number)
     plans = [honest(rules, start, rng) for _ in range(honest_n)]
     plans += [bot(rules, start, rng) for _ in range(OTHERS_PER_DEAL)]
-    for median in CHEATER_MEDIANS_MS:
-        plans.append(cheater(rules, start, list(line), rng, median, rng.choice(DETOURS)))
+    for index, median in enumerate(CHEATER_MEDIANS_MS):  # every other one trades moves
+        detours, trades = rng.choice(DETOURS), index % 2 == 1
+        plans.append(cheater(rules, start, list(line), rng, median, detours, trades))
     speeds = CHEATER_MEDIANS_MS
     plans += [knower(rules, start, list(line), rng, speeds[i % 4]) for i in range(knowers)]
     plans += [lucky(rules, start, rng) for _ in range(OTHERS_PER_DEAL)]
@@ -82,7 +84,8 @@ def judged(game: str, number: int, line: tuple[str, ...], plan: Plan) -> dict[st
         entries.append((action, at))
     began = time.process_time()
     seen = reveals_of(rules, rules.deal(number), [action for action, _ in entries])
-    signals = signals_of(entries, plan.won, at, line, reveals=seen)
+    order = line_order(rules, rules.start(number), line)
+    signals = signals_of(entries, plan.won, at, line, reveals=seen, order=order)
     why = reasons(signals)
     evidence(signals)
     cost = time.process_time() - began
@@ -91,7 +94,7 @@ def judged(game: str, number: int, line: tuple[str, ...], plan: Plan) -> dict[st
         "lucky": (seen.lucky, seen.expected, seen.variance),
         "won": plan.won,
         "reasons": why,
-        "kept_share": line_match([a for a, _ in entries], line).kept / len(line),
+        "kept_share": line_match([a for a, _ in entries], line, order).kept / len(line),
         "blind": seen.blind,
         "z": seen.z(),
         "cost_s": cost,

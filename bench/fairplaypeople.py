@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from protocol.engine import Rules
+from protocol.errors import IllegalAction
 from protocol.fairplay_line import line_match
 from protocol.fairplay_reveals import is_useful
 from protocol.notation import TABLEAU_PILES, parse_action
@@ -221,16 +223,47 @@ def detour(rules: Rules, position: Position, line_move: str, rng: random.Random)
 
 
 def cheater(
-    rules: Rules, start: Position, line: list[str], rng: random.Random, median: int, detours: int
+    rules: Rules,
+    start: Position,
+    line: list[str],
+    rng: random.Random,
+    median: int,
+    detours: int,
+    trades: bool = False,
 ) -> Plan:
     """The solver's line with ``detours`` detours (one before its first move, as in the
-    issue), at a person's pace around ``median`` ms."""
+    issue), at a person's pace around ``median`` ms; with ``trades``, its moves that
+    commute traded first (``traded``)."""
+    played = traded(rules, start, line, rng) if trades else line
     at = {0, *rng.sample(range(1, len(line)), min(detours - 1, len(line) - 1))}
-    actions = with_detours(rules, start, line, at, rng)
+    actions = with_detours(rules, start, played, at, rng)
     sigma = rng.uniform(0.45, 0.9)
     steps = [(a, person_pace(rng, median, sigma)) for a in actions]
-    label = f"median {median} ms, {detours} detours"
+    label = f"median {median} ms, {detours} detours" + (", traded" if trades else "")
     return Plan(CHEATER, label, tuple(steps), won_by(rules, start, steps))
+
+
+def traded(
+    rules: Rules, start: Position, line: Sequence[str], rng: random.Random, tries: int = 3_000
+) -> list[str]:
+    """``line`` after ``tries`` attempts to trade a random adjacent pair of its moves that
+    commute (both orders legal from where they stand, the same position after them): the
+    same game, the line's order hidden from a comparison made in order."""
+    run = list(line)
+    positions = [start]
+    for action in run:
+        positions.append(play(rules, positions[-1], action))
+    for _ in range(tries):
+        at = rng.randrange(len(run) - 1)
+        first, second = run[at], run[at + 1]
+        try:
+            middle = play(rules, positions[at], second)
+            after = play(rules, middle, first)
+        except IllegalAction:
+            continue
+        if after == positions[at + 2]:
+            run[at], run[at + 1], positions[at + 1] = second, first, middle
+    return run
 
 
 def won_by(rules: Rules, start: Position, steps: list[tuple[str, int]]) -> bool:

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from protocol.fairplay_account import ACCOUNT_RUNS, ACCOUNT_Z, account_figures, lucky_account
-from protocol.fairplay_line import line_match
+from protocol.fairplay_line import Order, line_match
 from protocol.fairplay_record import (
     RECORD_CHANCE,
     RECORD_RACES,
@@ -129,6 +129,7 @@ def signals_of(
     reveals: Reveals | None = None,
     earlier_reveals: Sequence[Reveals] = (),
     record: Record | None = None,
+    order: Order | None = None,
 ) -> Signals:
     """The signals of a run whose accepted ``actions`` are ``(action, t_ms)`` in order;
     ``line``: the solver's winning line for the deal, if it has one; ``history_ms``: the
@@ -136,7 +137,9 @@ def signals_of(
     the day's finished runs on its board (a daily run); ``reveals``: its reveals
     (``protocol.fairplay_reveals.reveals_of``), when the deal is at hand;
     ``earlier_reveals``: those of the account's earlier ranked daily runs; ``record``: a
-    ranked daily run's account's record before it (this run is added to it)."""
+    ranked daily run's account's record before it (this run is added to it); ``order``: puts
+    the run's standing moves in the line's order where they commute
+    (``protocol.fairplay_order.toward_line`` on the deal), when the deal is at hand."""
     times = [t_ms for _, t_ms in actions]
     thinks = [max(0, later - earlier) for earlier, later in zip([0, *times], times, strict=False)]
     median = int(statistics.median(thinks)) if thinks else None
@@ -148,7 +151,7 @@ def signals_of(
             if action != step:
                 break
             followed += 1
-    match = line_match([action for action, _ in actions], line or ())
+    match = line_match([action for action, _ in actions], line or (), order)
     tenths = statistics.quantiles(thinks, n=10, method="inclusive") if len(thinks) > 1 else None
     return Signals(
         actions=len(actions),

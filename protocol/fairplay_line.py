@@ -1,12 +1,13 @@
 """How much of the solver's line a run played, whatever its detours (docs/fairness.md,
 "Fair-play signals"): the run's actions with every undo and the action it took back
 removed (what stands at the end), compared with the line as a longest common subsequence,
-so moves added anywhere, or taken back, do not hide the line. Pure.
+so moves added anywhere, or taken back, do not hide the line; nor, once the moves that
+commute are put in the line's order (``protocol/fairplay_order.py``), do trades. Pure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 UNDO = "undo"
@@ -54,7 +55,15 @@ def common_length(line: Sequence[str], run: Sequence[str]) -> int:
     return len(line) - row.bit_count()
 
 
-def line_match(actions: Sequence[str], line: Sequence[str]) -> LineMatch:
-    """How much of ``line`` the run of ``actions`` played once its detours are out."""
+Order = Callable[[list[str]], list[str]]  # a run's standing moves in the line's order
+
+
+def line_match(
+    actions: Sequence[str], line: Sequence[str], order: Order | None = None
+) -> LineMatch:
+    """How much of ``line`` the run of ``actions`` played once its detours are out (and,
+    with ``order``, its moves put in the line's order where they commute:
+    ``protocol/fairplay_order.py``)."""
     standing, taken_back = standing_actions(actions)
-    return LineMatch(common_length(line, standing), len(standing), taken_back)
+    compared = order(standing) if order is not None and line else standing
+    return LineMatch(common_length(line, compared), len(standing), taken_back)

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from protocol.fairplay import FIELD_READ, Signals, evidence, field_figures, reasons, signals_of
+from protocol.fairplay_order import line_order
 from protocol.fairplay_record import Record
 from protocol.fairplay_reveals import Reveals, reveals_of
 from protocol.race import Race
@@ -125,6 +126,7 @@ def review_of(
     flagged and flagged runs are held (``hold``)."""
     players: dict[str, Any] = {}
     start = race.rules.deal(race.settings.deal)
+    order = line_order(race.rules, race.rules.start(race.settings.deal), line) if line else None
     for run in runs:
         racer = race.racers[run.player]
         entries = [(entry.action, entry.t_ms) for entry in racer.log]
@@ -133,7 +135,7 @@ def review_of(
         before = (earlier or {}).get(run.player, [])
         record = (records or {}).get(run.player)
         signals = signals_of(
-            entries, run.finished, run.time_ms, line, history, field, seen, before, record
+            entries, run.finished, run.time_ms, line, history, field, seen, before, record, order
         )
         players[run.player] = {
             "name": run.name,

@@ -7,6 +7,7 @@ store and on a real Redis."""
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -22,9 +23,12 @@ from harness import (
     url,
 )
 
+from bench.fairplaypeople import traded
 from client.api import Client, ServerError
 from protocol.daily import day_of
-from protocol.fairplay import PACE_ACTIONS
+from protocol.fairplay import LINE_SHARE, PACE_ACTIONS
+from protocol.fairplay_line import common_length
+from protocol.games import rules_for
 from server.app import RaceServer
 from server.desks.admin import ADMIN_OVERALL, ADMIN_PER_ADDRESS
 from server.store import Store
@@ -152,6 +156,27 @@ async def test_the_solver_s_line_is_held_for_a_moderator_and_ordinary_play_is_no
             ("void", "confessed to a solver"),
             ("clear", "a fast player"),
         ]
+
+
+async def test_the_solver_s_line_with_its_commuting_moves_traded_is_still_the_solver_s_line(
+    store: Store,
+) -> None:
+    async with running_server(store, **MODERATED, trusted_proxies=("127.0.0.1",)) as server:
+        line = await solver_line(server)
+        deal, _ = await server.daily.deal_for(GAME, day_of(int(time.time() * 1000)))
+        rules = rules_for(GAME)
+        run = traded(rules, rules.deal(deal), line, random.Random(0))
+        assert common_length(line, run) < LINE_SHARE * len(line)  # in order, it hides
+        trader = await member_at(server, "Trader", "203.0.113.1")
+        started = await trader.daily_start(GAME)
+        race: str = started["race"]["race"]
+        for action in run:
+            await trader.act(race, action)
+        assert (await trader.next_event("held")).data["race"] == race
+        moderator = await player(server, "Mod")
+        seen = (await admin(moderator, "review", race=race))["review"]["players"][trader.player]
+        assert "solver_line" in seen["reasons"]
+        assert seen["evidence"]["solver_line"]["line_kept"] == len(line)
 
 
 async def daily_when_ready(client: Client) -> dict[str, Any]:
