@@ -16,6 +16,10 @@ most 1 / that many actions a second (a core), and the cluster ``shards`` times a
 projected ceiling, printed beside one Redis's. Both Redis shapes keep an append-only file
 fsynced every second, as production does.
 
+``--saturation-rounds`` rounds (3 unless told) measure one Redis and the cluster in turns, both
+kept up throughout; the figures printed are the round whose CPU ratio is the median, and each
+round's ratios are listed with its start and the machine's load average.
+
 Beside the CPU, which moves with the machine's load, the counts that do not: each command's
 calls per action per shard (``INFO commandstats`` before and after the phase, the shards'
 calls summed over the actions, a script's own commands counted besides its EVALSHA) and the
@@ -27,7 +31,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import tempfile
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -174,15 +180,52 @@ async def measured(
 
 
 async def run_cluster(options: dict[str, Any]) -> dict[str, Any]:
-    """One Redis, then the cluster (``options["cluster"]``: its addresses, or "start")."""
-    prefix = f"bench-{uuid.uuid4().hex[:8]}:"
-    with own_redis() as redis:
-        extra = ("--redis", redis.url, "--redis-prefix", prefix)
-        single = await measured(options, [redis.url], extra)
-    with cluster_for(options["cluster"]) as addresses:
+    """One Redis, then the cluster (``options["cluster"]``: its addresses, or "start"), in
+    turns for ``options["saturation_rounds"]`` rounds (1 when not given), both kept up
+    throughout: the figures of the round whose CPU ratio is the median, and every round's
+    ratios with its start (UTC) and the machine's load average then (a shared machine's
+    load moves the CPU figures by a quarter between runs minutes apart)."""
+    prefix = f"bench-{uuid.uuid4().hex[:8]}"
+    rounds: list[dict[str, Any]] = []
+    with own_redis() as redis, cluster_for(options["cluster"]) as addresses:
         urls = [f"redis://{address}/0" for address in addresses.split(",")]
-        extra = ("--redis-cluster", addresses, "--redis-prefix", prefix)
-        cluster = await measured(options, urls, extra)
+        for index in range(options.get("saturation_rounds", 1)):
+            started = time.strftime("%H:%M:%S", time.gmtime())
+            load = round(os.getloadavg()[0], 2)
+            extra = ("--redis", redis.url, "--redis-prefix", f"{prefix}-{index}:")
+            single = await measured(options, [redis.url], extra)
+            extra = ("--redis-cluster", addresses, "--redis-prefix", f"{prefix}-{index}:")
+            cluster = await measured(options, urls, extra)
+            rounds.append(
+                {"started": started, "load": load, "one_redis": single, "cluster": cluster}
+                | compared(single, cluster)
+            )
+    middle = sorted(rounds, key=lambda row: row["cpu_per_action_vs_one_redis"])[len(rounds) // 2]
+    return {
+        "settings": options,
+        **middle,
+        "rounds": [
+            {
+                "started": row["started"],
+                "load": row["load"],
+                "us_per_action_per_shard": [
+                    row[shape]["redis_cpu_us_per_action_per_shard"]
+                    for shape in ("one_redis", "cluster")
+                ],
+                "reads_per_action_per_shard": [
+                    row[shape]["commands_per_action_per_shard"].get("reads", 0)
+                    for shape in ("one_redis", "cluster")
+                ],
+                "cpu_per_action_vs_one_redis": row["cpu_per_action_vs_one_redis"],
+                "ceiling_vs_one_redis": row["ceiling_vs_one_redis"],
+            }
+            for row in rounds
+        ],
+    }
+
+
+def compared(single: dict[str, Any], cluster: dict[str, Any]) -> dict[str, Any]:
+    """The cluster's ceiling and its CPU per action per shard against one Redis's."""
     ratio = None
     if single["ceiling_actions_per_s"] and cluster["ceiling_actions_per_s"]:
         ratio = round(cluster["ceiling_actions_per_s"] / single["ceiling_actions_per_s"], 2)
@@ -191,13 +234,7 @@ async def run_cluster(options: dict[str, Any]) -> dict[str, Any]:
         / max(single["redis_cpu_us_per_action_per_shard"], 1e-9),
         2,
     )
-    return {
-        "settings": options,
-        "one_redis": single,
-        "cluster": cluster,
-        "ceiling_vs_one_redis": ratio,
-        "cpu_per_action_vs_one_redis": cpu_ratio,
-    }
+    return {"ceiling_vs_one_redis": ratio, "cpu_per_action_vs_one_redis": cpu_ratio}
 
 
 @contextmanager
@@ -245,6 +282,20 @@ def print_cluster(result: dict[str, Any]) -> None:
         f"action per shard vs one Redis's: {result['cpu_per_action_vs_one_redis']}x"
     )
     print_commands(result["one_redis"], result["cluster"])
+    if len(result["rounds"]) > 1:
+        print(
+            "rounds in turns (the figures above: the median's): start (UTC), load average, "
+            "µs/action/shard one Redis / cluster, CPU ratio, ceiling ratio, reads per action "
+            "per shard one Redis / cluster"
+        )
+        for row in result["rounds"]:
+            one, many = row["us_per_action_per_shard"]
+            reads = row["reads_per_action_per_shard"]
+            print(
+                f"  {row['started']}  {row['load']:>5}  {one:>6} / {many:<6}  "
+                f"{row['cpu_per_action_vs_one_redis']}x  {row['ceiling_vs_one_redis']}x  "
+                f"{reads[0]} / {reads[1]}"
+            )
 
 
 def print_commands(single: dict[str, Any], cluster: dict[str, Any]) -> None:
@@ -269,6 +320,7 @@ def run_command(args: argparse.Namespace) -> int:
         "nodes": nodes,
         "saturation_clients": args.saturation_clients,
         "saturation_seconds": args.saturation_seconds,
+        "saturation_rounds": args.saturation_rounds,
         "cluster": args.redis_cluster,
     }
     return reported(asyncio.run(run_cluster(options)), args.json, print_cluster)

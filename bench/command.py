@@ -81,7 +81,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--saturation-rounds",
         type=int,
         default=3,
-        help="rounds of saturation, alternating between the echo and solrace",
+        help="rounds of saturation, alternating between the echo and solrace "
+        "(--redis-cluster: between one Redis and the cluster)",
     )
     server.add_argument(
         "--spectators",

@@ -181,7 +181,7 @@ class BatchBuilder:
                 listed = ",".join(
                     f"[{entry.seq},{entry.t_ms},{_json_string(entry.action)}]" for entry in entries
                 )
-                carried = f'{hint[:-1]}{sent},"e":[{listed}]}}'
+                carried = f'{hint[:-1]},"e":[{listed}]}}'  # the hint is stamped already
             after = job.after if player == job.entries[0].player else -1
             words += [player, "1" if new else "0", carried, hint, after]
         for entry in job.entries:

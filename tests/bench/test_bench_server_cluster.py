@@ -21,7 +21,7 @@ def run(*options: str) -> dict[str, Any]:
 
 
 def test_the_cluster_benchmark_reports_one_redis_and_three_shards() -> None:
-    result = run("--saturation-clients", "10")
+    result = run("--saturation-clients", "10", "--saturation-rounds", "1")
     for shape, shards in (("one_redis", 1), ("cluster", 3)):
         figures = result[shape]
         assert figures["saturation"]["actions"] > 0
@@ -36,7 +36,7 @@ def test_the_cluster_benchmark_reports_one_redis_and_three_shards() -> None:
 
 
 def test_with_nodes_every_race_is_across_two_nodes_and_every_node_works() -> None:
-    result = run("--nodes", "2", "--saturation-clients", "8")
+    result = run("--nodes", "2", "--saturation-clients", "8", "--saturation-rounds", "1")
     assert result["settings"]["nodes"] == 2
     for shape, shards in (("one_redis", 1), ("cluster", 3)):
         figures = result[shape]
@@ -46,3 +46,17 @@ def test_with_nodes_every_race_is_across_two_nodes_and_every_node_works() -> Non
         assert len(figures["redis_cpu_s_per_shard"]) == shards
         assert figures["commands_per_action_per_shard"]["xadd"] >= 1
         assert figures["ceiling_actions_per_s"] > 0
+
+
+def test_rounds_measure_one_redis_and_the_cluster_in_turns_and_report_the_median() -> None:
+    result = run("--saturation-clients", "4", "--saturation-rounds", "3")
+    rounds = result["rounds"]
+    assert len(rounds) == 3
+    for row in rounds:
+        assert len(row["us_per_action_per_shard"]) == 2 and min(row["us_per_action_per_shard"]) > 0
+        assert row["load"] >= 0 and len(row["started"]) == 8  # HH:MM:SS, UTC
+        assert min(row["reads_per_action_per_shard"]) > 0
+    ratios = sorted(row["cpu_per_action_vs_one_redis"] for row in rounds)
+    assert result["cpu_per_action_vs_one_redis"] == ratios[1]
+    medians = [r for r in rounds if r["cpu_per_action_vs_one_redis"] == ratios[1]]
+    assert result["ceiling_vs_one_redis"] in [r["ceiling_vs_one_redis"] for r in medians]

@@ -92,6 +92,23 @@ def test_a_batch_built_at_a_time_stamps_the_messages_that_carry_entries_with_it(
     assert sent_ms(json.loads(hint)) == 1_700_000_000_123  # sent when entries are not
 
 
+def test_a_stamped_message_names_each_of_its_keys_once() -> None:
+    """The time a message was sent is in it once (it was twice in the message that
+    carries entries: bytes published on every action, and JSON with a key repeated)."""
+
+    def pairs(text: str) -> list[str]:
+        named: list[str] = []
+        json.loads(text, object_pairs_hook=lambda items: named.extend(k for k, _ in items))
+        return named
+
+    entries = (LogEntry("ann", 4, "u", 1_500),)
+    commands, _ = builder().build([AppendActions("r1", entries)], "n1", 1_700_000_000_123)
+    _, racer, _ = log_call(commands[0])
+    for message in (str(racer[2]), str(racer[3])):
+        named = pairs(message)
+        assert len(named) == len(set(named)), message
+
+
 def test_a_job_of_exactly_carried_max_entries_carries_them_all() -> None:
     entries = tuple(LogEntry("ann", seq, "d", seq) for seq in range(1, CARRIED_MAX + 1))
     _, racer, _ = log_call(only([AppendActions("r1", entries)])[0])
