@@ -8,9 +8,10 @@ order, a trade costs the line one move, and enough trades hide it.
 left, trade by trade, while it commutes with the move before it, until it stands just after
 the last one placed: the run then holds the line in order as far as commuting moves allow.
 A card moved and moved straight back would stop the moves that do not commute with it:
-such a pair, met on the way, is taken out (the two did nothing). The result is the same
-game: the run's moves (less pairs that did nothing), legal, to the same position. Pure:
-the rules decide every trade.
+such a pair, met on the way, did nothing; it is passed as a block when both its moves are
+moves the line still plays (trades can bring two of the line's own together), else taken
+out. The result is the same game: the run's moves (less pairs that did nothing), legal,
+to the same position. Pure: the rules decide every trade.
 """
 
 from __future__ import annotations
@@ -92,14 +93,17 @@ def _traded(rules: Rules, moves: list[str], states: list[GameState], at: int, sp
     the start first) when it commutes with them: from where they stood, it then they are
     legal and lead to the same position; whether it did."""
     before, mine, theirs = at - span, moves[at], moves[at - span : at]
-    moved = _after(rules, states[before], mine)
-    trail = [moved]
+    state = _after(rules, states[before], mine)
+    trail = []  # the states after it and each of them but the last
     for move in theirs:
-        trail.append(_after(rules, trail[-1], move) if trail[-1] is not None else None)
-    if trail[-1] is None or trail[-1].position != states[at + 1].position:
+        if state is None:
+            return False
+        trail.append(state)
+        state = _after(rules, state, move)
+    if state is None or state.position != states[at + 1].position:
         return False
     moves[before : at + 1] = [mine, *theirs]
-    states[before + 1 : at + 1] = trail[:-1]  # type: ignore[assignment]
+    states[before + 1 : at + 1] = trail
     return True
 
 
