@@ -269,7 +269,7 @@ class ArenaPairer:
         )
         for player in others:
             _, joined = await self.race_desk.join_race(  # the server's heat: never limited
-                player, names[player], room.id, moment, account=True, limited=False
+                player, names[player], room.id, moment, account=True, limited=False, seat=True
             )
             effects += joined
         info = public_info(room.race)
