@@ -65,6 +65,7 @@ class ArenaPairer:
         self.secret = ""
         self.repeat_after_ms = repeat_after_ms  # ``--arena-repeat-after-ms``
         self.scorer = HeatScorer(store, race_desk, self.back_at)
+        self.undoing: dict[str, set[HeatStart]] = {}  # arena -> heats whose undoing failed
 
     async def tick(self, moment: Now) -> Effects:
         """Run every arena of the calendar and the operators' that is stored and not
@@ -90,6 +91,8 @@ class ArenaPairer:
         if record.status == "scheduled":
             await self._checked_again(arena, moment)
             await self.store.arenas.set_status(arena.id, "running")
+        for heat in sorted(self.undoing.pop(arena.id, set()), key=lambda h: h.heat):
+            await self._undone(arena, heat, token, moment)  # tried again: its racers freed
         heats = await self.store.arenas.heats(arena.id)
         entries = await self.store.arenas.log(arena.id)
         running, over = await self.scorer.unscored(heats, entries)
@@ -181,20 +184,22 @@ class ArenaPairer:
         its connections); nothing when another node pairs this arena now."""
         try:
             await self.store.arenas.start_heat(arena.id, heat, token)
+            return await self._opened(arena, heat, risky, moment)
         except StaleLease:
             return []
-        try:
-            return await self._opened(arena, heat, risky, moment)
-        except Exception:
+        except Exception:  # its start's answer lost too: it may be recorded, so undone
             await self._undone(arena, heat, token, moment)
             raise
 
     async def _undone(self, arena: Arena, heat: HeatStart, token: int, moment: Now) -> None:
         """A heat that could not open strands nobody: the racers its half-made race holds
-        leave it (the last one out closes it), then the heat is taken back, so its racers
-        are idle for the next wave (none of them was told ``paired``). When that cannot be
-        done either, the heat stays and is scored as any other (a race that never opened,
-        as nobody finishing after ``LOST_HEAT_MS``)."""
+        leave it (the last one out closes it), then the heat is taken back (a heat whose
+        start was never recorded: nothing to take back), so its racers are idle for the
+        next wave (none of them was told ``paired``). When that fails too (or its answer is
+        lost) it is tried again at the start of this node's next tick of the arena, under
+        its lease then; a node that no longer holds the lease leaves the heat, which is
+        scored as any other (a race that never opened, as nobody finishing after
+        ``LOST_HEAT_MS``)."""
         try:
             try:
                 room = await self.race_desk.races.find(heat.heat, moment)
@@ -207,8 +212,9 @@ class ArenaPairer:
                 self.race_desk.races.owed.add(left)
             await self.store.arenas.take_back_heat(arena.id, heat.heat, token)
         except (StoreError, RaceError) as error:
+            self.undoing.setdefault(arena.id, set()).add(heat)
             log.warning(
-                "an arena heat that could not open was not undone",
+                "an arena heat that could not open was not undone yet",
                 extra={"arena": arena.id, "heat": heat.heat, "error": str(error)},
             )
 
