@@ -178,6 +178,23 @@ async def test_the_racers_of_a_heat_that_could_not_open_are_paired_in_the_next_w
             await client.close()
 
 
+DEAD_NODE = "a-node-that-died"
+
+
+async def dead_node_s_lease(store: RedisStore, arena: str, node: str) -> int:
+    """The arena's lease taken from the server's ``node`` (released) by ``DEAD_NODE``: its
+    token, newer than the server's, so the server reads everything again once it pairs
+    again (under a newer one still)."""
+    for _ in range(50):
+        token = await store.arenas.take_lease(arena, node, LEASE_MS)  # the server's own
+        assert token is not None
+        await store.arenas.release_lease(arena, node, token)
+        taken = await store.arenas.take_lease(arena, DEAD_NODE, LEASE_MS)
+        if taken is not None:  # else the server's pairer took it back meanwhile
+            return taken
+    raise AssertionError("the server never let its arena's lease go")
+
+
 async def test_a_heat_whose_result_cannot_be_read_takes_nothing_from_the_heats_scored_beside_it(
     redis_url: str, store: RedisStore
 ) -> None:
@@ -188,11 +205,11 @@ async def test_a_heat_whose_result_cannot_be_read_takes_nothing_from_the_heats_s
         for racer in ("p1", "p2", "p3", "p4"):  # paused at once: the server never pairs them
             await store.arenas.join(arena, racer, now_ms)
             await store.arenas.change(arena, racer, "pause", now_ms)
-        token = await store.arenas.take_lease(arena, server.arenas.node, LEASE_MS)
-        assert token is not None  # the server's own lease (its pairer's, renewed)
+        token = await dead_node_s_lease(store, arena, server.arenas.node)
         for heat in ("lost", "unreadable"):  # their node died before their races opened
             racers = ("p1", "p2") if heat == "lost" else ("p3", "p4")
             await store.arenas.start_heat(arena, HeatStart(heat, 1, 12345, racers, now_ms), token)
+        await store.arenas.release_lease(arena, DEAD_NODE, token)  # the server pairs on
         unreadable = [f"{store.prefix}race:{{unreadable}}:race"]
         async with refused_keys(redis_url, unreadable, "string"):
             moment = Now(int(time.monotonic() * 1000), now_ms + LOST_HEAT_MS)
