@@ -24,13 +24,13 @@ from urllib.parse import urlparse
 
 import pytest
 import redis.asyncio as redis
+from arena_server import DEAD_NODE, dead_node_s_lease, entered
 from harness import member, running_server
 from redis_tripwire import Tripwire
 
 from client.api import Client
 from protocol.arena import HeatResult
 from protocol.race import Now
-from server.desks.arena_pairer import LEASE_MS
 from server.desks.arena_scoring import LOST_HEAT_MS
 from server.store.arena_records import HeatStart
 from server.store.redis_arenas import START_HEAT
@@ -79,25 +79,6 @@ async def refused_keys(redis_url: str, keys: list[str], kind: str) -> AsyncItera
             if value is not None:
                 await client.restore(key, 0, value)
         await client.aclose()
-
-
-async def running(store: RedisStore, arena: str) -> None:
-    """The arena is running in the store (its entrants were checked again at its start)."""
-    for _ in range(200):
-        record = await store.arenas.arena(arena)
-        if record is not None and record.status == "running":
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"arena {arena} never ran")
-
-
-async def entered(store: RedisStore, client: Client) -> str:
-    """The running trial arena, ``client`` in it and the arena running in the store."""
-    arenas = await client.list_arenas(GAME)
-    arena = next(a["id"] for a in arenas if a["status"] == "running")
-    await client.join_arena(arena)  # the arena's record is made
-    await running(store, arena)
-    return str(arena)
 
 
 async def logged(caplog: pytest.LogCaptureFixture, text: str, tries: int = 200) -> bool:
@@ -176,23 +157,6 @@ async def test_the_racers_of_a_heat_that_could_not_open_are_paired_in_the_next_w
         assert await store.arenas.log(arena) == []  # nothing counted for a heat not raced
         for client in (ann, bob):
             await client.close()
-
-
-DEAD_NODE = "a-node-that-died"
-
-
-async def dead_node_s_lease(store: RedisStore, arena: str, node: str) -> int:
-    """The arena's lease taken from the server's ``node`` (released) by ``DEAD_NODE``: its
-    token, newer than the server's, so the server reads everything again once it pairs
-    again (under a newer one still)."""
-    for _ in range(50):
-        token = await store.arenas.take_lease(arena, node, LEASE_MS)  # the server's own
-        assert token is not None
-        await store.arenas.release_lease(arena, node, token)
-        taken = await store.arenas.take_lease(arena, DEAD_NODE, LEASE_MS)
-        if taken is not None:  # else the server's pairer took it back meanwhile
-            return taken
-    raise AssertionError("the server never let its arena's lease go")
 
 
 async def test_a_heat_whose_result_cannot_be_read_takes_nothing_from_the_heats_scored_beside_it(
