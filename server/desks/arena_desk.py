@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from protocol.arena import Removed
+from protocol.arena import Removed, Scorer
 from protocol.arena_calendar import (
     ARENA_ID_PATTERN,
     HOUR_MS,
@@ -199,7 +199,7 @@ class ArenaDesk:
         arena = await self.find(arena_id)
         stored = await self.store.arenas.arena(arena.id)
         log = await self.store.arenas.log(arena.id) if stored else []
-        lines = await self.feed.lines_of(arena.id, log) if stored else []
+        lines = await self.feed.lines_of(arena.id, Scorer(log)) if stored else []
         return {
             "arena": arena.id,
             "version": len(log),

@@ -2,7 +2,8 @@
 keeps, for every arena that runs (or ended within ``FINISHING_MS``) and every arena one of
 its players watches, the arena's log as far as it has read it, and every ``FEED_EVERY_S``
 reads what was appended since (one read of the log's tail); when there is anything, the
-standings are recomputed and each entrant whose session is here, and each watcher here, is
+standings are brought up to date (a ``Scorer`` kept per arena counts only the new entries)
+and each entrant whose session is here, and each watcher here, is
 told its page (``arena_standings``: the top lines and their own); once more, ``final``,
 when the arena has ended. The log is the one source: every node reads the same, so
 standings are the same everywhere, and an entrant who comes back on any node is told."""
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from protocol.arena import Entry, HeatResult, Standing, standings
+from protocol.arena import HeatResult, Scorer, Standing
 from protocol.arena_calendar import Arena, Schedule, upcoming
 from protocol.player_events import ArenaStandingsChanged
 from protocol.race import Now
@@ -47,7 +48,7 @@ class ArenaFeed:
         self.calendar = calendar
         self.here = here
         self.watchers: dict[str, set[str]] = {}  # arena -> players here who asked to watch
-        self.logs: dict[str, list[Entry]] = {}  # arena -> its log as read so far
+        self.scorers: dict[str, Scorer] = {}  # arena -> its log read so far, scored
         self.final: set[str] = set()  # arenas whose final standings were told
         self.names: dict[str, str] = {}  # player -> name shown (accounts' usernames)
 
@@ -60,7 +61,7 @@ class ArenaFeed:
             watching.discard(player)
             if not watching:
                 del self.watchers[arena]
-                self.logs.pop(arena, None)
+                self.scorers.pop(arena, None)
 
     async def names_of(self, players: list[str]) -> dict[str, str]:
         """The names shown for ``players`` (their usernames), read once each."""
@@ -82,37 +83,43 @@ class ArenaFeed:
             record = await self.store.arenas.arena(arena)
             if record is None:
                 continue
-            known = self.logs.setdefault(arena, [])
-            new = await self.store.arenas.log(arena, len(known))
+            scorer = self.scorers.get(arena)
+            if scorer is None:
+                scorer = self.scorers[arena] = Scorer()
+            new = await self.store.arenas.log(arena, len(scorer.log))
             final = record.status == "ended"
             if not new and not final:
                 continue
-            known += new
-            effects += await self._told(arena, known, final)
+            try:
+                scorer.add(new)
+            except BaseException:  # left part way: read from the start next time
+                self.scorers.pop(arena, None)
+                raise
+            effects += await self._told(arena, scorer, final)
             if final:
                 self.final.add(arena)
                 self.watchers.pop(arena, None)
-                self.logs.pop(arena, None)
+                self.scorers.pop(arena, None)
         return effects
 
-    async def _told(self, arena: str, log: list[Entry], final: bool) -> Effects:
-        lines = await self.lines_of(arena, log)
+    async def _told(self, arena: str, scorer: Scorer, final: bool) -> Effects:
+        lines = await self.lines_of(arena, scorer)
         mine = {line["player"]: line for line in lines}
-        top, players = lines[:TOP], len(lines)
+        top, players, version = lines[:TOP], len(lines), len(scorer.log)
         return [
             Push(
-                player,
-                ArenaStandingsChanged(arena, len(log), final, players, top, mine.get(player)),
+                player, ArenaStandingsChanged(arena, version, final, players, top, mine.get(player))
             )
             for player in await self._told_here(arena)
         ]
 
-    async def lines_of(self, arena: str, log: list[Entry]) -> list[dict[str, Any]]:
-        """The standings of ``log`` as lines, in order, each with its player's name and the
-        heat they race now (its race, to spectate; None between heats)."""
-        table = standings(log)
+    async def lines_of(self, arena: str, scorer: Scorer) -> list[dict[str, Any]]:
+        """The standings of the log ``scorer`` counted as lines, in order, each with its
+        player's name and the heat they race now (its race, to spectate; None between
+        heats)."""
+        table = scorer.table()
         names = await self.names_of([standing.player for standing in table])
-        scored = {entry.heat for entry in log if isinstance(entry, HeatResult)}
+        scored = {entry.heat for entry in scorer.log if isinstance(entry, HeatResult)}
         racing = {
             player: heat.heat
             for heat in await self.store.arenas.heats(arena)
