@@ -244,11 +244,13 @@ class Race:
 
     @property
     def joinable(self) -> bool:
-        """Listed for anyone to join: an open public race (not a daily attempt) with room."""
+        """Listed for anyone to join: an open public race (not a daily attempt, nor a race
+        the server paired: it holds its paired racers only) with room."""
         return (
             self.phase is Phase.OPEN
             and self.settings.public
             and self.settings.mode == "race"
+            and not self.settings.paired
             and not self.full
         )
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from protocol.arena import Removed
+from protocol.arena import Removed, standings
 from protocol.arena_calendar import (
     ARENA_ID_PATTERN,
     HOUR_MS,
@@ -34,7 +34,7 @@ from protocol.race import Now
 from protocol.ratings import Rating
 from protocol.verify_arena import final_result
 from server.config import Settings
-from server.desks.arena_feed import ArenaFeed
+from server.desks.arena_feed import ArenaFeed, Fed
 from server.races.standing import standing_of
 from server.store import Store
 from server.store.arena_records import CALENDAR, ArenaNotFound, ArenaRecord, ArenaRefused
@@ -199,7 +199,11 @@ class ArenaDesk:
         arena = await self.find(arena_id)
         stored = await self.store.arenas.arena(arena.id)
         log = await self.store.arenas.log(arena.id) if stored else []
-        lines = await self.feed.lines_of(arena.id, log) if stored else []
+        fed = Fed()  # read whole: the heats, then the log
+        if stored:
+            fed.started(await self.store.arenas.heats(arena.id))
+            fed.ended(log)
+        lines = await self.feed.lines_of(standings(log), fed.racing)
         return {
             "arena": arena.id,
             "version": len(log),

@@ -2,22 +2,25 @@
 keeps, for every arena that runs (or ended within ``FINISHING_MS``) and every arena one of
 its players watches, the arena's log as far as it has read it, and every ``FEED_EVERY_S``
 reads what was appended since (one read of the log's tail); when there is anything, the
-standings are recomputed and each entrant whose session is here, and each watcher here, is
+standings are brought up to date (a ``Scorer`` kept per arena counts only the new entries;
+the heats recorded since are read too, to know who races which heat: ``Fed``)
+and each entrant whose session is here, and each watcher here, is
 told its page (``arena_standings``: the top lines and their own); once more, ``final``,
 when the arena has ended. The log is the one source: every node reads the same, so
 standings are the same everywhere, and an entrant who comes back on any node is told."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from protocol.arena import Entry, HeatResult, Standing, standings
+from protocol.arena import Entry, HeatResult, Scorer, Standing
 from protocol.arena_calendar import Arena, Schedule, upcoming
 from protocol.player_events import ArenaStandingsChanged
 from protocol.race import Now
 from server.handover.effects import Effects, Push
 from server.store import Store
+from server.store.arena_records import HeatStart
 
 FEED_EVERY_S = 0.5  # how often each node reads the tails of the arenas' logs
 FINISHING_MS = 60 * 60_000  # an arena over this long is read and run no more (heats or not)
@@ -35,6 +38,42 @@ def not_long_over(
     return [arena for arena in started if arena.start_ms <= now_ms]
 
 
+class Fed:
+    """What a node's feed has read of one arena: its log, counted (``scorer``), and the
+    heats recorded as far as read, each racer's latest not scored yet (``racing``)."""
+
+    def __init__(self) -> None:
+        self.scorer = Scorer()
+        self.heats_read = 0  # heats recorded read so far (``store.arenas.heats_from``)
+        self.scored: set[str] = set()  # heats with a result in the log
+        self.racing: dict[str, str] = {}  # player -> the heat they race now
+
+    async def read(self, store: Store, arena: str) -> bool:
+        """The log's new entries and the heats recorded since; whether the log grew."""
+        new = await store.arenas.log(arena, len(self.scorer.log))
+        if not new:
+            return False
+        started = await store.arenas.heats_from(arena, self.heats_read)
+        self.scorer.add(new)
+        self.heats_read += len(started)
+        self.started([heat for heat in started if heat is not None])
+        self.ended(new)
+        return True
+
+    def started(self, heats: Sequence[HeatStart]) -> None:
+        for heat in heats:
+            if heat.heat not in self.scored:
+                self.racing.update((player, heat.heat) for player in heat.racers)
+
+    def ended(self, entries: Sequence[Entry]) -> None:
+        for entry in entries:
+            if isinstance(entry, HeatResult):
+                self.scored.add(entry.heat)
+                for racer in entry.racers:
+                    if self.racing.get(racer.player) == entry.heat:
+                        del self.racing[racer.player]
+
+
 class ArenaFeed:
     def __init__(
         self,
@@ -47,7 +86,7 @@ class ArenaFeed:
         self.calendar = calendar
         self.here = here
         self.watchers: dict[str, set[str]] = {}  # arena -> players here who asked to watch
-        self.logs: dict[str, list[Entry]] = {}  # arena -> its log as read so far
+        self.fed: dict[str, Fed] = {}  # arena -> what was read of it so far
         self.final: set[str] = set()  # arenas whose final standings were told
         self.names: dict[str, str] = {}  # player -> name shown (accounts' usernames)
 
@@ -60,7 +99,7 @@ class ArenaFeed:
             watching.discard(player)
             if not watching:
                 del self.watchers[arena]
-                self.logs.pop(arena, None)
+                self.fed.pop(arena, None)
 
     async def names_of(self, players: list[str]) -> dict[str, str]:
         """The names shown for ``players`` (their usernames), read once each."""
@@ -82,43 +121,41 @@ class ArenaFeed:
             record = await self.store.arenas.arena(arena)
             if record is None:
                 continue
-            known = self.logs.setdefault(arena, [])
-            new = await self.store.arenas.log(arena, len(known))
+            fed = self.fed.get(arena)
+            if fed is None:
+                fed = self.fed[arena] = Fed()
+            try:
+                grew = await fed.read(self.store, arena)
+            except BaseException:  # it may be part way: read from the start next time
+                self.fed.pop(arena, None)
+                raise
             final = record.status == "ended"
-            if not new and not final:
+            if not grew and not final:
                 continue
-            known += new
-            effects += await self._told(arena, known, final)
+            effects += await self._told(arena, fed, final)
             if final:
                 self.final.add(arena)
                 self.watchers.pop(arena, None)
-                self.logs.pop(arena, None)
+                self.fed.pop(arena, None)
         return effects
 
-    async def _told(self, arena: str, log: list[Entry], final: bool) -> Effects:
-        lines = await self.lines_of(arena, log)
+    async def _told(self, arena: str, fed: Fed, final: bool) -> Effects:
+        lines = await self.lines_of(fed.scorer.table(), fed.racing)
         mine = {line["player"]: line for line in lines}
-        top, players = lines[:TOP], len(lines)
+        top, players, version = lines[:TOP], len(lines), len(fed.scorer.log)
         return [
             Push(
-                player,
-                ArenaStandingsChanged(arena, len(log), final, players, top, mine.get(player)),
+                player, ArenaStandingsChanged(arena, version, final, players, top, mine.get(player))
             )
             for player in await self._told_here(arena)
         ]
 
-    async def lines_of(self, arena: str, log: list[Entry]) -> list[dict[str, Any]]:
-        """The standings of ``log`` as lines, in order, each with its player's name and the
-        heat they race now (its race, to spectate; None between heats)."""
-        table = standings(log)
+    async def lines_of(
+        self, table: list[Standing], racing: Mapping[str, str]
+    ) -> list[dict[str, Any]]:
+        """The standings ``table`` as lines, in order, each with its player's name and the
+        heat they race now (``racing``: its race, to spectate; None between heats)."""
         names = await self.names_of([standing.player for standing in table])
-        scored = {entry.heat for entry in log if isinstance(entry, HeatResult)}
-        racing = {
-            player: heat.heat
-            for heat in await self.store.arenas.heats(arena)
-            if heat.heat not in scored
-            for player in heat.racers
-        }
         return [line(s, names[s.player], racing.get(s.player)) for s in table]
 
     async def _told_here(self, arena: str) -> list[str]:

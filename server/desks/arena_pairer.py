@@ -24,7 +24,6 @@ import contextlib
 import logging
 import secrets
 
-from protocol.arena import Entry, Removed, standings
 from protocol.arena_calendar import Arena
 from protocol.arena_pairing import REPEAT_AFTER_MS, Idle, PairingRule, pair_wave, wave_deal
 from protocol.games import rules_for
@@ -34,6 +33,7 @@ from protocol.race_views import public_info
 from protocol.ratings import Rating
 from server.desks.arena_desk import ArenaDesk, status_at
 from server.desks.arena_feed import FINISHING_MS, not_long_over
+from server.desks.arena_known import KnownArena
 from server.desks.arena_places import record_final_places
 from server.desks.arena_scoring import HEATS_AT_ONCE, HeatScorer
 from server.handover.effects import Effects, PushAnywhere
@@ -65,6 +65,8 @@ class ArenaPairer:
         self.secret = ""
         self.repeat_after_ms = repeat_after_ms  # ``--arena-repeat-after-ms``
         self.scorer = HeatScorer(store, race_desk, self.back_at)
+        self.undoing: dict[str, set[HeatStart]] = {}  # arena -> heats whose undoing failed
+        self.known: dict[str, KnownArena] = {}  # arena -> what was read under its token
 
     async def tick(self, moment: Now) -> Effects:
         """Run every arena of the calendar and the operators' that is stored and not
@@ -90,16 +92,39 @@ class ArenaPairer:
         if record.status == "scheduled":
             await self._checked_again(arena, moment)
             await self.store.arenas.set_status(arena.id, "running")
-        heats = await self.store.arenas.heats(arena.id)
-        entries = await self.store.arenas.log(arena.id)
-        running, over = await self.scorer.unscored(heats, entries)
+        for heat in sorted(self.undoing.pop(arena.id, set()), key=lambda h: h.heat):
+            await self._undone(arena, heat, token, moment)  # tried again: its racers freed
+        try:
+            known = await self._known(arena.id, token)
+            return await self._ran(arena, record, known, moment)
+        except BaseException:  # what it knows may be part way: read it all again
+            self.known.pop(arena.id, None)
+            raise
+
+    async def _known(self, arena: str, token: int) -> KnownArena:
+        """The arena as it is now: the log's tail read while the lease's token is the one
+        it was read under; everything read again under a new one (another node may have
+        paired meanwhile)."""
+        known = self.known.get(arena)
+        if known is None or known.token != token:
+            known = self.known[arena] = await KnownArena.read(self.store, arena, token)
+        else:
+            await known.read_tail(self.store)
+        return known
+
+    async def _ran(
+        self, arena: Arena, record: ArenaRecord, known: KnownArena, moment: Now
+    ) -> Effects:
+        """One tick of a running (or ending) arena: the heats over scored, side by side
+        with a wave paired; the arena ended once no heat is left."""
+        running, over = await self.scorer.unscored(list(known.unscored.values()))
         # the heats over are worked out (read, replayed, reviewed) and scored while the
         # wave is paired and opened
         scoring = asyncio.ensure_future(self.scorer.scoring(arena, over, moment))
         try:
             paired: Effects = []
             if status_at(arena, moment.wall_ms) == "running":
-                paired = await self._wave(arena, heats, entries, running + over, token, moment)
+                paired = await self._wave(arena, known, running + over, moment)
             still, told = await scoring
         except Exception:  # the wave failed (or the scoring: then this fails alike)
             with contextlib.suppress(Exception):  # what scoring tells is owed, still
@@ -131,21 +156,19 @@ class ArenaPairer:
     async def _wave(
         self,
         arena: Arena,
-        heats: list[HeatStart],
-        entries: list[Entry],
+        known: KnownArena,
         open_heats: list[HeatStart],
-        token: int,
         moment: Now,
     ) -> Effects:
-        """Pair the idle participants in one wave, all its heats on one deal (``heats``
-        and ``entries``: the arena's heats and log as they are now)."""
-        idle = await self._idle(arena, heats, entries, open_heats)
+        """Pair the idle participants in one wave, all its heats on one deal (``known``:
+        the arena's heats and log as they are now; ``open_heats``: those not scored)."""
+        idle = await self._idle(arena, known, open_heats)
         # in a thread: 1,000 idle players in heats of 2 take ~0.2 s of CPU (bench arena-pairing)
         rule = PairingRule(arena.heat_size, repeat_after_ms=self.repeat_after_ms)
         wave = await asyncio.to_thread(pair_wave, idle, rule, moment.wall_ms)
         if not wave.heats:
             return []
-        number = max((heat.wave for heat in heats), default=0) + 1
+        number = known.wave + 1
         deal = wave_deal(await self._secret(), arena.id, number)
         participants = await self.store.arenas.participants(arena.id)
         risky = frozenset(p.player for p in participants if p.risk)
@@ -156,7 +179,7 @@ class ArenaPairer:
         for first in range(0, len(started), HEATS_AT_ONCE):
             some = started[first : first + HEATS_AT_ONCE]
             opened = await asyncio.gather(
-                *(self._started(arena, heat, risky, token, moment) for heat in some),
+                *(self._started(arena, known, heat, risky, moment) for heat in some),
                 return_exceptions=True,
             )
             for heat, result in zip(some, opened, strict=True):
@@ -173,28 +196,32 @@ class ArenaPairer:
         return effects
 
     async def _started(
-        self, arena: Arena, heat: HeatStart, risky: frozenset[str], token: int, moment: Now
+        self, arena: Arena, known: KnownArena, heat: HeatStart, risky: frozenset[str], moment: Now
     ) -> Effects:
         """The heat recorded under the lease, then its race opened (``HEATS_AT_ONCE`` heats
         of a wave side by side: a wave of 1,000 players, one heat after another, took
         seconds of store round trips, and 500 at once waited past the store's deadline for
-        its connections); nothing when another node pairs this arena now."""
+        its connections), and known; nothing when another node pairs this arena now."""
         try:
-            await self.store.arenas.start_heat(arena.id, heat, token)
+            await self.store.arenas.start_heat(arena.id, heat, known.token)
+            opened = await self._opened(arena, heat, risky, moment)
         except StaleLease:
             return []
-        try:
-            return await self._opened(arena, heat, risky, moment)
-        except Exception:
-            await self._undone(arena, heat, token, moment)
+        except Exception:  # its start's answer lost too: it may be recorded, so undone
+            await self._undone(arena, heat, known.token, moment)
             raise
+        known.started(heat)
+        return opened
 
     async def _undone(self, arena: Arena, heat: HeatStart, token: int, moment: Now) -> None:
         """A heat that could not open strands nobody: the racers its half-made race holds
-        leave it (the last one out closes it), then the heat is taken back, so its racers
-        are idle for the next wave (none of them was told ``paired``). When that cannot be
-        done either, the heat stays and is scored as any other (a race that never opened,
-        as nobody finishing after ``LOST_HEAT_MS``)."""
+        leave it (the last one out closes it), then the heat is taken back (a heat whose
+        start was never recorded: nothing to take back), so its racers are idle for the
+        next wave (none of them was told ``paired``). When that fails too (or its answer is
+        lost) it is tried again at the start of this node's next tick of the arena, under
+        its lease then; a node that no longer holds the lease leaves the heat, which is
+        scored as any other (a race that never opened, as nobody finishing after
+        ``LOST_HEAT_MS``)."""
         try:
             try:
                 room = await self.race_desk.races.find(heat.heat, moment)
@@ -207,26 +234,22 @@ class ArenaPairer:
                 self.race_desk.races.owed.add(left)
             await self.store.arenas.take_back_heat(arena.id, heat.heat, token)
         except (StoreError, RaceError) as error:
+            self.undoing.setdefault(arena.id, set()).add(heat)
             log.warning(
-                "an arena heat that could not open was not undone",
+                "an arena heat that could not open was not undone yet",
                 extra={"arena": arena.id, "heat": heat.heat, "error": str(error)},
             )
 
     async def _idle(
-        self,
-        arena: Arena,
-        heats: list[HeatStart],
-        entries: list[Entry],
-        open_heats: list[HeatStart],
+        self, arena: Arena, known: KnownArena, open_heats: list[HeatStart]
     ) -> list[Idle]:
+        """The active participants in no heat (nor in one being undone), not removed."""
         busy = {player for heat in open_heats for player in heat.racers}
-        busy |= {entry.player for entry in entries if isinstance(entry, Removed)}
-        table = standings(entries)
+        busy |= {p for heat in self.undoing.get(arena.id, ()) for p in heat.racers}
+        busy |= known.scorer.removed
+        table = known.scorer.table()
         rank = {standing.player: standing.rank for standing in table}
-        last: dict[str, frozenset[str]] = {}
-        for heat in sorted(heats, key=lambda h: h.at_ms):
-            for player in heat.racers:
-                last[player] = frozenset(heat.racers) - {player}
+        last = known.last
         active = [
             p
             for p in await self.store.arenas.participants(arena.id)
@@ -269,7 +292,7 @@ class ArenaPairer:
         )
         for player in others:
             _, joined = await self.race_desk.join_race(  # the server's heat: never limited
-                player, names[player], room.id, moment, account=True, limited=False
+                player, names[player], room.id, moment, account=True, limited=False, seat=True
             )
             effects += joined
         info = public_info(room.race)
@@ -281,6 +304,7 @@ class ArenaPairer:
         so did not write the places) is counted by writing them again."""
         counted = await record_final_places(self.store.arenas, record)
         await self.store.arenas.set_status(record.arena, "ended")
+        self.known.pop(record.arena, None)
         if await self.store.arenas.log(record.arena, counted):
             await record_final_places(self.store.arenas, record)
         log.info("arena ended", extra={"arena": record.arena})

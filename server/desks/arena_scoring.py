@@ -15,7 +15,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from protocol.arena import Entry, HeatResult, Racer, Removed, heat_from_runs
+from protocol.arena import HeatResult, Racer, Removed, heat_from_runs
 from protocol.arena_calendar import Arena
 from protocol.phases import Phase
 from protocol.player_events import Held
@@ -51,14 +51,11 @@ class HeatScorer:
         self.back_at = back_at
         self.reading = asyncio.Semaphore(HEATS_AT_ONCE)  # heats over worked out at once
 
-    async def unscored(
-        self, heats: list[HeatStart], entries: list[Entry]
-    ) -> tuple[list[HeatStart], list[HeatStart]]:
-        """The heats not scored yet: those running (the store lists their race live: one
-        read of the list), and the others (their race is over, or was never opened)."""
-        scored = {e.heat for e in entries if isinstance(e, HeatResult)}
+    async def unscored(self, unscored: list[HeatStart]) -> tuple[list[HeatStart], list[HeatStart]]:
+        """The heats of ``unscored`` (not scored yet) split: those running (the store lists
+        their race live: one read of the list), and the others (their race is over, or was
+        never opened)."""
         live = set(await self.store.races.listed_races("live"))
-        unscored = [heat for heat in heats if heat.heat not in scored]
         return [h for h in unscored if h.heat in live], [h for h in unscored if h.heat not in live]
 
     async def scoring(

@@ -136,7 +136,7 @@ class PairingDesk:
             settings, host["player"], host["name"], moment, account=host["account"]
         )
         _, joined = await self.race_desk.join_race(
-            guest["player"], guest["name"], room.id, moment, guest["account"]
+            guest["player"], guest["name"], room.id, moment, guest["account"], seat=True
         )
         info = public_info(room.race)
         log.info("paired", extra={"race": room.id, "players": [host["player"], guest["player"]]})

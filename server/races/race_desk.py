@@ -160,13 +160,20 @@ class RaceDesk:
         moment: Now,
         account: bool = False,
         limited: bool = True,
+        seat: bool = False,
     ) -> Answer:
         """``player`` joins the race; ``limited``: refused when they hold the most races
-        not started that one may (not so for the arena pairer putting them in a heat)."""
+        not started that one may (not so for the arena pairer putting them in a heat);
+        ``seat``: the server seats a player it paired in a race it paired (an arena heat,
+        a quick race), which nobody else joins: it holds exactly its paired racers."""
         room = await self.races.find(race_id, moment)
         if player in room.race.racers:
             room.race.join(player, name)  # refused if it started; else nothing to do
             return {"race": public_info(room.race)}, []
+        if room.race.settings.paired and not seat:
+            raise RaceError(
+                "this race holds only the players the server paired in it", "race_paired"
+            )
         if limited:
             room_for_another(self.races.racing(player))
         badge = await self.badge(player, account, room.race.settings, moment)

@@ -99,6 +99,13 @@ class Arenas(ABC):
         """Every heat started in the arena, by start time, then heat id."""
 
     @abstractmethod
+    async def heats_from(self, arena: str, start: int) -> list[HeatStart | None]:
+        """The heats recorded in the arena from the ``start``-th on (0: the first), in the
+        order they were recorded, each None if taken back since: how a reader that keeps
+        them reads only the new ones (its next ``start``: this one plus as many as
+        answered)."""
+
+    @abstractmethod
     async def append(self, arena: str, entry: Entry) -> bool:
         """Append a heat's result, a clearing or a removal to the arena's log once: True
         when appended now; False, changing nothing, when the log holds that entry already
@@ -136,6 +143,13 @@ def checked_ttl(ttl_ms: int) -> int:
     if not isinstance(ttl_ms, int) or not 0 < ttl_ms <= MAX_LEASE_MS:
         raise BadArena(f"a lease lasts 1 ms to {MAX_LEASE_MS} ms")
     return ttl_ms
+
+
+def checked_start(start: int) -> int:
+    """Where a read of the log or the heats starts: an index, 0 or more."""
+    if not isinstance(start, int) or start < 0:
+        raise BadArena("a log or the heats are read from an entry's index, 0 or more")
+    return start
 
 
 def checked_keep(keep_s: int) -> int:

@@ -15,7 +15,6 @@ from server.store.arena_records import (
     MAX_PARTICIPANTS,
     ArenaPlace,
     ArenaRecord,
-    BadArena,
     HeatStart,
     Participant,
     changed,
@@ -35,7 +34,14 @@ from server.store.arena_records import (
     status_reached,
     streak_ends,
 )
-from server.store.arenas import PLACES_KEPT, Arenas, checked_keep, checked_ttl, newest_first
+from server.store.arenas import (
+    PLACES_KEPT,
+    Arenas,
+    checked_keep,
+    checked_start,
+    checked_ttl,
+    newest_first,
+)
 
 
 @dataclass
@@ -48,6 +54,7 @@ class ArenaState:
     expires_at_ms: int
     participants: dict[str, str] = field(default_factory=dict)  # player -> JSON
     heats: dict[str, str] = field(default_factory=dict)  # heat -> JSON, as recorded
+    order: list[str] = field(default_factory=list)  # heats in the order recorded
     log: list[str] = field(default_factory=list)
     logged: dict[str, str] = field(default_factory=dict)  # identity -> "held" or "1"
     token: int = 0  # the newest lease's token
@@ -171,6 +178,7 @@ class MemoryArenas(Arenas):
         if len(state.heats) >= MAX_HEATS:
             raise full(arena, "heats", MAX_HEATS)
         state.heats[heat.heat] = heat.as_json()
+        state.order.append(heat.heat)
         return True
 
     async def take_back_heat(self, arena: str, heat: str, token: int) -> bool:
@@ -184,6 +192,11 @@ class MemoryArenas(Arenas):
     async def heats(self, arena: str) -> list[HeatStart]:
         started = [HeatStart.from_json(text) for text in self._state(arena).heats.values()]
         return sorted(started, key=lambda heat: (heat.at_ms, heat.heat))
+
+    async def heats_from(self, arena: str, start: int) -> list[HeatStart | None]:
+        state = self._state(arena)
+        texts = [state.heats.get(heat) for heat in state.order[checked_start(start) :]]
+        return [None if text is None else HeatStart.from_json(text) for text in texts]
 
     async def append(self, arena: str, entry: Entry) -> bool:
         state = self._state(arena)
@@ -208,9 +221,7 @@ class MemoryArenas(Arenas):
             state.logged[identity] = "held" if held else "1"
 
     async def log(self, arena: str, start: int = 0) -> list[Entry]:
-        if start < 0:
-            raise BadArena("a log is read from an entry's index, 0 or more")
-        return [entry_from_json(text) for text in self._state(arena).log[start:]]
+        return [entry_from_json(text) for text in self._state(arena).log[checked_start(start) :]]
 
     async def record_place(self, player: str, place: ArenaPlace, keep_s: int) -> bool:
         check_id("player id", player)

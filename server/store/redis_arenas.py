@@ -23,7 +23,6 @@ from server.store.arena_records import (
     MAX_PARTICIPANTS,
     ArenaPlace,
     ArenaRecord,
-    BadArena,
     HeatStart,
     Participant,
     changed,
@@ -43,7 +42,14 @@ from server.store.arena_records import (
     status_reached,
     streak_ends,
 )
-from server.store.arenas import PLACES_KEPT, Arenas, checked_keep, checked_ttl, newest_first
+from server.store.arenas import (
+    PLACES_KEPT,
+    Arenas,
+    checked_keep,
+    checked_start,
+    checked_ttl,
+    newest_first,
+)
 from server.store.base import StoreError
 from server.store.redis_calls import RedisCalls, acknowledged_once_replicated
 from server.store.redis_keys import RedisKeys
@@ -122,16 +128,18 @@ return 1
 """
 )
 
-# KEYS[1] the heats, KEYS[2] the newest lease's token; ARGV[1] the heat, ARGV[2] its
-# record, ARGV[3] the token it was started under, ARGV[4] the most heats, ARGV[5] when the
-# keys expire. 1 stored (now or the same before), 0 another heat has the id.
+# KEYS[1] the heats, KEYS[2] the newest lease's token, KEYS[3] the heats' order; ARGV[1]
+# the heat, ARGV[2] its record, ARGV[3] the token it was started under, ARGV[4] the most
+# heats, ARGV[5] when the keys expire. 1 stored (now or the same before), 0 another heat
+# has the id.
 START_HEAT = """
 if tonumber(ARGV[3]) ~= tonumber(redis.call('GET', KEYS[2]) or '0') then return -3 end
 local stored = redis.call('HGET', KEYS[1], ARGV[1])
 if stored then return stored == ARGV[2] and 1 or 0 end
 if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then return -1 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('PEXPIREAT', KEYS[1], ARGV[5])
+redis.call('RPUSH', KEYS[3], ARGV[1])
+for i = 1, 3, 2 do redis.call('PEXPIREAT', KEYS[i], ARGV[5]) end
 return 1
 """
 
@@ -333,7 +341,11 @@ class RedisArenas(Arenas):
         joined = await self._call(self._redis.hmget(self._key(arena, "players"), heat.racers))
         if None in joined:
             raise not_joined(arena)
-        keys = [self._key(arena, "heats"), self._key(arena, "lease-token")]
+        keys = [
+            self._key(arena, "heats"),
+            self._key(arena, "lease-token"),
+            self._key(arena, "order"),
+        ]
         args: list[str | int] = [heat.heat, heat.as_json(), token, MAX_HEATS, expires]
         done = await self._call(self._start_heat(keys=keys, args=args))
         if done == STALE:
@@ -361,6 +373,15 @@ class RedisArenas(Arenas):
         started = [HeatStart.from_json(text) for text in found]
         return sorted(started, key=lambda heat: (heat.at_ms, heat.heat))
 
+    async def heats_from(self, arena: str, start: int) -> list[HeatStart | None]:
+        checked_start(start)
+        await self._expires(arena)
+        ids = await self._call(self._redis.lrange(self._key(arena, "order"), start, -1))
+        if not ids:
+            return []
+        texts = await self._call(self._redis.hmget(self._key(arena, "heats"), ids))
+        return [None if text is None else HeatStart.from_json(text) for text in texts]
+
     @acknowledged_once_replicated
     async def append(self, arena: str, entry: Entry) -> bool:
         identity = entry_identity(entry)
@@ -387,8 +408,7 @@ class RedisArenas(Arenas):
 
     async def log(self, arena: str, start: int = 0) -> list[Entry]:
         check_id("arena id", arena)
-        if start < 0:
-            raise BadArena("a log is read from an entry's index, 0 or more")
+        checked_start(start)
         await self._expires(arena)
         texts = await self._call(self._redis.lrange(self._key(arena, "log"), start, -1))
         return [entry_from_json(text) for text in texts]

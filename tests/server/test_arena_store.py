@@ -132,6 +132,7 @@ async def test_every_call_about_an_arena_never_created_is_refused(store: Store) 
         arenas.release_lease("nowhere", "node-a", 1),
         arenas.start_heat("nowhere", a_heat("h1", "ann", "bob"), 1),
         arenas.heats("nowhere"),
+        arenas.heats_from("nowhere", 0),
         arenas.append("nowhere", Removed("ann")),
         arenas.log("nowhere"),
     ]
@@ -327,6 +328,24 @@ async def test_a_heat_that_could_not_open_is_taken_back_under_the_lease_unless_i
     with pytest.raises(StaleLease):  # the old holder takes nothing back
         await store.arenas.take_back_heat("a1", "h3", token)
     assert [heat.heat for heat in await store.arenas.heats("a1")] == ["h2", "h3"]
+
+
+async def test_the_heats_are_read_from_an_index_in_the_order_recorded_one_taken_back_as_none(
+    store: Store,
+) -> None:
+    token = await an_arena_with(store, "ann", "bob", "cat", "dan")
+    assert await store.arenas.heats_from("a1", 0) == []
+    h1, h2, h3 = a_heat("h1", "ann", "bob"), a_heat("h2", "cat", "dan"), a_heat("h0", "ann", "bob")
+    for heat in (h1, h2, h1):  # the same heat again is recorded once
+        assert await store.arenas.start_heat("a1", heat, token)
+    assert await store.arenas.heats_from("a1", 0) == [h1, h2]
+    assert await store.arenas.take_back_heat("a1", "h1", token)
+    assert await store.arenas.start_heat("a1", h3, token)  # in the order recorded, not by id
+    assert await store.arenas.heats_from("a1", 0) == [None, h2, h3]  # h1 taken back
+    assert await store.arenas.heats_from("a1", 2) == [h3]  # only what is new
+    assert await store.arenas.heats_from("a1", 3) == []
+    with pytest.raises(BadArena):
+        await store.arenas.heats_from("a1", -1)
 
 
 # the pairing lease

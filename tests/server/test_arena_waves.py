@@ -7,28 +7,33 @@ closes; the heat taken back), and its racers are paired again in the next wave. 
 failures are real ones: the store refuses a key (Redis holds it as another type than the
 store's, so using it fails with ``WRONGTYPE``): a racer's account name, which the heat
 reads before its race is opened, or their list of races, which the race's first write
-updates; or a heat's race record. A real server on a real Redis, a trial arena of an
-hour."""
+updates; or a heat's race record; or Redis does the heat's start but its answer is lost
+(a proxy holds it back past the store's deadline). A real server on a real Redis, a trial
+arena of an hour."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 import redis.asyncio as redis
+from arena_server import DEAD_NODE, dead_node_s_lease, entered
 from harness import member, running_server
+from redis_tripwire import Tripwire
 
 from client.api import Client
 from protocol.arena import HeatResult
 from protocol.race import Now
-from server.desks.arena_pairer import LEASE_MS
 from server.desks.arena_scoring import LOST_HEAT_MS
 from server.store.arena_records import HeatStart
+from server.store.redis_arenas import START_HEAT
 from server.store.redis_store import RedisStore
 
 HOUR_MS = 3_600_000
@@ -76,14 +81,13 @@ async def refused_keys(redis_url: str, keys: list[str], kind: str) -> AsyncItera
         await client.aclose()
 
 
-async def running(store: RedisStore, arena: str) -> None:
-    """The arena is running in the store (its entrants were checked again at its start)."""
-    for _ in range(200):
-        record = await store.arenas.arena(arena)
-        if record is not None and record.status == "running":
-            return
+async def logged(caplog: pytest.LogCaptureFixture, text: str, tries: int = 200) -> bool:
+    """Whether ``text`` is logged within ``tries`` twentieths of a second."""
+    for _ in range(tries):
+        if text in caplog.text:
+            return True
         await asyncio.sleep(0.05)
-    raise AssertionError(f"arena {arena} never ran")
+    return text in caplog.text
 
 
 async def paired(client: Client) -> tuple[str, dict[str, Any]]:
@@ -113,10 +117,7 @@ async def test_a_heat_that_cannot_open_takes_nothing_from_the_other_heats_of_its
 ) -> None:
     async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
         ann, bob, cy, dee = [await member(server, name) for name in ("Ann", "Bob", "Cy", "Dee")]
-        arenas = await ann.list_arenas(GAME)
-        arena = next(a["id"] for a in arenas if a["status"] == "running")
-        await ann.join_arena(arena)  # the arena's record is made
-        await running(store, arena)
+        arena = await entered(store, ann)
         assert bob.player is not None
         async with refused(redis_url, store, "account", bob.player):  # Bob's heat cannot open
             now = int(time.time() * 1000)
@@ -142,17 +143,11 @@ async def test_the_racers_of_a_heat_that_could_not_open_are_paired_in_the_next_w
     async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
         ann, bob = [await member(server, name) for name in ("Ann", "Bob")]
         assert ann.player is not None and bob.player is not None
-        arenas = await ann.list_arenas(GAME)
-        arena = next(a["id"] for a in arenas if a["status"] == "running")
-        await ann.join_arena(arena)
-        await running(store, arena)
+        arena = await entered(store, ann)
         async with refused(redis_url, store, part, ann.player, bob.player):
             await store.arenas.join(arena, bob.player, int(time.time() * 1000))
-            for _ in range(200):  # their heat cannot open, wave after wave
-                if "an arena heat could not open" in caplog.text:
-                    break
-                await asyncio.sleep(0.05)
-            assert "an arena heat could not open" in caplog.text
+            # their heat cannot open, wave after wave
+            assert await logged(caplog, "an arena heat could not open")
         told = await first_paired([ann, bob], 2)
         assert len(told) == 2 and told[ann.player] == told[bob.player]
         heat = told[ann.player]["race"]
@@ -169,19 +164,16 @@ async def test_a_heat_whose_result_cannot_be_read_takes_nothing_from_the_heats_s
 ) -> None:
     async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
         ann = await member(server, "Ann")
-        arenas = await ann.list_arenas(GAME)
-        arena = next(a["id"] for a in arenas if a["status"] == "running")
-        await ann.join_arena(arena)
-        await running(store, arena)
+        arena = await entered(store, ann)
         now_ms = int(time.time() * 1000)
         for racer in ("p1", "p2", "p3", "p4"):  # paused at once: the server never pairs them
             await store.arenas.join(arena, racer, now_ms)
             await store.arenas.change(arena, racer, "pause", now_ms)
-        token = await store.arenas.take_lease(arena, server.arenas.node, LEASE_MS)
-        assert token is not None  # the server's own lease (its pairer's, renewed)
+        token = await dead_node_s_lease(store, arena, server.arenas.node)
         for heat in ("lost", "unreadable"):  # their node died before their races opened
             racers = ("p1", "p2") if heat == "lost" else ("p3", "p4")
             await store.arenas.start_heat(arena, HeatStart(heat, 1, 12345, racers, now_ms), token)
+        await store.arenas.release_lease(arena, DEAD_NODE, token)  # the server pairs on
         unreadable = [f"{store.prefix}race:{{unreadable}}:race"]
         async with refused_keys(redis_url, unreadable, "string"):
             moment = Now(int(time.monotonic() * 1000), now_ms + LOST_HEAT_MS)
@@ -193,3 +185,45 @@ async def test_a_heat_whose_result_cannot_be_read_takes_nothing_from_the_heats_s
         heats = [entry.heat for entry in log if isinstance(entry, HeatResult)]
         assert heats == ["lost", "unreadable"]
         await ann.close()
+
+
+def sha(script: str) -> bytes:
+    """How the store names ``script`` in its calls (EVALSHA)."""
+    return hashlib.sha1(script.encode()).hexdigest().encode()
+
+
+@pytest.mark.parametrize("undoing_fails", [False, True], ids=["undone", "undone-on-a-later-tick"])
+async def test_a_heat_written_whose_answer_was_lost_is_undone_and_its_racers_paired_again(
+    redis_url: str, undoing_fails: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    tripwire = await Tripwire(urlparse(redis_url).port or 6379).start()
+    store = RedisStore(tripwire.url, prefix=f"waves-{uuid.uuid4().hex}:", deadline=2.0)
+    direct = redis.from_url(redis_url)
+    await direct.script_load(START_HEAT)  # so a heat's start is one EVALSHA, done at once
+    try:
+        async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
+            ann, bob = [await member(server, name) for name in ("Ann", "Bob")]
+            assert ann.player is not None and bob.player is not None
+            arena = await entered(store, ann)
+            tripwire.lose_answer(sha(START_HEAT), f"arena:{{{arena}}}:heats".encode())
+            # undoing it fails at first: the log's index of entries refused
+            index = [f"{store.prefix}arena:{{{arena}}}:logged"] if undoing_fails else []
+            async with refused_keys(redis_url, index, "string"):
+                await bob.join_arena(arena)
+                await asyncio.wait_for(tripwire.tripped.wait(), 10)
+                tries = 200 if undoing_fails else 0
+                assert await logged(caplog, "was not undone", tries) == undoing_fails
+            # the heat was written; its racers are paired again within seconds, not left
+            # in it until it is scored as nobody finishing (``LOST_HEAT_MS``)
+            told = await first_paired([ann, bob], 2)
+            assert len(told) == 2 and told[ann.player] == told[bob.player]
+            heat = told[ann.player]["race"]
+            assert [h.heat for h in await store.arenas.heats(arena)] == [heat]
+            assert await store.arenas.log(arena) == []  # nothing counted for it
+            for client in (ann, bob):
+                await client.close()
+    finally:
+        await store.purge()
+        await store.close()
+        await direct.aclose()
+        await tripwire.close()

@@ -1,8 +1,11 @@
 """A TCP proxy in front of a real redis-server, for tests that need Redis to fail at one
 exact moment: when the server sends a chunk holding every byte string the tripwire is armed
 with (say, the SET of one race's result), ``then`` runs first (kill Redis, fill its memory)
-and only then is the chunk passed on. Everything else passes through untouched, in both
-directions; connections made while Redis is down are closed, as Redis's refusal would be.
+and only then is the chunk passed on; or (``lose_answer``) the chunk is passed on and Redis
+does what it asks, but its answers on that connection are never passed back: the client
+waits past its deadline, the write in and its answer lost. Everything else passes through
+untouched, in both directions; connections made while Redis is down are closed, as
+Redis's refusal would be.
 
 It runs in the test's event loop; the server under test (another process) connects to
 ``url`` instead of Redis's own address.
@@ -23,7 +26,9 @@ class Tripwire:
         self.parts: tuple[bytes, ...] = ()
         self.then: Callable[[], None] | None = None
         self.tripped = asyncio.Event()
+        self.lost: set[asyncio.StreamWriter] = set()  # links whose answers are held back
         self.links: set[asyncio.Task[None]] = set()
+        self.losing = False  # the armed chunk's answers are lost (``lose_answer``)
 
     @property
     def url(self) -> str:
@@ -38,6 +43,12 @@ class Tripwire:
         """The next chunk to Redis holding every one of ``parts`` runs ``then`` first."""
         self.parts, self.then = parts, then
         self.tripped.clear()
+
+    def lose_answer(self, *parts: bytes) -> None:
+        """The next chunk to Redis holding every one of ``parts`` is done, and Redis's
+        answers on its connection are never passed back (its client times out)."""
+        self.arm(*parts, then=lambda: None)
+        self.losing = True
 
     async def close(self) -> None:
         if self.server is not None:
@@ -57,7 +68,7 @@ class Tripwire:
                 return  # Redis is down: the client sees its connection closed
             try:
                 await asyncio.gather(
-                    self._pump(reader, up_writer, watch=True),
+                    self._pump(reader, up_writer, watch=True, back=writer),
                     self._pump(up_reader, writer, watch=False),
                 )
             finally:
@@ -67,16 +78,28 @@ class Tripwire:
         finally:
             writer.close()
             self.links.discard(task)
+            self.lost.discard(writer)
 
     async def _pump(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, watch: bool
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        watch: bool,
+        back: asyncio.StreamWriter | None = None,
     ) -> None:
+        """Pass ``reader``'s chunks to ``writer``; ``watch``: they go to Redis (and
+        ``back`` is where its answers go)."""
         try:
             while chunk := await reader.read(65536):
                 if watch and self.then is not None and all(p in chunk for p in self.parts):
                     then, self.then = self.then, None
                     then()
+                    if self.losing and back is not None:
+                        self.losing = False
+                        self.lost.add(back)
                     self.tripped.set()
+                if writer in self.lost:
+                    continue  # an answer lost
                 writer.write(chunk)
                 await writer.drain()
         except (ConnectionError, OSError):
