@@ -206,7 +206,8 @@ def print_offline(result: dict[str, Any]) -> None:
     print("a reveals rule tried (share of each kind it would flag):")
     for trial in kinds[HONEST]["trials"]:
         shares = ", ".join(
-            f"{kind} {row['trials'][trial] / row['runs']:.1%}" for kind, row in kinds.items()
+            f"{kind} {row['trials'][trial] / row['runs']:.1%}" if row["runs"] else f"{kind} -"
+            for kind, row in kinds.items()
         )
         print(f"  {trial:18} {shares}")
     print(

@@ -83,7 +83,8 @@ def test_the_offline_review_of_a_plan_is_the_server_s_and_each_kind_is_counted(
     assert (row["runs"], row["won"], row["flagged"]) == (2, 2, 1)
     assert row["accounts"] <= 2 and len(row["account_z"]) in (0, 6)  # one run an account
     assert row["trials"]["z>=3.5 over >=10"] == 1 and row["trials"]["z>=3.5 over >=5"] >= 1
-    kinds = {kind: row for kind in ("honest", "cheater", "bot", "knower", "lucky")}
+    kinds = {kind: row for kind in ("honest", "cheater", "bot", "lucky")}
+    kinds["knower"] = kind_figures([])  # --knowers 0: a kind with no runs
     print_offline(
         {
             "deals": {game: [number]},
@@ -95,3 +96,4 @@ def test_the_offline_review_of_a_plan_is_the_server_s_and_each_kind_is_counted(
     )
     out = capsys.readouterr().out
     assert "knower" in out and "z>=2.0 over >=5" in out and "review, one core: p95 1.0 ms" in out
+    assert "knower -" in out.splitlines()[-2]  # no share of no runs
