@@ -87,11 +87,13 @@ class RedisModeration(Moderation):
         key = self._keys.race(race, "review")
         args: list[str | int] = [expected, encode_json(review), keep_s]
         done = bool(await self._call(self._settle(keys=[key], args=args)))
-        if done and review["status"] == "flagged":
+        if not done:  # decided meanwhile: whoever did has kept the list
+            return False
+        if review["status"] == "flagged":
             await self._call(self._redis.zadd(self._keys.flagged(), {race: review["at_ms"]}))
         else:
             await self._call(self._redis.zrem(self._keys.flagged(), race))
-        return done
+        return True
 
     async def awaiting_field(self, game: str, day: str) -> list[str]:
         key = self._keys.daily(game, day, "awaiting_field")

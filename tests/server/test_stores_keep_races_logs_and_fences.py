@@ -311,3 +311,16 @@ async def test_the_reviews_waiting_for_a_moderator_are_counted_until_settled(sto
     cleared = {"race": "r0", "status": "cleared", "at_ms": 0}
     assert await store.moderation.settle("r0", "flagged", cleared, 60)
     assert await store.moderation.waiting() == 1
+
+
+async def test_a_settling_refused_leaves_the_list_and_one_that_flags_joins_it(store: Store) -> None:
+    for i, status in enumerate(("flagged", "clear")):
+        await store.write(
+            [KeepReview(f"r{i}", {"race": f"r{i}", "status": status, "at_ms": i}, 60)]
+        )
+    judged = {"race": "r0", "status": "flagged", "at_ms": 0, "judged": True}
+    assert not await store.moderation.settle("r0", "clear", judged, 0)  # it is not clear
+    assert await store.moderation.waiting() == 1  # still waiting for a moderator
+    flagged = {"race": "r1", "status": "flagged", "at_ms": 1}
+    assert await store.moderation.settle("r1", "clear", flagged, 0)  # judged late: flagged
+    assert [review["race"] for review in await store.moderation.flagged(10)] == ["r0", "r1"]
