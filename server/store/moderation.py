@@ -35,7 +35,8 @@ class Moderation(ABC):
     async def settle(self, race: str, expected: str, review: dict[str, Any], keep_s: int) -> bool:
         """Replace ``race``'s review by ``review`` (kept ``keep_s`` s; 0: for good) only if
         its status is still ``expected`` (two moderators never decide one review two ways);
-        it leaves the flagged list, or joins it when ``review``'s status is ``flagged``."""
+        it leaves the flagged list, or joins it when ``review``'s status is ``flagged``;
+        refused, nothing changes."""
 
     @abstractmethod
     async def awaiting_field(self, game: str, day: str) -> list[str]:
