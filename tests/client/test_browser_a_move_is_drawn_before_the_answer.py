@@ -70,6 +70,16 @@ class Route:
         self.held.clear()
 
 
+def answered(page: Page, route: Route) -> None:
+    """Wait until the route holds the server's answer to the act (a slow server answers
+    after the page drew the move)."""
+    for _ in range(200):
+        if route.held:
+            break
+        page.wait_for_timeout(50)
+    assert len(route.held) == 1
+
+
 def drawn_ahead(board: dict[str, Any], action: str) -> dict[str, Any]:
     """``board`` with the move ``action`` drawn: its cards on their new tableau pile, and
     nothing turned yet."""
@@ -122,8 +132,10 @@ def test_a_move_is_drawn_before_the_answer_which_then_turns_the_card(
     wait_for_board(board, expected_board(GAME, DEAL, before))
     route.holding = True
     click_move(board, action)
-    wait_for_board(board, drawn_ahead(expected_board(GAME, DEAL, before), action))
-    assert len(route.held) == 1  # drawn while the server's answer waits
+    ahead = drawn_ahead(expected_board(GAME, DEAL, before), action)
+    wait_for_board(board, ahead)  # drawn at once
+    answered(page, route)  # the server's answer has come, and waits in the route:
+    wait_for_board(board, ahead)  # the move is drawn still, nothing turned
     route.release()
     wait_for_board(board, expected_board(GAME, DEAL, [*before, action]))  # the card turned
 
