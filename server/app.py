@@ -279,10 +279,7 @@ class RaceServer:
             asyncio.create_task(self.writer.run(), name="writer"),
             asyncio.create_task(self.ticker.run(), name="ticker"),
             asyncio.create_task(self.duties.hold_leases(), name="leases"),
-            asyncio.create_task(self.duties.pair(), name="pairing"),
-            asyncio.create_task(self.duties.run_arenas(), name="arenas"),
-            asyncio.create_task(self.duties.feed_arenas(), name="arena-feed"),
-            asyncio.create_task(self.duties.judge_fields(), name="field-judge"),
+            *(asyncio.create_task(work, name=name) for name, work in self.duties.repeated()),
             asyncio.create_task(self.store_watch.run(), name="store-watch"),
             asyncio.create_task(probe_loop_lag(self.metrics.loop_lag.observe), name="loop-lag"),
         ]

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Final
+from collections.abc import Callable, Coroutine
+from typing import Any, Final
 
 from protocol.daily import day_of
+from protocol.race import Now
 from server.carry.clock_check import ClockCheck
 from server.carry.sweeper import Sweeper
 from server.config import Settings
@@ -18,7 +20,13 @@ from server.desks.arena_feed import FEED_EVERY_S
 from server.desks.arena_pairer import PAIR_EVERY_S as ARENA_EVERY_S
 from server.desks.daily import DailyDeals
 from server.desks.pairing import PAIR_EVERY_S
-from server.handover.inputs import ArenaFeedDue, ArenaPairingDue, FieldJudgeDue, PairingDue
+from server.handover.inputs import (
+    ArenaFeedDue,
+    ArenaPairingDue,
+    FieldJudgeDue,
+    PairingDue,
+    ReadingInput,
+)
 from server.handover.moment import now
 from server.handover.ports import Hands
 from server.races.field_judge import FIELD_JUDGE_EVERY_S
@@ -28,6 +36,25 @@ log = logging.getLogger("solrace.server")
 
 LEASES: Final = ("timers", "daily")
 LEASE_TTL_MS: Final = 10_000  # a lease lapses this long after its holder stops renewing it
+# Work handed on at a cadence: its task's name, every how many seconds, the lease its node
+# must hold (None: every node), what is handed, what is logged when it fails. The
+# ``timers`` lease holder pairs the quick-race pools (often: players wait) and runs the
+# arenas (each under its own fenced lease besides: ``server/desks/arena_pairer.py``);
+# every node tells its players the standings of the arenas they are in or watch; the
+# ``daily`` lease holder judges the ranked daily runs that waited for the day's field
+# (``server/races/field_judge.py``).
+REPEATED: Final[tuple[tuple[str, float, str | None, Callable[[Now], ReadingInput], str], ...]] = (
+    ("pairing", PAIR_EVERY_S, "timers", PairingDue, "pairing the quick-race pools failed"),
+    ("arenas", ARENA_EVERY_S, "timers", ArenaPairingDue, "running the arenas failed"),
+    ("arena-feed", FEED_EVERY_S, None, ArenaFeedDue, "telling arena standings failed"),
+    (
+        "field-judge",
+        FIELD_JUDGE_EVERY_S,
+        "daily",
+        FieldJudgeDue,
+        "judging daily runs against the day's field failed",
+    ),
+)
 
 
 class Duties:
@@ -63,49 +90,31 @@ class Duties:
         self.prepared_for = today
         self.preparing = asyncio.create_task(self.daily.prepare_ahead(now().wall_ms))
 
-    async def pair(self) -> None:
-        """The ``timers`` lease holder pairs the quick-race pools, often: players wait."""
+    async def handing_every(
+        self,
+        seconds: float,
+        lease: str | None,
+        due: Callable[[Now], ReadingInput],
+        failed: str,
+    ) -> None:
+        """Every ``seconds``, while this node holds ``lease`` (None: on every node), hand
+        ``due(now())`` to be decided and carried out; a failure is logged as ``failed`` and
+        the next turn tries again."""
         while True:
-            await asyncio.sleep(PAIR_EVERY_S)
-            if "timers" not in self.leases:
+            await asyncio.sleep(seconds)
+            if lease is not None and lease not in self.leases:
                 continue
             try:
-                await self.hands.hand_reading(PairingDue(now()))
+                await self.hands.hand_reading(due(now()))
             except Exception:
-                log.warning("pairing the quick-race pools failed", exc_info=True)
+                log.warning(failed, exc_info=True)
 
-    async def run_arenas(self) -> None:
-        """The ``timers`` lease holder runs the arenas (each under its own fenced lease
-        besides: ``server/desks/arena_pairer.py``)."""
-        while True:
-            await asyncio.sleep(ARENA_EVERY_S)
-            if "timers" not in self.leases:
-                continue
-            try:
-                await self.hands.hand_reading(ArenaPairingDue(now()))
-            except Exception:
-                log.warning("running the arenas failed", exc_info=True)
-
-    async def judge_fields(self) -> None:
-        """The ``daily`` lease holder judges the day's ranked daily runs that waited for the
-        day's field (``server/races/field_judge.py``)."""
-        while True:
-            await asyncio.sleep(FIELD_JUDGE_EVERY_S)
-            if "daily" not in self.leases:
-                continue
-            try:
-                await self.hands.hand_reading(FieldJudgeDue(now()))
-            except Exception:
-                log.warning("judging daily runs against the day's field failed", exc_info=True)
-
-    async def feed_arenas(self) -> None:
-        """Every node tells its players the standings of the arenas they are in or watch."""
-        while True:
-            await asyncio.sleep(FEED_EVERY_S)
-            try:
-                await self.hands.hand_reading(ArenaFeedDue(now()))
-            except Exception:
-                log.warning("telling arena standings failed", exc_info=True)
+    def repeated(self) -> list[tuple[str, Coroutine[Any, Any, None]]]:
+        """``REPEATED``'s work, each named, handed on at its cadence."""
+        return [
+            (name, self.handing_every(seconds, lease, due, failed))
+            for name, seconds, lease, due, failed in REPEATED
+        ]
 
     async def hold_leases(self) -> None:
         """Say this node is alive, and claim and renew the leases of work done once per

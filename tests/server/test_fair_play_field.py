@@ -6,7 +6,6 @@ evidence. On the in-memory store and on a real Redis."""
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from daily_field import field_of as field_on_store
@@ -14,7 +13,6 @@ from daily_field import placed_before_the_field, today
 from harness import member_at, player, running_server
 
 from client.api import Client
-from protocol.daily import day_of
 from protocol.fairplay import BEYOND_FIELD, FIELD_RUNS
 from server.app import RaceServer
 from server.handover.moment import now
@@ -39,7 +37,7 @@ async def field_of(server: RaceServer, runs: range) -> None:
 
 async def finished_on_the_line(server: RaceServer, client: Client) -> str:
     """A ranked daily run of the solver's line, finished in about a second."""
-    deal, _ = await server.daily.deal_for(GAME, day_of(int(time.time() * 1000)))
+    deal, _ = await server.daily.deal_for(GAME, today())
     line = await server.daily.line(GAME, deal)
     assert line is not None
     started = await client.daily_start(GAME)
