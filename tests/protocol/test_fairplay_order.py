@@ -14,11 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.fairplaypeople import traded
+from bench.fairplaypeople import cheater, traded
 from protocol.engine import GameState, Rules
+from protocol.errors import IllegalAction
 from protocol.fairplay import LINE_SHARE, SOLVER_LINE, reasons, signals_of
-from protocol.fairplay_line import common_length
-from protocol.fairplay_order import toward_line
+from protocol.fairplay_line import common_length, standing_actions
+from protocol.fairplay_order import line_order, toward_line
 from protocol.games import rules_for
 from protocol.notation import format_action, parse_action
 
@@ -127,6 +128,51 @@ def test_cards_moved_and_moved_straight_back_between_traded_moves_hide_nothing(
     assert len(run) > len(line)
     assert common_length(line, run) < LINE_SHARE * len(line)  # in order, it hides
     assert common_length(line, toward_line(rules, start, run, line)) >= LINE_SHARE * len(line)
+
+
+def test_the_line_s_next_move_played_early_and_taken_back_hides_nothing() -> None:
+    shortfalls, tried = [], 0
+    for game, deal in DEALS:
+        rules, line = rules_for(game), win(game, deal)
+        start = rules.start(deal)
+        run = traded(rules, start.position, line, random.Random(0))
+        states = replayed(rules, start, run)
+        for at in range(len(run) - 1):  # before the run's move at ``at``, its next, and back
+            early = played_and_taken_back(rules, states[at], run[at + 1])
+            if not early:
+                continue
+            tried += 1
+            detoured = [*run[:at], *early, *run[at:]]
+            kept = common_length(line, toward_line(rules, start, detoured, line))
+            if kept < len(line):
+                shortfalls.append((game, deal, at, early, kept, len(line)))
+    assert tried > 100
+    assert shortfalls == []
+
+
+@pytest.mark.parametrize(("game", "deal"), DEALS)
+def test_cheaters_who_trade_and_make_many_detours_keep_the_line_once_in_order(
+    game: str, deal: int
+) -> None:
+    rules, line = rules_for(game), win(game, deal)
+    start = rules.start(deal)
+    order = line_order(rules, start, line)
+    for seed in range(10):
+        plan = cheater(rules, start.position, line, random.Random(seed), 1500, 12, trades=True)
+        standing, _ = standing_actions([action for action, _ in plan.steps])
+        assert common_length(line, order(standing)) >= LINE_SHARE * len(line), seed
+
+
+def played_and_taken_back(rules: Rules, state: GameState, move: str) -> list[str]:
+    """``move`` from ``state`` and the move that takes it straight back, if both are legal."""
+    try:
+        after = rules.apply(state, parse_action(move)).state
+    except IllegalAction:
+        return []
+    for back in rules.moves(after.position):
+        if rules.apply(after, back).state.position == state.position:
+            return [move, format_action(back)]
+    return []
 
 
 def test_moves_that_do_not_commute_keep_their_order() -> None:
