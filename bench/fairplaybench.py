@@ -12,6 +12,9 @@ times the run on its own clock), all players at once, and resigns unless it won.
 run's review is then read as a moderator reads it (``admin review``): flagged or not, why,
 with what evidence. The review's cost is the rule's work on the run's log (signals,
 reasons and evidence against the solver's line), timed on one core (process CPU time).
+A request the server leaves unanswered for ``ANSWER_S`` counts against the server: the
+bench names the player and the request and goes on without that run (it does not wait
+forever).
 """
 
 from __future__ import annotations
@@ -64,6 +67,20 @@ REVIEW_P95_S = 1.0  # a ranked run's review, one core, at p95
 BOTS_PER_GAME = 8
 LUCKY_PER_GAME = 8
 QUICK_SCALE = 0.02  # --quick: think times are this share of a person's (figures mean nothing)
+ANSWER_S = 120.0  # a request the server has not answered in this long is counted unanswered
+
+
+class Unanswered(Exception):
+    """The server did not answer a request within ``ANSWER_S`` (the request: the message)."""
+
+
+async def answered(what: str, call: Awaitable[Answer]) -> Answer:
+    """``call``'s answer, or ``Unanswered(what)`` once ``ANSWER_S`` have passed."""
+    try:
+        async with asyncio.timeout(ANSWER_S):
+            return await call
+    except TimeoutError:
+        raise Unanswered(what) from None
 
 
 def solvable_deal(game: str, rng: random.Random) -> tuple[int, tuple[str, ...]]:
@@ -165,19 +182,26 @@ async def play_one(url: str, index: int, game: str, plan: Plan, scale: float) ->
     """Play ``plan`` as a new account from an address of its own: its race and how it went."""
     name = f"fp{index:05d}"
     address = f"10.{index >> 16 & 255}.{index >> 8 & 255}.{index & 255}"
-    client = await Client.connect(url, name, headers={"X-Forwarded-For": address})
+    client = await answered(
+        "connect", Client.connect(url, name, headers={"X-Forwarded-For": address})
+    )
     try:
-        await when_served(lambda: client.register(name, f"{name}'s password"), "auth_rate_limited")
-        started = await when_served(lambda: client.daily_start(game), "daily_not_ready")
+        await when_served(
+            lambda: answered("register", client.register(name, f"{name}'s password")),
+            "auth_rate_limited",
+        )
+        started = await when_served(
+            lambda: answered("daily_start", client.daily_start(game)), "daily_not_ready"
+        )
         race: str = started["race"]["race"]
         start_at_ms = started["race"].get("start_at_ms") or 0
         await asyncio.sleep(max(0.0, start_at_ms / 1000 - time.time()))
-        for action, think_ms in plan.steps:
+        for seq, (action, think_ms) in enumerate(plan.steps, 1):
             await asyncio.sleep(think_ms * scale / 1000)
-            await client.act(race, action)
+            await answered(f"act {seq} of {len(plan.steps)}", client.act(race, action))
         if not plan.won:
-            await client.resign(race)
-        log = await client.race_log(race)
+            await answered("resign", client.resign(race))
+        log = await answered("race_log", client.race_log(race))
     finally:
         await client.close()
     return {"race": race, "ranked": bool(started["ranked"]), "log": log}
@@ -185,10 +209,13 @@ async def play_one(url: str, index: int, game: str, plan: Plan, scale: float) ->
 
 async def review_of_run(url: str, race: str) -> dict[str, Any]:
     """The run's review as a moderator reads it (waiting for it to be written)."""
-    moderator = await Client.connect(url, "moderator")
+    moderator = await answered("connect", Client.connect(url, "moderator"))
     try:
         for _ in range(200):
-            answer = await moderator.request("admin", token=TOKEN, command="review", race=race)
+            answer = await answered(
+                "admin review",
+                moderator.request("admin", token=TOKEN, command="review", race=race),
+            )
             if answer.get("review"):
                 return dict(answer["review"])
             await asyncio.sleep(0.1)
@@ -219,8 +246,11 @@ async def run_population(
     url: str, people: list[tuple[str, Plan]], deals: dict[str, Any], scale: float
 ) -> list[dict[str, Any]]:
     async def one(index: int, game: str, plan: Plan) -> dict[str, Any]:
-        played = await play_one(url, index, game, plan, scale)
-        review = await review_of_run(url, played["race"])
+        try:
+            played = await play_one(url, index, game, plan, scale)
+            review = await review_of_run(url, played["race"])
+        except Unanswered as unanswered:
+            return {"kind": plan.kind, "unanswered": f"player {index}: {unanswered}"}
         (seen,) = review["players"].values()
         return {
             "kind": plan.kind,
@@ -240,8 +270,11 @@ async def run_population(
     return await asyncio.gather(*(one(i, g, p) for i, (g, p) in enumerate(people)))
 
 
-def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per kind (and per label within it): runs, share flagged, reasons; the targets."""
+def summary(played: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per kind (and per label within it): runs, share flagged, reasons; the targets; the
+    requests left unanswered (their runs are left out)."""
+    runs = [run for run in played if "unanswered" not in run]
+    unanswered = [run["unanswered"] for run in played if "unanswered" in run]
     kinds: dict[str, Any] = {}
     for kind in KINDS:
         mine = [run for run in runs if run["kind"] == kind]
@@ -260,6 +293,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "knowers_flagged": kinds[KNOWER]["flagged_share"] >= TARGETS[KNOWER],
         "honest_flagged": kinds[HONEST]["flagged_share"] <= HONEST_MOST,
         "review_p95": p95 < REVIEW_P95_S,
+        "all_answered": not unanswered,
     }
     return {
         "kinds": kinds,
@@ -269,6 +303,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "line_known_share": round(statistics.fmean(r["line_known"] for r in runs), 3)
         if runs
         else 0,
+        "unanswered": unanswered,
         "targets_met": met,
     }
 
@@ -345,6 +380,11 @@ def print_fairplay(result: dict[str, Any]) -> None:
         f"{result['review_cpu_max_ms']} ms (target p95 under {REVIEW_P95_S * 1000:.0f} ms)"
     )
     print(f"solver's line known to the server in {result['line_known_share']:.0%} of reviews")
+    if result["unanswered"]:
+        print(
+            f"UNANSWERED in {ANSWER_S:.0f} s ({len(result['unanswered'])}, runs left out): "
+            + "; ".join(result["unanswered"])
+        )
     met = result["targets_met"]
     print(
         "targets: " + ", ".join(f"{name} {'met' if ok else 'MISSED'}" for name, ok in met.items())

@@ -13,9 +13,12 @@ import sys
 from typing import Any
 
 import pytest
+from websockets.asyncio.server import ServerConnection, serve
 
+from bench import fairplaybench
 from bench.fairplaybench import print_fairplay, solvable_deal
 from bench.fairplayoffline import judged, kind_figures, print_offline
+from bench.fairplaypeople import Plan
 from bench.fairplaypeople import cheater as cheater_plan
 from protocol.games import rules_for
 
@@ -97,3 +100,26 @@ def test_the_offline_review_of_a_plan_is_the_server_s_and_each_kind_is_counted(
     out = capsys.readouterr().out
     assert "knower" in out and "z>=2.0 over >=5" in out and "review, one core: p95 1.0 ms" in out
     assert "knower -" in out.splitlines()[-2]  # no share of no runs
+
+
+async def test_a_request_the_server_never_answers_is_named_and_its_run_left_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server that takes the connection and answers nothing: the bench does not wait
+    forever (a run once did not end under load), it names the player and the request."""
+
+    async def silent(connection: ServerConnection) -> None:
+        async for _ in connection:
+            pass
+
+    monkeypatch.setattr(fairplaybench, "ANSWER_S", 0.5)
+    plan = Plan("honest", "silent", (("t1 1 t2", 10),), False)
+    async with serve(silent, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        runs = await fairplaybench.run_population(
+            f"ws://127.0.0.1:{port}", [("mount_sunflower_easy", plan)], {}, 1.0
+        )
+    assert runs == [{"kind": "honest", "unanswered": "player 0: connect"}]
+    result = fairplaybench.summary(runs)
+    assert result["unanswered"] == ["player 0: connect"]
+    assert result["kinds"]["honest"]["runs"] == 0 and not result["targets_met"]["all_answered"]
