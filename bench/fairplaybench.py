@@ -12,9 +12,9 @@ times the run on its own clock), all players at once, and resigns unless it won.
 run's review is then read as a moderator reads it (``admin review``): flagged or not, why,
 with what evidence. The review's cost is the rule's work on the run's log (signals,
 reasons and evidence against the solver's line), timed on one core (process CPU time).
-A request the server leaves unanswered for ``ANSWER_S`` counts against the server: the
-bench names the player and the request and goes on without that run (it does not wait
-forever).
+A request the server leaves unanswered for ``ANSWER_S``, or still refuses as busy after
+``REFUSED_S``, counts against the server: the bench names the player and the request and
+goes on without that run (it does not wait forever).
 """
 
 from __future__ import annotations
@@ -67,20 +67,22 @@ REVIEW_P95_S = 1.0  # a ranked run's review, one core, at p95
 BOTS_PER_GAME = 8
 LUCKY_PER_GAME = 8
 QUICK_SCALE = 0.02  # --quick: think times are this share of a person's (figures mean nothing)
-ANSWER_S = 120.0  # a request the server has not answered in this long is counted unanswered
+ANSWER_S = 120.0  # a request the server has not answered in this long is not served
+REFUSED_S = 900.0  # nor one it still refuses as busy after this long
 
 
-class Unanswered(Exception):
-    """The server did not answer a request within ``ANSWER_S`` (the request: the message)."""
+class NotServed(Exception):
+    """The server did not answer a request within ``ANSWER_S``, or refused it as busy for
+    ``REFUSED_S`` (the request, or why: the message)."""
 
 
 async def answered(what: str, call: Awaitable[Answer]) -> Answer:
-    """``call``'s answer, or ``Unanswered(what)`` once ``ANSWER_S`` have passed."""
+    """``call``'s answer, or ``NotServed(what)`` once ``ANSWER_S`` have passed."""
     try:
         async with asyncio.timeout(ANSWER_S):
             return await call
     except TimeoutError:
-        raise Unanswered(what) from None
+        raise NotServed(f"{what} not answered in {ANSWER_S:g} s") from None
 
 
 def solvable_deal(game: str, rng: random.Random) -> tuple[int, tuple[str, ...]]:
@@ -166,16 +168,21 @@ async def set_deals(redis_url: str, prefix: str, deals: dict[str, tuple[int, Any
 
 
 async def when_served(call: Callable[[], Awaitable[Answer]], busy: str) -> Answer:
-    """``call()``'s answer, asked again a moment later while the server answers ``busy``
-    (all arrive at once: signing in is rate-limited, and a ranked run waits for the
-    server's solver line, ``daily_not_ready``)."""
+    """``call()``'s answer, asked again while the server answers ``busy`` (all arrive at
+    once: signing in is rate-limited, and a ranked run waits for the server's solver
+    line, ``daily_not_ready``), waiting longer each time as a polite client does (0.5 s
+    doubling to 30 s, drawn at random up to that); ``NotServed`` after ``REFUSED_S``."""
+    began, pause = time.monotonic(), 0.5
     while True:
         try:
             return await call()
         except ServerError as error:
             if error.code != busy:
                 raise
-            await asyncio.sleep(random.uniform(0.5, 2.0))
+            if time.monotonic() - began > REFUSED_S:
+                raise NotServed(f"still {busy} after {REFUSED_S:g} s") from None
+            await asyncio.sleep(random.uniform(pause / 2, pause))
+            pause = min(2 * pause, 30.0)
 
 
 async def play_one(url: str, index: int, game: str, plan: Plan, scale: float) -> dict[str, Any]:
@@ -249,8 +256,8 @@ async def run_population(
         try:
             played = await play_one(url, index, game, plan, scale)
             review = await review_of_run(url, played["race"])
-        except Unanswered as unanswered:
-            return {"kind": plan.kind, "unanswered": f"player {index}: {unanswered}"}
+        except NotServed as why:
+            return {"kind": plan.kind, "unanswered": f"player {index}: {why}"}
         (seen,) = review["players"].values()
         return {
             "kind": plan.kind,
@@ -382,7 +389,7 @@ def print_fairplay(result: dict[str, Any]) -> None:
     print(f"solver's line known to the server in {result['line_known_share']:.0%} of reviews")
     if result["unanswered"]:
         print(
-            f"UNANSWERED in {ANSWER_S:.0f} s ({len(result['unanswered'])}, runs left out): "
+            f"NOT SERVED ({len(result['unanswered'])}, their runs left out): "
             + "; ".join(result["unanswered"])
         )
     met = result["targets_met"]

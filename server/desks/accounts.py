@@ -136,12 +136,14 @@ class Credentials:
 
     async def _admit(self, allowed: bool, scope: str) -> None:
         """Refuse an attempt over the connection's limit (``allowed``: decided when the
-        request arrived, ``attempts_bucket`` in ``server/edge/ratelimit.py``) or the address's."""
+        request arrived, ``attempts_bucket`` in ``server/edge/ratelimit.py``), while the server
+        is busy hashing (counted against nothing else), or over the address's."""
         if not allowed:
             raise AccountError(
                 "too many sign-in attempts on this connection: wait a minute",
                 "auth_rate_limited",
             )
+        self._refuse_when_busy()  # before counting: a try that does no work spends nothing
         limit = self.settings.auth_per_address
         if await self.store.limits.count_attempt(scope, WINDOW_S) > limit:
             raise AccountError(
@@ -149,14 +151,18 @@ class Credentials:
                 "auth_rate_limited",
             )
 
-    async def _off_loop(self, work: Callable[..., T], *args: object) -> T:
-        """Run a hash in the worker thread; refused when too many wait already (a wave
-        of sign-ins waits no longer than MAX_PENDING hashes' time)."""
+    def _refuse_when_busy(self) -> None:
+        """Refuse a try while MAX_PENDING hashes wait already."""
         if self.pending >= MAX_PENDING:
             raise AccountError(
                 "the server is busy signing others in: try again in a few seconds",
                 "auth_rate_limited",
             )
+
+    async def _off_loop(self, work: Callable[..., T], *args: object) -> T:
+        """Run a hash in the worker thread; refused when too many wait already (a wave
+        of sign-ins waits no longer than MAX_PENDING hashes' time)."""
+        self._refuse_when_busy()
         self.pending += 1
         try:
             return await asyncio.get_running_loop().run_in_executor(self.hashing, work, *args)

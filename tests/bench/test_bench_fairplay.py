@@ -6,10 +6,12 @@ a person's pace)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import subprocess
 import sys
+import time
 from typing import Any
 
 import pytest
@@ -20,6 +22,7 @@ from bench.fairplaybench import print_fairplay, solvable_deal
 from bench.fairplayoffline import judged, kind_figures, print_offline
 from bench.fairplaypeople import Plan
 from bench.fairplaypeople import cheater as cheater_plan
+from client.api import ServerError
 from protocol.games import rules_for
 
 
@@ -54,7 +57,9 @@ def test_every_run_was_ranked_and_reviewed_against_the_server_s_line(
         "knowers_flagged",
         "honest_flagged",
         "review_p95",
+        "all_answered",
     }
+    assert report["unanswered"] == [] and report["targets_met"]["all_answered"]
 
 
 def test_the_printed_report_has_a_row_per_kind_and_names_the_targets(
@@ -102,6 +107,22 @@ def test_the_offline_review_of_a_plan_is_the_server_s_and_each_kind_is_counted(
     assert "knower -" in out.splitlines()[-2]  # no share of no runs
 
 
+async def test_a_request_refused_as_busy_is_asked_again_ever_less_often_then_given_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[float] = []
+
+    async def busy() -> None:
+        asked.append(time.monotonic())
+        raise ServerError("auth_rate_limited", "the server is busy signing others in", None)
+
+    monkeypatch.setattr(fairplaybench, "REFUSED_S", 4.0)
+    with pytest.raises(fairplaybench.NotServed, match="still auth_rate_limited after 4 s"):
+        await fairplaybench.when_served(busy, "auth_rate_limited")
+    pauses = [later - earlier for earlier, later in itertools.pairwise(asked)]
+    assert 3 <= len(asked) <= 7 and pauses[-1] > 1.0  # 0.5 s doubling: not every 0.5-2 s
+
+
 async def test_a_request_the_server_never_answers_is_named_and_its_run_left_out(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -119,7 +140,8 @@ async def test_a_request_the_server_never_answers_is_named_and_its_run_left_out(
         runs = await fairplaybench.run_population(
             f"ws://127.0.0.1:{port}", [("mount_sunflower_easy", plan)], {}, 1.0
         )
-    assert runs == [{"kind": "honest", "unanswered": "player 0: connect"}]
+    why = "player 0: connect not answered in 0.5 s"
+    assert runs == [{"kind": "honest", "unanswered": why}]
     result = fairplaybench.summary(runs)
-    assert result["unanswered"] == ["player 0: connect"]
+    assert result["unanswered"] == [why]
     assert result["kinds"]["honest"]["runs"] == 0 and not result["targets_met"]["all_answered"]

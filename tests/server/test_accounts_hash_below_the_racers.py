@@ -4,6 +4,7 @@ refused rather than queued."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -52,6 +53,30 @@ async def test_hashing_runs_below_the_racers_priority_and_a_flood_of_it_is_refus
         with pytest.raises(AccountError) as refused:
             await credentials.sign_in(attempts_bucket(TEST_SETTINGS), "1.2.3.4", "Ann", "password")
         assert refused.value.code == "auth_rate_limited"
+    finally:
+        credentials.close()
+
+
+async def test_tries_refused_while_the_server_is_busy_hashing_spend_no_one_s_allowance() -> None:
+    """A wave of sign-ins (a restart, a busy machine) refuses tries while hashes wait; those
+    tries did no work, so they must not count against the address or the username, or a
+    player who tries again every few seconds stays locked out long after the wave."""
+    settings = dataclasses.replace(TEST_SETTINGS, auth_per_address=3, auth_per_username=3)
+    store = MemoryStore()
+    credentials = Credentials(store, settings)
+    try:
+        await credentials.register(True, "1.2.3.4", "pann", "Ann", "a long secret")
+        credentials.pending = MAX_PENDING  # busy: as many hashes waiting as it takes
+        for _ in range(5):
+            for attempt in (
+                credentials.register(True, "1.2.3.4", "pbob", "Bob", "a long secret"),
+                credentials.sign_in(True, "1.2.3.4", "Ann", "a long secret"),
+            ):
+                with pytest.raises(AccountError, match="busy signing others in"):
+                    await attempt
+        credentials.pending = 0  # the wave is over
+        assert (await credentials.register(True, "1.2.3.4", "pbob", "Bob", "a long secret")).player
+        assert (await credentials.sign_in(True, "1.2.3.4", "Ann", "a long secret")).player == "pann"
     finally:
         credentials.close()
 
