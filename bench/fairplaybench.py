@@ -49,6 +49,7 @@ from bench.fairplaypeople import lucky as lucky_plan
 from client.api import Client, ServerError
 from protocol.daily import day_of
 from protocol.daily_choice import solver_line
+from protocol.errors import SolraceError
 from protocol.fairplay import evidence, reasons, signals_of
 from protocol.fairplay_order import line_order
 from protocol.fairplay_reveals import reveals_of
@@ -71,7 +72,7 @@ ANSWER_S = 120.0  # a request the server has not answered in this long is not se
 REFUSED_S = 900.0  # nor one it still refuses as busy after this long
 
 
-class NotServed(Exception):
+class NotServed(SolraceError):
     """The server did not answer a request within ``ANSWER_S``, or refused it as busy for
     ``REFUSED_S`` (the request, or why: the message)."""
 
