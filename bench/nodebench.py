@@ -23,10 +23,15 @@ computed beforehand, every action legal), one node, N nodes, then N nodes within
 ``rounds`` rounds, so a machine whose speed drifts weighs on all alike. Over each phase,
 after a warm-up: the act round trips, the actions answered by each node, every node
 process's CPU (its CPU-time clock), Redis's own CPU (``INFO cpu``: used_cpu_sys +
-used_cpu_user) and the load generator's. Then one more phase with only node 1's racers of
-the N-node set acting (at the same pace): node 1's CPU is what acting costs, the other nodes' what
-following costs. After the run each node's own count of answered actions (its /metrics
-``solrace_act_seconds_count``) is compared with what the players counted.
+used_cpu_user) and the load generator's. Before each round, every node's CPU with every
+player idle (its upkeep: the ticker over the races it holds, its connections' pings, its
+duties), over as long as the warm-up: beside each phase's CPU, what is above what its
+serving nodes would have spent idle meanwhile (as ``bench server --redis-cluster`` takes
+Redis's idle CPU off), and its ratio; the target stays on the whole CPU. Then one more
+phase with only node 1's racers of the N-node set acting (at the same pace): node 1's CPU
+is what acting costs, the other nodes' what following costs. After the run each node's
+own count of answered actions (its /metrics ``solrace_act_seconds_count``) is compared
+with what the players counted.
 
 The projection to more cores is arithmetic on these measurements, not a measurement.
 """
@@ -65,6 +70,7 @@ P99_TARGET = 1.5  # paced p99 with 2 nodes, at most this times one node's
 # Requests sent at a time while setting up: each waits on Redis, and a node keeps at most
 # 100 connections to it (more requests wait for one)
 HELLO_BATCH = 50
+IDLE_SETTLE_S = 0.5  # before each idle reading: the last phase's answers and writes land
 SETUP_BATCH = 25  # races created (and joined) at a time
 
 
@@ -103,6 +109,8 @@ class Phase:
     server_cpu_ms_per_1000: float
     redis_cpu_ms_per_1000: float
     idle_nodes_cpu_pct: float  # one node: the other nodes' CPU meanwhile (not counted)
+    serving_idle_cpu_s: float  # what the serving nodes spend over as long idle (upkeep)
+    server_cpu_above_idle_ms_per_1000: float
     load_cpu_pct: float
     wall_s: float
 
@@ -220,10 +228,12 @@ async def paced_phase(
     every: list[Node],
     options: dict[str, Any],
     redis_url: str,
+    idle_rates: list[float] | None = None,
 ) -> Phase:
     """``bench server``'s paced phase: every player acts every len(players)/rate seconds
     from a random phase, one request at a time; figures over the window after a warm-up.
-    ``serving``: the nodes whose CPU counts for this set; ``every``: all the nodes."""
+    ``serving``: the nodes whose CPU counts for this set; ``every``: all the nodes;
+    ``idle_rates``: each node's CPU seconds a second with every player idle (none: 0)."""
     by_node = [0] * len(every)
 
     def answered(player: NodePlayer, measured: bool) -> None:
@@ -243,6 +253,7 @@ async def paced_phase(
     serving_ids = {n.index for n in serving}
     server_cpu = sum(node_cpu[n.index] for n in serving)
     idle_cpu = sum(c for i, c in enumerate(node_cpu) if i not in serving_ids)
+    upkeep = sum((idle_rates or [0.0] * len(every))[n.index] for n in serving) * wall
     ordered = sorted(latencies)
     actions = len(ordered)
     if not actions:
@@ -260,9 +271,21 @@ async def paced_phase(
         server_cpu_ms_per_1000=round(1e6 * server_cpu / actions, 1),
         redis_cpu_ms_per_1000=round(1e6 * (redis1 - redis0) / actions, 1),
         idle_nodes_cpu_pct=round(100 * idle_cpu / wall, 1),
+        serving_idle_cpu_s=round(upkeep, 6),
+        server_cpu_above_idle_ms_per_1000=round(1e6 * (server_cpu - upkeep) / actions, 1),
         load_cpu_pct=round(100 * (own1 - own0) / wall, 1),
         wall_s=round(wall, 2),
     )
+
+
+async def idle_cpu_rates(nodes: list[Node], seconds: float) -> list[float]:
+    """Each node's CPU seconds a second over ``seconds`` with nobody acting (after a
+    moment for what the last phase left to settle)."""
+    await asyncio.sleep(IDLE_SETTLE_S)
+    before, start = [cpu_seconds(n.process.pid) for n in nodes], time.perf_counter()
+    await asyncio.sleep(seconds)
+    after, wall = [cpu_seconds(n.process.pid) for n in nodes], time.perf_counter() - start
+    return [(b - a) / wall for a, b in zip(before, after, strict=True)]
 
 
 def acts_answered(port: int) -> int:
@@ -315,13 +338,18 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
         across_within = await pair_up(within, pool)
         await asyncio.sleep(0.5)
         rounds: list[tuple[Phase, Phase, Phase]] = []
+        idles: list[list[float]] = []
         for _ in range(options["rounds"]):
-            one = await paced_phase("1 node", alone, nodes[:1], nodes, options, world.redis_url)
+            idle = await idle_cpu_rates(nodes, min(3.0, options["seconds"] / 4))
+            idles.append(idle)
+            one = await paced_phase(
+                "1 node", alone, nodes[:1], nodes, options, world.redis_url, idle
+            )
             many = await paced_phase(
-                f"{count} nodes", spread, nodes, nodes, options, world.redis_url
+                f"{count} nodes", spread, nodes, nodes, options, world.redis_url, idle
             )
             inner = await paced_phase(
-                f"{count} within", within, nodes, nodes, options, world.redis_url
+                f"{count} within", within, nodes, nodes, options, world.redis_url, idle
             )
             rounds.append((one, many, inner))
         acting = [p for p in spread if p.node == 0]
@@ -337,6 +365,10 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
     cpu_ratios = [cpu_ratio_of(m, o) for o, m, _ in rounds]
     within_ratios = [cpu_ratio_of(i, o) for o, _, i in rounds]
     traffic_ratios = [cpu_ratio_of(m, i) for _, m, i in rounds]
+    above_ratios = [
+        m.server_cpu_above_idle_ms_per_1000 / o.server_cpu_above_idle_ms_per_1000
+        for o, m, _ in rounds
+    ]
     p99_ratios = [m.p99_ms / o.p99_ms for o, m, _ in rounds]
     cpu_ratio, p99_ratio = statistics.median(cpu_ratios), statistics.median(p99_ratios)
     races = players_per_set // 2
@@ -354,8 +386,13 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
             "followed_by_node": races_followed,
         },
         "rounds": [
-            {"one_node": asdict(o), "n_nodes": asdict(m), "n_nodes_within": asdict(i)}
-            for o, m, i in rounds
+            {
+                "idle_cpu_pct_by_node": [round(100 * rate, 2) for rate in idle],
+                "one_node": asdict(o),
+                "n_nodes": asdict(m),
+                "n_nodes_within": asdict(i),
+            }
+            for (o, m, i), idle in zip(rounds, idles, strict=True)
         ],
         "actions_answered": {"counted_by_players": counted, "counted_by_nodes": answered},
         "ratios": {
@@ -365,6 +402,8 @@ async def run_nodes(options: dict[str, Any]) -> dict[str, Any]:
             "cpu_within_vs_one_node_by_round": [round(r, 2) for r in within_ratios],
             "cpu_across_vs_within": round(statistics.median(traffic_ratios), 2),
             "cpu_across_vs_within_by_round": [round(r, 2) for r in traffic_ratios],
+            "cpu_above_idle_vs_one_node": round(statistics.median(above_ratios), 2),
+            "cpu_above_idle_vs_one_node_by_round": [round(r, 2) for r in above_ratios],
             "p99_vs_one_node": round(p99_ratio, 2),
             "p99_vs_one_node_by_round": [round(r, 2) for r in p99_ratios],
         },

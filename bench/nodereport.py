@@ -53,6 +53,8 @@ def print_nodes(result: dict[str, Any]) -> None:
     )
     idle = [pair["one_node"]["idle_nodes_cpu_pct"] for pair in result["rounds"]]
     print(f"1-node phases: the other nodes, idle, used {idle}% CPU (not counted)")
+    upkeep = [pair["idle_cpu_pct_by_node"] for pair in result["rounds"]]
+    print(f"before each round, every player idle, each node used {upkeep}% CPU (its upkeep)")
     counted = result["actions_answered"]
     print(
         f"actions over the whole run, by node: players counted {counted['counted_by_players']}, "
@@ -75,6 +77,11 @@ def print_nodes(result: dict[str, Any]) -> None:
         f"{ratios['cpu_within_vs_one_node_by_round']}), and races across nodes "
         f"{ratios['cpu_across_vs_within']}x of that (rounds "
         f"{ratios['cpu_across_vs_within_by_round']}): the traffic between nodes itself"
+    )
+    print(
+        f"  above each node's idle upkeep (the CPU its serving nodes would have spent idle "
+        f"over the phase taken off): {ratios['cpu_above_idle_vs_one_node']}x (rounds "
+        f"{ratios['cpu_above_idle_vs_one_node_by_round']}; the target is on the whole)"
     )
     print(
         f"paced p99, {count} nodes vs 1: {ratios['p99_vs_one_node']}x (median of rounds "

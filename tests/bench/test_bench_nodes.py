@@ -127,3 +127,36 @@ def test_the_printed_report_names_the_targets_and_labels_the_projection(
     assert "target <= 1.2x" in text and "target <= 1.5x" in text
     assert "PROJECTION (arithmetic, not measured)" in text
     assert "the racer's node" in text and "the following node(s)" in text
+
+
+def test_each_round_reads_every_nodes_idle_upkeep_and_the_cpu_above_it(
+    report: dict[str, Any],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A node spends CPU with nobody acting (its ticker over the races it holds, its
+    connections' pings, its duties): each round reads every node's with all players idle,
+    and each phase's CPU above what its serving nodes would have spent idle meanwhile is
+    given beside the whole, with its ratio; the target stays on the whole."""
+    for trio in report["rounds"]:
+        idle = trio["idle_cpu_pct_by_node"]
+        assert len(idle) == 2 and all(pct >= 0 for pct in idle)
+        serving = {"one_node": [0], "n_nodes": [0, 1], "n_nodes_within": [0, 1]}
+        for name, nodes in serving.items():
+            phase = trio[name]
+            upkeep = sum(idle[i] for i in nodes) / 100 * phase["wall_s"]
+            assert phase["serving_idle_cpu_s"] == pytest.approx(upkeep, rel=0.02, abs=1e-4)
+            above = 1e6 * (phase["server_cpu_s"] - phase["serving_idle_cpu_s"]) / phase["actions"]
+            assert phase["server_cpu_above_idle_ms_per_1000"] == pytest.approx(above, abs=0.1)
+    ratios = report["ratios"]
+    by_round = [
+        pair["n_nodes"]["server_cpu_above_idle_ms_per_1000"]
+        / pair["one_node"]["server_cpu_above_idle_ms_per_1000"]
+        for pair in report["rounds"]
+    ]
+    assert ratios["cpu_above_idle_vs_one_node_by_round"] == pytest.approx(by_round, abs=0.01)
+    assert ratios["cpu_above_idle_vs_one_node"] == pytest.approx(sum(by_round) / 2, abs=0.01)
+    assert report["targets"]["cpu_met"] == (ratios["cpu_per_1000_vs_one_node"] <= 1.2)
+    print_nodes(report)
+    text = capsys.readouterr().out
+    assert "every player idle, each node used" in text
+    assert "above each node's idle upkeep" in text
