@@ -10,6 +10,8 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 BENCH = [sys.executable, "-m", "solrace.cli", "bench", "server", "--redis-cluster"]
 
 
@@ -20,8 +22,16 @@ def run(*options: str) -> dict[str, Any]:
     return result
 
 
-def test_the_cluster_benchmark_reports_one_redis_and_three_shards() -> None:
-    result = run("--saturation-clients", "10", "--saturation-rounds", "1")
+@pytest.fixture(scope="module")
+def in_turns() -> dict[str, Any]:
+    """One run of three rounds in turns (a cluster takes a while to start: shared)."""
+    return run("--saturation-clients", "4", "--saturation-rounds", "3")
+
+
+def test_the_cluster_benchmark_reports_one_redis_and_three_shards(
+    in_turns: dict[str, Any],
+) -> None:
+    result = in_turns
     for shape, shards in (("one_redis", 1), ("cluster", 3)):
         figures = result[shape]
         assert figures["saturation"]["actions"] > 0
@@ -48,8 +58,10 @@ def test_with_nodes_every_race_is_across_two_nodes_and_every_node_works() -> Non
         assert figures["ceiling_actions_per_s"] > 0
 
 
-def test_rounds_measure_one_redis_and_the_cluster_in_turns_and_report_the_median() -> None:
-    result = run("--saturation-clients", "4", "--saturation-rounds", "3")
+def test_rounds_measure_one_redis_and_the_cluster_in_turns_and_report_the_median(
+    in_turns: dict[str, Any],
+) -> None:
+    result = in_turns
     rounds = result["rounds"]
     assert len(rounds) == 3
     for row in rounds:
