@@ -4,9 +4,11 @@ heat again), every ``PAIR_EVERY_S``:
 
 1. at its start, every participant is checked against the entry conditions again (one who
    no longer meets them is withdrawn); the arena is ``running``;
-2. each heat started and not yet scored whose race is over is scored
-   (``server/desks/arena_scoring.py``), side by side with the wave (3) being paired and
-   opened;
+2. each heat started and not yet scored whose race has been over ``SCORED_AT_END_MS`` is
+   scored (``server/desks/arena_scoring.py``; a heat is scored as its race ends by its
+   racers' node, so these are the heats that node left: it died, or the scoring failed),
+   side by side with the wave (3) being paired and opened; a racer whose heat's result the
+   tick read comes back from it then (their breather starts);
 3. while it runs, the idle participants (active, not in a heat) are paired in one wave
    (``protocol/arena_pairing.py``): each heat is recorded under the lease, then its race
    opened with every racer in it (so it counts down by itself; those who chose risk mode
@@ -95,21 +97,26 @@ class ArenaPairer:
         for heat in sorted(self.undoing.pop(arena.id, set()), key=lambda h: h.heat):
             await self._undone(arena, heat, token, moment)  # tried again: its racers freed
         try:
-            known = await self._known(arena.id, token)
+            known = await self._known(arena.id, token, moment.wall_ms)
             return await self._ran(arena, record, known, moment)
         except BaseException:  # what it knows may be part way: read it all again
             self.known.pop(arena.id, None)
             raise
 
-    async def _known(self, arena: str, token: int) -> KnownArena:
+    async def _known(self, arena: str, token: int, now_ms: int) -> KnownArena:
         """The arena as it is now: the log's tail read while the lease's token is the one
         it was read under; everything read again under a new one (another node may have
         paired meanwhile)."""
         known = self.known.get(arena)
         if known is None or known.token != token:
-            known = self.known[arena] = await KnownArena.read(self.store, arena, token)
+            known = self.known[arena] = KnownArena(arena, token)
+            scored = await known.read(self.store)
         else:
-            await known.read_tail(self.store)
+            scored = await known.read_tail(self.store)
+        for heat in scored:  # its racers are back from it, unless scored here (by then)
+            for player in heat.racers:
+                if self.back_at.get((arena, player), 0) < heat.at_ms:
+                    self.back_at[(arena, player)] = now_ms
         return known
 
     async def _ran(
@@ -118,9 +125,10 @@ class ArenaPairer:
         """One tick of a running (or ending) arena: the heats over scored, side by side
         with a wave paired; the arena ended once no heat is left."""
         running, over = await self.scorer.unscored(list(known.unscored.values()))
-        # the heats over are worked out (read, replayed, reviewed) and scored while the
-        # wave is paired and opened
-        scoring = asyncio.ensure_future(self.scorer.scoring(arena, over, moment))
+        left = known.left_over(over, moment.wall_ms)
+        # the heats over left to the pairer are worked out (read, replayed, reviewed) and
+        # scored while the wave is paired and opened
+        scoring = asyncio.ensure_future(self.scorer.scoring(arena, left, moment))
         try:
             paired: Effects = []
             if status_at(arena, moment.wall_ms) == "running":
@@ -134,7 +142,10 @@ class ArenaPairer:
             scoring.cancel()  # nothing once done; the node stopping
         if status_at(arena, moment.wall_ms) == "running":
             return told + paired
-        if not (running or still) or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS:
+        if (
+            not (running or still or len(left) < len(over))
+            or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS
+        ):
             await self._ended(record)
         return told
 

@@ -1,11 +1,14 @@
-"""An arena's heats scored (docs/arenas.md, "Running an arena", step 2), for the node
-that holds its pairing lease (``server/desks/arena_pairer.py``): each heat started and not
-yet scored whose race is over is read, replayed and reviewed by fair play, up to
-``HEATS_AT_ONCE`` side by side, each failing alone; then its result (placed by the races'
-one ranking rule) is appended to the arena's log in the heats' order, once (a retry, or a
-node taking over, appends nothing more). A heat whose race was never opened counts as
-nobody finishing it after ``LOST_HEAT_MS``; a heat fair play holds is held, and its flagged
-players are removed from the arena.
+"""An arena's heats scored (docs/arenas.md, "Running an arena", step 2). A heat is scored
+as its race ends, by the node holding its first racer's session, once the race's end is
+written (``scored_at_end``); the node that holds the arena's pairing lease
+(``server/desks/arena_pairer.py``) scores the heats over that were not scored so within
+``SCORED_AT_END_MS`` (their node died, or the scoring failed): up to ``HEATS_AT_ONCE`` side
+by side, each failing alone. Either way the heat's race is read, replayed and reviewed by
+fair play, then its result (placed by the races' one ranking rule) is appended to the
+arena's log, once (a retry, a second node, or the pairer after the racers' node appends
+nothing more). A heat whose race was never opened counts as nobody finishing it after
+``LOST_HEAT_MS``; a heat fair play holds is held, and its flagged players are removed from
+the arena.
 """
 
 from __future__ import annotations
@@ -58,6 +61,20 @@ class HeatScorer:
         live = set(await self.store.races.listed_races("live"))
         return [h for h in unscored if h.heat in live], [h for h in unscored if h.heat not in live]
 
+    async def scored_at_end(self, race: Race, moment: Now) -> Effects:
+        """The arena heat ``race``, over and its end written, scored at once (nothing when
+        its arena has ended or was cancelled: a heat still running when its arena closed
+        counts nothing)."""
+        assert race.settings.arena is not None
+        record = await self.store.arenas.arena(race.settings.arena)
+        if record is None or record.status in ("ended", "cancelled"):
+            return []
+        racers = tuple(race.racers)
+        heat = HeatStart(race.id, 0, race.settings.deal, racers, race.start_wall or moment.wall_ms)
+        scoring = await self._result(heat, moment)
+        _, effects = await self._scored(record.arena, record.game, [heat], [scoring], moment)
+        return effects
+
     async def scoring(
         self, arena: Arena, over: list[HeatStart], moment: Now
     ) -> tuple[list[HeatStart], Effects]:
@@ -68,7 +85,7 @@ class HeatScorer:
         finally:
             for task in working:
                 task.cancel()  # nothing once done; the node stopping
-        return await self._scored(arena, over, scorings, moment)
+        return await self._scored(arena.id, arena.game, over, scorings, moment)
 
     async def _working_out(self, heat: HeatStart, moment: Now) -> Scoring | None:
         """``_result``, at most ``HEATS_AT_ONCE`` heats side by side (the store has 100
@@ -78,7 +95,8 @@ class HeatScorer:
 
     async def _scored(
         self,
-        arena: Arena,
+        arena: str,
+        game: str,
         over: list[HeatStart],
         scorings: list[Scoring | BaseException | None],
         moment: Now,
@@ -93,7 +111,7 @@ class HeatScorer:
             if isinstance(scoring, Exception):  # this heat only
                 log.warning(
                     "an arena heat's result could not be worked out",
-                    extra={"arena": arena.id, "heat": heat.heat, "error": str(scoring)},
+                    extra={"arena": arena, "heat": heat.heat, "error": str(scoring)},
                 )
             elif isinstance(scoring, BaseException):  # cancelled: the node is stopping
                 raise scoring
@@ -103,30 +121,32 @@ class HeatScorer:
             result, review = scoring
             if review is not None and review["status"] == FLAGGED:
                 await self._keep(arena, result, review)  # first: a moderator may act on it
-            await self.store.arenas.append(arena.id, result)
+            await self.store.arenas.append(arena, result)
             for player in heat.racers:
-                self.back_at[(arena.id, player)] = moment.wall_ms
+                self.back_at[(arena, player)] = moment.wall_ms
             if review is not None and result.held:  # flagged, and flagged runs are held
-                effects += await self._removed(arena, result, review)
+                effects += await self._removed(arena, game, result, review)
         return still, effects
 
-    async def _keep(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> None:
+    async def _keep(self, arena: str, result: HeatResult, review: dict[str, Any]) -> None:
         """A flagged heat's review is kept for a moderator (with its arena: a clearing is
         logged there), before the heat is scored."""
-        kept = {**review, "arena": arena.id}
+        kept = {**review, "arena": arena}
         keep_s = logs_keep_s(self.race_desk.settings)
         failed = (await self.store.write([KeepReview(result.heat, kept, keep_s)]))[0]
         if failed is not None:
             raise failed
 
-    async def _removed(self, arena: Arena, result: HeatResult, review: dict[str, Any]) -> Effects:
+    async def _removed(
+        self, arena: str, game: str, result: HeatResult, review: dict[str, Any]
+    ) -> Effects:
         """A held heat: each flagged player is removed from the arena (off the standings,
         every heat of theirs counted as not finished) and told ``held``."""
         flagged = sorted(p for p, judged in review["players"].items() if judged["reasons"])
         for player in flagged:
-            await self.store.arenas.append(arena.id, Removed(player))
-        log.warning("arena heat held", extra={"arena": arena.id, "heat": result.heat})
-        held = Held(result.heat, arena.game, "race")
+            await self.store.arenas.append(arena, Removed(player))
+        log.warning("arena heat held", extra={"arena": arena, "heat": result.heat})
+        held = Held(result.heat, game, "race")
         return [PushAnywhere(player, held) for player in flagged]
 
     async def _result(self, heat: HeatStart, moment: Now) -> Scoring | None:

@@ -31,6 +31,7 @@ from redis_tripwire import Tripwire
 from client.api import Client
 from protocol.arena import HeatResult
 from protocol.race import Now
+from server.desks.arena_known import SCORED_AT_END_MS
 from server.desks.arena_scoring import LOST_HEAT_MS
 from server.store.arena_records import HeatStart
 from server.store.redis_arenas import START_HEAT
@@ -174,9 +175,12 @@ async def test_a_heat_whose_result_cannot_be_read_takes_nothing_from_the_heats_s
             racers = ("p1", "p2") if heat == "lost" else ("p3", "p4")
             await store.arenas.start_heat(arena, HeatStart(heat, 1, 12345, racers, now_ms), token)
         await store.arenas.release_lease(arena, DEAD_NODE, token)  # the server pairs on
+        monotonic_ms = int(time.monotonic() * 1000)
+        seen_over = now_ms + LOST_HEAT_MS - SCORED_AT_END_MS  # the pairer knows them over
+        await server.arenas.tick(Now(monotonic_ms, seen_over))
         unreadable = [f"{store.prefix}race:{{unreadable}}:race"]
         async with refused_keys(redis_url, unreadable, "string"):
-            moment = Now(int(time.monotonic() * 1000), now_ms + LOST_HEAT_MS)
+            moment = Now(monotonic_ms, now_ms + LOST_HEAT_MS)
             await server.arenas.tick(moment)
         log = await store.arenas.log(arena)
         assert [entry.heat for entry in log if isinstance(entry, HeatResult)] == ["lost"]
