@@ -8,8 +8,9 @@ failures are real ones: the store refuses a key (Redis holds it as another type 
 store's, so using it fails with ``WRONGTYPE``): a racer's account name, which the heat
 reads before its race is opened, or their list of races, which the race's first write
 updates; or a heat's race record; or Redis does the heat's start but its answer is lost
-(a proxy holds it back past the store's deadline). A real server on a real Redis, a trial
-arena of an hour."""
+(a proxy holds it back past the store's deadline), and the same on the memory store (its
+``start_heat`` does the start, then fails). A real server on a real Redis (the memory
+store's test aside), a trial arena of an hour."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from protocol.arena import HeatResult
 from protocol.race import Now
 from server.desks.arena_known import SCORED_AT_END_MS
 from server.desks.arena_scoring import LOST_HEAT_MS
+from server.store import MemoryStore, StoreError
 from server.store.arena_records import HeatStart
 from server.store.redis_arenas import START_HEAT
 from server.store.redis_store import RedisStore
@@ -231,3 +233,42 @@ async def test_a_heat_written_whose_answer_was_lost_is_undone_and_its_racers_pai
         await store.close()
         await direct.aclose()
         await tripwire.close()
+
+
+@pytest.mark.parametrize("undoing_fails", [False, True], ids=["undone", "undone-on-a-later-tick"])
+async def test_a_heat_written_whose_answer_was_lost_is_undone_alike_on_the_memory_store(
+    undoing_fails: bool,
+) -> None:
+    store = MemoryStore()
+    starting, taking_back = store.arenas.start_heat, store.arenas.take_back_heat
+    lost: list[HeatStart] = []
+
+    async def start_heat(arena: str, heat: HeatStart, token: int) -> bool:
+        started = await starting(arena, heat, token)
+        if not lost:  # the first heat's start is done, and its answer lost
+            lost.append(heat)
+            raise StoreError("the store's answer was lost")
+        return started
+
+    async def take_back_heat(arena: str, heat: str, token: int) -> bool:
+        if undoing_fails and len(lost) == 1:  # the first undoing fails too
+            lost.append(HeatStart(heat, 1, 1, ("-", "+"), 0))
+            raise StoreError("the store did not answer")
+        return await taking_back(arena, heat, token)
+
+    store.arenas.start_heat = start_heat  # type: ignore[method-assign]
+    store.arenas.take_back_heat = take_back_heat  # type: ignore[method-assign]
+    async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
+        ann, bob = [await member(server, name) for name in ("Ann", "Bob")]
+        assert ann.player is not None and bob.player is not None
+        arena = await entered(store, ann)
+        await bob.join_arena(arena)
+        told = await first_paired([ann, bob], 2)  # paired again, not left in the lost heat
+        assert len(told) == 2 and told[ann.player] == told[bob.player]
+        heat = told[ann.player]["race"]
+        assert lost and lost[0].heat != heat
+        assert len(lost) == (2 if undoing_fails else 1)
+        assert [h.heat for h in await store.arenas.heats(arena)] == [heat]
+        assert await store.arenas.log(arena) == []  # nothing counted for it
+        for client in (ann, bob):
+            await client.close()
