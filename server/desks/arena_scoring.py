@@ -39,7 +39,8 @@ log = logging.getLogger("solrace.arenas")
 HEATS_AT_ONCE = 32  # heats worked out (or opened) side by side at most: the store has 100
 LOST_HEAT_MS = 60_000  # a heat whose race never opened is scored as nobody finishing
 
-Scoring = tuple[HeatResult, dict[str, Any] | None]  # a heat's result, and its review
+# a heat's result, its review, and when it ended (its racers came back from it)
+Scoring = tuple[HeatResult, dict[str, Any] | None, int]
 
 
 class HeatScorer:
@@ -74,6 +75,22 @@ class HeatScorer:
         scoring = await self._result(heat, moment)
         _, effects = await self._scored(record.arena, record.game, [heat], [scoring], moment)
         return effects
+
+    async def ends(self, heats: list[HeatStart], now_ms: int) -> dict[str, int]:
+        """When each of ``heats`` (scored) ended: its last racer's finish or retirement, as
+        its race's record says (``now_ms`` when it cannot be read, or says none), so a
+        racer back from a heat another node scored breathes from its end, not from when
+        the pairer read its result."""
+
+        async def end(heat: HeatStart) -> int:
+            async with self.reading:
+                return ended(await self.store.races.load_race(heat.heat), now_ms)
+
+        read = await asyncio.gather(*(end(heat) for heat in heats), return_exceptions=True)
+        return {
+            heat.heat: now_ms if isinstance(at, BaseException) else at
+            for heat, at in zip(heats, read, strict=True)
+        }
 
     async def scoring(
         self, arena: Arena, over: list[HeatStart], moment: Now
@@ -118,12 +135,12 @@ class HeatScorer:
             if not isinstance(scoring, tuple):
                 still.append(heat)
                 continue
-            result, review = scoring
+            result, review, ended_ms = scoring
             if review is not None and review["status"] == FLAGGED:
                 await self._keep(arena, result, review)  # first: a moderator may act on it
             await self.store.arenas.append(arena, result)
             for player in heat.racers:
-                self.back_at[(arena, player)] = moment.wall_ms
+                self.back_at[(arena, player)] = ended_ms
             if review is not None and result.held:  # flagged, and flagged runs are held
                 effects += await self._removed(arena, game, result, review)
         return still, effects
@@ -150,14 +167,14 @@ class HeatScorer:
         return [PushAnywhere(player, held) for player in flagged]
 
     async def _result(self, heat: HeatStart, moment: Now) -> Scoring | None:
-        """The heat's result once its race is over (None while it runs), and its fair-play
-        review (None for a heat whose race never opened)."""
+        """The heat's result once its race is over (None while it runs), its fair-play
+        review (None for a heat whose race never opened), and when it ended (``ended``)."""
         record = await self.store.races.load_race(heat.heat)
         if record is None or not record.get("racers"):
             if moment.wall_ms - heat.at_ms < LOST_HEAT_MS:
                 return None
             unplayed = tuple(Racer(p, place, False, 0, 0) for place, p in enumerate(heat.racers, 1))
-            return HeatResult(heat.heat, unplayed), None
+            return HeatResult(heat.heat, unplayed), None, moment.wall_ms
         if record["phase"] != Phase.DONE.value:
             return None
         race = restored(record, await self.store.races.actions(heat.heat), moment)
@@ -165,7 +182,7 @@ class HeatScorer:
         runs = race_runs(race)
         review = await self._review(race, runs, moment)
         result = heat_from_runs(heat.heat, runs, frozenset(race.settings.risk), undos)
-        return replace(result, held=review["held"]), review
+        return replace(result, held=review["held"]), review, ended(record, moment.wall_ms)
 
     async def _review(self, race: Race, runs: list[Run], moment: Now) -> dict[str, Any]:
         """The heat's fair-play review, as a rated race's (``server/races/fairplay.py``)."""
@@ -177,3 +194,10 @@ class HeatScorer:
         }
         hold = self.race_desk.settings.hold_flagged
         return review_of(race, runs, moment.wall_ms, None, histories, hold)
+
+
+def ended(record: dict[str, Any] | None, now_ms: int) -> int:
+    """When the race of ``record`` ended: its last racer's finish or retirement (``now_ms``
+    when it says none, or is later)."""
+    done = [racer.get("done_at") or 0 for racer in (record or {}).get("racers", [])]
+    return min(now_ms, max(done, default=0) or now_ms)

@@ -95,3 +95,30 @@ async def test_a_heat_its_node_did_not_score_is_scored_by_the_pairer_once_over_a
     assert await results_of(server.store, arena) == [heat]
     for client in racers:
         await client.close()
+
+
+async def test_racers_back_from_a_heat_scored_elsewhere_breathe_from_its_end_not_from_its_reading(
+    store: Store,
+) -> None:
+    async with running_server(
+        store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, arena_repeat_after_ms=0
+    ) as server:
+        arena, heat, racers = await one_heat(server)
+        tick = server.arenas.tick
+
+        async def pairs_no_more(moment: Now) -> Effects:
+            return []
+
+        server.arenas.tick = pairs_no_more  # type: ignore[method-assign]
+        await resigned(racers, heat)
+        assert await scored_within(server.store, arena, heat, 2.0)  # by the racers' node
+        record = await server.store.races.load_race(heat)
+        assert record is not None
+        ended_ms = max(racer["done_at"] for racer in record["racers"])
+        # the pairer first reads the result a breather after the heat's end: its racers
+        # have had their breather, and are paired again at once (alone, they meet again)
+        server.executor.run(await tick(Now(int(time.monotonic() * 1000), ended_ms + 3_000)))
+        again = [(await c.next_event("paired", timeout=5)).data["race"]["race"] for c in racers]
+        assert again[0] == again[1] != heat
+        for client in racers:
+            await client.close()
