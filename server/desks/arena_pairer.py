@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections.abc import Mapping
 
 from protocol.arena_calendar import Arena
 from protocol.arena_pairing import REPEAT_AFTER_MS, Idle, PairingRule, pair_wave, wave_deal
@@ -41,7 +42,13 @@ from server.desks.arena_scoring import HEATS_AT_ONCE, HeatScorer
 from server.handover.effects import Effects, PushAnywhere
 from server.races.race_desk import RaceDesk, new_id
 from server.store import Store, StoreError
-from server.store.arena_records import ArenaRecord, ArenaRefused, HeatStart, StaleLease
+from server.store.arena_records import (
+    ArenaRecord,
+    ArenaRefused,
+    HeatStart,
+    Participant,
+    StaleLease,
+)
 
 log = logging.getLogger("solrace.arenas")
 
@@ -180,7 +187,8 @@ class ArenaPairer:
     ) -> Effects:
         """Pair the idle participants in one wave, all its heats on one deal (``known``:
         the arena's heats and log as they are now; ``open_heats``: those not scored)."""
-        idle = await self._idle(arena, known, open_heats)
+        participants = await self.store.arenas.participants(arena.id)  # read once a wave
+        idle, ratings = await self._idle(arena, known, open_heats, participants)
         # in a thread: 1,000 idle players in heats of 2 take ~0.2 s of CPU (bench arena-pairing)
         rule = PairingRule(arena.heat_size, repeat_after_ms=self.repeat_after_ms)
         wave = await asyncio.to_thread(pair_wave, idle, rule, moment.wall_ms)
@@ -188,7 +196,6 @@ class ArenaPairer:
             return []
         number = known.wave + 1
         deal = wave_deal(await self._secret(), arena.id, number)
-        participants = await self.store.arenas.participants(arena.id)
         risky = frozenset(p.player for p in participants if p.risk)
         started = [
             HeatStart(new_id(), number, deal, racers, moment.wall_ms) for racers in wave.heats
@@ -197,7 +204,7 @@ class ArenaPairer:
         for first in range(0, len(started), HEATS_AT_ONCE):
             some = started[first : first + HEATS_AT_ONCE]
             opened = await asyncio.gather(
-                *(self._started(arena, known, heat, risky, moment) for heat in some),
+                *(self._started(arena, known, heat, risky, ratings, moment) for heat in some),
                 return_exceptions=True,
             )
             for heat, result in zip(some, opened, strict=True):
@@ -214,7 +221,13 @@ class ArenaPairer:
         return effects
 
     async def _started(
-        self, arena: Arena, known: KnownArena, heat: HeatStart, risky: frozenset[str], moment: Now
+        self,
+        arena: Arena,
+        known: KnownArena,
+        heat: HeatStart,
+        risky: frozenset[str],
+        ratings: Mapping[str, Rating],
+        moment: Now,
     ) -> Effects:
         """The heat recorded under the lease, then its race opened (``HEATS_AT_ONCE`` heats
         of a wave side by side: a wave of 1,000 players, one heat after another, took
@@ -222,7 +235,7 @@ class ArenaPairer:
         its connections), and known; nothing when another node pairs this arena now."""
         try:
             await self.store.arenas.start_heat(arena.id, heat, known.token)
-            opened = await self._opened(arena, heat, risky, moment)
+            opened = await self._opened(arena, heat, risky, ratings, moment)
         except StaleLease:
             return []
         except Exception:  # its start's answer lost too: it may be recorded, so undone
@@ -259,22 +272,23 @@ class ArenaPairer:
             )
 
     async def _idle(
-        self, arena: Arena, known: KnownArena, open_heats: list[HeatStart]
-    ) -> list[Idle]:
-        """The active participants in no heat (nor in one being undone), not removed."""
+        self,
+        arena: Arena,
+        known: KnownArena,
+        open_heats: list[HeatStart],
+        participants: list[Participant],
+    ) -> tuple[list[Idle], dict[str, Rating]]:
+        """The active participants in no heat (nor in one being undone), not removed; and
+        their ratings in the arena's game (read once: their heats' badges show them)."""
         busy = {player for heat in open_heats for player in heat.racers}
         busy |= {p for heat in self.undoing.get(arena.id, ()) for p in heat.racers}
         busy |= known.scorer.removed
         table = known.scorer.table()
         rank = {standing.player: standing.rank for standing in table}
         last = known.last
-        active = [
-            p
-            for p in await self.store.arenas.participants(arena.id)
-            if p.status == "active" and p.player not in busy
-        ]
+        active = [p for p in participants if p.status == "active" and p.player not in busy]
         ratings = await self.store.accounts.ratings(arena.game, [p.player for p in active])
-        return [
+        idle = [
             Idle(
                 p.player,
                 rank.get(p.player, len(table) + 1),
@@ -284,12 +298,18 @@ class ArenaPairer:
             )
             for p in active
         ]
+        return idle, {p.player: ratings.get(p.player, Rating()) for p in active}
 
     async def _opened(
-        self, arena: Arena, heat: HeatStart, risky: frozenset[str], moment: Now
+        self,
+        arena: Arena,
+        heat: HeatStart,
+        risky: frozenset[str],
+        ratings: Mapping[str, Rating],
+        moment: Now,
     ) -> Effects:
         """The heat's race opened, every racer in it (those of ``risky`` in risk mode: no
-        undo), and each told ``paired``."""
+        undo; each with their rating as the wave read it), and each told ``paired``."""
         settings = RaceSettings(
             game=arena.game,
             options=dict(rules_for(arena.game).options),
@@ -306,11 +326,18 @@ class ArenaPairer:
         names = await self.desk.feed.names_of(list(heat.racers))
         first, *others = heat.racers
         room, effects = await self.race_desk.open_room(
-            settings, first, names[first], moment, race_id=heat.heat, account=True
+            settings, first, names[first], moment, heat.heat, True, ratings.get(first)
         )
         for player in others:
             _, joined = await self.race_desk.join_race(  # the server's heat: never limited
-                player, names[player], room.id, moment, account=True, limited=False, seat=True
+                player,
+                names[player],
+                room.id,
+                moment,
+                account=True,
+                limited=False,
+                seat=True,
+                rating=ratings.get(player),
             )
             effects += joined
         info = public_info(room.race)

@@ -272,3 +272,35 @@ async def test_a_heat_written_whose_answer_was_lost_is_undone_alike_on_the_memor
         assert await store.arenas.log(arena) == []  # nothing counted for it
         for client in (ann, bob):
             await client.close()
+
+
+async def test_a_wave_reads_its_racers_ratings_once_not_again_for_each_heat_s_badges(
+    store: RedisStore,
+) -> None:
+    async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
+        ann, bob, cy, dee = [await member(server, name) for name in ("Ann", "Bob", "Cy", "Dee")]
+        arena = await entered(store, ann)
+        tick, reading = server.arenas.tick, store.accounts.ratings
+        read: list[list[str]] = []
+
+        async def pairs_no_more(moment: Now) -> list[Any]:
+            return []
+
+        async def ratings(game: str, players: list[str]) -> Any:
+            read.append(list(players))
+            return await reading(game, players)
+
+        server.arenas.tick = pairs_no_more  # type: ignore[method-assign]
+        await asyncio.sleep(1.5)  # a tick under way when it was replaced is over
+        for client in (bob, cy, dee):
+            assert client.player is not None
+            await client.join_arena(arena)
+        store.accounts.ratings = ratings  # type: ignore[method-assign]
+        rested = int(time.time() * 1000) + 3_000  # the joining players' breather over
+        server.executor.run(await tick(Now(int(time.monotonic() * 1000), rested)))
+        told = await first_paired([ann, bob, cy, dee], 4)
+        assert len({race["race"] for race in told.values()}) == 2  # two heats of two
+        assert all(p["rating"] == 1500 for race in told.values() for p in race["players"])
+        assert len(read) == 1 and sorted(read[0]) == sorted(told)  # the wave's one read
+        for client in (ann, bob, cy, dee):
+            await client.close()
