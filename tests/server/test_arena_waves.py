@@ -274,33 +274,44 @@ async def test_a_heat_written_whose_answer_was_lost_is_undone_alike_on_the_memor
             await client.close()
 
 
-async def test_a_wave_reads_its_racers_ratings_once_not_again_for_each_heat_s_badges(
-    store: RedisStore,
-) -> None:
+async def one_wave_of_four(
+    store: RedisStore, watched: str
+) -> tuple[dict[str, dict[str, Any]], list[tuple[Any, ...]]]:
+    """Four entrants paired in one wave of two heats, which the test's call runs (the
+    server's own ticks stopped), the store's ``watched`` call noted meanwhile: what each
+    was told, and the calls' arguments."""
     async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
-        ann, bob, cy, dee = [await member(server, name) for name in ("Ann", "Bob", "Cy", "Dee")]
-        arena = await entered(store, ann)
-        tick, reading = server.arenas.tick, store.accounts.ratings
-        read: list[list[str]] = []
+        clients = [await member(server, name) for name in ("Ann", "Bob", "Cy", "Dee")]
+        arena = await entered(store, clients[0])
+        tick = server.arenas.tick
+        part, name = watched.split(".")
+        calling = getattr(getattr(store, part), name)
+        calls: list[tuple[Any, ...]] = []
 
         async def pairs_no_more(moment: Now) -> list[Any]:
             return []
 
-        async def ratings(game: str, players: list[str]) -> Any:
-            read.append(list(players))
-            return await reading(game, players)
+        async def call(*given: Any) -> Any:
+            calls.append(given)
+            return await calling(*given)
 
         server.arenas.tick = pairs_no_more  # type: ignore[method-assign]
         await asyncio.sleep(1.5)  # a tick under way when it was replaced is over
-        for client in (bob, cy, dee):
-            assert client.player is not None
+        for client in clients[1:]:
             await client.join_arena(arena)
-        store.accounts.ratings = ratings  # type: ignore[method-assign]
+        setattr(getattr(store, part), name, call)
         rested = int(time.time() * 1000) + 3_000  # the joining players' breather over
         server.executor.run(await tick(Now(int(time.monotonic() * 1000), rested)))
-        told = await first_paired([ann, bob, cy, dee], 4)
-        assert len({race["race"] for race in told.values()}) == 2  # two heats of two
-        assert all(p["rating"] == 1500 for race in told.values() for p in race["players"])
-        assert len(read) == 1 and sorted(read[0]) == sorted(told)  # the wave's one read
-        for client in (ann, bob, cy, dee):
+        told = await first_paired(clients, 4)
+        for client in clients:
             await client.close()
+    assert len({race["race"] for race in told.values()}) == 2  # two heats of two
+    return told, calls
+
+
+async def test_a_wave_reads_its_racers_ratings_once_not_again_for_each_heat_s_badges(
+    store: RedisStore,
+) -> None:
+    told, read = await one_wave_of_four(store, "accounts.ratings")
+    assert all(p["rating"] == 1500 for race in told.values() for p in race["players"])
+    assert len(read) == 1 and sorted(read[0][1]) == sorted(told)  # the wave's one read
