@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from multiprocessing import get_context
 from typing import Any
 
 from protocol.arena import HeatResult, Racer, Removed, heat_from_runs
 from protocol.arena_calendar import Arena
 from protocol.phases import Phase
 from protocol.player_events import Held
-from protocol.race import Now, Race
+from protocol.race import LogEntry, Now, Race
 from protocol.race_views import race_runs
-from protocol.ranking import Run
 from server.handover.effects import Effects, PushAnywhere
 from server.handover.jobs import KeepReview
 from server.races.fairplay import FLAGGED, history_times, review_of
@@ -48,12 +49,26 @@ class HeatScorer:
     pairer) when each racer came back from a heat."""
 
     def __init__(
-        self, store: Store, race_desk: RaceDesk, back_at: dict[tuple[str, str], int]
+        self,
+        store: Store,
+        race_desk: RaceDesk,
+        back_at: dict[tuple[str, str], int],
+        workers: int = 0,
     ) -> None:
+        """``workers``: processes the heats are worked out in, beside the event loop (0: on
+        it; the replay and the fair-play review are most of a heat's scoring)."""
         self.store = store
         self.race_desk = race_desk
         self.back_at = back_at
         self.reading = asyncio.Semaphore(HEATS_AT_ONCE)  # heats over worked out at once
+        self.workers = workers
+        self.pool: ProcessPoolExecutor | None = None  # started with the first heat
+
+    def close(self) -> None:
+        """Stop the worker processes, if any were started."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
 
     async def unscored(self, unscored: list[HeatStart]) -> tuple[list[HeatStart], list[HeatStart]]:
         """The heats of ``unscored`` (not scored yet) split: those running (the store lists
@@ -177,23 +192,18 @@ class HeatScorer:
             return HeatResult(heat.heat, unplayed), None, moment.wall_ms
         if record["phase"] != Phase.DONE.value:
             return None
-        race = restored(record, await self.store.races.actions(heat.heat), moment)
-        undos = {p: sum(1 for a in r.log.actions() if a == "undo") for p, r in race.racers.items()}
-        runs = race_runs(race)
-        review = await self._review(race, runs, moment)
-        result = heat_from_runs(heat.heat, runs, frozenset(race.settings.risk), undos)
-        return replace(result, held=review["held"]), review, ended(record, moment.wall_ms)
-
-    async def _review(self, race: Race, runs: list[Run], moment: Now) -> dict[str, Any]:
-        """The heat's fair-play review, as a rated race's (``server/races/fairplay.py``)."""
+        actions = await self.store.races.actions(heat.heat)
+        game = record["settings"]["game"]
         histories = {
-            run.player: history_times(
-                await self.store.accounts.history(run.player), race.settings.game, race.id
-            )
-            for run in runs
+            player: history_times(await self.store.accounts.history(player), game, heat.heat)
+            for player in (racer["player"] for racer in record["racers"])
         }
-        hold = self.race_desk.settings.hold_flagged
-        return review_of(race, runs, moment.wall_ms, None, histories, hold)
+        given = (record, actions, histories, moment, self.race_desk.settings.hold_flagged)
+        if not self.workers:
+            return worked_out(*given)
+        if self.pool is None:  # spawned: a fork would copy the node's loop and sockets
+            self.pool = ProcessPoolExecutor(self.workers, get_context("spawn"))
+        return await asyncio.get_running_loop().run_in_executor(self.pool, worked_out, *given)
 
 
 def ended(record: dict[str, Any] | None, now_ms: int) -> int:
@@ -201,3 +211,22 @@ def ended(record: dict[str, Any] | None, now_ms: int) -> int:
     when it says none, or is later)."""
     done = [racer.get("done_at") or 0 for racer in (record or {}).get("racers", [])]
     return min(now_ms, max(done, default=0) or now_ms)
+
+
+def worked_out(
+    record: dict[str, Any],
+    actions: list[LogEntry],
+    histories: dict[str, list[int]],
+    moment: Now,
+    hold: bool,
+) -> Scoring:
+    """An ended heat's result from its race's ``record`` and ``actions`` (replayed), its
+    fair-play review as a rated race's (``server/races/fairplay.py``: the racers' earlier
+    finished times ``histories``; ``hold``: flagged runs held), and when it ended. Pure, so
+    it may run in a worker process."""
+    race = restored(record, actions, moment)
+    undos = {p: sum(1 for a in r.log.actions() if a == "undo") for p, r in race.racers.items()}
+    runs = race_runs(race)
+    review = review_of(race, runs, moment.wall_ms, None, histories, hold)
+    result = heat_from_runs(race.id, runs, frozenset(race.settings.risk), undos)
+    return replace(result, held=review["held"]), review, ended(record, moment.wall_ms)
