@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
 
 import pytest
 from arena_server import entered
@@ -26,10 +28,26 @@ from server.store import Store, StoreError
 HOUR_MS = 3_600_000
 
 
+def arena_server(store: Store, **changes: Any) -> AbstractAsyncContextManager[RaceServer]:
+    """A server running a trial arena of an hour (with ``changes`` to its settings)."""
+    return running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, **changes)
+
+
 @pytest.fixture
 async def server(store: Store) -> AsyncIterator[RaceServer]:
-    async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as running:
+    async with arena_server(store) as running:
         yield running
+
+
+def pairing_stopped(server: RaceServer) -> Callable[[Now], Awaitable[Effects]]:
+    """The server's pairer ticks no more by itself: its tick, for the test to call."""
+    tick = server.arenas.tick
+
+    async def pairs_no_more(moment: Now) -> Effects:
+        return []
+
+    server.arenas.tick = pairs_no_more  # type: ignore[method-assign]
+    return tick
 
 
 async def one_heat(server: RaceServer) -> tuple[str, str, list[Client]]:
@@ -67,11 +85,7 @@ async def test_a_heat_is_scored_as_its_race_ends_without_waiting_for_the_pairer(
     server: RaceServer,
 ) -> None:
     arena, heat, racers = await one_heat(server)
-
-    async def pairs_no_more(moment: Now) -> Effects:
-        return []
-
-    server.arenas.tick = pairs_no_more  # type: ignore[method-assign]
+    pairing_stopped(server)
     await resigned(racers, heat)
     assert await scored_within(server.store, arena, heat, 2.0)
     assert await results_of(server.store, arena) == [heat]  # once
@@ -100,16 +114,9 @@ async def test_a_heat_its_node_did_not_score_is_scored_by_the_pairer_once_over_a
 async def test_racers_back_from_a_heat_scored_elsewhere_breathe_from_its_end_not_from_its_reading(
     store: Store,
 ) -> None:
-    async with running_server(
-        store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, arena_repeat_after_ms=0
-    ) as server:
+    async with arena_server(store, arena_repeat_after_ms=0) as server:
         arena, heat, racers = await one_heat(server)
-        tick = server.arenas.tick
-
-        async def pairs_no_more(moment: Now) -> Effects:
-            return []
-
-        server.arenas.tick = pairs_no_more  # type: ignore[method-assign]
+        tick = pairing_stopped(server)
         await resigned(racers, heat)
         assert await scored_within(server.store, arena, heat, 2.0)  # by the racers' node
         record = await server.store.races.load_race(heat)
@@ -127,9 +134,7 @@ async def test_racers_back_from_a_heat_scored_elsewhere_breathe_from_its_end_not
 async def test_with_a_worker_process_a_heat_is_worked_out_there_and_scored_alike(
     store: Store,
 ) -> None:
-    async with running_server(
-        store, arena_every_ms=HOUR_MS, sweep_every_s=0.2, arena_workers=1
-    ) as server:
+    async with arena_server(store, arena_workers=1) as server:
         arena, heat, racers = await one_heat(server)
         await resigned(racers, heat)
         assert await scored_within(server.store, arena, heat, 10.0)  # the worker starts first
