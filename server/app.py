@@ -144,12 +144,7 @@ class RaceServer:
         feed = ArenaFeed(store, calendar_of(settings), self.sessions.here)
         self.arena_desk = ArenaDesk(store, settings, feed)
         self.arenas = ArenaPairer(
-            store,
-            self.race_desk,
-            self.arena_desk,
-            self.node,
-            settings.arena_repeat_after_ms,
-            settings.arena_workers,
+            store, self.race_desk, self.arena_desk, self.node, settings.arena_repeat_after_ms
         )
         self.decider = Deciding(
             settings,
@@ -338,7 +333,6 @@ class RaceServer:
             with contextlib.suppress(Exception):
                 await _within("releasing a lease", self.store.bus.release_lease(name, self.node), 1)
         self.sessions.stop()
-        self.arenas.scorer.close()
         for task in self.expiring:
             task.cancel()
         self.executor.stop()

@@ -40,9 +40,6 @@ class Settings:
     # in an arena, two last opponents who have both waited this long may meet again, when
     # the wave finds nobody else for them (a trial or a test may want less)
     arena_repeat_after_ms: int = REPEAT_AFTER_MS
-    # processes working out arena heats' results (replay and fair-play review) beside the
-    # node's event loop (0: on it)
-    arena_workers: int = 0
     # finished races stay in memory this long once stored; None: 15 minutes with the memory
     # store (it is their only copy), 0 with Redis (read back from there when asked for)
     done_race_keep_ms: int | None = None

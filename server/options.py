@@ -200,13 +200,6 @@ OPTIONS: tuple[Option, ...] = (
         at_least(0),
     ),
     _option(
-        "--arena-workers",
-        int,
-        "processes that work out arena heats' results (the replay and fair-play review) "
-        "beside the event loop; 0: on it (0)",
-        at_least(0),
-    ),
-    _option(
         "--rate",
         float,
         "requests per second allowed per connection",

@@ -65,9 +65,7 @@ class ArenaPairer:
         desk: ArenaDesk,
         node: str,
         repeat_after_ms: int = REPEAT_AFTER_MS,
-        workers: int = 0,
     ) -> None:
-        """``workers``: processes that work out heats' results (0: on the event loop)."""
         self.store = store
         self.race_desk = race_desk
         self.desk = desk
@@ -75,7 +73,7 @@ class ArenaPairer:
         self.back_at: dict[tuple[str, str], int] = {}  # (arena, player) -> back from a heat
         self.secret = ""
         self.repeat_after_ms = repeat_after_ms  # ``--arena-repeat-after-ms``
-        self.scorer = HeatScorer(store, race_desk, self.back_at, workers)
+        self.scorer = HeatScorer(store, race_desk, self.back_at)
         self.undoing: dict[str, set[HeatStart]] = {}  # arena -> heats whose undoing failed
         self.known: dict[str, KnownArena] = {}  # arena -> what was read under its token
 

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
-from multiprocessing import get_context
 from typing import Any
 
 from protocol.arena import HeatResult, Racer, Removed, heat_from_runs
@@ -49,26 +47,12 @@ class HeatScorer:
     pairer) when each racer came back from a heat."""
 
     def __init__(
-        self,
-        store: Store,
-        race_desk: RaceDesk,
-        back_at: dict[tuple[str, str], int],
-        workers: int = 0,
+        self, store: Store, race_desk: RaceDesk, back_at: dict[tuple[str, str], int]
     ) -> None:
-        """``workers``: processes the heats are worked out in, beside the event loop (0: on
-        it; the replay and the fair-play review are most of a heat's scoring)."""
         self.store = store
         self.race_desk = race_desk
         self.back_at = back_at
         self.reading = asyncio.Semaphore(HEATS_AT_ONCE)  # heats over worked out at once
-        self.workers = workers
-        self.pool: ProcessPoolExecutor | None = None  # started with the first heat
-
-    def close(self) -> None:
-        """Stop the worker processes, if any were started."""
-        if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = None
 
     async def unscored(self, unscored: list[HeatStart]) -> tuple[list[HeatStart], list[HeatStart]]:
         """The heats of ``unscored`` (not scored yet) split: those running (the store lists
@@ -198,12 +182,7 @@ class HeatScorer:
             player: history_times(await self.store.accounts.history(player), game, heat.heat)
             for player in (racer["player"] for racer in record["racers"])
         }
-        given = (record, actions, histories, moment, self.race_desk.settings.hold_flagged)
-        if not self.workers:
-            return worked_out(*given)
-        if self.pool is None:  # spawned: a fork would copy the node's loop and sockets
-            self.pool = ProcessPoolExecutor(self.workers, get_context("spawn"))
-        return await asyncio.get_running_loop().run_in_executor(self.pool, worked_out, *given)
+        return worked_out(record, actions, histories, moment, self.race_desk.settings.hold_flagged)
 
 
 def ended(record: dict[str, Any] | None, now_ms: int) -> int:
@@ -222,8 +201,7 @@ def worked_out(
 ) -> Scoring:
     """An ended heat's result from its race's ``record`` and ``actions`` (replayed), its
     fair-play review as a rated race's (``server/races/fairplay.py``: the racers' earlier
-    finished times ``histories``; ``hold``: flagged runs held), and when it ended. Pure, so
-    it may run in a worker process."""
+    finished times ``histories``; ``hold``: flagged runs held), and when it ended."""
     race = restored(record, actions, moment)
     undos = {p: sum(1 for a in r.log.actions() if a == "undo") for p, r in race.racers.items()}
     runs = race_runs(race)

@@ -129,18 +129,3 @@ async def test_racers_back_from_a_heat_scored_elsewhere_breathe_from_its_end_not
         assert again[0] == again[1] != heat
         for client in racers:
             await client.close()
-
-
-async def test_with_a_worker_process_a_heat_is_worked_out_there_and_scored_alike(
-    store: Store,
-) -> None:
-    async with arena_server(store, arena_workers=1) as server:
-        arena, heat, racers = await one_heat(server)
-        await resigned(racers, heat)
-        assert await scored_within(server.store, arena, heat, 10.0)  # the worker starts first
-        assert server.arenas.scorer.pool is not None  # it was worked out there
-        (result,) = [e for e in await server.store.arenas.log(arena) if isinstance(e, HeatResult)]
-        assert not any(racer.finished for racer in result.racers)  # both resigned
-        for client in racers:
-            await client.close()
-    assert server.arenas.scorer.pool is None  # the worker stopped with the server
