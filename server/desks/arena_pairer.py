@@ -114,24 +114,20 @@ class ArenaPairer:
         """The arena as it is now: the log's tail read while the lease's token is the one
         it was read under; everything read again under a new one (another node may have
         paired meanwhile)."""
-        known = self.known.get(arena)
+        known, back = self.known.get(arena), self.back_at
         if known is None or known.token != token:
             known = self.known[arena] = KnownArena(arena, token)
             scored = await known.read(self.store)
             ends = {heat.heat: now_ms for heat in scored}  # everyone breathes: few reads
         else:
             scored = await known.read_tail(self.store)
-            scored = [h for h in scored if any(self._back(arena, p) < h.at_ms for p in h.racers)]
+            scored = [h for h in scored if any(back.get((arena, p), 0) < h.at_ms for p in h.racers)]
             ends = await self.scorer.ends(scored, now_ms)
         for heat in scored:  # its racers are back from it, unless scored here (by then)
             for player in heat.racers:
-                if self._back(arena, player) < heat.at_ms:
-                    self.back_at[(arena, player)] = ends[heat.heat]
+                if back.get((arena, player), 0) < heat.at_ms:
+                    back[(arena, player)] = ends[heat.heat]
         return known
-
-    def _back(self, arena: str, player: str) -> int:
-        """When ``player`` came back from their latest heat scored (0: none)."""
-        return self.back_at.get((arena, player), 0)
 
     async def _ran(
         self, arena: Arena, record: ArenaRecord, known: KnownArena, moment: Now

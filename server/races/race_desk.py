@@ -77,7 +77,7 @@ class RaceDesk:
         their rating in the game, when the caller read it already."""
         rules = rules_for(settings.game, settings.options)
         race = Race(race_id or new_id(), settings, rules, player)
-        badge = await self.badge(player, account, settings, moment, rating)
+        badge = await badge_of(self.store, player, account, settings, moment, rating)
         race.join(player, name, badge, account)
         room = Room(race, moment.mono_ms, self.races.feeding)
 
@@ -92,24 +92,6 @@ class RaceDesk:
         if settings.mode == "daily":  # no countdown: the attempt starts now
             effects += begin(room)
         return room, effects
-
-    async def badge(
-        self,
-        player: str,
-        account: bool,
-        settings: RaceSettings,
-        moment: Now,
-        rating: Rating | None = None,
-    ) -> Badge | None:
-        """An account's badge in a race of ``settings``: its rating in the game now (a
-        daily attempt shows none), read unless given (``rating``)."""
-        if not account or settings.mode != "race":
-            return None
-        if rating is None:
-            read = await self.store.accounts.ratings(settings.game, [player])
-            rating = read.get(player, DEFAULT)
-        shown = aged(rating, moment.wall_ms)
-        return Badge(round(shown.rating), is_provisional(shown))
 
     async def create_race(
         self,
@@ -186,7 +168,7 @@ class RaceDesk:
             )
         if limited:
             room_for_another(self.races.racing(player))
-        badge = await self.badge(player, account, room.race.settings, moment, rating)
+        badge = await badge_of(self.store, player, account, room.race.settings, moment, rating)
 
         def join() -> None:
             room.race.join(player, name, badge, account)
@@ -381,3 +363,21 @@ def room_for_another(rooms: Iterable[Room]) -> None:
             f"({MAX_OPEN_RACES}): start or leave one first",
             "too_many_races",
         )
+
+
+async def badge_of(
+    store: Store,
+    player: str,
+    account: bool,
+    settings: RaceSettings,
+    moment: Now,
+    rating: Rating | None = None,
+) -> Badge | None:
+    """An account's badge in a race of ``settings``: its rating in the game now (a daily
+    attempt shows none), read from ``store`` unless given (``rating``)."""
+    if not account or settings.mode != "race":
+        return None
+    if rating is None:
+        rating = (await store.accounts.ratings(settings.game, [player])).get(player, DEFAULT)
+    shown = aged(rating, moment.wall_ms)
+    return Badge(round(shown.rating), is_provisional(shown))
