@@ -26,7 +26,9 @@ Measured, over the ``minutes`` after every bot entered (the bench then waits
 - watchers held: those still connected at the end, and those of them that got the last
   heat's standings within the drain;
 - CPU: every node's and Redis's over the window, per heat scored (every heat's result in
-  the arena's log, read through the store's public face at the window's ends).
+  the arena's log, read through the store's public face at the window's ends);
+- the bots' own loop: how late it woke a sleep of 0.1 s, over the window (a busy process
+  reads its events late: the participants' times are an upper bound by as much).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from bench.arenareport import (
     deliveries,
     histogram_of,
     merged,
+    quantiles,
     summary,
 )
 from bench.arenawatchers import Watchers
@@ -62,6 +65,7 @@ from protocol.arena import HeatResult
 from server.store import open_store
 
 BREATHER_NS = 3_000 * MS  # docs/arenas.md, sentence 31
+LAG_EVERY_S = 0.1  # the bots' process probes its own loop this often
 DRAIN_S = 5.0  # after the window, for the last heats' standings to arrive (--quick: 2 s)
 ONE_DAY_MS = 86_400_000
 THINK_MEDIAN_S = 0.7
@@ -253,7 +257,10 @@ async def run_arena(options: dict[str, Any]) -> dict[str, Any]:
                 bot.recording = True
             before = await window_reading(world.nodes, world.redis_url, world.prefix, arena)
             start = time.time_ns()
+            lags: list[int] = []
+            probing = asyncio.ensure_future(loop_lags(lags))
             await asyncio.sleep(minutes * 60)
+            probing.cancel()
             end = time.time_ns()
             after = await window_reading(world.nodes, world.redis_url, world.prefix, arena)
             await asyncio.sleep(2.0 if options["quick"] else DRAIN_S)
@@ -266,7 +273,20 @@ async def run_arena(options: dict[str, Any]) -> dict[str, Any]:
             for bot in bots:
                 for task in list(bot.tasks):
                     task.cancel()
-    return report(options, serving, arena, bots, heats, watched, before, after, (start, end))
+    result = report(options, serving, arena, bots, heats, watched, before, after, (start, end))
+    p50, p99, top = quantiles(histogram_of(lags), 0.5, 0.99, 1.0)
+    return result | {
+        "bots_loop_lag": {"count": len(lags), "p50_ms": p50, "p99_ms": p99, "max_ms": top}
+    }
+
+
+async def loop_lags(lags: list[int], every_s: float = LAG_EVERY_S) -> None:
+    """How late this process's loop wakes a sleep of ``every_s``, again and again (ns): the
+    bots read their events as late (the participants' times are this process's reading)."""
+    while True:
+        asked = time.perf_counter_ns()
+        await asyncio.sleep(every_s)
+        lags.append(max(0, time.perf_counter_ns() - asked - int(every_s * 1e9)))
 
 
 def split(total: int, parts: int) -> list[int]:

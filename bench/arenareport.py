@@ -131,6 +131,12 @@ def print_arena(result: dict[str, Any]) -> None:
         f"{cpu['nodes_ms_per_heat']} ms, Redis {cpu['redis_ms_per_heat']} ms; bots' process "
         f"{cpu['bots_pct']}%, watchers' processes {cpu['watchers_pct']}%"
     )
+    lag = result.get("bots_loop_lag")
+    if lag is not None:
+        print(
+            f"bots' loop late (a sleep of 0.1 s, {lag['count']:,} times): p50 "
+            f"{lag['p50_ms']} ms, p99 {lag['p99_ms']} ms, max {lag['max_ms']} ms"
+        )
     targets = result["targets"]
     print("targets: " + ", ".join(f"{k} {'met' if v else 'NOT met'}" for k, v in targets.items()))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Final
 
@@ -99,15 +100,20 @@ class Duties:
     ) -> None:
         """Every ``seconds``, while this node holds ``lease`` (None: on every node), hand
         ``due(now())`` to be decided and carried out; a failure is logged as ``failed`` and
-        the next turn tries again."""
+        the next turn tries again. The turns start ``seconds`` apart however long each
+        takes (a turn waited ``seconds`` after the last one's end: the arena feed's half
+        second became a second and more under load); one that took longer is followed by
+        the next a tenth of ``seconds`` after its end, so other work gets its turn."""
+        await asyncio.sleep(seconds)
         while True:
-            await asyncio.sleep(seconds)
-            if lease is not None and lease not in self.leases:
-                continue
-            try:
-                await self.hands.hand_reading(due(now()))
-            except Exception:
-                log.warning(failed, exc_info=True)
+            began = time.monotonic()
+            if lease is None or lease in self.leases:
+                try:
+                    await self.hands.hand_reading(due(now()))
+                except Exception:
+                    log.warning(failed, exc_info=True)
+            took = time.monotonic() - began
+            await asyncio.sleep(max(seconds - took, seconds / 10))
 
     def repeated(self) -> list[tuple[str, Coroutine[Any, Any, None]]]:
         """``REPEATED``'s work, each named, handed on at its cadence."""

@@ -48,6 +48,7 @@ from server.handover.effects import (
     Retoken,
     Revoke,
     Rewatch,
+    ScoreHeat,
     Send,
     StartAt,
     TellTaken,
@@ -58,6 +59,7 @@ from server.handover.inputs import (
     ActRefused,
     ActStored,
     Forgotten,
+    HeatOverDue,
     Input,
     RateDue,
     ReadingInput,
@@ -272,6 +274,8 @@ class Executor:
                 self.sessions.became_account(player, token, account)
             case Rate(room):
                 self._spawn(self._rate(room))
+            case ScoreHeat(room):
+                self._spawn(self._score_heat(room))
             case Reconcile(room):
                 self._spawn(self._reconcile(room))
             case _:
@@ -297,6 +301,17 @@ class Executor:
             await self.hand_reading(RateDue(room, now()))
 
         await until_the_store_takes_it(rate, "rating a race", race=room.id)
+
+    async def _score_heat(self, room: Room) -> None:
+        """Hand the ended heat over to be scored here; tried once: a heat left unscored is
+        the pairer's to score (``server/desks/arena_known.py``, ``SCORED_AT_END_MS``)."""
+        try:
+            await self.hand_reading(HeatOverDue(room, now()))
+        except Exception as error:
+            log.warning(
+                "an arena heat could not be scored as it ended",
+                extra={"race": room.id, "error": str(error)},
+            )
 
     async def _reconcile(self, room: Room) -> None:
         """Once the writes before it are settled, hand ``room`` over to be read back from

@@ -143,11 +143,17 @@ class ArenaFeed:
         lines = await self.lines_of(fed.scorer.table(), fed.racing)
         mine = {line["player"]: line for line in lines}
         top, players, version = lines[:TOP], len(lines), len(fed.scorer.log)
+        told = await self._told_here(arena)
+        # one event for everyone not in the standings (the watchers), pushed one after
+        # another: encoded once for them all (``server/edge/lines.py``), not once each
+        theirs = ArenaStandingsChanged(arena, version, final, players, top, None)
         return [
-            Push(
-                player, ArenaStandingsChanged(arena, version, final, players, top, mine.get(player))
-            )
-            for player in await self._told_here(arena)
+            *(
+                Push(p, ArenaStandingsChanged(arena, version, final, players, top, mine[p]))
+                for p in told
+                if p in mine
+            ),
+            *(Push(player, theirs) for player in told if player not in mine),
         ]
 
     async def lines_of(

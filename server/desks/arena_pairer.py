@@ -4,9 +4,11 @@ heat again), every ``PAIR_EVERY_S``:
 
 1. at its start, every participant is checked against the entry conditions again (one who
    no longer meets them is withdrawn); the arena is ``running``;
-2. each heat started and not yet scored whose race is over is scored
-   (``server/desks/arena_scoring.py``), side by side with the wave (3) being paired and
-   opened;
+2. each heat started and not yet scored whose race has been over ``SCORED_AT_END_MS`` is
+   scored (``server/desks/arena_scoring.py``; a heat is scored as its race ends by its
+   racers' node, so these are the heats that node left: it died, or the scoring failed),
+   side by side with the wave (3) being paired and opened; a racer whose heat's result the
+   tick read comes back from it then (their breather starts);
 3. while it runs, the idle participants (active, not in a heat) are paired in one wave
    (``protocol/arena_pairing.py``): each heat is recorded under the lease, then its race
    opened with every racer in it (so it counts down by itself; those who chose risk mode
@@ -23,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections.abc import Mapping
 
 from protocol.arena_calendar import Arena
 from protocol.arena_pairing import REPEAT_AFTER_MS, Idle, PairingRule, pair_wave, wave_deal
@@ -39,7 +42,13 @@ from server.desks.arena_scoring import HEATS_AT_ONCE, HeatScorer
 from server.handover.effects import Effects, PushAnywhere
 from server.races.race_desk import RaceDesk, new_id
 from server.store import Store, StoreError
-from server.store.arena_records import ArenaRecord, ArenaRefused, HeatStart, StaleLease
+from server.store.arena_records import (
+    ArenaRecord,
+    ArenaRefused,
+    HeatStart,
+    Participant,
+    StaleLease,
+)
 
 log = logging.getLogger("solrace.arenas")
 
@@ -95,21 +104,29 @@ class ArenaPairer:
         for heat in sorted(self.undoing.pop(arena.id, set()), key=lambda h: h.heat):
             await self._undone(arena, heat, token, moment)  # tried again: its racers freed
         try:
-            known = await self._known(arena.id, token)
+            known = await self._known(arena.id, token, moment.wall_ms)
             return await self._ran(arena, record, known, moment)
         except BaseException:  # what it knows may be part way: read it all again
             self.known.pop(arena.id, None)
             raise
 
-    async def _known(self, arena: str, token: int) -> KnownArena:
+    async def _known(self, arena: str, token: int, now_ms: int) -> KnownArena:
         """The arena as it is now: the log's tail read while the lease's token is the one
         it was read under; everything read again under a new one (another node may have
         paired meanwhile)."""
-        known = self.known.get(arena)
+        known, back = self.known.get(arena), self.back_at
         if known is None or known.token != token:
-            known = self.known[arena] = await KnownArena.read(self.store, arena, token)
+            known = self.known[arena] = KnownArena(arena, token)
+            scored = await known.read(self.store)
+            ends = {heat.heat: now_ms for heat in scored}  # everyone breathes: few reads
         else:
-            await known.read_tail(self.store)
+            scored = await known.read_tail(self.store)
+            scored = [h for h in scored if any(back.get((arena, p), 0) < h.at_ms for p in h.racers)]
+            ends = await self.scorer.ends(scored, now_ms)
+        for heat in scored:  # its racers are back from it, unless scored here (by then)
+            for player in heat.racers:
+                if back.get((arena, player), 0) < heat.at_ms:
+                    back[(arena, player)] = ends[heat.heat]
         return known
 
     async def _ran(
@@ -118,9 +135,10 @@ class ArenaPairer:
         """One tick of a running (or ending) arena: the heats over scored, side by side
         with a wave paired; the arena ended once no heat is left."""
         running, over = await self.scorer.unscored(list(known.unscored.values()))
-        # the heats over are worked out (read, replayed, reviewed) and scored while the
-        # wave is paired and opened
-        scoring = asyncio.ensure_future(self.scorer.scoring(arena, over, moment))
+        left = known.left_over(over, moment.wall_ms)
+        # the heats over left to the pairer are worked out (read, replayed, reviewed) and
+        # scored while the wave is paired and opened
+        scoring = asyncio.ensure_future(self.scorer.scoring(arena, left, moment))
         try:
             paired: Effects = []
             if status_at(arena, moment.wall_ms) == "running":
@@ -134,7 +152,10 @@ class ArenaPairer:
             scoring.cancel()  # nothing once done; the node stopping
         if status_at(arena, moment.wall_ms) == "running":
             return told + paired
-        if not (running or still) or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS:
+        if (
+            not (running or still or len(left) < len(over))
+            or moment.wall_ms - arena.end_ms > HEATS_WAITED_MS
+        ):
             await self._ended(record)
         return told
 
@@ -162,7 +183,8 @@ class ArenaPairer:
     ) -> Effects:
         """Pair the idle participants in one wave, all its heats on one deal (``known``:
         the arena's heats and log as they are now; ``open_heats``: those not scored)."""
-        idle = await self._idle(arena, known, open_heats)
+        participants = await self.store.arenas.participants(arena.id)  # read once a wave
+        idle, ratings = await self._idle(arena, known, open_heats, participants)
         # in a thread: 1,000 idle players in heats of 2 take ~0.2 s of CPU (bench arena-pairing)
         rule = PairingRule(arena.heat_size, repeat_after_ms=self.repeat_after_ms)
         wave = await asyncio.to_thread(pair_wave, idle, rule, moment.wall_ms)
@@ -170,7 +192,6 @@ class ArenaPairer:
             return []
         number = known.wave + 1
         deal = wave_deal(await self._secret(), arena.id, number)
-        participants = await self.store.arenas.participants(arena.id)
         risky = frozenset(p.player for p in participants if p.risk)
         started = [
             HeatStart(new_id(), number, deal, racers, moment.wall_ms) for racers in wave.heats
@@ -179,7 +200,7 @@ class ArenaPairer:
         for first in range(0, len(started), HEATS_AT_ONCE):
             some = started[first : first + HEATS_AT_ONCE]
             opened = await asyncio.gather(
-                *(self._started(arena, known, heat, risky, moment) for heat in some),
+                *(self._started(arena, known, heat, risky, ratings, moment) for heat in some),
                 return_exceptions=True,
             )
             for heat, result in zip(some, opened, strict=True):
@@ -196,7 +217,13 @@ class ArenaPairer:
         return effects
 
     async def _started(
-        self, arena: Arena, known: KnownArena, heat: HeatStart, risky: frozenset[str], moment: Now
+        self,
+        arena: Arena,
+        known: KnownArena,
+        heat: HeatStart,
+        risky: frozenset[str],
+        ratings: Mapping[str, Rating],
+        moment: Now,
     ) -> Effects:
         """The heat recorded under the lease, then its race opened (``HEATS_AT_ONCE`` heats
         of a wave side by side: a wave of 1,000 players, one heat after another, took
@@ -204,7 +231,7 @@ class ArenaPairer:
         its connections), and known; nothing when another node pairs this arena now."""
         try:
             await self.store.arenas.start_heat(arena.id, heat, known.token)
-            opened = await self._opened(arena, heat, risky, moment)
+            opened = await self._opened(arena, heat, risky, ratings, moment)
         except StaleLease:
             return []
         except Exception:  # its start's answer lost too: it may be recorded, so undone
@@ -241,22 +268,23 @@ class ArenaPairer:
             )
 
     async def _idle(
-        self, arena: Arena, known: KnownArena, open_heats: list[HeatStart]
-    ) -> list[Idle]:
-        """The active participants in no heat (nor in one being undone), not removed."""
+        self,
+        arena: Arena,
+        known: KnownArena,
+        open_heats: list[HeatStart],
+        participants: list[Participant],
+    ) -> tuple[list[Idle], dict[str, Rating]]:
+        """The active participants in no heat (nor in one being undone), not removed; and
+        their ratings in the arena's game (read once: their heats' badges show them)."""
         busy = {player for heat in open_heats for player in heat.racers}
         busy |= {p for heat in self.undoing.get(arena.id, ()) for p in heat.racers}
         busy |= known.scorer.removed
         table = known.scorer.table()
         rank = {standing.player: standing.rank for standing in table}
         last = known.last
-        active = [
-            p
-            for p in await self.store.arenas.participants(arena.id)
-            if p.status == "active" and p.player not in busy
-        ]
+        active = [p for p in participants if p.status == "active" and p.player not in busy]
         ratings = await self.store.accounts.ratings(arena.game, [p.player for p in active])
-        return [
+        idle = [
             Idle(
                 p.player,
                 rank.get(p.player, len(table) + 1),
@@ -266,12 +294,18 @@ class ArenaPairer:
             )
             for p in active
         ]
+        return idle, {p.player: ratings.get(p.player, Rating()) for p in active}
 
     async def _opened(
-        self, arena: Arena, heat: HeatStart, risky: frozenset[str], moment: Now
+        self,
+        arena: Arena,
+        heat: HeatStart,
+        risky: frozenset[str],
+        ratings: Mapping[str, Rating],
+        moment: Now,
     ) -> Effects:
         """The heat's race opened, every racer in it (those of ``risky`` in risk mode: no
-        undo), and each told ``paired``."""
+        undo; each with their rating as the wave read it), and each told ``paired``."""
         settings = RaceSettings(
             game=arena.game,
             options=dict(rules_for(arena.game).options),
@@ -288,11 +322,18 @@ class ArenaPairer:
         names = await self.desk.feed.names_of(list(heat.racers))
         first, *others = heat.racers
         room, effects = await self.race_desk.open_room(
-            settings, first, names[first], moment, race_id=heat.heat, account=True
+            settings, first, names[first], moment, heat.heat, True, ratings.get(first)
         )
         for player in others:
             _, joined = await self.race_desk.join_race(  # the server's heat: never limited
-                player, names[player], room.id, moment, account=True, limited=False, seat=True
+                player,
+                names[player],
+                room.id,
+                moment,
+                account=True,
+                limited=False,
+                seat=True,
+                rating=ratings.get(player),
             )
             effects += joined
         info = public_info(room.race)

@@ -35,6 +35,7 @@ from server.handover.inputs import (
     FieldJudgeDue,
     Forgotten,
     GraceOver,
+    HeatOverDue,
     Input,
     LetGo,
     LogCarried,
@@ -160,6 +161,14 @@ class Deciding:
     async def rate_due(self, given: RateDue) -> Effects:
         return await rate(self.store, self.settings, given.room.race, given.moment)
 
+    async def heat_over_due(self, given: HeatOverDue) -> Effects:
+        """An ended arena heat is scored by one node: the one holding its first racer's
+        session (none: the pairer scores it a little later)."""
+        race = given.room.race
+        if self.sessions.get(race.host) is None:
+            return []
+        return await self.arenas.scorer.scored_at_end(race, given.moment)
+
     async def reconcile_due(self, given: ReconcileDue) -> Effects:
         return await read_back.reconcile(self.races, given.room, given.moment, self._fence_of)
 
@@ -239,6 +248,7 @@ AT_ONCE: dict[type, Callable[[Deciding, Any], Effects]] = {
 }
 READING: dict[type, Callable[[Deciding, Any], Awaitable[Effects]]] = {
     RateDue: Deciding.rate_due,
+    HeatOverDue: Deciding.heat_over_due,
     ReconcileDue: Deciding.reconcile_due,
     ReadBackDue: Deciding.read_back_due,
     CaughtUpDue: Deciding.caught_up_due,

@@ -181,6 +181,15 @@ class Rate:
 
 
 @dataclass(slots=True)
+class ScoreHeat:
+    """Score ``room``'s ended arena heat here, if this node holds its first racer's
+    session (``server/desks/arena_scoring.py``): its result goes into the arena's log at
+    once, not on the pairer's next tick."""
+
+    room: Room
+
+
+@dataclass(slots=True)
 class Reconcile:
     """A write of ``room``'s log failed: once the writes before it are settled, read the
     race back from the store (however long the store takes) and decide on what it holds."""
@@ -226,6 +235,7 @@ Effect = (
     | Follow
     | PushAnywhere
     | Rate
+    | ScoreHeat
     | Reconcile
     | Pull
     | AfterAnswer

@@ -123,6 +123,14 @@ class RateDue:
 
 
 @dataclass(frozen=True, slots=True)
+class HeatOverDue:
+    """``room``'s arena heat is over, its end written: it may be scored here."""
+
+    room: Room
+    moment: Now
+
+
+@dataclass(frozen=True, slots=True)
 class ReconcileDue:
     """A write of ``room``'s log failed and the writes before it are settled: read the
     race back from the store."""
@@ -231,6 +239,7 @@ NOW = (
 )
 READING = (
     RateDue,
+    HeatOverDue,
     ReconcileDue,
     ReadBackDue,
     CaughtUpDue,
@@ -258,6 +267,7 @@ Input = (
 )
 ReadingInput = (
     RateDue
+    | HeatOverDue
     | ReconcileDue
     | ReadBackDue
     | CaughtUpDue

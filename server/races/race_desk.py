@@ -32,7 +32,7 @@ from protocol.race import (
     daily_deal_shown,
 )
 from protocol.race_views import public_info, public_log, racer_view
-from protocol.ratings import DEFAULT, aged, is_provisional
+from protocol.ratings import DEFAULT, Rating, aged, is_provisional
 from server.config import Settings
 from server.handover.effects import ActDecision, Effects, Follow, PostAct, PushAnywhere
 from server.races.announcements import begin, racer_done
@@ -70,12 +70,15 @@ class RaceDesk:
         moment: Now,
         race_id: str = "",
         account: bool = False,
+        rating: Rating | None = None,
     ) -> tuple[Room, Effects]:
         """A new race hosted by ``player``, who is its first racer (it starts by itself
-        when that makes it full: a race for one; a daily attempt at once)."""
+        when that makes it full: a race for one; a daily attempt at once); ``rating``:
+        their rating in the game, when the caller read it already."""
         rules = rules_for(settings.game, settings.options)
         race = Race(race_id or new_id(), settings, rules, player)
-        race.join(player, name, await self.badge(player, account, settings, moment), account)
+        badge = await badge_of(self.store, player, account, settings, moment, rating)
+        race.join(player, name, badge, account)
         room = Room(race, moment.mono_ms, self.races.feeding)
 
         def start() -> None:
@@ -89,19 +92,6 @@ class RaceDesk:
         if settings.mode == "daily":  # no countdown: the attempt starts now
             effects += begin(room)
         return room, effects
-
-    async def badge(
-        self, player: str, account: bool, settings: RaceSettings, moment: Now
-    ) -> Badge | None:
-        """An account's badge in a race of ``settings``: its rating in the game now (a
-        daily attempt shows none)."""
-        if not account or settings.mode != "race":
-            return None
-        rating = aged(
-            (await self.store.accounts.ratings(settings.game, [player])).get(player, DEFAULT),
-            moment.wall_ms,
-        )
-        return Badge(round(rating.rating), is_provisional(rating))
 
     async def create_race(
         self,
@@ -161,11 +151,13 @@ class RaceDesk:
         account: bool = False,
         limited: bool = True,
         seat: bool = False,
+        rating: Rating | None = None,
     ) -> Answer:
         """``player`` joins the race; ``limited``: refused when they hold the most races
         not started that one may (not so for the arena pairer putting them in a heat);
         ``seat``: the server seats a player it paired in a race it paired (an arena heat,
-        a quick race), which nobody else joins: it holds exactly its paired racers."""
+        a quick race), which nobody else joins: it holds exactly its paired racers;
+        ``rating``: their rating in the game, when the caller read it already."""
         room = await self.races.find(race_id, moment)
         if player in room.race.racers:
             room.race.join(player, name)  # refused if it started; else nothing to do
@@ -176,7 +168,7 @@ class RaceDesk:
             )
         if limited:
             room_for_another(self.races.racing(player))
-        badge = await self.badge(player, account, room.race.settings, moment)
+        badge = await badge_of(self.store, player, account, room.race.settings, moment, rating)
 
         def join() -> None:
             room.race.join(player, name, badge, account)
@@ -371,3 +363,21 @@ def room_for_another(rooms: Iterable[Room]) -> None:
             f"({MAX_OPEN_RACES}): start or leave one first",
             "too_many_races",
         )
+
+
+async def badge_of(
+    store: Store,
+    player: str,
+    account: bool,
+    settings: RaceSettings,
+    moment: Now,
+    rating: Rating | None = None,
+) -> Badge | None:
+    """An account's badge in a race of ``settings``: its rating in the game now (a daily
+    attempt shows none), read from ``store`` unless given (``rating``)."""
+    if not account or settings.mode != "race":
+        return None
+    if rating is None:
+        rating = (await store.accounts.ratings(settings.game, [player])).get(player, DEFAULT)
+    shown = aged(rating, moment.wall_ms)
+    return Badge(round(shown.rating), is_provisional(shown))

@@ -19,7 +19,16 @@ from protocol.ranking import Run
 from protocol.rated import UNRATED, unrated_because
 from protocol.ratings import Rating, is_provisional
 from server.config import Settings
-from server.handover.effects import Effects, Forget, Post, Push, PushAnywhere, Rate, Write
+from server.handover.effects import (
+    Effects,
+    Forget,
+    Post,
+    Push,
+    PushAnywhere,
+    Rate,
+    ScoreHeat,
+    Write,
+)
 from server.handover.inputs import EndWritten
 from server.handover.jobs import EndRace, KeepReview, RecordDaily, RecordHistory
 from server.races.fairplay import CLEAR, review_of, with_related
@@ -54,6 +63,8 @@ def finished(room: Room, moment: Now, settings: Settings) -> Effects:
         and not race.history_lost  # a board never rests on moves the store lost
     ):
         effects += daily_run(room, moment, settings)
+    if race_settings.arena is not None:  # a heat: scored once its end is written
+        effects.append(ScoreHeat(room))
     reason = unrated_because(race)
     if reason is None:
         effects.append(Rate(room))

@@ -1,7 +1,8 @@
 """``solrace bench arena`` runs end to end on a tiny arena with real processes (two nodes on
 a Redis of their own, the watchers in processes of their own), and its report holds
 together: every bot entered and was paired, heats were scored, every participant and
-watcher got the standings of every heat, the watchers were held, the figures are ordered.
+watcher got the standings of every heat, the watchers were held, the figures are ordered,
+the bots' process says how late its own loop ran.
 No figure is held to a target here; the arithmetic behind them is checked on its own."""
 
 from __future__ import annotations
@@ -55,6 +56,12 @@ def test_the_figures_are_ordered_and_the_cpu_is_counted(report: dict[str, Any]) 
             middle = row.get("p95_ms", row.get("p99_ms"))
             assert 0 <= row["p50_ms"] <= middle <= row["max_ms"]
     assert report["cpu"]["nodes_s"] > 0 and report["cpu"]["nodes_ms_per_heat"] > 0
+
+
+def test_the_bots_process_says_how_late_its_own_loop_ran(report: dict[str, Any]) -> None:
+    lag = report["bots_loop_lag"]  # the participants' times are that process's reading
+    assert lag["count"] >= 0.8 * 10 * 60 * 0.2  # a probe every 0.1 s over the window
+    assert 0 <= lag["p50_ms"] <= lag["p99_ms"] <= lag["max_ms"]
 
 
 def test_a_heat_s_delay_is_to_the_first_standings_of_its_version_or_later() -> None:

@@ -19,6 +19,7 @@ from arena_server import DEAD_NODE, dead_node_s_lease, entered
 from harness import member, running_server
 
 from protocol.arena import HeatResult
+from server.desks.arena_known import SCORED_AT_END_MS
 from server.store.arena_records import HeatStart
 from server.store.redis_store import RedisStore
 
@@ -77,7 +78,8 @@ async def test_a_tick_reads_only_the_log_s_tail_under_one_token_and_everything_u
         await store.arenas.start_heat(arena, lost, token)
         async with commands_run(redis_url) as said:
             await store.arenas.release_lease(arena, DEAD_NODE, token)
-            for _ in range(100):  # the server pairs again, under a new token
+            for _ in range(100 + SCORED_AT_END_MS // 50):  # the server pairs again, under
+                # a new token, and scores the heat once it has known it over a while
                 results = [e for e in await store.arenas.log(arena) if isinstance(e, HeatResult)]
                 if results:
                     break

@@ -8,8 +8,9 @@ failures are real ones: the store refuses a key (Redis holds it as another type 
 store's, so using it fails with ``WRONGTYPE``): a racer's account name, which the heat
 reads before its race is opened, or their list of races, which the race's first write
 updates; or a heat's race record; or Redis does the heat's start but its answer is lost
-(a proxy holds it back past the store's deadline). A real server on a real Redis, a trial
-arena of an hour."""
+(a proxy holds it back past the store's deadline), and the same on the memory store (its
+``start_heat`` does the start, then fails). A real server on a real Redis (the memory
+store's test aside), a trial arena of an hour."""
 
 from __future__ import annotations
 
@@ -31,7 +32,9 @@ from redis_tripwire import Tripwire
 from client.api import Client
 from protocol.arena import HeatResult
 from protocol.race import Now
+from server.desks.arena_known import SCORED_AT_END_MS
 from server.desks.arena_scoring import LOST_HEAT_MS
+from server.store import MemoryStore, StoreError
 from server.store.arena_records import HeatStart
 from server.store.redis_arenas import START_HEAT
 from server.store.redis_store import RedisStore
@@ -174,9 +177,12 @@ async def test_a_heat_whose_result_cannot_be_read_takes_nothing_from_the_heats_s
             racers = ("p1", "p2") if heat == "lost" else ("p3", "p4")
             await store.arenas.start_heat(arena, HeatStart(heat, 1, 12345, racers, now_ms), token)
         await store.arenas.release_lease(arena, DEAD_NODE, token)  # the server pairs on
+        monotonic_ms = int(time.monotonic() * 1000)
+        seen_over = now_ms + LOST_HEAT_MS - SCORED_AT_END_MS  # the pairer knows them over
+        await server.arenas.tick(Now(monotonic_ms, seen_over))
         unreadable = [f"{store.prefix}race:{{unreadable}}:race"]
         async with refused_keys(redis_url, unreadable, "string"):
-            moment = Now(int(time.monotonic() * 1000), now_ms + LOST_HEAT_MS)
+            moment = Now(monotonic_ms, now_ms + LOST_HEAT_MS)
             await server.arenas.tick(moment)
         log = await store.arenas.log(arena)
         assert [entry.heat for entry in log if isinstance(entry, HeatResult)] == ["lost"]
@@ -227,3 +233,85 @@ async def test_a_heat_written_whose_answer_was_lost_is_undone_and_its_racers_pai
         await store.close()
         await direct.aclose()
         await tripwire.close()
+
+
+@pytest.mark.parametrize("undoing_fails", [False, True], ids=["undone", "undone-on-a-later-tick"])
+async def test_a_heat_written_whose_answer_was_lost_is_undone_alike_on_the_memory_store(
+    undoing_fails: bool,
+) -> None:
+    store = MemoryStore()
+    starting, taking_back = store.arenas.start_heat, store.arenas.take_back_heat
+    lost: list[HeatStart] = []
+
+    async def start_heat(arena: str, heat: HeatStart, token: int) -> bool:
+        started = await starting(arena, heat, token)
+        if not lost:  # the first heat's start is done, and its answer lost
+            lost.append(heat)
+            raise StoreError("the store's answer was lost")
+        return started
+
+    async def take_back_heat(arena: str, heat: str, token: int) -> bool:
+        if undoing_fails and len(lost) == 1:  # the first undoing fails too
+            lost.append(HeatStart(heat, 1, 1, ("-", "+"), 0))
+            raise StoreError("the store did not answer")
+        return await taking_back(arena, heat, token)
+
+    store.arenas.start_heat = start_heat  # type: ignore[method-assign]
+    store.arenas.take_back_heat = take_back_heat  # type: ignore[method-assign]
+    async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
+        ann, bob = [await member(server, name) for name in ("Ann", "Bob")]
+        assert ann.player is not None and bob.player is not None
+        arena = await entered(store, ann)
+        await bob.join_arena(arena)
+        told = await first_paired([ann, bob], 2)  # paired again, not left in the lost heat
+        assert len(told) == 2 and told[ann.player] == told[bob.player]
+        heat = told[ann.player]["race"]
+        assert lost and lost[0].heat != heat
+        assert len(lost) == (2 if undoing_fails else 1)
+        assert [h.heat for h in await store.arenas.heats(arena)] == [heat]
+        assert await store.arenas.log(arena) == []  # nothing counted for it
+        for client in (ann, bob):
+            await client.close()
+
+
+async def one_wave_of_four(
+    store: RedisStore, watched: str
+) -> tuple[dict[str, dict[str, Any]], list[tuple[Any, ...]]]:
+    """Four entrants paired in one wave of two heats, which the test's call runs (the
+    server's own ticks stopped), the store's ``watched`` call noted meanwhile: what each
+    was told, and the calls' arguments."""
+    async with running_server(store, arena_every_ms=HOUR_MS, sweep_every_s=0.2) as server:
+        clients = [await member(server, name) for name in ("Ann", "Bob", "Cy", "Dee")]
+        arena = await entered(store, clients[0])
+        tick = server.arenas.tick
+        part, name = watched.split(".")
+        calling = getattr(getattr(store, part), name)
+        calls: list[tuple[Any, ...]] = []
+
+        async def pairs_no_more(moment: Now) -> list[Any]:
+            return []
+
+        async def call(*given: Any) -> Any:
+            calls.append(given)
+            return await calling(*given)
+
+        server.arenas.tick = pairs_no_more  # type: ignore[method-assign]
+        await asyncio.sleep(1.5)  # a tick under way when it was replaced is over
+        for client in clients[1:]:
+            await client.join_arena(arena)
+        setattr(getattr(store, part), name, call)
+        rested = int(time.time() * 1000) + 3_000  # the joining players' breather over
+        server.executor.run(await tick(Now(int(time.monotonic() * 1000), rested)))
+        told = await first_paired(clients, 4)
+        for client in clients:
+            await client.close()
+    assert len({race["race"] for race in told.values()}) == 2  # two heats of two
+    return told, calls
+
+
+async def test_a_wave_reads_its_racers_ratings_once_not_again_for_each_heat_s_badges(
+    store: RedisStore,
+) -> None:
+    told, read = await one_wave_of_four(store, "accounts.ratings")
+    assert all(p["rating"] == 1500 for race in told.values() for p in race["players"])
+    assert len(read) == 1 and sorted(read[0][1]) == sorted(told)  # the wave's one read

@@ -24,6 +24,7 @@ from protocol.verify import check_log
 from protocol.verify_arena import check_arena
 from server.app import RaceServer
 from server.desks.arena_desk import arena_of, record_of
+from server.desks.arena_known import SCORED_AT_END_MS
 from server.desks.arena_pairer import LEASE_MS
 from server.desks.arena_scoring import LOST_HEAT_MS
 from server.handover.effects import PushAnywhere
@@ -152,13 +153,12 @@ async def test_at_its_end_no_heat_starts_running_heats_count_and_places_go_on_pr
     for client in (ann, bob):
         await client.next_event("started")
         await client.resign(heat)
-    for _ in range(100):
+    for _ in range(100):  # the heat is scored as its race ends
         heats = await server.store.arenas.heats(arena)
-        record = await server.store.races.load_race(heat)
-        if record is not None and record["phase"] == "done":
+        if [e for e in await server.store.arenas.log(arena) if isinstance(e, HeatResult)]:
             break
         await asyncio.sleep(0.05)
-    assert await server.arenas.tick(after) == []  # scored, and no new heat after the end
+    assert await server.arenas.tick(after) == []  # no new heat after the end: it ends
     assert len(heats) == 1
     assert (await server.store.arenas.arena(arena)).status == "ended"  # type: ignore[union-attr]
     final = await bob.next_event("arena_standings", timeout=5, where=lambda data: data["final"])
@@ -401,6 +401,8 @@ async def test_a_heat_recorded_whose_race_never_opened_counts_as_nobody_finishin
     heat = HeatStart("never-opened", 1, 12345, ("p1", "p2"), now_ms)  # its node died here
     await server.store.arenas.start_heat(arena_id, heat, token)
     monotonic_ms = int(time.monotonic() * 1000)
+    seen_over = now_ms + LOST_HEAT_MS - SCORED_AT_END_MS - 1000  # the pairer knows it over
+    await server.arenas.tick(Now(monotonic_ms, seen_over))
     await server.arenas.tick(Now(monotonic_ms, now_ms + LOST_HEAT_MS - 1000))
     results = [e for e in await server.store.arenas.log(arena_id) if isinstance(e, HeatResult)]
     assert results == []  # its race may still open
