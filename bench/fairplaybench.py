@@ -258,7 +258,7 @@ async def run_population(
             played = await play_one(url, index, game, plan, scale)
             review = await review_of_run(url, played["race"])
         except NotServed as why:
-            return {"kind": plan.kind, "unanswered": f"player {index}: {why}"}
+            return {"kind": plan.kind, "not_served": f"player {index}: {why}"}
         (seen,) = review["players"].values()
         return {
             "kind": plan.kind,
@@ -280,9 +280,9 @@ async def run_population(
 
 def summary(played: list[dict[str, Any]]) -> dict[str, Any]:
     """Per kind (and per label within it): runs, share flagged, reasons; the targets; the
-    requests left unanswered (their runs are left out)."""
-    runs = [run for run in played if "unanswered" not in run]
-    unanswered = [run["unanswered"] for run in played if "unanswered" in run]
+    requests not served (their runs are left out)."""
+    runs = [run for run in played if "not_served" not in run]
+    not_served = [run["not_served"] for run in played if "not_served" in run]
     kinds: dict[str, Any] = {}
     for kind in KINDS:
         mine = [run for run in runs if run["kind"] == kind]
@@ -301,7 +301,7 @@ def summary(played: list[dict[str, Any]]) -> dict[str, Any]:
         "knowers_flagged": kinds[KNOWER]["flagged_share"] >= TARGETS[KNOWER],
         "honest_flagged": kinds[HONEST]["flagged_share"] <= HONEST_MOST,
         "review_p95": p95 < REVIEW_P95_S,
-        "all_answered": not unanswered,
+        "all_served": not not_served,
     }
     return {
         "kinds": kinds,
@@ -311,7 +311,7 @@ def summary(played: list[dict[str, Any]]) -> dict[str, Any]:
         "line_known_share": round(statistics.fmean(r["line_known"] for r in runs), 3)
         if runs
         else 0,
-        "unanswered": unanswered,
+        "not_served": not_served,
         "targets_met": met,
     }
 
@@ -388,10 +388,10 @@ def print_fairplay(result: dict[str, Any]) -> None:
         f"{result['review_cpu_max_ms']} ms (target p95 under {REVIEW_P95_S * 1000:.0f} ms)"
     )
     print(f"solver's line known to the server in {result['line_known_share']:.0%} of reviews")
-    if result["unanswered"]:
+    if result["not_served"]:
         print(
-            f"NOT SERVED ({len(result['unanswered'])}, their runs left out): "
-            + "; ".join(result["unanswered"])
+            f"NOT SERVED ({len(result['not_served'])}, their runs left out): "
+            + "; ".join(result["not_served"])
         )
     met = result["targets_met"]
     print(

@@ -57,9 +57,9 @@ def test_every_run_was_ranked_and_reviewed_against_the_server_s_line(
         "knowers_flagged",
         "honest_flagged",
         "review_p95",
-        "all_answered",
+        "all_served",
     }
-    assert report["unanswered"] == [] and report["targets_met"]["all_answered"]
+    assert report["not_served"] == [] and report["targets_met"]["all_served"]
 
 
 def test_the_printed_report_has_a_row_per_kind_and_names_the_targets(
@@ -141,7 +141,7 @@ async def test_a_request_the_server_never_answers_is_named_and_its_run_left_out(
             f"ws://127.0.0.1:{port}", [("mount_sunflower_easy", plan)], {}, 1.0
         )
     why = "player 0: connect not answered in 0.5 s"
-    assert runs == [{"kind": "honest", "unanswered": why}]
+    assert runs == [{"kind": "honest", "not_served": why}]
     result = fairplaybench.summary(runs)
-    assert result["unanswered"] == [why]
-    assert result["kinds"]["honest"]["runs"] == 0 and not result["targets_met"]["all_answered"]
+    assert result["not_served"] == [why]
+    assert result["kinds"]["honest"]["runs"] == 0 and not result["targets_met"]["all_served"]
