@@ -75,6 +75,16 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
 
 
 @pytest.fixture
+async def redis_store(redis_url: str) -> AsyncIterator[RedisStore]:
+    """A store on the session's Redis alone, under a fresh prefix (its keys removed
+    afterwards): for modules whose tests watch or break Redis itself."""
+    kept = RedisStore(redis_url, prefix=f"test:{uuid.uuid4().hex}:")
+    yield kept
+    await kept.purge()
+    await kept.close()
+
+
+@pytest.fixture
 def redis_server_factory(tmp_path: Path) -> Iterator[Callable[..., RedisServer]]:
     """Start dedicated redis-servers (for tests that kill them), with more redis-server
     options if given; all are stopped afterwards."""
