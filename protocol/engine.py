@@ -13,7 +13,7 @@ cards, revealing face-down cards, foundations, ``auto`` and ``undo`` are written
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, NamedTuple
 
 from protocol import cards as C
@@ -150,6 +150,24 @@ class Rules(ABC):
     def after_move(self, position: Position, src: Pile, events: list[Event]) -> Position:
         """What follows a move by itself (Shady Lanes refills a reserve)."""
         return position
+
+    def useful_tops(self, position: Position, index: int) -> Callable[[Card], bool]:
+        """Whether a card would be *useful* lying face up on top of tableau pile ``index``
+        (in place of its top card): it may move at once to a foundation or onto another
+        card, or another pile's card may move onto it (a move to an empty pile does not
+        count: a lone card gains nothing there). Fair play asks it of every card a player
+        could have turned up there (protocol/fairplay_reveals.py). Unless a game answers
+        faster: the legal moves of the position with that card on top, once a card."""
+        pile, known = TABLEAU_PILES[index], {}
+
+        def useful(card: Card) -> bool:
+            if card not in known:
+                tableau = list(position.tableau)
+                tableau[index] = tableau[index][:-1] + (card,)
+                known[card] = _has_move_at(self, position._replace(tableau=tuple(tableau)), pile)
+            return known[card]
+
+        return useful
 
     # ------------------------------------------------------------------ the interface
 
@@ -405,3 +423,19 @@ def build_refusal(card: Card, top: Card, colour: str) -> IllegalAction:
     else:
         why = f"it needs {C.rank_phrase(C.rank(card) + 1)}{colour}"
     return IllegalAction(f"{shown(card)} cannot go on {shown(top)}: {why}", "does_not_fit")
+
+
+def _has_move_at(rules: Rules, position: Position, pile: Pile) -> bool:
+    """Some legal move takes ``pile``'s top to a foundation or onto another card, or
+    another card onto it (``Rules.useful_tops``)."""
+    tableau = position.tableau
+    for move in rules.moves(position):
+        if type(move) is not Move:
+            continue
+        src, dst = move.src, move.dst
+        if src == pile:
+            if dst.kind == FOUNDATION or (dst.kind == TABLEAU and tableau[dst.index or 0]):
+                return True
+        elif dst == pile:
+            return True
+    return False

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from protocol.engine import Rules
 from protocol.errors import IllegalAction
 from protocol.events import Dealt, Event, Revealed
-from protocol.notation import FOUNDATION, TABLEAU, Move, Pile, parse_action
+from protocol.notation import Move, Pile, parse_action
 from protocol.position import Position
 
 UNDO = "undo"
@@ -127,9 +127,10 @@ def draws(
     pool = unseen_places(after, known)
     out = []
     for pile in turned:
-        lucky = is_useful(rules, after, pile)
-        useful = sum(is_useful(rules, swapped(after, pile, place), pile) for place in pool)
-        out.append((int(lucky), (useful + lucky) / (len(pool) + 1)))
+        useful = rules.useful_tops(after, pile.index or 0)
+        lucky = useful(card_at(after, ("t", pile.index or 0, -1)))
+        hits = sum(map(useful, (card_at(after, place) for place in pool)))
+        out.append((int(lucky), (hits + lucky) / (len(pool) + 1)))
     return out
 
 
@@ -146,34 +147,14 @@ def unseen_places(after: Position, known: Knowledge) -> list[Place]:
     return places + [("s", 0, at) for at in range(stock) if stock - 1 - at not in known.stock]
 
 
-def swapped(after: Position, pile: Pile, place: Place) -> Position:
-    """``after`` as it would be had the unseen card at ``place`` been turned up on
-    ``pile`` (the two cards exchanged: the one turned up goes where the other was)."""
+def card_at(after: Position, place: Place) -> int:
+    """The card lying at ``place`` of ``after``."""
     kind, index, at = place
-    tableau = [list(cards) for cards in after.tableau]
-    waste, stock = list(after.waste), list(after.stock)
-    top = tableau[pile.index] if pile.kind == TABLEAU and pile.index is not None else waste
-    if kind == "s":
-        top[-1], stock[at] = stock[at], top[-1]
-    else:
-        top[-1], tableau[index][at] = tableau[index][at], top[-1]
-    return after._replace(
-        tableau=tuple(map(tuple, tableau)), waste=tuple(waste), stock=tuple(stock)
-    )
+    return after.stock[at] if kind == "s" else after.tableau[index][at]
 
 
 def is_useful(rules: Rules, position: Position, pile: Pile) -> bool:
-    """``pile``'s top card (just turned up) may move at once to a foundation or onto
-    another card, or another pile's card may move onto it (a move to an empty pile does
-    not count: a lone card gains nothing there)."""
-    tableau = position.tableau
-    for move in rules.moves(position):
-        if type(move) is not Move:
-            continue
-        src, dst = move.src, move.dst
-        if src.kind == pile.kind and src.index == pile.index:
-            if dst.kind == FOUNDATION or (dst.kind == TABLEAU and tableau[dst.index or 0]):
-                return True
-        elif dst.kind == pile.kind and dst.index == pile.index:
-            return True
-    return False
+    """Tableau ``pile``'s top card (just turned up) is useful there (``Rules.useful_tops``:
+    it may move at once to a foundation or onto another card, or another card onto it)."""
+    index = pile.index or 0
+    return rules.useful_tops(position, index)(position.tableau[index][-1])

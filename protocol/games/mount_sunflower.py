@@ -5,6 +5,7 @@ only while no tableau pile is empty.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from protocol.cards import Card, rank, shown
@@ -75,6 +76,29 @@ class MountSunflower(Rules):
         if self._may_deal(position):
             out.append(DEAL)
         return out
+
+    def useful_tops(self, position: Position, index: int) -> Callable[[Card], bool]:
+        """As ``moves`` has it, without listing them: a card is useful on pile ``index``
+        when it goes home, when another pile's top takes it (or a card of the run in one
+        suit it heads), or when a card of another pile's run would go on it."""
+        tableau, face_down = position.tableau, position.face_down
+        taken = {rank(p[-1]) - 1 for j, p in enumerate(tableau) if p and j != index}
+        offered = {
+            rank(c)
+            for j, p in enumerate(tableau)
+            if p and j != index
+            for c in p[len(p) - run_length(p, face_down[j]) :]
+        }
+        targets, under = self.foundation_targets(position), tableau[index][:-1]
+
+        def useful(card: Card) -> bool:
+            if card in targets or rank(card) - 1 in offered:
+                return True
+            pile = (*under, card)
+            run = pile[len(pile) - run_length(pile, face_down[index]) :]
+            return any(rank(c) in taken for c in run)
+
+        return useful
 
     def _may_deal(self, position: Position) -> bool:
         if not position.stock:

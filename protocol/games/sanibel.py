@@ -7,6 +7,7 @@ form the stock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from protocol.cards import Card
@@ -101,6 +102,22 @@ class Sanibel(Rules):
         if position.stock:
             append(DEAL)
         return out
+
+    def useful_tops(self, position: Position, index: int) -> Callable[[Card], bool]:
+        """As ``moves`` has it, without listing them: a card is useful on pile ``index``
+        when it goes home, when another pile's top takes it (or a face-up card under it:
+        the group moves with it), or when a face-up card of another pile or the waste's top
+        would go on it."""
+        tableau, face_down = position.tableau, position.face_down
+        taken = {((p[-1] >> 1) ^ 1) - 2 for j, p in enumerate(tableau) if p and j != index}
+        offered = {c >> 1 for j, p in enumerate(tableau) if j != index for c in p[face_down[j] :]}
+        offered.update(c >> 1 for c in position.waste[-1:])
+        if any(c >> 1 in taken for c in tableau[index][face_down[index] : -1]):
+            return lambda card: True
+        targets = self.foundation_targets(position)
+        return lambda card: (
+            card in targets or card >> 1 in taken or ((card >> 1) ^ 1) - 2 in offered
+        )
 
     def check_group(self, position: Position, src: Pile, count: int) -> None:
         if src.kind != TABLEAU and count != 1:

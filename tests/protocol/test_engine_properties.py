@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from positions import position
 
 from protocol import cards
 from protocol.cards import HIDDEN
@@ -320,3 +321,36 @@ def test_undo_restores_the_position_before_the_last_action(playout: Playout) -> 
         assert undone.state == step.before
         assert undone.state.position.fingerprint() == step.before.position.fingerprint()
         assert undone.counted == 1
+
+
+# ---------------------------------------------------------------- useful tops
+
+VALUES = cards.deck(1)
+
+
+@settings(PROPERTY, max_examples=20)
+@given(playouts().filter(lambda playout: type(playout.rules).useful_tops is not Rules.useful_tops))
+def test_a_game_s_own_useful_tops_answer_as_its_legal_moves_do(playout: Playout) -> None:
+    """``Rules.useful_tops`` as a game answers it (Sanibel and Mount Sunflower answer
+    without listing moves) says of every card on every pile what the legal moves of the
+    position with that card on top say (the interface's own answer)."""
+    rules = playout.rules
+    for state in list(playout.states())[::4]:  # listing moves per card value is slow
+        at = state.position
+        for index, pile in enumerate(at.tableau):
+            if len(pile) <= at.face_down[index]:
+                continue  # no face-up top: no card is turned up there
+            fast, listed = rules.useful_tops(at, index), Rules.useful_tops(rules, at, index)
+            assert [fast(card) for card in VALUES] == [listed(card) for card in VALUES]
+
+
+def test_the_waste_s_top_makes_a_sanibel_card_useful_when_it_would_go_on_it() -> None:
+    """A case random playouts seldom reach: only the waste's 8♣ would go on t0's top."""
+    sanibel = rules_for("sanibel")
+    kings = ["KS", "KH"] * 4 + ["KC"]
+    at_start = position(sanibel, tableau=["KD | 2S", *kings], waste="8C")
+    fast = sanibel.useful_tops(at_start, 0)
+    assert fast(cards.parse("9D")) and fast(cards.parse("9H"))
+    assert not fast(cards.parse("9S")) and not fast(cards.parse("5D"))
+    listed = Rules.useful_tops(sanibel, at_start, 0)
+    assert [fast(card) for card in VALUES] == [listed(card) for card in VALUES]
