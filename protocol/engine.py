@@ -152,22 +152,10 @@ class Rules(ABC):
         return position
 
     def useful_tops(self, position: Position, index: int) -> Callable[[Card], bool]:
-        """Whether a card would be *useful* lying face up on top of tableau pile ``index``
-        (in place of its top card): it may move at once to a foundation or onto another
-        card, or another pile's card may move onto it (a move to an empty pile does not
-        count: a lone card gains nothing there). Fair play asks it of every card a player
-        could have turned up there (protocol/fairplay_reveals.py). Unless a game answers
-        faster: the legal moves of the position with that card on top, once a card."""
-        pile, known = TABLEAU_PILES[index], {}
-
-        def useful(card: Card) -> bool:
-            if card not in known:
-                tableau = list(position.tableau)
-                tableau[index] = tableau[index][:-1] + (card,)
-                known[card] = _has_move_at(self, position._replace(tableau=tuple(tableau)), pile)
-            return known[card]
-
-        return useful
+        """Whether a card would be *useful* face up on top of tableau pile ``index`` (in
+        place of its top card; ``useful_by_moves``). Fair play asks it of every card a
+        player could have turned up there (protocol/fairplay_reveals.py)."""
+        return useful_by_moves(self, position, index)
 
     # ------------------------------------------------------------------ the interface
 
@@ -423,6 +411,23 @@ def build_refusal(card: Card, top: Card, colour: str) -> IllegalAction:
     else:
         why = f"it needs {C.rank_phrase(C.rank(card) + 1)}{colour}"
     return IllegalAction(f"{shown(card)} cannot go on {shown(top)}: {why}", "does_not_fit")
+
+
+def useful_by_moves(rules: Rules, position: Position, index: int) -> Callable[[Card], bool]:
+    """``Rules.useful_tops`` from the legal moves of the position with the card on top of
+    tableau pile ``index``, once a card: the card may move at once to a foundation or
+    onto another card, or another pile's card may move onto it (a move to an empty pile
+    does not count: a lone card gains nothing there). A game may answer faster."""
+    pile, known = TABLEAU_PILES[index], {}
+
+    def useful(card: Card) -> bool:
+        if card not in known:
+            tableau = list(position.tableau)
+            tableau[index] = tableau[index][:-1] + (card,)
+            known[card] = _has_move_at(rules, position._replace(tableau=tuple(tableau)), pile)
+        return known[card]
+
+    return useful
 
 
 def _has_move_at(rules: Rules, position: Position, pile: Pile) -> bool:

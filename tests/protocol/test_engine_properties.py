@@ -22,7 +22,7 @@ from positions import position
 from protocol import cards
 from protocol.cards import HIDDEN
 from protocol.deals import MAX_DEAL
-from protocol.engine import GameState, Outcome, Rules
+from protocol.engine import GameState, Outcome, Rules, useful_by_moves
 from protocol.errors import IllegalAction
 from protocol.events import Dealt, Moved, Refilled, Revealed
 from protocol.games import rules_for
@@ -333,14 +333,14 @@ VALUES = cards.deck(1)
 def test_a_game_s_own_useful_tops_answer_as_its_legal_moves_do(playout: Playout) -> None:
     """``Rules.useful_tops`` as a game answers it (Sanibel and Mount Sunflower answer
     without listing moves) says of every card on every pile what the legal moves of the
-    position with that card on top say (the interface's own answer)."""
+    position with that card on top say (`useful_by_moves`, the interface's own answer)."""
     rules = playout.rules
     for state in list(playout.states())[::4]:  # listing moves per card value is slow
         at = state.position
         for index, pile in enumerate(at.tableau):
             if len(pile) <= at.face_down[index]:
                 continue  # no face-up top: no card is turned up there
-            fast, listed = rules.useful_tops(at, index), Rules.useful_tops(rules, at, index)
+            fast, listed = rules.useful_tops(at, index), useful_by_moves(rules, at, index)
             assert [fast(card) for card in VALUES] == [listed(card) for card in VALUES]
 
 
@@ -352,5 +352,5 @@ def test_the_waste_s_top_makes_a_sanibel_card_useful_when_it_would_go_on_it() ->
     fast = sanibel.useful_tops(at_start, 0)
     assert fast(cards.parse("9D")) and fast(cards.parse("9H"))
     assert not fast(cards.parse("9S")) and not fast(cards.parse("5D"))
-    listed = Rules.useful_tops(sanibel, at_start, 0)
+    listed = useful_by_moves(sanibel, at_start, 0)
     assert [fast(card) for card in VALUES] == [listed(card) for card in VALUES]
