@@ -3,8 +3,8 @@ arena's size, and the one deal every heat of the wave plays. docs/arenas.md, "Pa
 the rule in sentences; in short:
 
 - paused players are never paired; a player back from a heat less than ``breather_ms`` ago
-  sits the wave out, unless the fewest such players (longest idle first) complete a heat
-  that rested players would otherwise leave short;
+  (not one who joined or resumed since) sits the wave out, unless the fewest such players
+  (longest idle first) complete a heat that rested players would otherwise leave short;
 - when the pool is not a whole number of heats, the players idle the shortest time wait;
 - the rest are put in standing order (rank, then rating, then player id) and cut into heats
   of neighbours (leaders meet leaders); two players who met in either one's last heat are
@@ -54,7 +54,8 @@ class ArenaPairingError(SolraceError):
 class Idle:
     """A participant not in a heat: their place in the standings (1 first; players not in
     the standings yet share the rank after the last), rating in the arena's game, when they
-    became idle (joined, came back from a heat, or resumed), the players of their last heat."""
+    became idle (joined, came back from a heat, or resumed), the players of their last heat,
+    and whether they became idle by coming back from a heat (only then a breather)."""
 
     player: str
     rank: int
@@ -62,6 +63,10 @@ class Idle:
     idle_since_ms: int
     last_opponents: frozenset[str] = frozenset()
     paused: bool = False  # paused or withdrawn: never paired
+    from_heat: bool = True  # idle since a heat's end (False: since joining or resuming)
+
+    def breathing(self, rule: PairingRule, now_ms: int) -> bool:
+        return self.from_heat and now_ms - self.idle_since_ms < rule.breather_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,9 +154,9 @@ def _rested_pool(
 ) -> tuple[list[Idle], list[Idle]]:
     """The players this wave pairs, and the ones taking their breather: a breathing player
     joins only to complete a heat the rested players leave short (longest idle first)."""
-    rested = [entry for entry in entries if now_ms - entry.idle_since_ms >= rule.breather_ms]
+    rested = [entry for entry in entries if not entry.breathing(rule, now_ms)]
     breathing = sorted(
-        (entry for entry in entries if now_ms - entry.idle_since_ms < rule.breather_ms),
+        (entry for entry in entries if entry.breathing(rule, now_ms)),
         key=lambda entry: (entry.idle_since_ms, entry.rank, -entry.rating, entry.player),
     )
     need = -len(rested) % rule.heat_size

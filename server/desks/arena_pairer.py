@@ -285,11 +285,11 @@ class ArenaPairer:
         active = [p for p in participants if p.status == "active" and p.player not in busy]
         ratings = await self.store.accounts.ratings(arena.game, [p.player for p in active])
         idle = [
-            Idle(
-                p.player,
+            idle_entry(
+                p,
                 rank.get(p.player, len(table) + 1),
                 ratings.get(p.player, Rating()).rating,
-                max(p.joined_ms, p.resumed_ms or 0, self.back_at.get((arena.id, p.player), 0)),
+                self.back_at.get((arena.id, p.player), 0),
                 last.get(p.player, frozenset()),
             )
             for p in active
@@ -355,3 +355,14 @@ class ArenaPairer:
         if not self.secret:
             self.secret = await self.store.daily_secret(secrets.token_hex(16))
         return self.secret
+
+
+def idle_entry(
+    participant: Participant, rank: int, rating: float, back_ms: int, last: frozenset[str]
+) -> Idle:
+    """``participant`` as a wave sees them: idle since they joined, resumed or came back
+    from a heat (``back_ms``), whichever was last; only the last gives a breather."""
+    came = max(participant.joined_ms, participant.resumed_ms or 0)
+    return Idle(
+        participant.player, rank, rating, max(came, back_ms), last, from_heat=back_ms > came
+    )

@@ -69,6 +69,17 @@ def test_a_player_back_from_a_heat_a_moment_ago_sits_the_wave_out() -> None:
     assert wave.heats == (("a", "b"),) and wave.waiting == ("c", "d")
 
 
+def test_a_player_who_just_joined_or_resumed_takes_no_breather() -> None:
+    """The breather is a moment to see a heat's result: a player idle since joining or
+    resuming is paired at once."""
+    joined = Idle("c", 3, 1500.0, NOW - 1, from_heat=False)
+    players = [*field("a", "b"), idle("d", 4, since=NOW - 1), joined]
+    wave = pair_wave(players, PAIRS, NOW)
+    assert wave.heats == (("a", "b"), ("c", "d")) and wave.waiting == ()
+    alone = [joined, Idle("e", 5, 1500.0, NOW - 2, from_heat=False)]
+    assert pair_wave(alone, PAIRS, NOW).heats == (("c", "e"),)
+
+
 def test_a_breathing_player_completes_a_heat_the_rested_leave_short() -> None:
     players = [*field("a", "b", "c"), idle("d", 4, since=NOW - 1_000)]
     assert pair_wave(players, PAIRS, NOW).heats == (("a", "b"), ("c", "d"))

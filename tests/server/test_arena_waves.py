@@ -298,7 +298,7 @@ async def one_wave_of_four(
         for client in clients[1:]:
             await client.join_arena(arena)
         setattr(getattr(store, part), name, call)
-        rested = int(time.time() * 1000) + 3_000  # the joining players' breather over
+        rested = int(time.time() * 1000)  # joining, they take no breather
         server.executor.run(await tick(Now(int(time.monotonic() * 1000), rested)))
         told = await first_paired(clients, 4)
         for client in clients:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from harness import member, player, running_server, two_servers, url, winning_actions
@@ -107,6 +108,29 @@ async def test_entrants_race_heats_that_score_and_are_paired_again_with_someone_
     mine = (await ann.arena_standings(arena))["me"]
     assert mine["heat"] == again["race"]  # the heat Ann races now, to watch
     for client in players:
+        await client.close()
+
+
+async def test_players_who_just_entered_are_paired_in_the_next_wave_without_a_breather(
+    server: RaceServer,
+) -> None:
+    """The server's own waves stopped, Ann and Bob enter; the next wave, run a moment
+    later, pairs them (a breather is only for a player back from a heat)."""
+    ann, bob = await member(server, "Ann"), await member(server, "Bob")
+    arena = await the_arena(ann)
+    tick = server.arenas.tick
+
+    async def pairs_no_more(moment: Now) -> list[Any]:
+        return []
+
+    server.arenas.tick = pairs_no_more  # type: ignore[method-assign]
+    await asyncio.sleep(1.5)  # a wave under way when it was replaced is over
+    for client in (ann, bob):
+        await client.join_arena(arena)
+    server.executor.run(await tick(Now(int(time.monotonic() * 1000), int(time.time() * 1000))))
+    heats = [(await c.next_event("paired", timeout=2)).data["race"]["race"] for c in (ann, bob)]
+    assert heats[0] == heats[1]
+    for client in (ann, bob):
         await client.close()
 
 
