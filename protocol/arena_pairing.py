@@ -66,6 +66,7 @@ class Idle:
     from_heat: bool = True  # idle since a heat's end (False: since joining or resuming)
 
     def breathing(self, rule: PairingRule, now_ms: int) -> bool:
+        """Back from a heat less than the rule's breather ago."""
         return self.from_heat and now_ms - self.idle_since_ms < rule.breather_ms
 
 
