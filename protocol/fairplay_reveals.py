@@ -111,12 +111,12 @@ def draws(
     cannot see (the share of the cards it had not seen that would be useful there).
     ``known`` learns the cards any action turned up (``auto`` and ``deal`` too, which
     make no blind reveal: ``auto`` may send the card home at once)."""
-    turned: list[Pile] = []
+    turned: list[int] = []  # the tableau piles whose turned-up card was unseen
     for event in events:
         if type(event) is Revealed and event.pile.index is not None:
             slot = (event.pile.index, position.face_down[event.pile.index] - 1)
             if slot not in known.slots:
-                turned.append(event.pile)
+                turned.append(event.pile.index)
             known.slots.add(slot)
         elif type(event) is Dealt:  # seen, but no choice of the player's turned it up
             known.stock.update(
@@ -126,9 +126,9 @@ def draws(
         return []
     pool = unseen_places(after, known)
     out = []
-    for pile in turned:
-        useful = rules.useful_tops(after, pile.index or 0)
-        lucky = useful(card_at(after, ("t", pile.index or 0, -1)))
+    for index in turned:
+        useful = rules.useful_tops(after, index)
+        lucky = useful(after.tableau[index][-1])
         hits = sum(map(useful, (card_at(after, place) for place in pool)))
         out.append((int(lucky), (hits + lucky) / (len(pool) + 1)))
     return out
