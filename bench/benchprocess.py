@@ -47,7 +47,9 @@ def spawn(
 
 def serve_command(port: int, *options: str) -> list[str]:
     """``solrace serve`` on 127.0.0.1:``port`` (``SOLRACE_BENCH_SERVER`` may name another
-    command line for ``solrace``), without certifying daily deals, logging warnings only."""
+    command line for ``solrace``), logging warnings only, and without the daily deals'
+    solving at start (certifying them, finding the solver's lines for fair play: seconds
+    of a core in a worker process, unrelated to the races measured)."""
     solrace = os.environ.get("SOLRACE_BENCH_SERVER", f"{sys.executable} -m solrace.cli").split()
     return [
         *solrace,
@@ -55,6 +57,8 @@ def serve_command(port: int, *options: str) -> list[str]:
         "--port",
         str(port),
         "--no-certify",
+        "--fair-play-solver-nodes",
+        "0",
         "--log-level",
         "WARNING",
         "--connections-per-address",  # every simulated player comes from 127.0.0.1

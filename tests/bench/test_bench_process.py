@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 
-from bench.benchprocess import cpu_seconds
+from bench.benchprocess import SERVE_BANNER, cpu_seconds, free_port, serve_command, spawn
 
 BURN_S = 0.003
 BURNER = f"""
@@ -35,3 +37,33 @@ def test_a_few_milliseconds_of_another_process_s_cpu_are_counted() -> None:
             burnt.append(cpu_seconds(burner.pid) - before)
         burner.stdin.close()
     assert all(BURN_S <= seconds < 3 * BURN_S for seconds in burnt), burnt
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rpartition(")")[2].split()
+            except OSError:
+                continue  # gone meanwhile
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def test_the_benchmarks_server_starts_no_solver_beside_what_is_measured() -> None:
+    """At start a server certifies daily deals and finds the solver's lines in a worker
+    process (seconds of a core each): work unrelated to the races measured, which would take
+    CPU from them on this machine's two cores."""
+    server = spawn(serve_command(free_port()), SERVE_BANNER)
+    try:
+        deadline = time.monotonic() + 5  # the first preparation starts within a second
+        while time.monotonic() < deadline:
+            assert _children(server.pid) == []
+            time.sleep(0.1)
+    finally:
+        server.terminate()
+        server.wait(20)
