@@ -19,6 +19,7 @@ so every action is legal and does real work.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import random
 import statistics
@@ -64,6 +65,21 @@ class Figures:
     load_cpu_pct: float = 0.0  # the load generator's own CPU: near 100% means it limits
 
 
+@contextmanager
+def uncollected() -> Iterator[None]:
+    """No garbage collection in this process meanwhile: what it holds is collected and
+    frozen first, and collection runs again after. The load generator's own full
+    collections (100 ms and more, seen in a paced phase, with its players and playouts)
+    would otherwise be counted as the server's latency."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 async def paced(
     players: Sequence[P],
     rate: float,
@@ -98,12 +114,13 @@ async def paced(
                 answered(player, measured)
             next_at += interval
 
-    tasks = [asyncio.create_task(pace(p)) for p in players]
-    await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
-    first = await window()
-    await asyncio.sleep(max(0.0, measure_to - time.perf_counter()))
-    last = await window()
-    await asyncio.gather(*tasks)
+    with uncollected():
+        tasks = [asyncio.create_task(pace(p)) for p in players]
+        await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
+        first = await window()
+        await asyncio.sleep(max(0.0, measure_to - time.perf_counter()))
+        last = await window()
+        await asyncio.gather(*tasks)
     return latencies, first, last
 
 
@@ -122,7 +139,7 @@ async def rate_phase(players: list[Player], rate: float, seconds: float, pid: in
 async def saturation_phase(players: list[Player], seconds: float, pid: int) -> Figures:
     """Closed loop, no pauses: how many actions the server answers per second."""
     latencies: list[float] = []
-    stop_at = time.perf_counter() + seconds
+    stop_at = 0.0
 
     async def run(player: Player) -> None:
         while time.perf_counter() < stop_at:
@@ -130,9 +147,11 @@ async def saturation_phase(players: list[Player], seconds: float, pid: int) -> F
             await player.act()
             latencies.append(time.perf_counter() - sent)
 
-    cpu0, own0, wall0 = cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
-    await asyncio.gather(*(run(p) for p in players))
-    wall = time.perf_counter() - wall0
+    with uncollected():
+        cpu0, own0, wall0 = cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
+        stop_at = wall0 + seconds
+        await asyncio.gather(*(run(p) for p in players))
+        wall = time.perf_counter() - wall0
     return _figures(latencies, wall, cpu_seconds(pid) - cpu0, own_cpu_seconds() - own0)
 
 

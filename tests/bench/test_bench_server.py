@@ -3,9 +3,14 @@ servers (the figures themselves are for people to read, not for tests to time)."
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
+import os
 import subprocess
 import sys
+
+from bench.loadtest import paced, saturation_phase
 
 
 def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
@@ -50,3 +55,31 @@ def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
         "p99_increase_with_spectators_ms",
         "p99_increase_with_spectators_niced_ms",
     }
+
+
+class _Idle:
+    """A player whose every action is answered at once, noting whether the garbage
+    collector could run meanwhile."""
+
+    def __init__(self) -> None:
+        self.collecting: set[bool] = set()
+
+    async def act(self) -> None:
+        self.collecting.add(gc.isenabled())
+        await asyncio.sleep(0)
+
+
+async def test_the_load_s_own_garbage_collector_never_pauses_a_measured_phase() -> None:
+    """The load generator's full collections (100 ms and more, with its thousands of
+    players and their playouts) would be counted as the server's latency."""
+    players = [_Idle(), _Idle()]
+
+    async def window() -> bool:
+        return gc.isenabled()
+
+    _, first, last = await paced(players, 200.0, 0.4, window)  # type: ignore[arg-type]
+    assert (first, last) == (False, False)
+    assert gc.isenabled()
+    await saturation_phase(players, 0.1, os.getpid())  # type: ignore[arg-type]
+    assert gc.isenabled()
+    assert all(player.collecting == {False} for player in players)
