@@ -15,7 +15,7 @@ reference counting frees a race's objects when it is let go. Cyclic garbage made
 the last young collection would be frozen too and never freed: the server makes none on
 its paths (a test closes connections, ends sessions and forgets races, then unfreezes and
 collects: it finds none). So a young collection would find nothing, and it holds the loop
-while it scans what the last tick made (7 ms at 10,000 objects, once a second or so at
+while it scans what the last tick made (7 ms at 10,000 objects, every second or two at
 4,000 actions/s: the paced benchmark's 99th percentile): while serving one runs only
 after ``GC_YOUNG_THRESHOLD`` new objects within a tick, more than a tick of a server
 beyond its saturation keeps (Python's default is 700).

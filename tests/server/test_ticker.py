@@ -114,7 +114,7 @@ def test_the_sessions_are_listed_once_a_round_and_each_visited_once_in_it() -> N
 
 def test_while_serving_a_tick_s_worth_of_new_objects_starts_no_collection() -> None:
     """A young collection scans everything made since the last freeze (7 ms a time at
-    10,000 objects, seen every second or so at 4,000 actions/s) while every request waits,
+    10,000 objects, seen every second or two at 4,000 actions/s) while every request waits,
     and finds nothing: the server makes no cyclic garbage (``test_memory``). What a tick
     of a server beyond its saturation keeps (thousands of actions, dozens of objects each)
     starts none."""
