@@ -165,8 +165,11 @@ async def test_the_solver_s_line_with_its_commuting_moves_traded_is_still_the_so
         line = await solver_line(server)
         deal, _ = await server.daily.deal_for(GAME, day_of(int(time.time() * 1000)))
         rules = rules_for(GAME)
-        run = traded(rules, rules.deal(deal), line, random.Random(0))
-        assert common_length(line, run) < LINE_SHARE * len(line)  # in order, it hides
+        # a trade that hides the line from a comparison in order (today's deal is random:
+        # with one seed, some lines kept more than LINE_SHARE in order, 1 run in 12)
+        runs = (traded(rules, rules.deal(deal), line, random.Random(seed)) for seed in range(20))
+        run = next((r for r in runs if common_length(line, r) < LINE_SHARE * len(line)), None)
+        assert run is not None
         trader = await member_at(server, "Trader", "203.0.113.1")
         started = await trader.daily_start(GAME)
         race: str = started["race"]["race"]
