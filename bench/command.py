@@ -167,7 +167,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rounds",
         type=int,
         default=3,
-        help="signin: phases alone and with sign-ins; server --nodes: 1 node then N nodes",
+        help="signin: phases alone and with sign-ins; server: paced phases, alternating "
+        "between the echo and solrace (the median round reported); server --nodes: 1 node "
+        "then N nodes",
     )
     argon2 = parser.add_argument_group("argon2")
     argon2.add_argument("--repeat", type=int, default=10, help="verifies (arena-pairing: waves)")

@@ -27,14 +27,15 @@ def run_server(args: argparse.Namespace) -> int:
         "seconds": args.seconds or 15.0,
         "saturation_clients": args.saturation_clients,
         "saturation_seconds": args.saturation_seconds,
+        "rounds": args.rounds,
         "saturation_rounds": args.saturation_rounds,
         "spectators": args.spectators,
         "redis": args.redis,
     }
     if args.players < 2 or args.players % 2 or args.saturation_clients > args.players:
         raise SystemExit("error: --players must be even, and at least --saturation-clients")
-    if args.saturation_rounds < 1:
-        raise SystemExit("error: --saturation-rounds must be at least 1")
+    if args.saturation_rounds < 1 or args.rounds < 1:
+        raise SystemExit("error: --rounds and --saturation-rounds must be at least 1")
     return reported(asyncio.run(run_bench(options)), args.json, print_table)
 
 

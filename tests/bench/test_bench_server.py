@@ -26,6 +26,8 @@ def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
         "40",
         "--seconds",
         "1",
+        "--rounds",
+        "2",
         "--saturation-clients",
         "10",
         "--saturation-seconds",
@@ -44,12 +46,15 @@ def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
         for phase in result[server].values():
             assert phase["actions"] > 0 and 0 < phase["p50_ms"] <= phase["p99_ms"]
     assert len(result["ratios"]["saturation_vs_echo_by_round"]) == 2
+    assert len(result["ratios"]["p99_vs_echo_by_round"]) == 2
+    assert result["ratios"]["p99_vs_echo"] in result["ratios"]["p99_vs_echo_by_round"]
     assert result["ratios"]["saturation_vs_echo"] in result["ratios"]["saturation_vs_echo_by_round"]
     ticker = result["ticker_paced"]  # read from solrace's /metrics around its paced phase
     assert ticker["holds"] > 0 and ticker["mean_ms"] > 0
     assert 0 <= ticker["share_over_1_ms"] <= ticker["share_over_0_5_ms"] <= 1
     assert set(result["ratios"]) == {
         "p99_vs_echo",
+        "p99_vs_echo_by_round",
         "saturation_vs_echo",
         "saturation_vs_echo_by_round",
         "p99_increase_with_spectators_ms",
