@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 import pytest
+import redis.asyncio as redis
 from redis_server import RedisServer
 from store_contract import save
 
@@ -26,14 +27,26 @@ def actions(first: int, last: int) -> AppendActions:
     return AppendActions(RACE, entries, 1, first - 1)
 
 
-async def refused_while_paused(
-    replica: RedisServer, attempt: Callable[[], Awaitable[object]]
-) -> None:
-    """``attempt`` fails while the replica is paused (it confirms nothing); resumed after."""
+async def refused_while_paused(pair: Pair, attempt: Callable[[], Awaitable[object]]) -> None:
+    """``attempt`` fails while the replica is paused (it confirms nothing); resumed after,
+    and caught up."""
+    primary, replica = pair
     replica.pause()
     with pytest.raises(StoreUnavailable, match="only 0 of the 1 replicas asked for confirmed"):
         await attempt()
+    await resumed(primary, replica)
+
+
+async def resumed(primary: RedisServer, replica: RedisServer) -> None:
+    """Resume the replica and return once it has confirmed all the primary holds (on a
+    busy machine a resumed replica has taken longer than a store's 1 s wait to answer)."""
     replica.resume()
+    client = redis.from_url(primary.url)
+    try:
+        await client.incr("caught-up")  # WAIT counts up to this connection's last write
+        assert await client.execute_command("WAIT", 1, 10_000) == 1
+    finally:
+        await client.aclose()
 
 
 async def logged(store: RedisStore) -> list[int]:
@@ -54,7 +67,7 @@ async def test_a_write_no_replica_confirms_within_the_wait_fails_and_counts_once
 ) -> None:
     primary, replica = pair
     store = stores(primary.url, wait_replicas=1)
-    await refused_while_paused(replica, lambda: store.write([actions(1, 2)]))
+    await refused_while_paused(pair, lambda: store.write([actions(1, 2)]))
     assert await store.write([actions(1, 2)]) == [None]  # written again: counted now
     assert await logged(stores(replica.url)) == [1, 2]
 
@@ -88,7 +101,7 @@ async def test_resends_alone_on_a_new_connection_still_wait_for_the_replicas(
     waiting = stores(primary.url, wait_replicas=1)
     with pytest.raises(StoreUnavailable, match="replicas"):
         await waiting.write([actions(1, 2)])
-    replica.resume()
+    await resumed(primary, replica)
     assert await waiting.write([actions(1, 2)]) == [None]
 
 
@@ -120,9 +133,9 @@ async def test_a_race_record_waited_for_is_on_the_replica_once_it_is_saved(
 async def test_a_race_record_no_replica_confirms_is_not_saved_as_far_as_its_step_knows(
     pair: Pair, stores: Callable[..., RedisStore]
 ) -> None:
-    primary, replica = pair
+    primary, _ = pair
     store = stores(primary.url, wait_replicas=1)
-    await refused_while_paused(replica, lambda: save(store, RACE, PLAYER, version=0))
+    await refused_while_paused(pair, lambda: save(store, RACE, PLAYER, version=0))
     # it did go in: the step finds version 1 stored, reads it and goes on from there
     assert not await save(store, RACE, PLAYER, version=0)
     assert await save(store, RACE, PLAYER, version=1)
