@@ -338,11 +338,9 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
             rounds.append((echo_round, solrace_round))
         spectated = await spectated_phases(options, solrace) if options["spectators"] else {}
     p99_ratios = [s.p99_ms / max(0.01, e.p99_ms) for e, s, _ in paced_rounds]
-    echo_rate, solrace_rate, ticker = paced_rounds[
-        p99_ratios.index(statistics.median_low(p99_ratios))
-    ]
+    echo_rate, solrace_rate, ticker = median_round(paced_rounds, p99_ratios)
     ratios = [s.actions_per_s / max(1.0, e.actions_per_s) for e, s in rounds]
-    echo_saturation, solrace_saturation = rounds[ratios.index(statistics.median_low(ratios))]
+    echo_saturation, solrace_saturation = median_round(rounds, ratios)
     result: dict[str, Any] = {
         "settings": options,
         "echo": {"rate": asdict(echo_rate), "saturation": asdict(echo_saturation)},
@@ -366,6 +364,11 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
         if label in spectated:
             result["ratios"][key] = round(spectated[label].p99_ms - solrace_rate.p99_ms, 2)
     return result
+
+
+def median_round(rounds: list[W], ratios: list[float]) -> W:
+    """The round whose ratio is the median (the lower of the two middle ones)."""
+    return rounds[ratios.index(statistics.median_low(ratios))]
 
 
 def print_table(result: dict[str, Any]) -> None:

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
+
+from serve_process import children
 
 from bench.benchprocess import SERVE_BANNER, cpu_seconds, free_port, serve_command, spawn
 
@@ -39,21 +40,6 @@ def test_a_few_milliseconds_of_another_process_s_cpu_are_counted() -> None:
     assert all(BURN_S <= seconds < 3 * BURN_S for seconds in burnt), burnt
 
 
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (read from /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    fields = stat.read().rpartition(")")[2].split()
-            except OSError:
-                continue  # gone meanwhile
-            if int(fields[1]) == pid:
-                found.append(int(entry))
-    return found
-
-
 def test_the_benchmarks_server_starts_no_solver_beside_what_is_measured() -> None:
     """At start a server certifies daily deals and finds the solver's lines in a worker
     process (seconds of a core each): work unrelated to the races measured, which would take
@@ -62,7 +48,7 @@ def test_the_benchmarks_server_starts_no_solver_beside_what_is_measured() -> Non
     try:
         deadline = time.monotonic() + 5  # the first preparation starts within a second
         while time.monotonic() < deadline:
-            assert _children(server.pid) == []
+            assert children(server.pid) == []
             time.sleep(0.1)
     finally:
         server.terminate()

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from harness import SERVE_QUICKLY, member
 from redis_server import free_port
-from serve_process import ServeProcess
+from serve_process import ServeProcess, children
 
 from protocol.daily import day_of
 from server.store import open_store
@@ -114,12 +114,6 @@ def test_good_standing_s_figures_come_from_options_or_the_environment(
     given = ["serve", "--ranked-account-days", "1", "--ranked-account-games", "2"]
     options = settings_from(build_parser().parse_args(given))
     assert (options.ranked_account_days, options.ranked_account_games) == (1, 2)
-
-
-def children(pid: int) -> list[int]:
-    """The processes ``pid`` started that still run."""
-    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    return [int(child) for child in text.split()]
 
 
 def running(pid: int) -> bool:

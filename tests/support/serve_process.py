@@ -16,6 +16,12 @@ from typing import Any
 SOLRACE = str(Path(sys.executable).with_name("solrace"))
 
 
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started that still run."""
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in text.split()]
+
+
 class ServeProcess:
     def __init__(
         self, port: int, directory: Path, *args: str, host: str = "127.0.0.1", **env: str
