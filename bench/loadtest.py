@@ -53,6 +53,8 @@ DEALS = 24
 
 P = TypeVar("P", bound=Player)
 W = TypeVar("W")
+Samples = dict[tuple[str, Any], float]  # a server's /metrics, by name and labels
+ANSWERED_WITHIN_MS = (0.5, 1.0, 2.0, 5.0, 10.0)  # bounds of solrace_act_seconds, shown
 
 
 @dataclass
@@ -229,7 +231,7 @@ async def solrace_target(
         process.wait(20)
 
 
-def metrics_if_any(port: int) -> dict[tuple[str, Any], float]:
+def metrics_if_any(port: int) -> Samples:
     """The server's /metrics samples, or none from a server without /metrics."""
     try:
         return metric_samples(port)
@@ -237,25 +239,56 @@ def metrics_if_any(port: int) -> dict[tuple[str, Any], float]:
         return {}
 
 
-def ticker_holds(
-    before: dict[tuple[str, Any], float], after: dict[tuple[str, Any], float]
-) -> dict[str, Any]:
+def histogram_growth(
+    before: Samples, after: Samples, name: str
+) -> tuple[float, float, dict[float, float]]:
+    """How a histogram of a server's /metrics grew between two readings: its count, its
+    sum, and the count at or below each bucket bound (seconds)."""
+
+    def grew(key: tuple[str, Any]) -> float:
+        return after.get(key, 0.0) - before.get(key, 0.0)
+
+    buckets = {
+        float(dict(labels)["le"]): grew((sample, labels))
+        for sample, labels in after
+        if sample == f"{name}_bucket"
+    }
+    return grew((f"{name}_count", ())), grew((f"{name}_sum", ())), buckets
+
+
+def ticker_holds(before: Samples, after: Samples) -> dict[str, Any]:
     """How long solrace's ticker held the event loop between two readings of its /metrics
     (``solrace_tick_seconds``): holds, their mean, the share above 0.5 ms and 1 ms (no
     holds from a server without that metric: ``SOLRACE_BENCH_SERVER`` may run older code)."""
-
-    def grew(name: str, le: str | None = None) -> float:
-        key = (f"solrace_tick_seconds_{name}", (("le", le),) if le else ())
-        return after.get(key, 0.0) - before.get(key, 0.0)
-
-    holds = grew("count")
+    holds, total, within = histogram_growth(before, after, "solrace_tick_seconds")
     if not holds:
         return {"holds": 0}
     return {
         "holds": int(holds),
-        "mean_ms": round(1000 * grew("sum") / holds, 3),
-        "share_over_0_5_ms": round(1 - grew("bucket", "0.0005") / holds, 4),
-        "share_over_1_ms": round(1 - grew("bucket", "0.001") / holds, 4),
+        "mean_ms": round(1000 * total / holds, 3),
+        "share_over_0_5_ms": round(1 - within[0.0005] / holds, 4),
+        "share_over_1_ms": round(1 - within[0.001] / holds, 4),
+    }
+
+
+def answer_times(before: Samples, after: Samples) -> dict[str, Any]:
+    """solrace's own time from reading an action to writing its answer (its log entry
+    stored first) between two readings of its /metrics (``solrace_act_seconds``, what the
+    act latency alerts read): actions, the share answered within each of
+    ``ANSWERED_WITHIN_MS``, and the least bucket bound within which 99 % were answered
+    (its p99 is at most that). What the players' round trips add to it is the sockets',
+    the load generator's and the machine's. No actions from a server without the metric."""
+    actions, _, within = histogram_growth(before, after, "solrace_act_seconds")
+    if not actions:
+        return {"actions": 0}
+    return {
+        "actions": int(actions),
+        "share_within_ms": {
+            f"{ms:g}": round(within[ms / 1000] / actions, 4) for ms in ANSWERED_WITHIN_MS
+        },
+        "p99_at_most_ms": min(
+            1000 * bound for bound, count in within.items() if count >= 0.99 * actions
+        ),
     }
 
 
@@ -327,7 +360,8 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
                 solrace.players, options["rate"], options["seconds"], solrace.process.pid
             )
             after = await asyncio.to_thread(metrics_if_any, solrace.port)
-            paced_rounds.append((echo_paced, solrace_paced, ticker_holds(before, after)))
+            own = ticker_holds(before, after), answer_times(before, after)
+            paced_rounds.append((echo_paced, solrace_paced, *own))
         clients, seconds = options["saturation_clients"], options["saturation_seconds"]
         rounds = []
         for _ in range(options["saturation_rounds"]):
@@ -337,8 +371,8 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
             )
             rounds.append((echo_round, solrace_round))
         spectated = await spectated_phases(options, solrace) if options["spectators"] else {}
-    p99_ratios = [s.p99_ms / max(0.01, e.p99_ms) for e, s, _ in paced_rounds]
-    echo_rate, solrace_rate, ticker = median_round(paced_rounds, p99_ratios)
+    p99_ratios = [s.p99_ms / max(0.01, e.p99_ms) for e, s, *_ in paced_rounds]
+    echo_rate, solrace_rate, ticker, answered = median_round(paced_rounds, p99_ratios)
     ratios = [s.actions_per_s / max(1.0, e.actions_per_s) for e, s in rounds]
     echo_saturation, solrace_saturation = median_round(rounds, ratios)
     result: dict[str, Any] = {
@@ -350,6 +384,7 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
             **{label: asdict(figures) for label, figures in spectated.items()},
         },
         "ticker_paced": ticker,
+        "answered_paced": answered,
     }
     result["ratios"] = {
         "p99_vs_echo": round(statistics.median_low(p99_ratios), 2),
@@ -405,6 +440,16 @@ def print_table(result: dict[str, Any]) -> None:
             f"holds of the event loop, {ticker['mean_ms']} ms on average, "
             f"{100 * ticker['share_over_0_5_ms']:.2f}% over 0.5 ms, "
             f"{100 * ticker['share_over_1_ms']:.2f}% over 1 ms"
+        )
+    answered = result["answered_paced"]
+    if answered["actions"]:
+        shares = ", ".join(
+            f"{100 * share:.1f}% within {ms} ms"
+            for ms, share in answered["share_within_ms"].items()
+        )
+        print(
+            "solrace's own answer times in the paced phase (solrace_act_seconds, action read "
+            f"to answer written): {shares}; its p99 at most {answered['p99_at_most_ms']:g} ms"
         )
 
 

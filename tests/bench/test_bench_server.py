@@ -9,8 +9,9 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
-from bench.loadtest import paced, saturation_phase
+from bench.loadtest import answer_times, paced, saturation_phase
 
 
 def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
@@ -52,6 +53,11 @@ def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
     ticker = result["ticker_paced"]  # read from solrace's /metrics around its paced phase
     assert ticker["holds"] > 0 and ticker["mean_ms"] > 0
     assert 0 <= ticker["share_over_1_ms"] <= ticker["share_over_0_5_ms"] <= 1
+    answered = result["answered_paced"]  # solrace's own act histogram over that phase
+    assert answered["actions"] > 0
+    shares = list(answered["share_within_ms"].values())
+    assert shares == sorted(shares) and shares[0] >= 0 and shares[-1] <= 1
+    assert answered["p99_at_most_ms"] in {0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 250.0}
     assert set(result["ratios"]) == {
         "p99_vs_echo",
         "p99_vs_echo_by_round",
@@ -88,3 +94,29 @@ async def test_the_load_s_own_garbage_collector_never_pauses_a_measured_phase() 
     await saturation_phase(players, 0.1, os.getpid())  # type: ignore[arg-type]
     assert gc.isenabled()
     assert all(player.collecting == {False} for player in players)
+
+
+def _act_histogram(within: dict[str, float], count: float) -> dict[tuple[str, Any], float]:
+    samples: dict[tuple[str, Any], float] = {
+        ("solrace_act_seconds_bucket", (("le", le),)): n for le, n in within.items()
+    }
+    samples[("solrace_act_seconds_count", ())] = count
+    samples[("solrace_act_seconds_sum", ())] = 0.0
+    return samples
+
+
+def test_the_server_s_own_answer_times_are_what_its_act_histogram_grew_by_in_the_phase() -> None:
+    earlier = {"0.0005": 50, "0.001": 90, "0.002": 100, "0.005": 100, "0.01": 100, "+Inf": 100}
+    grown = {"0.0005": 600, "0.001": 950, "0.002": 985, "0.005": 1000, "0.01": 1000, "+Inf": 1000}
+    before = _act_histogram(earlier, 100)
+    after = _act_histogram({le: earlier[le] + n for le, n in grown.items()}, 1100)
+    answered = answer_times(before, after)
+    assert answered["actions"] == 1000
+    assert answered["share_within_ms"]["0.5"] == 0.6
+    assert answered["share_within_ms"]["2"] == 0.985
+    assert answered["share_within_ms"]["10"] == 1.0
+    assert answered["p99_at_most_ms"] == 5.0  # 98.5 % within 2 ms, all within 5
+
+
+def test_a_server_without_the_act_histogram_reports_no_answer_times() -> None:
+    assert answer_times({}, {}) == {"actions": 0}
