@@ -54,7 +54,7 @@ DEALS = 24
 P = TypeVar("P", bound=Player)
 W = TypeVar("W")
 Samples = dict[tuple[str, Any], float]  # a server's /metrics, by name and labels
-ANSWERED_WITHIN_MS = (0.5, 1.0, 2.0, 5.0, 10.0)  # bounds of solrace_act_seconds, shown
+SHOWN_UP_TO_S = 0.01  # answer times: the shares within each of the histogram's bounds to here
 
 
 @dataclass
@@ -274,8 +274,8 @@ def ticker_holds(before: Samples, after: Samples) -> dict[str, Any]:
 def answer_times(before: Samples, after: Samples) -> dict[str, Any]:
     """solrace's own time from reading an action to writing its answer (its log entry
     stored first) between two readings of its /metrics (``solrace_act_seconds``, what the
-    act latency alerts read): actions, the share answered within each of
-    ``ANSWERED_WITHIN_MS``, and the least bucket bound within which 99 % were answered
+    act latency alerts read): actions, the share answered within each of its bucket bounds
+    up to ``SHOWN_UP_TO_S``, and the least bound within which 99 % were answered
     (its p99 is at most that). What the players' round trips add to it is the sockets',
     the load generator's and the machine's. No actions from a server without the metric."""
     actions, _, within = histogram_growth(before, after, "solrace_act_seconds")
@@ -284,7 +284,9 @@ def answer_times(before: Samples, after: Samples) -> dict[str, Any]:
     return {
         "actions": int(actions),
         "share_within_ms": {
-            f"{ms:g}": round(within[ms / 1000] / actions, 4) for ms in ANSWERED_WITHIN_MS
+            f"{1000 * bound:g}": round(count / actions, 4)
+            for bound, count in sorted(within.items())
+            if bound <= SHOWN_UP_TO_S
         },
         "p99_at_most_ms": min(
             1000 * bound for bound, count in within.items() if count >= 0.99 * actions
