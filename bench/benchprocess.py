@@ -1,5 +1,5 @@
 """Processes for the server benchmarks: a real ``solrace serve``, a redis-server of the
-benchmark's own, free ports, and a process's CPU time and resident memory.
+benchmark's own, free ports, and a process's CPU time, run-queue waits and resident memory.
 """
 
 from __future__ import annotations
@@ -73,6 +73,25 @@ def cpu_seconds(pid: int) -> float:
     ``MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)``). /proc's clock ticks (10 ms) counted a
     node that worked a few milliseconds in a one-second phase as idle."""
     return time.clock_gettime((~pid << 3) | 2)
+
+
+def run_queue_wait_s(pid: int) -> float:
+    """How long the main thread of process ``pid`` (an asyncio server's event loop) has
+    waited, in all, runnable but not running: its turn on a busy core, or a virtual CPU the
+    host had not yet given back (``/proc/PID/schedstat``; 0 where the kernel keeps none)."""
+    try:
+        with open(f"/proc/{pid}/schedstat", encoding="ascii") as stats:
+            return int(stats.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def machine_ticks() -> tuple[int, int]:
+    """The machine's CPU time since boot in clock ticks, all cores: (stolen by the host,
+    all of it) (``/proc/stat``)."""
+    with open("/proc/stat", encoding="ascii") as stats:
+        ticks = [int(field) for field in stats.readline().split()[1:9]]
+    return ticks[7], sum(ticks)
 
 
 def rss_kib(pid: int) -> int:

@@ -11,7 +11,9 @@ Phases, each run against both servers with the same load generator:
    reported, with every round's ratio.
 3. *spectators* (solrace only): ``--spectators`` connections watch one of the races, then
    phase 1 again; twice, with the spectators' process at equal priority and niced.
-Server CPU is read from the server process's CPU-time clock over each phase. Players race
+Server CPU is read from the server process's CPU-time clock over each phase; beside it,
+what the machine took: how long the server's event loop and the load generator's waited
+ready to run (``/proc/PID/schedstat``) and the host's steal (``/proc/stat``). Players race
 in pairs on Sanibel deals, replaying random playouts computed beforehand with the engine,
 so every action is legal and does real work.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -42,8 +45,10 @@ from bench.benchplayer import (
 from bench.benchprocess import (
     cpu_seconds,
     free_port,
+    machine_ticks,
     metric_samples,
     own_redis,
+    run_queue_wait_s,
     serve_command,
     spawn,
 )
@@ -65,6 +70,33 @@ class Figures:
     server_cpu_pct: float
     actions: int
     load_cpu_pct: float = 0.0  # the load generator's own CPU: near 100% means it limits
+    # What the machine took: the share of the phase the server's event loop and the load
+    # generator's were ready to run but not running (a busy core, or a virtual CPU the host
+    # had not given back yet), and the share of the machine's CPU time the host took.
+    server_waited_pct: float = 0.0
+    load_waited_pct: float = 0.0
+    steal_pct: float = 0.0
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a phase's figures are the growth of, read at its start and at its end."""
+
+    wall: float
+    server_cpu: float
+    own_cpu: float
+    server_waited: float
+    own_waited: float
+    steal_ticks: int
+    all_ticks: int
+
+    @classmethod
+    def of(cls, pid: int) -> Reading:
+        """Now, for the server process ``pid`` and this load generator."""
+        steal, ticks = machine_ticks()
+        server_waited, own_waited = run_queue_wait_s(pid), run_queue_wait_s(os.getpid())
+        cpu, own_cpu = cpu_seconds(pid), own_cpu_seconds()
+        return cls(time.perf_counter(), cpu, own_cpu, server_waited, own_waited, steal, ticks)
 
 
 @contextmanager
@@ -129,13 +161,11 @@ async def paced(
 async def rate_phase(players: list[Player], rate: float, seconds: float, pid: int) -> Figures:
     """Every player acts at rate/len(players) per second; round trips after a warm-up."""
 
-    async def readings() -> tuple[float, float, float]:
-        return cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
+    async def reading() -> Reading:
+        return Reading.of(pid)
 
-    latencies, (cpu0, own0, wall0), (cpu1, own1, wall1) = await paced(
-        players, rate, seconds, readings
-    )
-    return _figures(latencies, wall1 - wall0, cpu1 - cpu0, own1 - own0)
+    latencies, first, last = await paced(players, rate, seconds, reading)
+    return _figures(latencies, first, last)
 
 
 async def saturation_phase(players: list[Player], seconds: float, pid: int) -> Figures:
@@ -150,25 +180,30 @@ async def saturation_phase(players: list[Player], seconds: float, pid: int) -> F
             latencies.append(time.perf_counter() - sent)
 
     with uncollected():
-        cpu0, own0, wall0 = cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
-        stop_at = wall0 + seconds
+        first = Reading.of(pid)
+        stop_at = first.wall + seconds
         await asyncio.gather(*(run(p) for p in players))
-        wall = time.perf_counter() - wall0
-    return _figures(latencies, wall, cpu_seconds(pid) - cpu0, own_cpu_seconds() - own0)
+        last = Reading.of(pid)
+    return _figures(latencies, first, last)
 
 
-def _figures(latencies: list[float], wall: float, cpu: float, own_cpu: float) -> Figures:
+def _figures(latencies: list[float], first: Reading, last: Reading) -> Figures:
     ordered = sorted(latencies)
     if not ordered:
         return Figures(0, 0, 0, 0, 0)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    wall = last.wall - first.wall
+    ticks = max(1, last.all_ticks - first.all_ticks)
     return Figures(
         p50_ms=round(statistics.median(ordered) * 1000, 2),
         p99_ms=round(p99 * 1000, 2),
         actions_per_s=round(len(ordered) / wall),
-        server_cpu_pct=round(100 * cpu / wall, 1),
+        server_cpu_pct=round(100 * (last.server_cpu - first.server_cpu) / wall, 1),
         actions=len(ordered),
-        load_cpu_pct=round(100 * own_cpu / wall, 1),
+        load_cpu_pct=round(100 * (last.own_cpu - first.own_cpu) / wall, 1),
+        server_waited_pct=round(100 * (last.server_waited - first.server_waited) / wall, 1),
+        load_waited_pct=round(100 * (last.own_waited - first.own_waited) / wall, 1),
+        steal_pct=round(100 * (last.steal_ticks - first.steal_ticks) / ticks, 1),
     )
 
 
@@ -419,6 +454,7 @@ def print_table(result: dict[str, Any]) -> None:
     )
     print(
         f"{'':34} {'p50 ms':>8} {'p99 ms':>8} {'actions/s':>10} {'server CPU':>11} {'load CPU':>9}"
+        f" {'waited: server':>15} {'load':>6} {'host took':>10}"
     )
     rows = [
         ("echo baseline, paced", result["echo"]["rate"]),
@@ -432,8 +468,14 @@ def print_table(result: dict[str, Any]) -> None:
     for label, row in rows:
         print(
             f"{label:34} {row['p50_ms']:>8} {row['p99_ms']:>8} {row['actions_per_s']:>10} "
-            f"{row['server_cpu_pct']:>10}% {row['load_cpu_pct']:>8}%"
+            f"{row['server_cpu_pct']:>10}% {row['load_cpu_pct']:>8}% "
+            f"{row['server_waited_pct']:>14}% {row['load_waited_pct']:>5}% {row['steal_pct']:>9}%"
         )
+    print(
+        "waited: the share of the phase the server's event loop and the load generator's were "
+        "ready to run but not running (a busy core, or a virtual CPU the host had not given "
+        "back); host took: the machine's CPU time stolen by the host"
+    )
     print("ratios:", json.dumps(result["ratios"]))
     ticker = result["ticker_paced"]
     if ticker["holds"]:

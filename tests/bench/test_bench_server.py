@@ -10,9 +10,11 @@ import math
 import os
 import subprocess
 import sys
+import time
 from typing import Any
 
-from bench.loadtest import answer_times, paced, saturation_phase
+from bench.benchprocess import run_queue_wait_s
+from bench.loadtest import Reading, _figures, answer_times, paced, saturation_phase
 from server.metrics import ACT_BUCKETS
 
 
@@ -48,6 +50,8 @@ def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
     for server in ("echo", "solrace"):
         for phase in result[server].values():
             assert phase["actions"] > 0 and 0 < phase["p50_ms"] <= phase["p99_ms"]
+            for share in ("server_waited_pct", "load_waited_pct", "steal_pct"):
+                assert 0 <= phase[share] <= 100
     assert len(result["ratios"]["saturation_vs_echo_by_round"]) == 2
     assert len(result["ratios"]["p99_vs_echo_by_round"]) == 2
     assert result["ratios"]["p99_vs_echo"] in result["ratios"]["p99_vs_echo_by_round"]
@@ -122,3 +126,33 @@ def test_the_server_s_own_answer_times_are_what_its_act_histogram_grew_by_in_the
 
 def test_a_server_without_the_act_histogram_reports_no_answer_times() -> None:
     assert answer_times({}, {}) == {"actions": 0}
+
+
+def test_a_phase_reports_what_the_machine_took_as_shares_of_its_time() -> None:
+    first = Reading(10.0, 1.0, 2.0, 0.5, 0.25, steal_ticks=100, all_ticks=1000)
+    last = Reading(14.0, 3.0, 3.0, 0.9, 1.25, steal_ticks=150, all_ticks=1800)
+    figures = _figures([0.001] * 99 + [0.01], first, last)
+    assert (figures.server_cpu_pct, figures.load_cpu_pct) == (50.0, 25.0)
+    assert (figures.server_waited_pct, figures.load_waited_pct) == (10.0, 25.0)
+    assert figures.steal_pct == 6.2  # 50 of the machine's 800 ticks (all cores)
+
+
+def test_a_process_kept_from_running_is_seen_waiting_on_the_run_queue() -> None:
+    """Three busy processes on one core: each is ready to run all the time, and runs about
+    a third of it."""
+    spin = "import time\nend = time.monotonic() + 1.5\nwhile time.monotonic() < end: pass"
+    core = {min(os.sched_getaffinity(0))}
+    spinners = [
+        subprocess.Popen(
+            [sys.executable, "-c", spin], preexec_fn=lambda: os.sched_setaffinity(0, core)
+        )
+        for _ in range(3)
+    ]
+    try:
+        time.sleep(1.0)
+        waited = [run_queue_wait_s(spinner.pid) for spinner in spinners]
+    finally:
+        for spinner in spinners:
+            spinner.wait(10)
+    assert all(0.3 < wait < 1.0 for wait in waited), waited
+    assert run_queue_wait_s(spinners[0].pid) == 0.0  # gone: nothing to read
