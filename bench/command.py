@@ -51,7 +51,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="URL",
         help="keep solrace's state in Redis (at URL; without one, a redis-server of the "
-        "benchmark's own, append-only file fsynced every second)",
+        "benchmark's own, append-only file fsynced every second); server: the paced rounds "
+        "also time an echo that stores every request there before answering it",
     )
     server.add_argument(
         "--redis-cluster",

@@ -4,7 +4,8 @@ process and, in the same command, against a bare websockets + msgpack echo serve
 Phases, each run against both servers with the same load generator:
 1. *rate*: ``--players`` connections send actions at ``--rate`` actions/s in total (each
    player at an even pace, starting at a random phase), closed loop per player; the round
-   trip of every action is measured from send to answer.
+   trip of every action is measured from send to answer. With ``--redis``, a third server
+   takes its turn here: the echo storing every request in the same Redis before answering.
 2. *saturation*: ``--saturation-clients`` connections send as fast as answers come back;
    actions answered per second. Both servers run side by side and this phase alternates
    between them for ``--saturation-rounds`` rounds; the round with the median ratio is
@@ -31,7 +32,7 @@ import sys
 import time
 import urllib.error
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
@@ -218,9 +219,14 @@ class Target:
 
 
 @asynccontextmanager
-async def echo_target(options: dict[str, Any], pool: dict[int, list[str]]) -> AsyncIterator[Target]:
+async def echo_target(
+    options: dict[str, Any], pool: dict[int, list[str]], store: str | None = None
+) -> AsyncIterator[Target]:
+    """The echo baseline; with ``store`` (a Redis URL), the echo that stores every request
+    there before answering it."""
     port = free_port()
-    process = spawn([sys.executable, "-m", "bench.echo_server", str(port)], "echo serving")
+    command = [sys.executable, "-m", "bench.echo_server", str(port), *([store] if store else [])]
+    process = spawn(command, "echo serving")
     try:
         url = f"ws://127.0.0.1:{port}/"
         players = await connect_all(url, options["players"], None)
@@ -379,14 +385,21 @@ async def run_bench(options: dict[str, Any]) -> dict[str, Any]:
     conditions of a machine whose speed drifts; of each, the round with the median ratio
     is reported (a single paced phase's p99 is at the mercy of a moment's burst on a
     shared machine). With ``redis``, solrace keeps everything in Redis (an action is
-    answered once stored)."""
+    answered once stored), and a third server takes its turn in the paced rounds: the echo
+    storing every request in the same Redis before answering it (the least answering only
+    what is stored costs on this stack and machine)."""
     with redis_for(options):
         return await _run_bench(options)
 
 
 async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
     pool = playouts("sanibel", DEALS, PLAYOUT_LENGTH, seed=7)
-    async with echo_target(options, pool) as echo, solrace_target(options, pool) as solrace:
+    async with AsyncExitStack() as targets:
+        echo = await targets.enter_async_context(echo_target(options, pool))
+        solrace = await targets.enter_async_context(solrace_target(options, pool))
+        stored = None
+        if options.get("redis"):
+            stored = await targets.enter_async_context(echo_target(options, pool, options["redis"]))
         paced_rounds = []
         for _ in range(options["rounds"]):
             echo_paced = await rate_phase(
@@ -398,7 +411,12 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
             )
             after = await asyncio.to_thread(metrics_if_any, solrace.port)
             own = ticker_holds(before, after), answer_times(before, after)
-            paced_rounds.append((echo_paced, solrace_paced, *own))
+            stored_paced = None
+            if stored is not None:
+                stored_paced = await rate_phase(
+                    stored.players, options["rate"], options["seconds"], stored.process.pid
+                )
+            paced_rounds.append((echo_paced, solrace_paced, *own, stored_paced))
         clients, seconds = options["saturation_clients"], options["saturation_seconds"]
         rounds = []
         for _ in range(options["saturation_rounds"]):
@@ -409,7 +427,7 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
             rounds.append((echo_round, solrace_round))
         spectated = await spectated_phases(options, solrace) if options["spectators"] else {}
     p99_ratios = [s.p99_ms / max(0.01, e.p99_ms) for e, s, *_ in paced_rounds]
-    echo_rate, solrace_rate, ticker, answered = median_round(paced_rounds, p99_ratios)
+    echo_rate, solrace_rate, ticker, answered, stored_rate = median_round(paced_rounds, p99_ratios)
     ratios = [s.actions_per_s / max(1.0, e.actions_per_s) for e, s in rounds]
     echo_saturation, solrace_saturation = median_round(rounds, ratios)
     result: dict[str, Any] = {
@@ -435,6 +453,13 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
     ):
         if label in spectated:
             result["ratios"][key] = round(spectated[label].p99_ms - solrace_rate.p99_ms, 2)
+    if stored_rate is not None:
+        result["stored_echo"] = {"rate": asdict(stored_rate)}
+        by_round = [
+            s.p99_ms / max(0.01, floor.p99_ms) for _, s, _, _, floor in paced_rounds if floor
+        ]
+        result["ratios"]["p99_vs_stored_echo"] = round(statistics.median_low(by_round), 2)
+        result["ratios"]["p99_vs_stored_echo_by_round"] = [round(r, 2) for r in by_round]
     return result
 
 
@@ -459,6 +484,10 @@ def print_table(result: dict[str, Any]) -> None:
     rows = [
         ("echo baseline, paced", result["echo"]["rate"]),
         ("solrace, paced", result["solrace"]["rate"]),
+    ]
+    if "stored_echo" in result:
+        rows.append(("echo storing in Redis, paced", result["stored_echo"]["rate"]))
+    rows += [
         ("echo baseline, saturated", result["echo"]["saturation"]),
         ("solrace, saturated", result["solrace"]["saturation"]),
     ]

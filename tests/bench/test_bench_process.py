@@ -3,13 +3,21 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
 
 from serve_process import children
 
-from bench.benchprocess import SERVE_BANNER, cpu_seconds, free_port, serve_command, spawn
+from bench.benchprocess import (
+    SERVE_BANNER,
+    cpu_seconds,
+    free_port,
+    run_queue_wait_s,
+    serve_command,
+    spawn,
+)
 
 BURN_S = 0.003
 BURNER = f"""
@@ -53,3 +61,24 @@ def test_the_benchmarks_server_starts_no_solver_beside_what_is_measured() -> Non
     finally:
         server.terminate()
         server.wait(20)
+
+
+def test_a_process_kept_from_running_is_seen_waiting_on_the_run_queue() -> None:
+    """Three busy processes on one core: each is ready to run all the time, and runs about
+    a third of it."""
+    spin = "import time\nend = time.monotonic() + 1.5\nwhile time.monotonic() < end: pass"
+    core = {min(os.sched_getaffinity(0))}
+    spinners = [
+        subprocess.Popen(
+            [sys.executable, "-c", spin], preexec_fn=lambda: os.sched_setaffinity(0, core)
+        )
+        for _ in range(3)
+    ]
+    try:
+        time.sleep(1.0)
+        waited = [run_queue_wait_s(spinner.pid) for spinner in spinners]
+    finally:
+        for spinner in spinners:
+            spinner.wait(10)
+    assert all(0.3 < wait < 1.0 for wait in waited), waited
+    assert run_queue_wait_s(spinners[0].pid) == 0.0  # gone: nothing to read

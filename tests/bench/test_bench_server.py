@@ -10,41 +10,27 @@ import math
 import os
 import subprocess
 import sys
-import time
 from typing import Any
 
-from bench.benchprocess import run_queue_wait_s
 from bench.loadtest import Reading, _figures, answer_times, paced, saturation_phase
 from server.metrics import ACT_BUCKETS
 
+SMALL_LOAD = ("--players", "20", "--rate", "40", "--seconds", "1", "--rounds", "2")
+SMALL_SATURATION = ("--saturation-clients", "10", "--saturation-seconds", "1")
+
+
+def _bench_server(*options: str) -> dict[str, Any]:
+    """``solrace bench server --json`` on a small load: what it printed."""
+    command = [sys.executable, "-m", "solrace.cli", "bench", "server", *options, "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=True)
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
 
 def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
-    command = [
-        sys.executable,
-        "-m",
-        "solrace.cli",
-        "bench",
-        "server",
-        "--players",
-        "20",
-        "--rate",
-        "40",
-        "--seconds",
-        "1",
-        "--rounds",
-        "2",
-        "--saturation-clients",
-        "10",
-        "--saturation-seconds",
-        "1",
-        "--saturation-rounds",
-        "2",
-        "--spectators",
-        "10",
-        "--json",
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=True)
-    result = json.loads(done.stdout.splitlines()[-1])
+    result = _bench_server(
+        *SMALL_LOAD, *SMALL_SATURATION, "--saturation-rounds", "2", "--spectators", "10"
+    )
     assert set(result["echo"]) == {"rate", "saturation"}
     assert set(result["solrace"]) == {"rate", "saturation", "spectated", "spectated_niced"}
     for server in ("echo", "solrace"):
@@ -72,6 +58,21 @@ def test_the_server_benchmark_reports_every_phase_for_both_servers() -> None:
         "p99_increase_with_spectators_ms",
         "p99_increase_with_spectators_niced_ms",
     }
+    assert "stored_echo" not in result  # only beside a Redis
+
+
+def test_with_redis_the_echo_storing_every_request_there_takes_its_turn_in_the_paced_rounds() -> (
+    None
+):
+    result = _bench_server(
+        *SMALL_LOAD, *SMALL_SATURATION, "--saturation-rounds", "1", "--spectators", "0", "--redis"
+    )
+    floor = result["stored_echo"]["rate"]
+    assert floor["actions"] > 0 and 0 < floor["p50_ms"] <= floor["p99_ms"]
+    ratios = result["ratios"]
+    assert len(ratios["p99_vs_stored_echo_by_round"]) == 2
+    assert ratios["p99_vs_stored_echo"] in ratios["p99_vs_stored_echo_by_round"]
+    assert result["solrace"]["rate"]["actions"] > 0
 
 
 class _Idle:
@@ -135,24 +136,3 @@ def test_a_phase_reports_what_the_machine_took_as_shares_of_its_time() -> None:
     assert (figures.server_cpu_pct, figures.load_cpu_pct) == (50.0, 25.0)
     assert (figures.server_waited_pct, figures.load_waited_pct) == (10.0, 25.0)
     assert figures.steal_pct == 6.2  # 50 of the machine's 800 ticks (all cores)
-
-
-def test_a_process_kept_from_running_is_seen_waiting_on_the_run_queue() -> None:
-    """Three busy processes on one core: each is ready to run all the time, and runs about
-    a third of it."""
-    spin = "import time\nend = time.monotonic() + 1.5\nwhile time.monotonic() < end: pass"
-    core = {min(os.sched_getaffinity(0))}
-    spinners = [
-        subprocess.Popen(
-            [sys.executable, "-c", spin], preexec_fn=lambda: os.sched_setaffinity(0, core)
-        )
-        for _ in range(3)
-    ]
-    try:
-        time.sleep(1.0)
-        waited = [run_queue_wait_s(spinner.pid) for spinner in spinners]
-    finally:
-        for spinner in spinners:
-            spinner.wait(10)
-    assert all(0.3 < wait < 1.0 for wait in waited), waited
-    assert run_queue_wait_s(spinners[0].pid) == 0.0  # gone: nothing to read
