@@ -11,7 +11,8 @@ from bench.reporting import reported
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from bench.loadtest import print_table, run_bench
+    from bench.loadtest import run_bench
+    from bench.serverreport import print_table
 
     args.players = 2000 if args.players is None else args.players
     args.rate = 4000 if args.rate is None else args.rate
