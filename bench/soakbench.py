@@ -225,11 +225,12 @@ async def run_soak(options: dict[str, Any]) -> dict[str, Any]:
                 print_header(options, warmup_s)
             for at in sample_times(seconds, options["every_s"], warmup_s):
                 await asyncio.sleep(max(0.0, begin + at - time.perf_counter()))
-                in_memory = (await asyncio.to_thread(health, port))["races"]
+                taken_at, rss = round(time.perf_counter() - begin, 1), rss_kib(server.pid)
+                in_memory = (await asyncio.to_thread(health, port))["races"]  # after: an HTTP call
                 samples.append(
                     Sample(
-                        round(time.perf_counter() - begin, 1),
-                        rss_kib(server.pid),
+                        taken_at,
+                        rss,
                         in_memory,
                         tally.races,
                         tally.actions,
