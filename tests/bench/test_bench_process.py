@@ -1,5 +1,6 @@
 """What the benchmarks read of a process: its CPU time, finer than /proc's clock ticks
-(10 ms), so a node that works a few milliseconds in a short phase is not counted as idle."""
+(10 ms), so a node that works a few milliseconds in a short phase is not counted as idle;
+and how long it waited ready to run."""
 
 from __future__ import annotations
 
