@@ -100,7 +100,12 @@ class RaceServer:
         self.sessions = Sessions(settings.grace_ms, self._expire)
         self.lines = Lines(self.sessions, self.outbox)
         self.feeds = Feeds(settings, self.lines)
-        self.writer = Writer(store, settings.spill_path, node=self.node)
+        self.writer = Writer(
+            store,
+            settings.spill_path,
+            node=self.node,
+            observe=self.metrics.store_trip_seconds.observe,
+        )
         # Built in the order they need each other: deciding first (the followed races, the
         # desks, the decider), then what carries out (the executor, handed the decider).
         # What a decision owes whatever becomes of its request is ``owed``: the executor

@@ -72,6 +72,11 @@ class Metrics:
             "news from another node: its sending (its wall clock) to its hearing here",
             PUBSUB_LAG_BUCKETS,
         )
+        self.store_trip_seconds = self._histogram(
+            "solrace_store_round_trip_seconds",
+            "each of the writer's round trips: a batch sent to the store to its replies read",
+            ACT_BUCKETS,
+        )
         self.failovers = Counter(
             "solrace_store_failovers",
             "Times the store answered as a replica promoted since it was read before",

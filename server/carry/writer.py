@@ -57,8 +57,10 @@ class Writer:
         first_pause_s: float = 0.05,
         max_pause_s: float = 2.0,
         node: str = "",
+        observe: Callable[[float], None] | None = None,
     ) -> None:
         self.store = store
+        self.observe = observe  # told each round trip's seconds
         self.spill_path = spill_path
         self.node = node
         self.first_pause_s = first_pause_s
@@ -171,8 +173,11 @@ class Writer:
             log.exception("store write failed unexpectedly", exc_info=error)
             return [StoreError(f"unexpected {type(error).__name__}: {error}")] * len(jobs)
         finally:
-            self.write_seconds += time.perf_counter() - started
+            took = time.perf_counter() - started
+            self.write_seconds += took
             self.round_trips += 1
+            if self.observe is not None:
+                self.observe(took)
 
     def _settle(self, batch: list[Pending], errors: list[StoreError | None]) -> bool:
         """Run each item's callback; keep jobs to retry at the head of the queue. True if
