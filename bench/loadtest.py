@@ -314,23 +314,34 @@ def ticker_holds(before: Samples, after: Samples) -> dict[str, Any]:
 def answer_times(before: Samples, after: Samples) -> dict[str, Any]:
     """solrace's own time from reading an action to writing its answer (its log entry
     stored first) between two readings of its /metrics (``solrace_act_seconds``, what the
-    act latency alerts read): actions, the share answered within each of its bucket bounds
-    up to ``SHOWN_UP_TO_S``, and the least bound within which 99 % were answered
-    (its p99 is at most that). What the players' round trips add to it is the sockets',
-    the load generator's and the machine's. No actions from a server without the metric."""
-    actions, _, within = histogram_growth(before, after, "solrace_act_seconds")
-    if not actions:
-        return {"actions": 0}
+    act latency alerts read). What the players' round trips add to it is the sockets',
+    the load generator's and the machine's."""
+    return histogram_shares(before, after, "solrace_act_seconds", "actions")
+
+
+def store_trips(before: Samples, after: Samples) -> dict[str, Any]:
+    """The writer's round trips to the store between two readings of solrace's /metrics
+    (``solrace_store_round_trip_seconds``: a batch sent to its replies read). An action
+    decided while one is out waits for it, then for its own."""
+    return histogram_shares(before, after, "solrace_store_round_trip_seconds", "trips")
+
+
+def histogram_shares(before: Samples, after: Samples, name: str, counted: str) -> dict[str, Any]:
+    """How many the histogram ``name`` counted between two readings (as ``counted``), the
+    share within each of its bucket bounds up to ``SHOWN_UP_TO_S``, and the least bound
+    within which 99 % fell (the p99 is at most that). None counted from a server without
+    the metric (``SOLRACE_BENCH_SERVER`` may run older code)."""
+    count, _, within = histogram_growth(before, after, name)
+    if not count:
+        return {counted: 0}
     return {
-        "actions": int(actions),
+        counted: int(count),
         "share_within_ms": {
-            f"{1000 * bound:g}": round(count / actions, 4)
-            for bound, count in sorted(within.items())
+            f"{1000 * bound:g}": round(n / count, 4)
+            for bound, n in sorted(within.items())
             if bound <= SHOWN_UP_TO_S
         },
-        "p99_at_most_ms": min(
-            1000 * bound for bound, count in within.items() if count >= 0.99 * actions
-        ),
+        "p99_at_most_ms": min(1000 * bound for bound, n in within.items() if n >= 0.99 * count),
     }
 
 
@@ -409,13 +420,17 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
                 solrace.players, options["rate"], options["seconds"], solrace.process.pid
             )
             after = await asyncio.to_thread(metrics_if_any, solrace.port)
-            own = ticker_holds(before, after), answer_times(before, after)
+            own = {
+                "ticker_paced": ticker_holds(before, after),
+                "answered_paced": answer_times(before, after),
+                "store_trips_paced": store_trips(before, after),
+            }
             stored_paced = None
             if stored is not None:
                 stored_paced = await rate_phase(
                     stored.players, options["rate"], options["seconds"], stored.process.pid
                 )
-            paced_rounds.append((echo_paced, solrace_paced, *own, stored_paced))
+            paced_rounds.append((echo_paced, solrace_paced, own, stored_paced))
         clients, seconds = options["saturation_clients"], options["saturation_seconds"]
         rounds = []
         for _ in range(options["saturation_rounds"]):
@@ -426,7 +441,7 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
             rounds.append((echo_round, solrace_round))
         spectated = await spectated_phases(options, solrace) if options["spectators"] else {}
     p99_ratios = [s.p99_ms / max(0.01, e.p99_ms) for e, s, *_ in paced_rounds]
-    echo_rate, solrace_rate, ticker, answered, stored_rate = median_round(paced_rounds, p99_ratios)
+    echo_rate, solrace_rate, own, stored_rate = median_round(paced_rounds, p99_ratios)
     ratios = [s.actions_per_s / max(1.0, e.actions_per_s) for e, s in rounds]
     echo_saturation, solrace_saturation = median_round(rounds, ratios)
     result: dict[str, Any] = {
@@ -437,8 +452,7 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
             "saturation": asdict(solrace_saturation),
             **{label: asdict(figures) for label, figures in spectated.items()},
         },
-        "ticker_paced": ticker,
-        "answered_paced": answered,
+        **own,
     }
     result["ratios"] = {
         "p99_vs_echo": round(statistics.median_low(p99_ratios), 2),
@@ -454,9 +468,7 @@ async def _run_bench(options: dict[str, Any]) -> dict[str, Any]:
             result["ratios"][key] = round(spectated[label].p99_ms - solrace_rate.p99_ms, 2)
     if stored_rate is not None:
         result["stored_echo"] = {"rate": asdict(stored_rate)}
-        by_round = [
-            s.p99_ms / max(0.01, floor.p99_ms) for _, s, _, _, floor in paced_rounds if floor
-        ]
+        by_round = [s.p99_ms / max(0.01, floor.p99_ms) for _, s, _, floor in paced_rounds if floor]
         result["ratios"]["p99_vs_stored_echo"] = round(statistics.median_low(by_round), 2)
         result["ratios"]["p99_vs_stored_echo_by_round"] = [round(r, 2) for r in by_round]
     return result

@@ -54,11 +54,22 @@ def print_table(result: dict[str, Any]) -> None:
         )
     answered = result["answered_paced"]
     if answered["actions"]:
-        shares = ", ".join(
-            f"{100 * share:.1f}% within {ms} ms"
-            for ms, share in answered["share_within_ms"].items()
-        )
         print(
             "solrace's own answer times in the paced phase (solrace_act_seconds, action read "
-            f"to answer written): {shares}; its p99 at most {answered['p99_at_most_ms']:g} ms"
+            f"to answer written): {_shares(answered)}"
         )
+    trips = result.get("store_trips_paced", {}).get("trips")
+    if trips:
+        print(
+            f"solrace's round trips to the store in the paced phase "
+            f"(solrace_store_round_trip_seconds, a batch sent to its replies read): {trips:,}, "
+            f"{answered['actions'] / trips:.1f} actions a trip; "
+            f"{_shares(result['store_trips_paced'])}"
+        )
+
+
+def _shares(shares: dict[str, Any]) -> str:
+    within = ", ".join(
+        f"{100 * share:.1f}% within {ms} ms" for ms, share in shares["share_within_ms"].items()
+    )
+    return f"{within}; its p99 at most {shares['p99_at_most_ms']:g} ms"

@@ -73,6 +73,9 @@ def test_with_redis_the_echo_storing_every_request_there_takes_its_turn_in_the_p
     assert len(ratios["p99_vs_stored_echo_by_round"]) == 2
     assert ratios["p99_vs_stored_echo"] in ratios["p99_vs_stored_echo_by_round"]
     assert result["solrace"]["rate"]["actions"] > 0
+    trips = result["store_trips_paced"]  # the writer's round trips, from solrace's /metrics
+    assert 0 < trips["trips"] <= result["answered_paced"]["actions"]
+    assert list(trips["share_within_ms"].values()) == sorted(trips["share_within_ms"].values())
 
 
 class _Idle:
