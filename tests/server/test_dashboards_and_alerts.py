@@ -42,6 +42,7 @@ PANELS = {  # what the dashboard shows (issue 36)
     "Redis health",
     "Fair-play holds",
     "SLO burn rate (99.9 %)",
+    "Store round trips p50 / p99",
 }
 
 
