@@ -54,11 +54,15 @@ class StreamLog:
             for _, stored in batch:
                 reply = replies.gets()
                 while reply is False:
-                    replies.feed(await self.reader.read(65536))
+                    data = await self.reader.read(65536)
+                    if not data:
+                        raise ConnectionError("Redis closed the connection")
+                    replies.feed(data)
                     reply = replies.gets()
                 if isinstance(reply, hiredis.ReplyError):
                     raise reply
-                stored.set_result(None)
+                if not stored.done():  # its request's task may have been cancelled
+                    stored.set_result(None)
 
 
 async def main(port: int, redis_url: str | None) -> None:
