@@ -27,14 +27,29 @@ class StreamLog:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
+        self.replies = hiredis.Reader()
         self.waiting: list[tuple[bytes, asyncio.Future[None]]] = []  # an XADD, its answer
         self.ready = asyncio.Event()
 
     @classmethod
     async def open(cls, url: str) -> StreamLog:
+        """Connected to the Redis at ``url`` (``redis://`` or ``rediss://``, with its user,
+        password and database number if it names them)."""
         address = urlsplit(url)
-        connection = await asyncio.open_connection(address.hostname, address.port or 6379)
-        return cls(*connection)
+        log = cls(
+            *await asyncio.open_connection(
+                address.hostname, address.port or 6379, ssl=address.scheme == "rediss" or None
+            )
+        )
+        first: list[tuple[str, ...]] = []
+        if address.password:
+            first.append(("AUTH", *filter(None, (address.username, address.password))))
+        if address.path.strip("/"):
+            first.append(("SELECT", address.path.strip("/")))
+        log.writer.write(b"".join(map(hiredis.pack_command, first)))  # type: ignore[arg-type]
+        for _ in first:
+            await log.reply()
+        return log
 
     async def append(self, key: str, request: bytes) -> None:
         """Return once ``request`` is in the stream ``key``."""
@@ -45,24 +60,28 @@ class StreamLog:
         await stored
 
     async def run(self) -> None:
-        replies = hiredis.Reader()
         while True:
             await self.ready.wait()
             self.ready.clear()
             batch, self.waiting = self.waiting, []
             self.writer.write(b"".join(command for command, _ in batch))
             for _, stored in batch:
-                reply = replies.gets()
-                while reply is False:
-                    data = await self.reader.read(65536)
-                    if not data:
-                        raise ConnectionError("Redis closed the connection")
-                    replies.feed(data)
-                    reply = replies.gets()
-                if isinstance(reply, hiredis.ReplyError):
-                    raise reply
+                await self.reply()
                 if not stored.done():  # its request's task may have been cancelled
                     stored.set_result(None)
+
+    async def reply(self) -> object:
+        """The next reply; an error reply, or a closed connection, raises."""
+        reply = self.replies.gets()
+        while reply is False:
+            data = await self.reader.read(65536)
+            if not data:
+                raise ConnectionError("Redis closed the connection")
+            self.replies.feed(data)
+            reply = self.replies.gets()
+        if isinstance(reply, hiredis.ReplyError):
+            raise reply
+        return reply
 
 
 async def main(port: int, redis_url: str | None) -> None:

@@ -45,3 +45,20 @@ def test_the_bare_echo_answers_without_a_store() -> None:
     finally:
         echo.terminate()
         echo.wait(10)
+
+
+def test_the_storing_echo_signs_in_and_picks_the_database_its_url_names() -> None:
+    with own_redis(persist=False) as store:
+        redis.Redis.from_url(store.url).config_set("requirepass", "sesame")
+        guarded = store.url.replace("redis://", "redis://:sesame@").replace("/0", "/3")
+        port = free_port()
+        echo = spawn([sys.executable, "-m", "bench.echo_server", str(port), guarded], "serving")
+        try:
+            with connect(f"ws://127.0.0.1:{port}/") as connection:
+                connection.send(msgpack.packb({"type": "act", "id": 1}))
+                assert msgpack.unpackb(connection.recv())["id"] == 1
+            stored = redis.Redis.from_url(guarded)
+            assert len(stored.keys(f"bench-echo-{port}:*")) == 1  # in database 3
+        finally:
+            echo.terminate()
+            echo.wait(10)
