@@ -29,10 +29,9 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.error
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, astuple, dataclass
 from typing import Any, TypeVar
 
 from bench.benchplayer import (
@@ -46,20 +45,18 @@ from bench.benchprocess import (
     cpu_seconds,
     free_port,
     machine_ticks,
-    metric_samples,
     own_redis,
     run_queue_wait_s,
     serve_command,
     spawn,
 )
+from bench.serverreadings import answer_times, metrics_if_any, store_trips, ticker_holds
 
 PLAYOUT_LENGTH = 4000  # no player reaches the end (then it would undo) in the default phases
 DEALS = 24
 
 P = TypeVar("P", bound=Player)
 W = TypeVar("W")
-Samples = dict[tuple[str, Any], float]  # a server's /metrics, by name and labels
-SHOWN_UP_TO_S = 0.01  # answer times: the shares within each of the histogram's bounds to here
 
 
 @dataclass
@@ -97,6 +94,12 @@ class Reading:
         server_waited, own_waited = run_queue_wait_s(pid), run_queue_wait_s(os.getpid())
         cpu, own_cpu = cpu_seconds(pid), own_cpu_seconds()
         return cls(time.perf_counter(), cpu, own_cpu, server_waited, own_waited, steal, ticks)
+
+    def since(self, earlier: Reading) -> Reading:
+        """What each figure grew by from ``earlier`` to this reading."""
+        return Reading(
+            *(now - then for now, then in zip(astuple(self), astuple(earlier), strict=True))
+        )
 
 
 @contextmanager
@@ -192,18 +195,21 @@ def _figures(latencies: list[float], first: Reading, last: Reading) -> Figures:
     if not ordered:
         return Figures(0, 0, 0, 0, 0)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    wall = last.wall - first.wall
-    ticks = max(1, last.all_ticks - first.all_ticks)
+    grown = last.since(first)
+
+    def pct(value: float, of: float = grown.wall) -> float:
+        return round(100 * value / of, 1)
+
     return Figures(
         p50_ms=round(statistics.median(ordered) * 1000, 2),
         p99_ms=round(p99 * 1000, 2),
-        actions_per_s=round(len(ordered) / wall),
-        server_cpu_pct=round(100 * (last.server_cpu - first.server_cpu) / wall, 1),
+        actions_per_s=round(len(ordered) / grown.wall),
+        server_cpu_pct=pct(grown.server_cpu),
         actions=len(ordered),
-        load_cpu_pct=round(100 * (last.own_cpu - first.own_cpu) / wall, 1),
-        server_waited_pct=round(100 * (last.server_waited - first.server_waited) / wall, 1),
-        load_waited_pct=round(100 * (last.own_waited - first.own_waited) / wall, 1),
-        steal_pct=round(100 * (last.steal_ticks - first.steal_ticks) / ticks, 1),
+        load_cpu_pct=pct(grown.own_cpu),
+        server_waited_pct=pct(grown.server_waited),
+        load_waited_pct=pct(grown.own_waited),
+        steal_pct=pct(grown.steal_ticks, of=max(1, grown.all_ticks)),
     )
 
 
@@ -269,80 +275,6 @@ async def solrace_target(
     finally:
         process.terminate()
         process.wait(20)
-
-
-def metrics_if_any(port: int) -> Samples:
-    """The server's /metrics samples, or none from a server without /metrics."""
-    try:
-        return metric_samples(port)
-    except urllib.error.HTTPError:
-        return {}
-
-
-def histogram_growth(
-    before: Samples, after: Samples, name: str
-) -> tuple[float, float, dict[float, float]]:
-    """How a histogram of a server's /metrics grew between two readings: its count, its
-    sum, and the count at or below each bucket bound (seconds)."""
-
-    def grew(key: tuple[str, Any]) -> float:
-        return after.get(key, 0.0) - before.get(key, 0.0)
-
-    buckets = {
-        float(dict(labels)["le"]): grew((sample, labels))
-        for sample, labels in after
-        if sample == f"{name}_bucket"
-    }
-    return grew((f"{name}_count", ())), grew((f"{name}_sum", ())), buckets
-
-
-def ticker_holds(before: Samples, after: Samples) -> dict[str, Any]:
-    """How long solrace's ticker held the event loop between two readings of its /metrics
-    (``solrace_tick_seconds``): holds, their mean, the share above 0.5 ms and 1 ms (no
-    holds from a server without that metric: ``SOLRACE_BENCH_SERVER`` may run older code)."""
-    holds, total, within = histogram_growth(before, after, "solrace_tick_seconds")
-    if not holds:
-        return {"holds": 0}
-    return {
-        "holds": int(holds),
-        "mean_ms": round(1000 * total / holds, 3),
-        "share_over_0_5_ms": round(1 - within[0.0005] / holds, 4),
-        "share_over_1_ms": round(1 - within[0.001] / holds, 4),
-    }
-
-
-def answer_times(before: Samples, after: Samples) -> dict[str, Any]:
-    """solrace's own time from reading an action to writing its answer (its log entry
-    stored first) between two readings of its /metrics (``solrace_act_seconds``, what the
-    act latency alerts read). What the players' round trips add to it is the sockets',
-    the load generator's and the machine's."""
-    return histogram_shares(before, after, "solrace_act_seconds", "actions")
-
-
-def store_trips(before: Samples, after: Samples) -> dict[str, Any]:
-    """The writer's round trips to the store between two readings of solrace's /metrics
-    (``solrace_store_round_trip_seconds``: a batch sent to its replies read). An action
-    decided while one is out waits for it, then for its own."""
-    return histogram_shares(before, after, "solrace_store_round_trip_seconds", "trips")
-
-
-def histogram_shares(before: Samples, after: Samples, name: str, counted: str) -> dict[str, Any]:
-    """How many the histogram ``name`` counted between two readings (as ``counted``), the
-    share within each of its bucket bounds up to ``SHOWN_UP_TO_S``, and the least bound
-    within which 99 % fell (the p99 is at most that). None counted from a server without
-    the metric (``SOLRACE_BENCH_SERVER`` may run older code)."""
-    count, _, within = histogram_growth(before, after, name)
-    if not count:
-        return {counted: 0}
-    return {
-        counted: int(count),
-        "share_within_ms": {
-            f"{1000 * bound:g}": round(n / count, 4)
-            for bound, n in sorted(within.items())
-            if bound <= SHOWN_UP_TO_S
-        },
-        "p99_at_most_ms": min(1000 * bound for bound, n in within.items() if n >= 0.99 * count),
-    }
 
 
 async def spectated_phases(options: dict[str, Any], solrace: Target) -> dict[str, Figures]:
