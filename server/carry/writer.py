@@ -60,7 +60,7 @@ class Writer:
         observe: Callable[[float], None] | None = None,
     ) -> None:
         self.store = store
-        self.observe = observe  # told each round trip's seconds
+        self.observe = observe  # told each round trip's seconds (/metrics counts them)
         self.spill_path = spill_path
         self.node = node
         self.first_pause_s = first_pause_s
@@ -75,8 +75,6 @@ class Writer:
         self.last_error = ""
         self.written = 0  # jobs written, for /metrics
         self.refused_count = 0  # refusable jobs refused
-        self.write_seconds = 0.0  # time spent in round trips
-        self.round_trips = 0
         self.in_flight = False  # a batch is being written
         self.flight: list[Pending] = []  # that batch (spilled too if shutdown comes first)
 
@@ -173,11 +171,8 @@ class Writer:
             log.exception("store write failed unexpectedly", exc_info=error)
             return [StoreError(f"unexpected {type(error).__name__}: {error}")] * len(jobs)
         finally:
-            took = time.perf_counter() - started
-            self.write_seconds += took
-            self.round_trips += 1
             if self.observe is not None:
-                self.observe(took)
+                self.observe(time.perf_counter() - started)
 
     def _settle(self, batch: list[Pending], errors: list[StoreError | None]) -> bool:
         """Run each item's callback; keep jobs to retry at the head of the queue. True if
